@@ -1,0 +1,15 @@
+"""sdpa-bwd: the backward pass of scaled-dot-product attention, right on every layout.
+
+Modules, by concept: ``problem`` (tensor specs, the problem, validation),
+``layout`` (storage orders), ``oracle`` (float64 forward and backward),
+``engines`` (the protocol and one module per engine), ``cases`` (test cases as
+data), ``tensors`` (poisoned buffers), ``compare`` and ``tolerance`` (judging
+against the oracle), ``runner`` and ``report``, ``cli``.
+"""
+
+from .layout import Storage, strided_empty
+from .problem import Problem, TensorSpec, make_problem, problem_of
+
+__version__ = "0.1.0"
+
+__all__ = ["Problem", "Storage", "TensorSpec", "make_problem", "problem_of", "strided_empty", "__version__"]

@@ -1,0 +1,21 @@
+"""``torch-math``: PyTorch SDPA's math backend (composite ops, autograd), in the input dtype."""
+
+from torch.nn.attention import SDPBackend
+
+from .torch_sdpa import TorchSdpaEngine, sdpa_capabilities
+
+
+class TorchMathEngine(TorchSdpaEngine):
+    name = "torch-math"
+    description = "torch.nn.functional.scaled_dot_product_attention, SDPBackend.MATH"
+    backend = SDPBackend.MATH
+    # The math backend takes a boolean attn_mask, so every band is expressible;
+    # it runs anywhere torch does. Deterministic: composite ops, no atomics.
+    capabilities = sdpa_capabilities(devices=("cpu", "cuda"), band_masks=True,
+                                     alignments=("top_left", "bottom_right"), deterministic=True,
+                                     notes="computes in the input dtype; masked rows with no key give NaN")
+
+    def device(self) -> str:
+        import torch
+
+        return "cuda" if torch.cuda.is_available() else "cpu"

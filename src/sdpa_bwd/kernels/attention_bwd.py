@@ -1,0 +1,362 @@
+"""Backward attention kernels: ODO, DKDV (the main pass, optionally with dQ atomics),
+DQ (a separate deterministic dQ pass) and DQ_CONVERT.
+
+Side buffers (``delta``, ``lse2``, ``dq_accum``) are packed and addressed from the
+problem's dims alone: row (b, h, i) lives at ``(b * H_q + h) * S_q + i``. Never
+from a layout stride -- a side-buffer base taken from Q's batch stride is the
+exact defect of the AMD seeds. The caller's stats, and the eight tensors, are
+read and written through their own strides.
+
+``lse2`` holds the caller's stats in log2 units, with a row that kept no key
+(stats = -inf) stored as +inf so that P = exp2(S * scale * log2(e) - lse2) is 0
+on such a row and it contributes no gradient. Query rows past S_q are read as
++inf too, so they need no mask in the score tiles.
+"""
+
+import triton
+import triton.language as tl
+
+from .attention_fwd import band_keep, band_keep_t, key_tile_bounds, query_tile_bounds
+
+LOG2E: tl.constexpr = 1.4426950408889634
+
+
+@triton.jit
+def attention_bwd_preprocess_kernel(
+    o_ptr, do_ptr, stats_ptr, delta_ptr, lse2_ptr,
+    stride_ob, stride_oh, stride_om, stride_od,
+    stride_dob, stride_doh, stride_dom, stride_dod,
+    stride_sb, stride_sh, stride_sm,
+    H_q, S_q,
+    BLOCK_M: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr, WIDE: tl.constexpr,
+):
+    """ODO: delta = rowsum(dO * O) in fp32, and the stats in log2 units, both packed."""
+    pid_m = tl.program_id(0)
+    pid_bh = tl.program_id(1)
+    b = (pid_bh // H_q).to(tl.int64)
+    h = (pid_bh % H_q).to(tl.int64)
+    m0 = pid_m * BLOCK_M
+    row0 = m0.to(tl.int64)
+    offs_m = m0 + tl.arange(0, BLOCK_M)
+    row_ok = offs_m < S_q
+    offs_local = tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, D_V_PAD)
+    if WIDE:
+        offs_local = offs_local.to(tl.int64)
+        offs_d = offs_d.to(tl.int64)
+    if D_V == D_V_PAD:
+        mask = row_ok[:, None]
+    else:
+        mask = row_ok[:, None] & (offs_d[None, :] < D_V)
+    o = tl.load(o_ptr + b * stride_ob + h * stride_oh + row0 * stride_om
+                + offs_local[:, None] * stride_om + offs_d[None, :] * stride_od, mask=mask, other=0.0)
+    do = tl.load(do_ptr + b * stride_dob + h * stride_doh + row0 * stride_dom
+                 + offs_local[:, None] * stride_dom + offs_d[None, :] * stride_dod, mask=mask, other=0.0)
+    delta = tl.sum(o.to(tl.float32) * do.to(tl.float32), 1)
+    stats = tl.load(stats_ptr + b * stride_sb + h * stride_sh + row0 * stride_sm + offs_local * stride_sm,
+                    mask=row_ok, other=0.0)
+    lse2 = tl.where(stats == float("-inf"), float("inf"), stats * LOG2E)
+    side = (b * H_q + h) * S_q + offs_m
+    tl.store(delta_ptr + side, delta, mask=row_ok)
+    tl.store(lse2_ptr + side, lse2, mask=row_ok)
+
+
+@triton.jit
+def _dkdv_tiles(dk, dv, k, v, q_ptr, do_ptr, lse2_ptr, delta_ptr, dq_acc_ptr,
+                stride_qm, stride_qd, stride_dom, stride_dod,
+                offs_n, m_begin, m_end, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
+                BLOCK_M: tl.constexpr, D_QK: tl.constexpr, D_QK_PAD: tl.constexpr,
+                D_V: tl.constexpr, D_V_PAD: tl.constexpr, MASK: tl.constexpr,
+                HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
+                COMPUTE_DK: tl.constexpr, COMPUTE_DV: tl.constexpr, ATOMIC_DQ: tl.constexpr,
+                DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr):
+    """Accumulate one key block's dK/dV over query tiles [m_begin, m_end) of one q head.
+
+    Pointers q_ptr/do_ptr/dq_acc_ptr point at row 0 of that head; lse2_ptr and
+    delta_ptr at the head's packed rows.
+    """
+    offs_m_local = tl.arange(0, BLOCK_M)
+    offs_dqk = tl.arange(0, D_QK_PAD)
+    offs_dv = tl.arange(0, D_V_PAD)
+    if WIDE:
+        offs_m_local = offs_m_local.to(tl.int64)
+        offs_dqk = offs_dqk.to(tl.int64)
+        offs_dv = offs_dv.to(tl.int64)
+    row0 = m_begin.to(tl.int64)
+    q_ptrs = q_ptr + row0 * stride_qm + offs_m_local[:, None] * stride_qm + offs_dqk[None, :] * stride_qd
+    do_ptrs = do_ptr + row0 * stride_dom + offs_m_local[:, None] * stride_dom + offs_dv[None, :] * stride_dod
+    dq_ptrs = dq_acc_ptr + (row0 + offs_m_local[:, None]) * D_QK + offs_dqk[None, :]
+    for m0 in range(m_begin, m_end, BLOCK_M):
+        offs_m = m0 + tl.arange(0, BLOCK_M)
+        row_ok = offs_m < S_q
+        if D_QK == D_QK_PAD:
+            q = tl.load(q_ptrs, mask=row_ok[:, None], other=0.0)
+        else:
+            q = tl.load(q_ptrs, mask=row_ok[:, None] & (offs_dqk[None, :] < D_QK), other=0.0)
+        if D_V == D_V_PAD:
+            do = tl.load(do_ptrs, mask=row_ok[:, None], other=0.0)
+        else:
+            do = tl.load(do_ptrs, mask=row_ok[:, None] & (offs_dv[None, :] < D_V), other=0.0)
+        lse2 = tl.load(lse2_ptr + offs_m, mask=row_ok, other=float("inf"))
+        qk_t = tl.dot(k, tl.trans(q), input_precision=DOT_PRECISION)
+        p_t = tl.math.exp2(qk_t * qk_scale_log2 - lse2[None, :])
+        if MASK:
+            keep = band_keep_t(offs_n, offs_m, lo_off, hi_off, HAS_LEFT, HAS_RIGHT) \
+                & (offs_n < S_kv)[:, None]
+            p_t = tl.where(keep, p_t, 0.0)
+        if COMPUTE_DV:
+            dv += tl.dot(p_t.to(do.dtype), do, input_precision=DOT_PRECISION)
+        if COMPUTE_DK:
+            delta = tl.load(delta_ptr + offs_m, mask=row_ok, other=0.0)
+            dp_t = tl.dot(v, tl.trans(do), input_precision=DOT_PRECISION)
+            ds_t = (p_t * (dp_t - delta[None, :])).to(q.dtype)
+            dk += tl.dot(ds_t, q, input_precision=DOT_PRECISION)
+            if ATOMIC_DQ:
+                dq = tl.dot(tl.trans(ds_t), k, input_precision=DOT_PRECISION)
+                if D_QK == D_QK_PAD:
+                    tl.atomic_add(dq_ptrs, dq, mask=row_ok[:, None], sem="relaxed")
+                else:
+                    tl.atomic_add(dq_ptrs, dq, mask=row_ok[:, None] & (offs_dqk[None, :] < D_QK),
+                                  sem="relaxed")
+        q_ptrs += BLOCK_M * stride_qm
+        do_ptrs += BLOCK_M * stride_dom
+        dq_ptrs += BLOCK_M * D_QK
+    return dk, dv
+
+
+@triton.jit
+def attention_bwd_dkdv_kernel(
+    q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, lse2_ptr, delta_ptr, dq_acc_ptr,
+    stride_qb, stride_qh, stride_qm, stride_qd,
+    stride_kb, stride_kh, stride_kn, stride_kd,
+    stride_vb, stride_vh, stride_vn, stride_vd,
+    stride_dob, stride_doh, stride_dom, stride_dod,
+    stride_dkb, stride_dkh, stride_dkn, stride_dkd,
+    stride_dvb, stride_dvh, stride_dvn, stride_dvd,
+    H_q, H_owner, ratio_k, ratio_v, S_q, S_kv,
+    qk_scale_log2, scale, lo_off, hi_off,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr,
+    HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
+    COMPUTE_DK: tl.constexpr, COMPUTE_DV: tl.constexpr, ATOMIC_DQ: tl.constexpr,
+    DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr,
+):
+    """DQDKDV main pass for one key block of one owner head.
+
+    The owner is a K head (COMPUTE_DK), a V head (COMPUTE_DV) or both when
+    H_k == H_v. The program loops over the owner's q heads in a fixed order and
+    owns its dK/dV rows, so dK/dV need no atomics and are bitwise reproducible.
+    With ATOMIC_DQ it also adds scale-free dQ partials into the fp32 dq_accum.
+    """
+    pid_n = tl.program_id(0)
+    pid_bh = tl.program_id(1)
+    b = (pid_bh // H_owner).to(tl.int64)
+    owner = (pid_bh % H_owner).to(tl.int64)
+    group = H_q // H_owner
+    n0 = pid_n * BLOCK_N
+    offs_n = n0 + tl.arange(0, BLOCK_N)
+    key_ok = offs_n < S_kv
+    offs_n_local = tl.arange(0, BLOCK_N)
+    offs_dqk = tl.arange(0, D_QK_PAD)
+    offs_dv = tl.arange(0, D_V_PAD)
+    if WIDE:
+        offs_n_local = offs_n_local.to(tl.int64)
+        offs_dqk = offs_dqk.to(tl.int64)
+        offs_dv = offs_dv.to(tl.int64)
+    key0 = n0.to(tl.int64)
+    if D_QK == D_QK_PAD:
+        kmask = key_ok[:, None]
+    else:
+        kmask = key_ok[:, None] & (offs_dqk[None, :] < D_QK)
+    if D_V == D_V_PAD:
+        vmask = key_ok[:, None]
+    else:
+        vmask = key_ok[:, None] & (offs_dv[None, :] < D_V)
+
+    start, mid_lo, mid_hi, stop = query_tile_bounds(n0, S_q, S_kv, lo_off, hi_off, BLOCK_M, BLOCK_N,
+                                                    HAS_LEFT, HAS_RIGHT)
+
+    dk = tl.zeros([BLOCK_N, D_QK_PAD], tl.float32)
+    dv = tl.zeros([BLOCK_N, D_V_PAD], tl.float32)
+    for h_in_group in range(0, group):
+        h = owner * group + h_in_group
+        hk = h // ratio_k
+        hv = h // ratio_v
+        k = tl.load(k_ptr + b * stride_kb + hk * stride_kh + key0 * stride_kn
+                    + offs_n_local[:, None] * stride_kn + offs_dqk[None, :] * stride_kd, mask=kmask, other=0.0)
+        v = tl.load(v_ptr + b * stride_vb + hv * stride_vh + key0 * stride_vn
+                    + offs_n_local[:, None] * stride_vn + offs_dv[None, :] * stride_vd, mask=vmask, other=0.0)
+        q_head = q_ptr + b * stride_qb + h * stride_qh
+        do_head = do_ptr + b * stride_dob + h * stride_doh
+        side = (b * H_q + h) * S_q
+        lse2_head = lse2_ptr + side
+        delta_head = delta_ptr + side
+        dq_head = dq_acc_ptr + side * D_QK
+        dk, dv = _dkdv_tiles(dk, dv, k, v, q_head, do_head, lse2_head, delta_head, dq_head,
+                             stride_qm, stride_qd, stride_dom, stride_dod,
+                             offs_n, start, mid_lo, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
+                             BLOCK_M, D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
+                             COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE)
+        dk, dv = _dkdv_tiles(dk, dv, k, v, q_head, do_head, lse2_head, delta_head, dq_head,
+                             stride_qm, stride_qd, stride_dom, stride_dod,
+                             offs_n, mid_lo, mid_hi, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
+                             BLOCK_M, D_QK, D_QK_PAD, D_V, D_V_PAD, False, HAS_LEFT, HAS_RIGHT,
+                             COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE)
+        dk, dv = _dkdv_tiles(dk, dv, k, v, q_head, do_head, lse2_head, delta_head, dq_head,
+                             stride_qm, stride_qd, stride_dom, stride_dod,
+                             offs_n, mid_hi, stop, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
+                             BLOCK_M, D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
+                             COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE)
+
+    if COMPUTE_DK:
+        dk_ptrs = dk_ptr + b * stride_dkb + owner * stride_dkh + key0 * stride_dkn \
+            + offs_n_local[:, None] * stride_dkn + offs_dqk[None, :] * stride_dkd
+        tl.store(dk_ptrs, (dk * scale).to(dk_ptr.dtype.element_ty), mask=kmask)
+    if COMPUTE_DV:
+        dv_ptrs = dv_ptr + b * stride_dvb + owner * stride_dvh + key0 * stride_dvn \
+            + offs_n_local[:, None] * stride_dvn + offs_dv[None, :] * stride_dvd
+        tl.store(dv_ptrs, dv.to(dv_ptr.dtype.element_ty), mask=vmask)
+
+
+@triton.jit
+def _dq_tiles(dq, q, do, lse2, delta, k_ptr, v_ptr, stride_kn, stride_kd, stride_vn, stride_vd,
+              offs_m, n_begin, n_end, S_kv, lo_off, hi_off, qk_scale_log2,
+              BLOCK_N: tl.constexpr, D_QK: tl.constexpr, D_QK_PAD: tl.constexpr,
+              D_V: tl.constexpr, D_V_PAD: tl.constexpr, MASK: tl.constexpr,
+              HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr, DOT_PRECISION: tl.constexpr,
+              WIDE: tl.constexpr):
+    offs_n_local = tl.arange(0, BLOCK_N)
+    offs_dqk = tl.arange(0, D_QK_PAD)
+    offs_dv = tl.arange(0, D_V_PAD)
+    if WIDE:
+        offs_n_local = offs_n_local.to(tl.int64)
+        offs_dqk = offs_dqk.to(tl.int64)
+        offs_dv = offs_dv.to(tl.int64)
+    k_ptrs = k_ptr + n_begin.to(tl.int64) * stride_kn + offs_n_local[:, None] * stride_kn \
+        + offs_dqk[None, :] * stride_kd
+    v_ptrs = v_ptr + n_begin.to(tl.int64) * stride_vn + offs_n_local[:, None] * stride_vn \
+        + offs_dv[None, :] * stride_vd
+    for n0 in range(n_begin, n_end, BLOCK_N):
+        offs_n = n0 + tl.arange(0, BLOCK_N)
+        key_ok = offs_n < S_kv
+        if D_QK == D_QK_PAD:
+            k = tl.load(k_ptrs, mask=key_ok[:, None], other=0.0)
+        else:
+            k = tl.load(k_ptrs, mask=key_ok[:, None] & (offs_dqk[None, :] < D_QK), other=0.0)
+        if D_V == D_V_PAD:
+            v = tl.load(v_ptrs, mask=key_ok[:, None], other=0.0)
+        else:
+            v = tl.load(v_ptrs, mask=key_ok[:, None] & (offs_dv[None, :] < D_V), other=0.0)
+        qk = tl.dot(q, tl.trans(k), input_precision=DOT_PRECISION)
+        p = tl.math.exp2(qk * qk_scale_log2 - lse2[:, None])
+        if MASK:
+            keep = band_keep(offs_m, offs_n, lo_off, hi_off, HAS_LEFT, HAS_RIGHT) & key_ok[None, :]
+            p = tl.where(keep, p, 0.0)
+        dp = tl.dot(do, tl.trans(v), input_precision=DOT_PRECISION)
+        ds = (p * (dp - delta[:, None])).to(k.dtype)
+        dq += tl.dot(ds, k, input_precision=DOT_PRECISION)
+        k_ptrs += BLOCK_N * stride_kn
+        v_ptrs += BLOCK_N * stride_vn
+    return dq
+
+
+@triton.jit
+def attention_bwd_dq_kernel(
+    q_ptr, k_ptr, v_ptr, do_ptr, dq_ptr, lse2_ptr, delta_ptr,
+    stride_qb, stride_qh, stride_qm, stride_qd,
+    stride_kb, stride_kh, stride_kn, stride_kd,
+    stride_vb, stride_vh, stride_vn, stride_vd,
+    stride_dob, stride_doh, stride_dom, stride_dod,
+    stride_dqb, stride_dqh, stride_dqm, stride_dqd,
+    H_q, ratio_k, ratio_v, S_q, S_kv,
+    qk_scale_log2, scale, lo_off, hi_off,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr,
+    HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
+    DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr,
+):
+    """dQ for one block of query rows of one (b, h), looping over its key blocks.
+
+    No atomics: this is the deterministic dQ (it recomputes P and dP).
+    """
+    pid_m = tl.program_id(0)
+    pid_bh = tl.program_id(1)
+    b = (pid_bh // H_q).to(tl.int64)
+    h = (pid_bh % H_q).to(tl.int64)
+    hk = h // ratio_k
+    hv = h // ratio_v
+    m0 = pid_m * BLOCK_M
+    row0 = m0.to(tl.int64)
+    offs_m = m0 + tl.arange(0, BLOCK_M)
+    row_ok = offs_m < S_q
+    offs_m_local = tl.arange(0, BLOCK_M)
+    offs_dqk = tl.arange(0, D_QK_PAD)
+    offs_dv = tl.arange(0, D_V_PAD)
+    if WIDE:
+        offs_m_local = offs_m_local.to(tl.int64)
+        offs_dqk = offs_dqk.to(tl.int64)
+        offs_dv = offs_dv.to(tl.int64)
+    if D_QK == D_QK_PAD:
+        qmask = row_ok[:, None]
+    else:
+        qmask = row_ok[:, None] & (offs_dqk[None, :] < D_QK)
+    if D_V == D_V_PAD:
+        domask = row_ok[:, None]
+    else:
+        domask = row_ok[:, None] & (offs_dv[None, :] < D_V)
+    q = tl.load(q_ptr + b * stride_qb + h * stride_qh + row0 * stride_qm
+                + offs_m_local[:, None] * stride_qm + offs_dqk[None, :] * stride_qd, mask=qmask, other=0.0)
+    do = tl.load(do_ptr + b * stride_dob + h * stride_doh + row0 * stride_dom
+                 + offs_m_local[:, None] * stride_dom + offs_dv[None, :] * stride_dod, mask=domask, other=0.0)
+    side = (b * H_q + h) * S_q
+    lse2 = tl.load(lse2_ptr + side + offs_m, mask=row_ok, other=float("inf"))
+    delta = tl.load(delta_ptr + side + offs_m, mask=row_ok, other=0.0)
+    k_base = k_ptr + b * stride_kb + hk * stride_kh
+    v_base = v_ptr + b * stride_vb + hv * stride_vh
+
+    start, mid_lo, mid_hi, stop = key_tile_bounds(m0, S_q, S_kv, lo_off, hi_off, BLOCK_M, BLOCK_N,
+                                                  HAS_LEFT, HAS_RIGHT)
+    dq = tl.zeros([BLOCK_M, D_QK_PAD], tl.float32)
+    dq = _dq_tiles(dq, q, do, lse2, delta, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
+                   offs_m, start, mid_lo, S_kv, lo_off, hi_off, qk_scale_log2, BLOCK_N,
+                   D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT, DOT_PRECISION, WIDE)
+    dq = _dq_tiles(dq, q, do, lse2, delta, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
+                   offs_m, mid_lo, mid_hi, S_kv, lo_off, hi_off, qk_scale_log2, BLOCK_N,
+                   D_QK, D_QK_PAD, D_V, D_V_PAD, False, HAS_LEFT, HAS_RIGHT, DOT_PRECISION, WIDE)
+    dq = _dq_tiles(dq, q, do, lse2, delta, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
+                   offs_m, mid_hi, stop, S_kv, lo_off, hi_off, qk_scale_log2, BLOCK_N,
+                   D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT, DOT_PRECISION, WIDE)
+    dq_ptrs = dq_ptr + b * stride_dqb + h * stride_dqh + row0 * stride_dqm \
+        + offs_m_local[:, None] * stride_dqm + offs_dqk[None, :] * stride_dqd
+    tl.store(dq_ptrs, (dq * scale).to(dq_ptr.dtype.element_ty), mask=qmask)
+
+
+@triton.jit
+def attention_bwd_dq_convert_kernel(
+    dq_acc_ptr, dq_ptr,
+    stride_dqb, stride_dqh, stride_dqm, stride_dqd,
+    H_q, S_q, scale,
+    BLOCK_M: tl.constexpr, D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, WIDE: tl.constexpr,
+):
+    """DQ_CONVERT: packed fp32 dq_accum (scale-free) -> dQ in its dtype, through dQ's strides."""
+    pid_m = tl.program_id(0)
+    pid_bh = tl.program_id(1)
+    b = (pid_bh // H_q).to(tl.int64)
+    h = (pid_bh % H_q).to(tl.int64)
+    m0 = pid_m * BLOCK_M
+    row0 = m0.to(tl.int64)
+    offs_m = m0 + tl.arange(0, BLOCK_M)
+    row_ok = offs_m < S_q
+    offs_local = tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, D_QK_PAD)
+    if WIDE:
+        offs_local = offs_local.to(tl.int64)
+        offs_d = offs_d.to(tl.int64)
+    if D_QK == D_QK_PAD:
+        mask = row_ok[:, None]
+    else:
+        mask = row_ok[:, None] & (offs_d[None, :] < D_QK)
+    side = (b * H_q + h) * S_q + row0
+    acc = tl.load(dq_acc_ptr + (side + offs_local[:, None]) * D_QK + offs_d[None, :], mask=mask, other=0.0)
+    tl.store(dq_ptr + b * stride_dqb + h * stride_dqh + row0 * stride_dqm + offs_local[:, None] * stride_dqm
+             + offs_d[None, :] * stride_dqd, (acc * scale).to(dq_ptr.dtype.element_ty), mask=mask)

@@ -1,0 +1,238 @@
+"""Forward attention kernel, plus the band-mask helpers shared with the backward.
+
+Every tensor is addressed through its own (batch, head, seq, dim) strides.
+Block-level offsets are 64-bit (batch/head/row-start products can pass 2^31);
+offsets inside a tile stay 32-bit unless ``WIDE`` is set by the launcher
+(a stride so large that ``BLOCK x stride`` would overflow int32).
+
+Triton specialises an integer argument equal to 1 into a constant, and marks
+one divisible by 16 as such, so the same pointer arithmetic compiles to
+16-byte vector loads when the head-dim stride is 1 and rows are aligned (the
+fast path), and to correct element loads for any other strides (the general
+path). No layout is declined.
+
+Band semantics (cuDNN): query i keeps key j iff
+``lo_off <= j - i`` (when ``HAS_LEFT``) and ``j - i <= hi_off`` (when
+``HAS_RIGHT``), with ``lo_off = 1 - left_bound + shift`` and
+``hi_off = right_bound + shift``; the launcher folds the alignment shift in.
+"""
+
+import triton
+import triton.language as tl
+
+# Sentinel for "no bound on this side": far outside any int32 tile index we
+# form, yet small enough that adding a block size cannot overflow int32.
+BIG: tl.constexpr = 1 << 30
+
+
+@triton.jit
+def band_keep(offs_q, offs_k, lo_off, hi_off, HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr):
+    """[len(offs_q), len(offs_k)] bool: query offs_q[i] keeps key offs_k[j]."""
+    diff = offs_k[None, :] - offs_q[:, None]
+    keep = diff == diff
+    if HAS_LEFT:
+        keep = keep & (diff >= lo_off)
+    if HAS_RIGHT:
+        keep = keep & (diff <= hi_off)
+    return keep
+
+
+@triton.jit
+def band_keep_t(offs_k, offs_q, lo_off, hi_off, HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr):
+    """Transposed predicate: [len(offs_k), len(offs_q)] bool."""
+    diff = offs_k[:, None] - offs_q[None, :]
+    keep = diff == diff
+    if HAS_LEFT:
+        keep = keep & (diff >= lo_off)
+    if HAS_RIGHT:
+        keep = keep & (diff <= hi_off)
+    return keep
+
+
+@triton.jit
+def tile_bounds(lo, hi, full_first, full_last, limit, BLOCK: tl.constexpr):
+    """Tiles of BLOCK along one axis covering [max(lo, 0), min(hi, limit)).
+
+    Returns (start, mid_lo, mid_hi, stop): tiles start at start, start+BLOCK, ...
+    below stop; those starting in [mid_lo, mid_hi) need no mask (their start x
+    satisfies full_first <= x <= full_last), the others do. Tiles outside the
+    band are never visited: that is the skip of fully masked tiles.
+    """
+    lo = tl.maximum(lo, 0)
+    hi = tl.minimum(hi, limit)
+    start = (lo // BLOCK) * BLOCK
+    stop = start + tl.cdiv(tl.maximum(hi - start, 0), BLOCK) * BLOCK
+    mid_lo = start + tl.cdiv(tl.maximum(full_first - start, 0), BLOCK) * BLOCK
+    mid_hi = start + (tl.maximum(full_last - start + BLOCK, 0) // BLOCK) * BLOCK
+    mid_lo = tl.minimum(mid_lo, stop)
+    mid_hi = tl.minimum(tl.maximum(mid_hi, mid_lo), stop)
+    return start, mid_lo, mid_hi, stop
+
+
+@triton.jit
+def key_tile_bounds(m0, S_q, S_kv, lo_off, hi_off,
+                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                    HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr):
+    """Key tiles a query block [m0, m0 + BLOCK_M) must visit (forward, dQ)."""
+    m_last = tl.minimum(m0 + BLOCK_M, S_q) - 1
+    zero = m0 - m0  # a scalar tensor, so every branch below yields one type
+    lo = zero
+    full_first = zero - BIG
+    if HAS_LEFT:
+        lo = m0 + lo_off
+        full_first = m0 + BLOCK_M - 1 + lo_off
+    hi = zero + S_kv
+    # A key tile is mask-free only if it also lies wholly below S_kv.
+    full_last = zero + S_kv - BLOCK_N
+    if HAS_RIGHT:
+        hi = m_last + hi_off + 1
+        full_last = tl.minimum(full_last, m0 + hi_off - BLOCK_N + 1)
+    return tile_bounds(lo, hi, full_first, full_last, S_kv, BLOCK_N)
+
+
+@triton.jit
+def query_tile_bounds(n0, S_q, S_kv, lo_off, hi_off,
+                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr):
+    """Query tiles a key block [n0, n0 + BLOCK_N) must visit (dK, dV)."""
+    n_last = tl.minimum(n0 + BLOCK_N, S_kv) - 1
+    zero = n0 - n0  # a scalar tensor, so every branch below yields one type
+    lo = zero
+    full_first = zero - BIG
+    if HAS_RIGHT:
+        lo = n0 - hi_off
+        full_first = n0 + BLOCK_N - 1 - hi_off
+    hi = zero + S_q
+    full_last = zero + BIG
+    if HAS_LEFT:
+        hi = n_last - lo_off + 1
+        full_last = n0 - lo_off - BLOCK_M + 1
+    # A key block that runs past S_kv needs its padding keys masked on every tile.
+    full_first = tl.where(n0 + BLOCK_N > S_kv, BIG, full_first)
+    return tile_bounds(lo, hi, full_first, full_last, S_q, BLOCK_M)
+
+
+@triton.jit
+def _fwd_tiles(acc, m_i, l_i, q, k_ptr, v_ptr, stride_kn, stride_kd, stride_vn, stride_vd,
+               offs_m, n_begin, n_end, S_kv, lo_off, hi_off, qk_scale_log2,
+               BLOCK_N: tl.constexpr, D_QK: tl.constexpr, D_QK_PAD: tl.constexpr,
+               D_V: tl.constexpr, D_V_PAD: tl.constexpr, MASK: tl.constexpr,
+               HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr, DOT_PRECISION: tl.constexpr,
+               WIDE: tl.constexpr):
+    offs_n_local = tl.arange(0, BLOCK_N)
+    offs_dqk = tl.arange(0, D_QK_PAD)
+    offs_dv = tl.arange(0, D_V_PAD)
+    if WIDE:
+        offs_n_local = offs_n_local.to(tl.int64)
+        offs_dqk = offs_dqk.to(tl.int64)
+        offs_dv = offs_dv.to(tl.int64)
+    k_ptrs = k_ptr + n_begin.to(tl.int64) * stride_kn + offs_n_local[:, None] * stride_kn \
+        + offs_dqk[None, :] * stride_kd
+    v_ptrs = v_ptr + n_begin.to(tl.int64) * stride_vn + offs_n_local[:, None] * stride_vn \
+        + offs_dv[None, :] * stride_vd
+    for n0 in range(n_begin, n_end, BLOCK_N):
+        offs_n = n0 + tl.arange(0, BLOCK_N)
+        key_ok = offs_n < S_kv
+        if D_QK == D_QK_PAD:
+            k = tl.load(k_ptrs, mask=key_ok[:, None], other=0.0)
+        else:
+            k = tl.load(k_ptrs, mask=key_ok[:, None] & (offs_dqk[None, :] < D_QK), other=0.0)
+        if D_V == D_V_PAD:
+            v = tl.load(v_ptrs, mask=key_ok[:, None], other=0.0)
+        else:
+            v = tl.load(v_ptrs, mask=key_ok[:, None] & (offs_dv[None, :] < D_V), other=0.0)
+        qk = tl.dot(q, tl.trans(k), input_precision=DOT_PRECISION) * qk_scale_log2
+        if MASK:
+            keep = band_keep(offs_m, offs_n, lo_off, hi_off, HAS_LEFT, HAS_RIGHT) & key_ok[None, :]
+            qk = tl.where(keep, qk, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        # A row with no key kept so far has m_new = -inf; subtracting 0 instead keeps
+        # exp2(-inf - m) at 0 rather than NaN.
+        m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
+        p = tl.math.exp2(qk - m_safe[:, None])
+        alpha = tl.math.exp2(m_i - m_safe)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision=DOT_PRECISION)
+        m_i = m_new
+        k_ptrs += BLOCK_N * stride_kn
+        v_ptrs += BLOCK_N * stride_vn
+    return acc, m_i, l_i
+
+
+@triton.jit
+def attention_fwd_kernel(
+    q_ptr, k_ptr, v_ptr, o_ptr, stats_ptr,
+    stride_qb, stride_qh, stride_qm, stride_qd,
+    stride_kb, stride_kh, stride_kn, stride_kd,
+    stride_vb, stride_vh, stride_vn, stride_vd,
+    stride_ob, stride_oh, stride_om, stride_od,
+    stride_sb, stride_sh, stride_sm,
+    H_q, S_q, S_kv, ratio_k, ratio_v,
+    qk_scale_log2, lo_off, hi_off,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr,
+    HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr, DOT_PRECISION: tl.constexpr,
+    WIDE: tl.constexpr,
+):
+    """O and stats (natural-log LSE) for one block of BLOCK_M query rows of one (b, h)."""
+    pid_m = tl.program_id(0)
+    pid_bh = tl.program_id(1)
+    b = (pid_bh // H_q).to(tl.int64)
+    h = (pid_bh % H_q).to(tl.int64)
+    hk = h // ratio_k
+    hv = h // ratio_v
+    m0 = pid_m * BLOCK_M
+
+    offs_m = m0 + tl.arange(0, BLOCK_M)
+    row_ok = offs_m < S_q
+    offs_m_local = tl.arange(0, BLOCK_M)
+    offs_dqk = tl.arange(0, D_QK_PAD)
+    offs_dv = tl.arange(0, D_V_PAD)
+    if WIDE:
+        offs_m_local = offs_m_local.to(tl.int64)
+        offs_dqk = offs_dqk.to(tl.int64)
+        offs_dv = offs_dv.to(tl.int64)
+    row0 = m0.to(tl.int64)
+
+    q_ptrs = q_ptr + b * stride_qb + h * stride_qh + row0 * stride_qm \
+        + offs_m_local[:, None] * stride_qm + offs_dqk[None, :] * stride_qd
+    if D_QK == D_QK_PAD:
+        q = tl.load(q_ptrs, mask=row_ok[:, None], other=0.0)
+    else:
+        q = tl.load(q_ptrs, mask=row_ok[:, None] & (offs_dqk[None, :] < D_QK), other=0.0)
+
+    k_base = k_ptr + b * stride_kb + hk * stride_kh
+    v_base = v_ptr + b * stride_vb + hv * stride_vh
+
+    m_i = tl.full([BLOCK_M], float("-inf"), tl.float32)
+    l_i = tl.zeros([BLOCK_M], tl.float32)
+    acc = tl.zeros([BLOCK_M, D_V_PAD], tl.float32)
+
+    start, mid_lo, mid_hi, stop = key_tile_bounds(m0, S_q, S_kv, lo_off, hi_off, BLOCK_M, BLOCK_N,
+                                                  HAS_LEFT, HAS_RIGHT)
+    acc, m_i, l_i = _fwd_tiles(acc, m_i, l_i, q, k_base, v_base, stride_kn, stride_kd, stride_vn,
+                               stride_vd, offs_m, start, mid_lo, S_kv, lo_off, hi_off, qk_scale_log2,
+                               BLOCK_N, D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
+                               DOT_PRECISION, WIDE)
+    acc, m_i, l_i = _fwd_tiles(acc, m_i, l_i, q, k_base, v_base, stride_kn, stride_kd, stride_vn,
+                               stride_vd, offs_m, mid_lo, mid_hi, S_kv, lo_off, hi_off, qk_scale_log2,
+                               BLOCK_N, D_QK, D_QK_PAD, D_V, D_V_PAD, False, HAS_LEFT, HAS_RIGHT,
+                               DOT_PRECISION, WIDE)
+    acc, m_i, l_i = _fwd_tiles(acc, m_i, l_i, q, k_base, v_base, stride_kn, stride_kd, stride_vn,
+                               stride_vd, offs_m, mid_hi, stop, S_kv, lo_off, hi_off, qk_scale_log2,
+                               BLOCK_N, D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
+                               DOT_PRECISION, WIDE)
+
+    # A row that kept no key: O = 0 and stats = -inf (the oracle's convention).
+    empty = l_i == 0.0
+    o = acc / tl.where(empty, 1.0, l_i)[:, None]
+    stats = tl.where(empty, float("-inf"), (m_i + tl.math.log2(tl.where(empty, 1.0, l_i))) * 0.6931471805599453)
+
+    o_ptrs = o_ptr + b * stride_ob + h * stride_oh + row0 * stride_om \
+        + offs_m_local[:, None] * stride_om + offs_dv[None, :] * stride_od
+    if D_V == D_V_PAD:
+        tl.store(o_ptrs, o.to(o_ptr.dtype.element_ty), mask=row_ok[:, None])
+    else:
+        tl.store(o_ptrs, o.to(o_ptr.dtype.element_ty), mask=row_ok[:, None] & (offs_dv[None, :] < D_V))
+    s_ptrs = stats_ptr + b * stride_sb + h * stride_sh + row0 * stride_sm + offs_m_local * stride_sm
+    tl.store(s_ptrs, stats, mask=row_ok)

@@ -1,0 +1,380 @@
+"""Host launch code for the Triton engine: config choice, grids, side buffers, declines.
+
+Public functions (the engine adapter and ``sdpa_bwd.ops`` call these):
+
+* ``triton_not_supported_reasons(*, device_type, dtype, d_qk, d_v, interpreter=None) -> list[str]``
+* ``attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
+  alignment="top_left", o=None, stats=None) -> (o, stats)``
+* ``attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None,
+  right_bound=None, alignment="top_left", deterministic=False, dq=None, dk=None,
+  dv=None) -> (dq, dk, dv)``
+
+All tensors have logical dims (B, H, S, D); any strides (zero strides on inputs
+included) and any storage offset. Outputs given by the caller are written
+through their own strides; every element of them is written, nothing else.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from typing import Optional
+
+import torch
+import triton
+
+from .kernels import (
+    attention_bwd_dkdv_kernel,
+    attention_bwd_dq_convert_kernel,
+    attention_bwd_dq_kernel,
+    attention_bwd_preprocess_kernel,
+    attention_fwd_kernel,
+)
+
+LOG2E = 1.4426950408889634
+MAX_HEAD_DIM = 256
+SUPPORTED_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
+_DTYPE_NAMES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32,
+                "fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
+# Tile offsets are formed in int32 unless a stride times the largest tile edge
+# (256) could pass 2^31; then the kernels form them in int64 (WIDE).
+_INT32_SAFE = (1 << 31) // 256
+
+
+def interpreter_active() -> bool:
+    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+
+
+# ----------------------------------------------------------------------------
+# Declines
+
+
+def triton_not_supported_reasons(*, device_type: str, dtype, d_qk: int, d_v: int,
+                                 interpreter: Optional[bool] = None) -> list[str]:
+    """Why this engine cannot run a well-formed problem; [] when it can.
+
+    Layout never appears here: every stride pattern is addressed (general path).
+    """
+    if interpreter is None:
+        interpreter = interpreter_active()
+    reasons = []
+    if device_type != "cuda" and not (interpreter and device_type == "cpu"):
+        reasons.append(f"device is {device_type!r}: the Triton engine runs on CUDA devices, or on CPU "
+                       "tensors only under TRITON_INTERPRET=1 - move the tensors to a CUDA device")
+    if isinstance(dtype, str):
+        dtype = _DTYPE_NAMES.get(dtype, dtype)
+    if dtype not in SUPPORTED_DTYPES:
+        reasons.append(f"dtype is {dtype}: supported are float16, bfloat16 and float32 - cast the inputs")
+    for name, d in (("D_qk", d_qk), ("D_v", d_v)):
+        if d > MAX_HEAD_DIM:
+            reasons.append(f"{name} = {d} > {MAX_HEAD_DIM}: the kernels keep a head-dim row of K/V and of "
+                           "the dK/dV accumulators in registers up to 256 - use another engine")
+    return reasons
+
+
+# ----------------------------------------------------------------------------
+# Configs
+
+
+@dataclass(frozen=True)
+class ForwardConfig:
+    block_m: int
+    block_n: int
+    num_warps: int
+    num_stages: int
+
+
+@dataclass(frozen=True)
+class BackwardConfig:
+    # DKDV pass: BLOCK_N1 keys stay resident, BLOCK_M1 query rows stream.
+    block_m1: int
+    block_n1: int
+    # DQ pass: BLOCK_M2 query rows stay resident, BLOCK_N2 keys stream.
+    block_m2: int
+    block_n2: int
+    num_warps: int
+    num_stages: int
+    # "atomic": dQ partials added from the DKDV pass into a fp32 dq_accum, then converted;
+    # "separate": a DQ pass that recomputes P (deterministic, no atomics).
+    dq_mode: str
+
+
+_INTERPRETER_FWD = ForwardConfig(block_m=16, block_n=16, num_warps=4, num_stages=1)
+_INTERPRETER_BWD = BackwardConfig(16, 16, 16, 16, num_warps=4, num_stages=1, dq_mode="atomic")
+
+
+def head_dim_pad(d: int) -> int:
+    return max(16, triton.next_power_of_2(d))
+
+
+def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type: str) -> ForwardConfig:
+    if device_type != "cuda":
+        return _INTERPRETER_FWD
+    d = max(d_qk_pad, d_v_pad)
+    if d <= 64:
+        return ForwardConfig(128, 64, num_warps=4, num_stages=3)
+    if d <= 128:
+        # FA2/Triton-tutorial shape for hd128 on H100-class parts.
+        return ForwardConfig(128, 64, num_warps=8, num_stages=3)
+    # hd256: a 128x256 fp32 accumulator plus Q does not fit with deeper pipelining.
+    return ForwardConfig(64, 32, num_warps=4, num_stages=2)
+
+
+def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type: str,
+                    deterministic: bool) -> BackwardConfig:
+    if device_type != "cuda":
+        cfg = _INTERPRETER_BWD
+    else:
+        d = max(d_qk_pad, d_v_pad)
+        if d <= 64:
+            cfg = BackwardConfig(64, 128, 128, 64, num_warps=8, num_stages=3, dq_mode="separate")
+        elif d <= 128:
+            cfg = BackwardConfig(64, 128, 128, 64, num_warps=8, num_stages=3, dq_mode="separate")
+        else:
+            # hd256: dK+dV accumulators (2 x 64 x 256 fp32) already fill the register file.
+            cfg = BackwardConfig(32, 64, 64, 32, num_warps=8, num_stages=1, dq_mode="separate")
+        if dtype == torch.float32:
+            # fp32 tiles take twice the shared memory of 16-bit ones.
+            cfg = BackwardConfig(max(16, cfg.block_m1 // 2), max(16, cfg.block_n1 // 2),
+                                 max(16, cfg.block_m2 // 2), max(16, cfg.block_n2 // 2),
+                                 num_warps=cfg.num_warps, num_stages=1, dq_mode=cfg.dq_mode)
+    if deterministic and cfg.dq_mode != "separate":
+        cfg = BackwardConfig(cfg.block_m1, cfg.block_n1, cfg.block_m2, cfg.block_n2,
+                             cfg.num_warps, cfg.num_stages, dq_mode="separate")
+    return cfg
+
+
+# Config overrides for tuning runs (benchmarks/bench_backward.py sets these).
+_BWD_OVERRIDE: Optional[BackwardConfig] = None
+
+
+def set_backward_config_override(cfg: Optional[BackwardConfig]) -> None:
+    global _BWD_OVERRIDE
+    _BWD_OVERRIDE = cfg
+
+
+# ----------------------------------------------------------------------------
+# Checks (malformed input is a ValueError; the lead's problem model does the full job)
+
+
+def _check_rank4(name: str, t: torch.Tensor) -> None:
+    if t.dim() != 4:
+        raise ValueError(f"{name} has {t.dim()} dims {tuple(t.shape)}: expected 4 (B, H, S, D)")
+
+
+def _check_output(name: str, t: torch.Tensor, shape, dtype=None) -> None:
+    if tuple(t.shape) != tuple(shape):
+        raise ValueError(f"{name} has dims {tuple(t.shape)}: expected {tuple(shape)}")
+    if dtype is not None and t.dtype != dtype:
+        raise ValueError(f"{name} has dtype {t.dtype}: expected {dtype}")
+    for axis, (n, s) in enumerate(zip(t.shape, t.stride())):
+        if s == 0 and n > 1:
+            raise ValueError(f"{name}.stride({axis}) = 0 on an axis of length {n} (strides {t.stride()}): "
+                             "elements of an output would share memory - pass a tensor without broadcast")
+
+
+def _offsets(S_q: int, S_kv: int, left_bound, right_bound, alignment: str):
+    if alignment not in ("top_left", "bottom_right"):
+        raise ValueError(f"alignment = {alignment!r}: expected 'top_left' or 'bottom_right'")
+    if left_bound is not None and left_bound < 1:
+        raise ValueError(f"left_bound = {left_bound}: must be >= 1 (or None)")
+    if right_bound is not None and right_bound < 0:
+        raise ValueError(f"right_bound = {right_bound}: must be >= 0 (or None)")
+    shift = S_kv - S_q if alignment == "bottom_right" else 0
+    # Offsets beyond +-(S_q + S_kv) mean the same band; clamping keeps int32 tile math safe.
+    lim = S_q + S_kv + 1
+    lo_off = 0 if left_bound is None else max(-lim, min(lim, 1 - left_bound + shift))
+    hi_off = 0 if right_bound is None else max(-lim, min(lim, right_bound + shift))
+    return lo_off, hi_off, left_bound is not None, right_bound is not None
+
+
+def _wide(*tensors) -> bool:
+    return any(abs(s) >= _INT32_SAFE for t in tensors for s in t.stride())
+
+
+def _dot_precision(dtype: torch.dtype) -> str:
+    # fp32 inputs get real fp32 dots (not tf32); 16-bit inputs use the tensor cores' default.
+    return "ieee" if dtype == torch.float32 else "tf32"
+
+
+def _dims(q, k, v):
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        _check_rank4(name, t)
+    B, H_q, S_q, D_qk = q.shape
+    Bk, H_k, S_kv, Dk = k.shape
+    Bv, H_v, S_v, D_v = v.shape
+    if Bk != B or Bv != B:
+        raise ValueError(f"batch sizes differ: q {B}, k {Bk}, v {Bv}")
+    if Dk != D_qk:
+        raise ValueError(f"k.shape[3] = {Dk} != q.shape[3] = {D_qk}: Q and K share D_qk")
+    if S_v != S_kv:
+        raise ValueError(f"v.shape[2] = {S_v} != k.shape[2] = {S_kv}: K and V share S_kv")
+    for name, H in (("k", H_k), ("v", H_v)):
+        if H < 1 or H_q % H != 0:
+            raise ValueError(f"{name}.shape[1] = {H} does not divide q.shape[1] = {H_q} (GQA/MQA rule)")
+    if not (q.dtype == k.dtype == v.dtype):
+        raise ValueError(f"dtypes differ: q {q.dtype}, k {k.dtype}, v {v.dtype}")
+    return B, H_q, H_k, H_v, S_q, S_kv, D_qk, D_v
+
+
+def _raise_unsupported(q, D_qk, D_v):
+    reasons = triton_not_supported_reasons(device_type=q.device.type, dtype=q.dtype, d_qk=D_qk, d_v=D_v)
+    if reasons:
+        raise NotImplementedError("Triton engine declines: " + "; ".join(reasons))
+
+
+def _stats_strides(stats: torch.Tensor, B, H_q, S_q):
+    if stats.dim() == 4 and stats.shape[3] == 1:
+        shape3 = tuple(stats.shape[:3])
+    elif stats.dim() == 3:
+        shape3 = tuple(stats.shape)
+    else:
+        raise ValueError(f"stats has dims {tuple(stats.shape)}: expected (B, H_q, S_q) or (B, H_q, S_q, 1)")
+    if shape3 != (B, H_q, S_q):
+        raise ValueError(f"stats has dims {tuple(stats.shape)}: expected (B, H_q, S_q) = {(B, H_q, S_q)}")
+    if stats.dtype != torch.float32:
+        raise ValueError(f"stats has dtype {stats.dtype}: expected torch.float32 (natural-log LSE)")
+    return stats.stride()[:3]
+
+
+# ----------------------------------------------------------------------------
+# Forward
+
+
+def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None, alignment="top_left",
+                      o=None, stats=None):
+    """(O, stats): O (B, H_q, S_q, D_v) in q's dtype, stats float32 (B, H_q, S_q) natural-log LSE."""
+    B, H_q, H_k, H_v, S_q, S_kv, D_qk, D_v = _dims(q, k, v)
+    _raise_unsupported(q, D_qk, D_v)
+    scale = 1.0 / math.sqrt(D_qk) if scale is None else float(scale)
+    lo_off, hi_off, has_left, has_right = _offsets(S_q, S_kv, left_bound, right_bound, alignment)
+    if o is None:
+        o = torch.empty((B, H_q, S_q, D_v), dtype=q.dtype, device=q.device)
+    else:
+        _check_output("o", o, (B, H_q, S_q, D_v), q.dtype)
+    if stats is None:
+        stats = torch.empty((B, H_q, S_q), dtype=torch.float32, device=q.device)
+    st = _stats_strides(stats, B, H_q, S_q)
+    if B * H_q * S_q == 0:
+        return o, stats
+    if S_kv == 0 or D_v == 0:
+        o.zero_()
+        stats.fill_(float("-inf"))
+        return o, stats
+    d_qk_pad, d_v_pad = head_dim_pad(D_qk), head_dim_pad(D_v)
+    cfg = forward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type)
+    grid = (triton.cdiv(S_q, cfg.block_m), B * H_q)
+    attention_fwd_kernel[grid](
+        q, k, v, o, stats,
+        *q.stride(), *k.stride(), *v.stride(), *o.stride(), *st,
+        H_q, S_q, S_kv, H_q // H_k, H_q // H_v,
+        scale * LOG2E, lo_off, hi_off,
+        BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n,
+        D_QK=D_qk, D_QK_PAD=d_qk_pad, D_V=D_v, D_V_PAD=d_v_pad,
+        HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=_dot_precision(q.dtype),
+        WIDE=_wide(q, k, v, o, stats),
+        num_warps=cfg.num_warps, num_stages=cfg.num_stages,
+    )
+    return o, stats
+
+
+# ----------------------------------------------------------------------------
+# Backward
+
+
+def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, right_bound=None,
+                       alignment="top_left", deterministic=False, dq=None, dk=None, dv=None,
+                       config: Optional[BackwardConfig] = None):
+    """(dQ, dK, dV) with the dims and dtype of Q, K, V, written through the given outputs' strides."""
+    B, H_q, H_k, H_v, S_q, S_kv, D_qk, D_v = _dims(q, k, v)
+    _raise_unsupported(q, D_qk, D_v)
+    for name, t in (("o", o), ("do", do)):
+        _check_rank4(name, t)
+        if tuple(t.shape) != (B, H_q, S_q, D_v):
+            raise ValueError(f"{name} has dims {tuple(t.shape)}: expected (B, H_q, S_q, D_v) = "
+                             f"{(B, H_q, S_q, D_v)}")
+    st = _stats_strides(stats, B, H_q, S_q)
+    scale = 1.0 / math.sqrt(D_qk) if scale is None else float(scale)
+    lo_off, hi_off, has_left, has_right = _offsets(S_q, S_kv, left_bound, right_bound, alignment)
+    outs = []
+    for name, t, ref in (("dq", dq, q), ("dk", dk, k), ("dv", dv, v)):
+        if t is None:
+            t = torch.empty(ref.shape, dtype=ref.dtype, device=ref.device)
+        else:
+            _check_output(name, t, ref.shape)
+        outs.append(t)
+    dq, dk, dv = outs
+    if dq.numel():
+        if S_kv == 0 or D_v == 0:
+            dq.zero_()
+    if S_q == 0 or H_q == 0 or B == 0:
+        for t in (dq, dk, dv):
+            t.zero_()
+        return dq, dk, dv
+    if S_kv == 0:
+        return dq, dk, dv
+
+    d_qk_pad, d_v_pad = head_dim_pad(D_qk), head_dim_pad(D_v)
+    cfg = config or _BWD_OVERRIDE or backward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type, deterministic)
+    if deterministic and cfg.dq_mode != "separate":
+        cfg = BackwardConfig(cfg.block_m1, cfg.block_n1, cfg.block_m2, cfg.block_n2,
+                             cfg.num_warps, cfg.num_stages, dq_mode="separate")
+    wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
+    prec = _dot_precision(q.dtype)
+    dev = q.device
+
+    # Side buffers: packed by the problem's dims, row (b, h, i) at (b * H_q + h) * S_q + i.
+    delta = torch.empty(B * H_q * S_q, dtype=torch.float32, device=dev)
+    lse2 = torch.empty(B * H_q * S_q, dtype=torch.float32, device=dev)
+    pre_block = 64 if dev.type == "cuda" else 16
+    attention_bwd_preprocess_kernel[(triton.cdiv(S_q, pre_block), B * H_q)](
+        o, do, stats, delta, lse2,
+        *o.stride(), *do.stride(), *st,
+        H_q, S_q,
+        BLOCK_M=pre_block, D_V=D_v, D_V_PAD=d_v_pad, WIDE=wide,
+        num_warps=4,
+    )
+
+    atomic = cfg.dq_mode == "atomic"
+    dq_accum = torch.zeros(B * H_q * S_q * D_qk, dtype=torch.float32, device=dev) if atomic else delta
+    common = dict(D_QK=D_qk, D_QK_PAD=d_qk_pad, D_V=D_v, D_V_PAD=d_v_pad,
+                  HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=prec, WIDE=wide,
+                  num_warps=cfg.num_warps, num_stages=cfg.num_stages)
+    qk_scale_log2 = scale * LOG2E
+
+    def dkdv(owner_heads: int, compute_dk: bool, compute_dv: bool, atomic_dq: bool):
+        grid = (triton.cdiv(S_kv, cfg.block_n1), B * owner_heads)
+        attention_bwd_dkdv_kernel[grid](
+            q, k, v, do, dk, dv, lse2, delta, dq_accum,
+            *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
+            H_q, owner_heads, H_q // H_k, H_q // H_v, S_q, S_kv,
+            qk_scale_log2, scale, lo_off, hi_off,
+            BLOCK_M=cfg.block_m1, BLOCK_N=cfg.block_n1,
+            COMPUTE_DK=compute_dk, COMPUTE_DV=compute_dv, ATOMIC_DQ=atomic_dq, **common,
+        )
+
+    if H_k == H_v:
+        # One program per (b, kv head, key block) owns both dK and dV rows.
+        dkdv(H_k, True, True, atomic)
+    else:
+        # K and V groups differ: one pass owns dK rows per K head, one owns dV rows per V head.
+        dkdv(H_k, True, False, atomic)
+        dkdv(H_v, False, True, False)
+
+    if atomic:
+        conv_block = 64 if dev.type == "cuda" else 16
+        attention_bwd_dq_convert_kernel[(triton.cdiv(S_q, conv_block), B * H_q)](
+            dq_accum, dq, *dq.stride(), H_q, S_q, scale,
+            BLOCK_M=conv_block, D_QK=D_qk, D_QK_PAD=d_qk_pad, WIDE=wide, num_warps=4,
+        )
+    else:
+        grid = (triton.cdiv(S_q, cfg.block_m2), B * H_q)
+        attention_bwd_dq_kernel[grid](
+            q, k, v, do, dq, lse2, delta,
+            *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(),
+            H_q, H_q // H_k, H_q // H_v, S_q, S_kv,
+            qk_scale_log2, scale, lo_off, hi_off,
+            BLOCK_M=cfg.block_m2, BLOCK_N=cfg.block_n2, **common,
+        )
+    return dq, dk, dv
