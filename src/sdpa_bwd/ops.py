@@ -1,0 +1,115 @@
+"""PyTorch integration of the Triton engine.
+
+* ``attention(q, k, v, *, scale=None, causal=False, left_bound=None, right_bound=None,
+  alignment="top_left") -> o`` -- differentiable; a ``torch.library.custom_op`` with
+  fake and autograd registrations, so it works under ``torch.compile``.
+* ``forward(q, k, v, *, ...) -> (o, stats)`` and
+  ``backward(q, k, v, o, do, stats, *, ..., deterministic=False, dq=None, dk=None, dv=None)
+  -> (dq, dk, dv)``: functional forms; caller-given outputs are written through their
+  strides, whatever they are.
+
+``causal=True`` means ``right_bound=0`` (with the given alignment).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import torch
+
+from . import launch
+
+
+def _resolve_bounds(causal: bool, left_bound: Optional[int], right_bound: Optional[int]):
+    if causal:
+        if right_bound is not None and right_bound != 0:
+            raise ValueError(f"causal=True with right_bound = {right_bound}: causal means right_bound = 0; "
+                             "pass one or the other")
+        right_bound = 0
+    return left_bound, right_bound
+
+
+def forward(q, k, v, *, scale=None, causal=False, left_bound=None, right_bound=None,
+            alignment="top_left", o=None, stats=None):
+    """(O, stats): stats is the float32 natural-log LSE of each score row, dims (B, H_q, S_q)."""
+    left_bound, right_bound = _resolve_bounds(causal, left_bound, right_bound)
+    return launch.attention_forward(q, k, v, scale=scale, left_bound=left_bound, right_bound=right_bound,
+                                    alignment=alignment, o=o, stats=stats)
+
+
+def backward(q, k, v, o, do, stats, *, scale=None, causal=False, left_bound=None, right_bound=None,
+             alignment="top_left", deterministic=False, dq=None, dk=None, dv=None):
+    """(dQ, dK, dV); ``deterministic=True`` gives bitwise-identical results run to run."""
+    left_bound, right_bound = _resolve_bounds(causal, left_bound, right_bound)
+    return launch.attention_backward(q, k, v, o, do, stats, scale=scale, left_bound=left_bound,
+                                     right_bound=right_bound, alignment=alignment,
+                                     deterministic=deterministic, dq=dq, dk=dk, dv=dv)
+
+
+# ----------------------------------------------------------------------------
+# Custom ops (the autograd / torch.compile path)
+
+
+@torch.library.custom_op("sdpa_bwd::attention_forward", mutates_args=())
+def _attention_forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float,
+                          left_bound: Optional[int], right_bound: Optional[int],
+                          alignment: str) -> tuple[torch.Tensor, torch.Tensor]:
+    return launch.attention_forward(q, k, v, scale=scale, left_bound=left_bound, right_bound=right_bound,
+                                    alignment=alignment)
+
+
+@_attention_forward_op.register_fake
+def _(q, k, v, scale, left_bound, right_bound, alignment):
+    B, H_q, S_q, _ = q.shape
+    o = q.new_empty((B, H_q, S_q, v.shape[3]))
+    stats = q.new_empty((B, H_q, S_q), dtype=torch.float32)
+    return o, stats
+
+
+@torch.library.custom_op("sdpa_bwd::attention_backward", mutates_args=())
+def _attention_backward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor,
+                           do: torch.Tensor, stats: torch.Tensor, scale: float,
+                           left_bound: Optional[int], right_bound: Optional[int],
+                           alignment: str, deterministic: bool
+                           ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    return launch.attention_backward(q, k, v, o, do, stats, scale=scale, left_bound=left_bound,
+                                     right_bound=right_bound, alignment=alignment,
+                                     deterministic=deterministic)
+
+
+@_attention_backward_op.register_fake
+def _(q, k, v, o, do, stats, scale, left_bound, right_bound, alignment, deterministic):
+    return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+
+
+def _setup_context(ctx, inputs, output):
+    q, k, v, scale, left_bound, right_bound, alignment = inputs
+    o, stats = output
+    ctx.save_for_backward(q, k, v, o, stats)
+    ctx.params = (scale, left_bound, right_bound, alignment)
+
+
+def _backward(ctx, grad_o, grad_stats):
+    q, k, v, o, stats = ctx.saved_tensors
+    scale, left_bound, right_bound, alignment = ctx.params
+    # The stats output is an auxiliary result; a gradient flowing into it is not modelled.
+    dq, dk, dv = _attention_backward_op(q, k, v, o, grad_o, stats, scale, left_bound, right_bound,
+                                        alignment, torch.are_deterministic_algorithms_enabled())
+    return dq, dk, dv, None, None, None, None
+
+
+_attention_forward_op.register_autograd(_backward, setup_context=_setup_context)
+
+
+def attention(q, k, v, *, scale=None, causal=False, left_bound=None, right_bound=None,
+              alignment="top_left"):
+    """Differentiable SDPA on (B, H, S, D) tensors of any strides; returns O (B, H_q, S_q, D_v).
+
+    Under ``torch.use_deterministic_algorithms(True)`` the backward is the
+    deterministic one.
+    """
+    left_bound, right_bound = _resolve_bounds(causal, left_bound, right_bound)
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
+    o, _ = _attention_forward_op(q, k, v, scale, left_bound, right_bound, alignment)
+    return o
