@@ -193,9 +193,14 @@ def _wide(*tensors) -> bool:
     return any(abs(s) >= _INT32_SAFE for t in tensors for s in t.stride())
 
 
-def _dot_precision(dtype: torch.dtype) -> str:
+def _dot_precision(dtype: torch.dtype, device_type: str = "cuda") -> str:
     # fp32 inputs get real fp32 dots (not tf32); 16-bit inputs use the tensor cores' default.
-    return "ieee" if dtype == torch.float32 else "tf32"
+    if dtype == torch.float32:
+        return "ieee"
+    if device_type != "cuda" and dtype == torch.bfloat16:
+        # The interpreter's bf16 dot is wrong (see kernels.attention_fwd.mma): upcast exactly.
+        return "upcast"
+    return "tf32"
 
 
 def _dims(q, k, v):
@@ -272,7 +277,7 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
         scale * LOG2E, lo_off, hi_off,
         BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n,
         D_QK=D_qk, D_QK_PAD=d_qk_pad, D_V=D_v, D_V_PAD=d_v_pad,
-        HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=_dot_precision(q.dtype),
+        HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=_dot_precision(q.dtype, q.device.type),
         WIDE=_wide(q, k, v, o, stats),
         num_warps=cfg.num_warps, num_stages=cfg.num_stages,
     )
@@ -321,7 +326,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
         cfg = BackwardConfig(cfg.block_m1, cfg.block_n1, cfg.block_m2, cfg.block_n2,
                              cfg.num_warps, cfg.num_stages, dq_mode="separate")
     wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
-    prec = _dot_precision(q.dtype)
+    prec = _dot_precision(q.dtype, q.device.type)
     dev = q.device
 
     # Side buffers: packed by the problem's dims, row (b, h, i) at (b * H_q + h) * S_q + i.

@@ -16,7 +16,7 @@ on such a row and it contributes no gradient. Query rows past S_q are read as
 import triton
 import triton.language as tl
 
-from .attention_fwd import band_keep, band_keep_t, key_tile_bounds, query_tile_bounds
+from .attention_fwd import mma, band_keep, band_keep_t, key_tile_bounds, query_tile_bounds
 
 LOG2E: tl.constexpr = 1.4426950408889634
 
@@ -98,21 +98,21 @@ def _dkdv_tiles(dk, dv, k, v, q_ptr, do_ptr, lse2_ptr, delta_ptr, dq_acc_ptr,
         else:
             do = tl.load(do_ptrs, mask=row_ok[:, None] & (offs_dv[None, :] < D_V), other=0.0)
         lse2 = tl.load(lse2_ptr + offs_m, mask=row_ok, other=float("inf"))
-        qk_t = tl.dot(k, tl.trans(q), input_precision=DOT_PRECISION)
+        qk_t = mma(k, tl.trans(q), DOT_PRECISION)
         p_t = tl.math.exp2(qk_t * qk_scale_log2 - lse2[None, :])
         if MASK:
             keep = band_keep_t(offs_n, offs_m, lo_off, hi_off, HAS_LEFT, HAS_RIGHT) \
                 & (offs_n < S_kv)[:, None]
             p_t = tl.where(keep, p_t, 0.0)
         if COMPUTE_DV:
-            dv += tl.dot(p_t.to(do.dtype), do, input_precision=DOT_PRECISION)
+            dv += mma(p_t.to(do.dtype), do, DOT_PRECISION)
         if COMPUTE_DK:
             delta = tl.load(delta_ptr + offs_m, mask=row_ok, other=0.0)
-            dp_t = tl.dot(v, tl.trans(do), input_precision=DOT_PRECISION)
+            dp_t = mma(v, tl.trans(do), DOT_PRECISION)
             ds_t = (p_t * (dp_t - delta[None, :])).to(q.dtype)
-            dk += tl.dot(ds_t, q, input_precision=DOT_PRECISION)
+            dk += mma(ds_t, q, DOT_PRECISION)
             if ATOMIC_DQ:
-                dq = tl.dot(tl.trans(ds_t), k, input_precision=DOT_PRECISION)
+                dq = mma(tl.trans(ds_t), k, DOT_PRECISION)
                 if D_QK == D_QK_PAD:
                     tl.atomic_add(dq_ptrs, dq, mask=row_ok[:, None], sem="relaxed")
                 else:
@@ -247,14 +247,14 @@ def _dq_tiles(dq, q, do, lse2, delta, k_ptr, v_ptr, stride_kn, stride_kd, stride
             v = tl.load(v_ptrs, mask=key_ok[:, None], other=0.0)
         else:
             v = tl.load(v_ptrs, mask=key_ok[:, None] & (offs_dv[None, :] < D_V), other=0.0)
-        qk = tl.dot(q, tl.trans(k), input_precision=DOT_PRECISION)
+        qk = mma(q, tl.trans(k), DOT_PRECISION)
         p = tl.math.exp2(qk * qk_scale_log2 - lse2[:, None])
         if MASK:
             keep = band_keep(offs_m, offs_n, lo_off, hi_off, HAS_LEFT, HAS_RIGHT) & key_ok[None, :]
             p = tl.where(keep, p, 0.0)
-        dp = tl.dot(do, tl.trans(v), input_precision=DOT_PRECISION)
+        dp = mma(do, tl.trans(v), DOT_PRECISION)
         ds = (p * (dp - delta[:, None])).to(k.dtype)
-        dq += tl.dot(ds, k, input_precision=DOT_PRECISION)
+        dq += mma(ds, k, DOT_PRECISION)
         k_ptrs += BLOCK_N * stride_kn
         v_ptrs += BLOCK_N * stride_vn
     return dq

@@ -26,6 +26,20 @@ BIG: tl.constexpr = 1 << 30
 
 
 @triton.jit
+def mma(a, b, DOT_PRECISION: tl.constexpr):
+    """tl.dot with an fp32 accumulator.
+
+    DOT_PRECISION "upcast" is for the Triton 3.9 interpreter only: its bf16 dot
+    multiplies the raw uint16 bit patterns (seen 2026-11-30: errors of 1e10 on
+    randn inputs), so the launcher asks for an exact upcast to fp32 there.
+    """
+    if DOT_PRECISION == "upcast":
+        return tl.dot(a.to(tl.float32), b.to(tl.float32), input_precision="ieee")
+    else:
+        return tl.dot(a, b, input_precision=DOT_PRECISION)
+
+
+@triton.jit
 def band_keep(offs_q, offs_k, lo_off, hi_off, HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr):
     """[len(offs_q), len(offs_k)] bool: query offs_q[i] keeps key offs_k[j]."""
     diff = offs_k[None, :] - offs_q[:, None]
@@ -141,7 +155,7 @@ def _fwd_tiles(acc, m_i, l_i, q, k_ptr, v_ptr, stride_kn, stride_kd, stride_vn, 
             v = tl.load(v_ptrs, mask=key_ok[:, None], other=0.0)
         else:
             v = tl.load(v_ptrs, mask=key_ok[:, None] & (offs_dv[None, :] < D_V), other=0.0)
-        qk = tl.dot(q, tl.trans(k), input_precision=DOT_PRECISION) * qk_scale_log2
+        qk = mma(q, tl.trans(k), DOT_PRECISION) * qk_scale_log2
         if MASK:
             keep = band_keep(offs_m, offs_n, lo_off, hi_off, HAS_LEFT, HAS_RIGHT) & key_ok[None, :]
             qk = tl.where(keep, qk, float("-inf"))
@@ -152,7 +166,7 @@ def _fwd_tiles(acc, m_i, l_i, q, k_ptr, v_ptr, stride_kn, stride_kd, stride_vn, 
         p = tl.math.exp2(qk - m_safe[:, None])
         alpha = tl.math.exp2(m_i - m_safe)
         l_i = l_i * alpha + tl.sum(p, 1)
-        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision=DOT_PRECISION)
+        acc = acc * alpha[:, None] + mma(p.to(v.dtype), v, DOT_PRECISION)
         m_i = m_new
         k_ptrs += BLOCK_N * stride_kn
         v_ptrs += BLOCK_N * stride_vn

@@ -1,0 +1,404 @@
+"""The Triton engine's kernels against the float64 oracle, on the CPU under TRITON_INTERPRET=1.
+
+Each case is data (``Case``) and prints the command that reruns exactly it.
+Inputs live in NaN-filled buffers (a read outside a tensor shows up as NaN),
+outputs in NaN-filled buffers whose margins and gaps must stay NaN (nothing
+outside an output is written) while every element of the output must be
+written. Inputs are fresh random numbers, never zeros.
+
+Tolerance (FlashAttention style): our max error vs float64 <= 4 x (the error
+of the same-dtype oracle vs float64) + a floor of a few units of the dtype's
+rounding at the output's scale.
+"""
+
+import os
+
+import torch
+
+if not torch.cuda.is_available():
+    # Must be set before triton is imported anywhere (tests/conftest.py does the same).
+    os.environ.setdefault("TRITON_INTERPRET", "1")
+
+import dataclasses  # noqa: E402
+import math  # noqa: E402
+from typing import Optional  # noqa: E402
+
+import pytest  # noqa: E402
+
+from sdpa_bwd import launch, ops, oracle  # noqa: E402
+
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
+# One unit of rounding per dtype (relative).
+EPS = {torch.float16: 2.0 ** -10, torch.bfloat16: 2.0 ** -7, torch.float32: 2.0 ** -23}
+
+
+# ----------------------------------------------------------------------------
+# Layouts: a tensor is a strided view into a NaN-filled buffer
+
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """Storage order of the logical axes b, h, s, d (outermost first), a row gap
+    (extra elements after each d-run), a head-dim stride multiplier, a storage
+    offset, and axes to broadcast with stride 0 (inputs only)."""
+    order: str = "bhsd"
+    row_gap: int = 0
+    d_step: int = 1
+    offset: int = 0
+    broadcast: str = ""
+
+    def tag(self) -> str:
+        t = self.order
+        if self.row_gap:
+            t += f"+gap{self.row_gap}"
+        if self.d_step != 1:
+            t += f"+dstep{self.d_step}"
+        if self.offset:
+            t += f"+off{self.offset}"
+        if self.broadcast:
+            t += f"+bcast_{self.broadcast}"
+        return t
+
+
+BHSD = Layout()
+BSHD = Layout("bshd")
+SBHD = Layout("sbhd")
+
+
+def strided(dims, layout: Layout, dtype, fill: Optional[torch.Tensor] = None, gen=None):
+    """(view, buffer): a view with logical ``dims`` stored as ``layout`` in a NaN buffer.
+
+    With ``fill`` given (logical dims), the view holds it; broadcast axes take
+    stride 0 (fill must then be constant along them: we take index 0).
+    """
+    dims = list(dims)
+    axis = {"b": 0, "h": 1, "s": 2, "d": 3}
+    stored = list(dims)
+    for a in layout.broadcast:
+        stored[axis[a]] = 1
+    strides = [0, 0, 0, 0]
+    step = 1
+    for pos, name in enumerate(reversed(layout.order)):
+        ax = axis[name]
+        if name == "d":
+            strides[ax] = step * layout.d_step
+            step = strides[ax] * max(stored[ax], 1) + layout.row_gap
+        else:
+            strides[ax] = step
+            step *= max(stored[ax], 1)
+    span = 1 + sum((n - 1) * s for n, s in zip(stored, strides) if n > 0)
+    buf = torch.full((layout.offset + span + 7,), float("nan"), dtype=dtype, device=DEVICE)
+    for a in layout.broadcast:
+        strides[axis[a]] = 0
+    view = torch.as_strided(buf, dims, strides, layout.offset)
+    if fill is not None:
+        src = fill
+        for a in layout.broadcast:
+            src = src.narrow(axis[a], 0, 1)
+        base = torch.as_strided(buf, stored, [s if s else 1 for s in strides], layout.offset)
+        base.copy_(src.to(dtype))
+    return view, buf
+
+
+def random_input(dims, layout: Layout, dtype, gen):
+    data = torch.randn(dims, generator=gen, dtype=torch.float32).to(DEVICE)
+    for ax, a in enumerate("bhsd"):
+        if a in layout.broadcast:
+            data = data.narrow(ax, 0, 1).expand_as(data)
+    view, _ = strided(dims, layout, dtype, fill=data)
+    return view
+
+
+def check_poisoned_output(name, view, buf):
+    """Every element of the view written (finite); everything else in buf still NaN."""
+    written = torch.isfinite(view)
+    assert written.all(), (f"{name}: {(~written).sum().item()} of {view.numel()} elements not written "
+                           f"(first at {tuple(torch.nonzero(~written)[0].tolist())})")
+    mark = torch.zeros(buf.numel(), dtype=torch.bool, device=buf.device)
+    idx = torch.as_strided(torch.arange(buf.numel(), device=buf.device), view.shape, view.stride(),
+                           view.storage_offset())
+    mark[idx.reshape(-1)] = True
+    outside = buf[~mark]
+    bad = ~torch.isnan(outside)
+    assert not bad.any(), f"{name}: {bad.sum().item()} elements overwritten outside its boundaries"
+
+
+# ----------------------------------------------------------------------------
+# Cases
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    B: int = 2
+    H_q: int = 2
+    H_k: int = 2
+    H_v: int = 2
+    S_q: int = 24
+    S_kv: int = 24
+    D_qk: int = 32
+    D_v: int = 32
+    dtype: str = "fp16"
+    left_bound: Optional[int] = None
+    right_bound: Optional[int] = None
+    alignment: str = "top_left"
+    scale: Optional[float] = None
+    q: Layout = BHSD
+    k: Layout = BHSD
+    v: Layout = BHSD
+    o: Layout = BHSD
+    do: Layout = BHSD
+    dq: Layout = BHSD
+    dk: Layout = BHSD
+    dv: Layout = BHSD
+    stats: Layout = BHSD  # stats stored as (B, H, S, 1) with this layout
+    deterministic: bool = False
+    seed: int = 0
+
+    def id(self) -> str:
+        default = Case()
+        parts = []
+        for f in dataclasses.fields(self):
+            val = getattr(self, f.name)
+            if val != getattr(default, f.name):
+                parts.append(f"{f.name}={val.tag() if isinstance(val, Layout) else val}")
+        return ",".join(parts) or "default"
+
+    def repro(self) -> str:
+        return f"TRITON_INTERPRET=1 python -m pytest 'tests/test_triton_kernels.py::test_backward_case[{self.id()}]'"
+
+
+def _err(a, ref):
+    return (a.double() - ref.double()).abs().max().item() if a.numel() else 0.0
+
+
+def _assert_close(name, ours, ref64, same_dtype, dtype, case, k_factor=4.0):
+    err = _err(ours, ref64)
+    ref_err = _err(same_dtype, ref64)
+    scale = max(ref64.abs().max().item(), 1e-3) if ref64.numel() else 1.0
+    floor = 8 * EPS[dtype] * scale
+    bound = k_factor * ref_err + floor
+    if not (err <= bound):  # also catches NaN
+        diff = (ours.double() - ref64.double()).abs().nan_to_num(float("inf"))
+        where = tuple(torch.nonzero(diff == diff.max())[0].tolist())
+        raise AssertionError(f"{name}: max error {err:.3e} > {bound:.3e} (= {k_factor} x same-dtype error "
+                             f"{ref_err:.3e} + floor {floor:.3e}) at {where}; ours {ours[where].item()} "
+                             f"ref {ref64[where].item()}\nrepro: {case.repro()}")
+
+
+def run_case(case: Case):
+    dtype = DTYPES[case.dtype]
+    gen = torch.Generator().manual_seed(case.seed)
+    B, Hq, Sq, Skv = case.B, case.H_q, case.S_q, case.S_kv
+    q = random_input((B, Hq, Sq, case.D_qk), case.q, dtype, gen)
+    k = random_input((B, case.H_k, Skv, case.D_qk), case.k, dtype, gen)
+    v = random_input((B, case.H_v, Skv, case.D_v), case.v, dtype, gen)
+    do = random_input((B, Hq, Sq, case.D_v), case.do, dtype, gen)
+    kw = dict(scale=case.scale, left_bound=case.left_bound, right_bound=case.right_bound,
+              alignment=case.alignment)
+
+    # Forward: ours into poisoned O and stats, vs the oracle.
+    o_out, o_buf = strided((B, Hq, Sq, case.D_v), case.o, dtype)
+    st_out4, st_buf = strided((B, Hq, Sq, 1), case.stats, torch.float32)
+    o, stats = launch.attention_forward(q, k, v, o=o_out, stats=st_out4[..., 0], **kw)
+    check_poisoned_output("o", o_out, o_buf)
+    ref_o, ref_stats = oracle.forward(q, k, v, **kw)
+    same_o, _ = oracle.forward(q, k, v, compute_dtype=dtype, **kw)
+    _assert_close("o", o, ref_o, same_o, dtype, case)
+    finite = torch.isfinite(ref_stats)
+    assert torch.equal(torch.isfinite(stats), finite), f"stats: -inf pattern differs\nrepro: {case.repro()}"
+    assert (stats[~finite] == float("-inf")).all()
+    if finite.any():
+        stats_bound = 1e-3 * (1 + ref_stats[finite].abs().max().item())
+        assert _err(stats[finite], ref_stats[finite]) <= stats_bound, f"stats differ\nrepro: {case.repro()}"
+
+
+    # Backward from O/stats given in the input dtype (o in the case's own O layout, stats (B,H,S,1)).
+    o_in, _ = strided((B, Hq, Sq, case.D_v), case.o, dtype, fill=ref_o)
+    st_in, _ = strided((B, Hq, Sq, 1), case.stats, torch.float32, fill=ref_stats[..., None])
+    outs = {}
+    for name, lay, ref_t in (("dq", case.dq, q), ("dk", case.dk, k), ("dv", case.dv, v)):
+        outs[name] = strided(tuple(ref_t.shape), lay, dtype)
+    dq, dk, dv = launch.attention_backward(q, k, v, o_in, do, st_in, deterministic=case.deterministic,
+                                           dq=outs["dq"][0], dk=outs["dk"][0], dv=outs["dv"][0], **kw)
+    for name, (view, buf) in outs.items():
+        check_poisoned_output(name, view, buf)
+    ref = oracle.backward(q, k, v, o_in, do, st_in, **kw)
+    same = oracle.backward(q, k, v, o_in, do, st_in, compute_dtype=dtype, **kw)
+    for name, ours, r, s in zip(("dq", "dk", "dv"), (dq, dk, dv), ref[:3], same[:3]):
+        _assert_close(name, ours, r, s, dtype, case)
+
+    if case.deterministic:
+        again = launch.attention_backward(q, k, v, o_in, do, st_in, deterministic=True, **kw)
+        for name, a, b in zip(("dq", "dk", "dv"), (dq, dk, dv), again):
+            assert torch.equal(a, b), f"{name}: deterministic backward differs run to run\nrepro: {case.repro()}"
+
+
+PAD = Layout("bshd", row_gap=8, offset=3)
+DSTEP = Layout("bhsd", d_step=2, offset=1)
+SHBD = Layout("shbd", row_gap=5)
+DHSB = Layout("dhsb")  # head dim outermost: innermost stride is the batch's
+
+CASES = [
+    Case(),
+    Case(dtype="bf16", seed=1),
+    Case(dtype="fp32", seed=2),
+    # layouts
+    Case(q=BSHD, k=BSHD, v=BSHD, o=BSHD, do=BSHD, dq=BSHD, dk=BSHD, dv=BSHD, seed=3),
+    Case(q=SBHD, k=SBHD, v=SBHD, o=SBHD, do=SBHD, dq=SBHD, dk=SBHD, dv=SBHD, seed=4),
+    Case(q=PAD, k=PAD, v=PAD, o=PAD, do=PAD, dq=PAD, dk=PAD, dv=PAD, seed=5),
+    Case(q=DSTEP, k=DSTEP, v=DSTEP, o=DSTEP, do=DSTEP, dq=DSTEP, dk=DSTEP, dv=DSTEP, seed=6),
+    Case(q=DHSB, k=SHBD, v=BSHD, o=SBHD, do=PAD, dq=SHBD, dk=DHSB, dv=SBHD, stats=Layout("shbd", row_gap=0), seed=7),
+    # dO stored unlike O, dQ/dK/dV unlike Q/K/V, stats not packed
+    Case(o=BSHD, do=SBHD, dq=SBHD, dk=BSHD, dv=PAD, stats=Layout("sbhd", offset=5), seed=8),
+    Case(stats=Layout("hbsd", row_gap=3, offset=2), q=BSHD, seed=9),
+    # zero (broadcast) strides on inputs
+    Case(q=Layout(broadcast="b"), k=Layout("bshd", broadcast="h"), v=Layout(broadcast="bh"),
+         do=Layout(broadcast="b"), H_k=2, H_v=2, seed=10),
+    Case(B=1, H_q=1, H_k=1, H_v=1, q=Layout("sbhd", row_gap=4), seed=11),
+    # GQA / MQA with H_k != H_v
+    Case(H_q=4, H_k=2, H_v=1, seed=12),
+    Case(H_q=4, H_k=1, H_v=2, q=BSHD, k=SBHD, v=PAD, seed=13),
+    Case(H_q=6, H_k=3, H_v=2, B=1, seed=14),
+    Case(H_q=4, H_k=1, H_v=1, seed=15),
+    Case(H_q=4, H_k=2, H_v=1, deterministic=True, seed=16),
+    # head dims
+    Case(D_qk=40, D_v=24, seed=17),
+    Case(D_qk=16, D_v=48, dtype="bf16", seed=18),
+    Case(D_qk=96, D_v=64, S_q=17, S_kv=19, B=1, H_q=1, H_k=1, H_v=1, seed=19),
+    # lengths: odd, S_q != S_kv both ways
+    Case(S_q=17, S_kv=41, seed=20),
+    Case(S_q=45, S_kv=13, seed=21),
+    Case(S_q=1, S_kv=33, seed=22),
+    Case(S_q=33, S_kv=1, seed=23),
+    # masks
+    Case(right_bound=0, seed=24),
+    Case(right_bound=0, alignment="bottom_right", S_q=13, S_kv=37, seed=25),
+    Case(right_bound=0, alignment="bottom_right", S_q=37, S_kv=13, seed=26),  # rows with no key
+    Case(right_bound=0, S_q=37, S_kv=13, seed=27),
+    Case(left_bound=5, right_bound=0, seed=28),
+    Case(left_bound=3, right_bound=2, S_q=40, S_kv=35, alignment="bottom_right", seed=29),
+    Case(left_bound=1, right_bound=0, seed=30),  # diagonal only
+    Case(left_bound=7, seed=31),
+    Case(right_bound=9, seed=32),
+    Case(left_bound=100, right_bound=100, seed=33),
+    Case(left_bound=2, right_bound=1, S_q=40, S_kv=10, alignment="top_left", seed=34),  # many empty rows
+    # scale
+    Case(scale=-0.7, seed=35),
+    Case(scale=0.01, right_bound=0, dtype="bf16", seed=36),
+    Case(scale=2.5, dtype="fp32", left_bound=6, seed=37),
+    # determinism
+    Case(deterministic=True, right_bound=0, seed=38),
+    Case(deterministic=True, dtype="bf16", q=SBHD, dq=PAD, seed=39),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id() for c in CASES])
+def test_backward_case(case):
+    run_case(case)
+
+
+def test_case_ids_unique():
+    ids = [c.id() for c in CASES]
+    assert len(ids) == len(set(ids))
+
+
+def test_atomic_and_separate_dq_agree():
+    """Both dQ strategies compute the same function (up to summation order)."""
+    gen = torch.Generator().manual_seed(40)
+    dims = (1, 2, 29, 32)
+    q, k, v, do = (torch.randn(dims, generator=gen).to(DEVICE, torch.float16) for _ in range(4))
+    o, st = launch.attention_forward(q, k, v, right_bound=3)
+    base = launch.backward_config(32, 32, torch.float16, DEVICE, False)
+    res = {}
+    for mode in ("atomic", "separate"):
+        cfg = dataclasses.replace(base, dq_mode=mode)
+        res[mode] = launch.attention_backward(q, k, v, o, do, st, right_bound=3, config=cfg)
+    for a, b in zip(res["atomic"], res["separate"]):
+        assert (a.float() - b.float()).abs().max().item() < 4e-3
+
+
+# ----------------------------------------------------------------------------
+# PyTorch integration
+
+
+def _ref_grads(q, k, v, do, **kw):
+    o, st = oracle.forward(q, k, v, **kw)
+    return oracle.backward(q, k, v, o, do, st, **kw)[:3]
+
+
+def test_autograd_attention_matches_oracle():
+    gen = torch.Generator().manual_seed(41)
+    q = torch.randn(2, 4, 19, 32, generator=gen).to(DEVICE).requires_grad_()
+    k = torch.randn(2, 2, 23, 32, generator=gen).to(DEVICE).requires_grad_()
+    v = torch.randn(2, 1, 23, 16, generator=gen).to(DEVICE).requires_grad_()
+    o = ops.attention(q, k, v, causal=True, alignment="bottom_right")
+    do = torch.randn(o.shape, generator=gen).to(DEVICE)
+    o.backward(do)
+    ref = _ref_grads(q.detach(), k.detach(), v.detach(), do, right_bound=0, alignment="bottom_right")
+    for g, r in zip((q.grad, k.grad, v.grad), ref):
+        assert _err(g, r) < 1e-4
+
+
+def test_attention_under_torch_compile():
+    gen = torch.Generator().manual_seed(42)
+    q = torch.randn(1, 2, 21, 16, generator=gen).to(DEVICE).requires_grad_()
+    k = torch.randn(1, 2, 21, 16, generator=gen).to(DEVICE).requires_grad_()
+    v = torch.randn(1, 2, 21, 16, generator=gen).to(DEVICE).requires_grad_()
+
+    def loss(q, k, v):
+        return (ops.attention(q, k, v, left_bound=4) * 1.5).sum()
+
+    compiled = torch.compile(loss, backend="aot_eager", fullgraph=True)
+    compiled(q, k, v).backward()
+    ref = _ref_grads(q.detach(), k.detach(), v.detach(), torch.full((1, 2, 21, 16), 1.5, dtype=torch.float64),
+                     left_bound=4)
+    for g, r in zip((q.grad, k.grad, v.grad), ref):
+        assert _err(g, r) < 1e-4
+
+
+def test_functional_forms_write_given_outputs():
+    gen = torch.Generator().manual_seed(43)
+    q = torch.randn(1, 2, 18, 32, generator=gen).to(DEVICE, torch.bfloat16)
+    k = torch.randn(1, 2, 18, 32, generator=gen).to(DEVICE, torch.bfloat16)
+    v = torch.randn(1, 2, 18, 32, generator=gen).to(DEVICE, torch.bfloat16)
+    do = torch.randn(1, 2, 18, 32, generator=gen).to(DEVICE, torch.bfloat16)
+    o, st = ops.forward(q, k, v, causal=True)
+    dq = torch.full((1, 18, 2, 32), float("nan"), dtype=torch.bfloat16, device=DEVICE).transpose(1, 2)
+    out = ops.backward(q, k, v, o, do, st, causal=True, dq=dq)
+    assert out[0] is dq and torch.isfinite(dq).all()
+
+
+def test_rejects_causal_with_other_right_bound():
+    q = torch.randn(1, 1, 4, 16)
+    with pytest.raises(ValueError, match="causal"):
+        ops.forward(q, q, q, causal=True, right_bound=2)
+
+
+def test_rejects_broadcast_output():
+    q = torch.randn(2, 1, 16, 16, device=DEVICE)
+    o, st = launch.attention_forward(q, q, q)
+    dq = torch.empty(1, 1, 16, 16, device=DEVICE).expand(2, 1, 16, 16)
+    with pytest.raises(ValueError, match="stride"):
+        launch.attention_backward(q, q, q, o, o, st, dq=dq)
+
+
+# ----------------------------------------------------------------------------
+# Declines
+
+
+def test_declines_name_value_and_rule():
+    reasons = launch.triton_not_supported_reasons(device_type="cuda", dtype=torch.float64, d_qk=320, d_v=64)
+    assert any("float64" in r for r in reasons)
+    assert any("D_qk = 320" in r for r in reasons)
+    assert not any("D_v" in r for r in reasons)
+    assert launch.triton_not_supported_reasons(device_type="cuda", dtype="bfloat16", d_qk=256, d_v=96) == []
+    cpu = launch.triton_not_supported_reasons(device_type="cpu", dtype=torch.float16, d_qk=64, d_v=64,
+                                              interpreter=False)
+    assert cpu and "TRITON_INTERPRET" in cpu[0]
+
+
+def test_unsupported_raises_with_reasons():
+    q = torch.randn(1, 1, 4, 16, dtype=torch.float64, device=DEVICE)
+    with pytest.raises(NotImplementedError, match="float64"):
+        launch.attention_forward(q, q, q)
