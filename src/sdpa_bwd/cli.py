@@ -103,6 +103,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     info = sub.add_parser("info", help="versions, device, and every registered engine")
     info.set_defaults(func=cmd_info)
+
+    # Commands that live beside the part of the project they drive: each module
+    # exposes add_commands(subparsers). A module not written yet is skipped.
+    import importlib
+
+    for module in ("sdpa_bwd.plan.cli", "sdpa_bwd.claims", "sdpa_bwd.matrix", "sdpa_bwd.diagnose",
+                   "sdpa_bwd.bench"):
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name and module.startswith(exc.name):
+                continue
+            raise
+        mod.add_commands(sub)
     return parser
 
 
