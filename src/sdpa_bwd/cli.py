@@ -45,7 +45,7 @@ def cmd_run(args) -> int:
         console.print("[yellow]no cases selected[/] - loosen --filter or --case")
         return 2
     results = []
-    for name in args.engine or ["reference"]:
+    for name in args.engine or ["triton"]:
         engine = get_engine(name)
         console.print(f"[bold]{name}[/] on {engine.device()}: {len(cases)} cases")
         results += run_cases(engine, cases, source=source, progress=not args.no_progress)
@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="check engines against the float64 oracle")
-    run.add_argument("--engine", action="append", help="engine name (repeatable; default: reference)")
+    run.add_argument("--engine", action="append", help="engine name (repeatable; default: triton, our engine)")
     run.add_argument("--cases", help="JSON file of cases (default: the built-in list)")
     run.add_argument("--level", help="a level of the generated test plan: quick, standard, nightly, full")
     run.add_argument("--case", action="append", help="run only the case with this id (repeatable)")
