@@ -47,6 +47,7 @@ class Layout:
     d_step: int = 1
     offset: int = 0
     broadcast: str = ""
+    junk: int = 0  # stride given to every axis of length 1 (any value is legal there)
 
     def tag(self) -> str:
         t = self.order
@@ -58,6 +59,8 @@ class Layout:
             t += f"+off{self.offset}"
         if self.broadcast:
             t += f"+bcast_{self.broadcast}"
+        if self.junk:
+            t += f"+junk{self.junk}"
         return t
 
 
@@ -91,12 +94,15 @@ def strided(dims, layout: Layout, dtype, fill: Optional[torch.Tensor] = None, ge
     buf = torch.full((layout.offset + span + 7,), float("nan"), dtype=dtype, device=DEVICE)
     for a in layout.broadcast:
         strides[axis[a]] = 0
+    if layout.junk:
+        strides = [layout.junk if n == 1 else st for n, st in zip(dims, strides)]
     view = torch.as_strided(buf, dims, strides, layout.offset)
     if fill is not None:
         src = fill
         for a in layout.broadcast:
             src = src.narrow(axis[a], 0, 1)
-        base = torch.as_strided(buf, stored, [s if s else 1 for s in strides], layout.offset)
+        base = torch.as_strided(buf, stored, [st if (st and n > 1) else 1 for n, st in zip(stored, strides)],
+                                layout.offset)
         base.copy_(src.to(dtype))
     return view, buf
 
@@ -165,7 +171,9 @@ class Case:
         return ",".join(parts) or "default"
 
     def repro(self) -> str:
-        return f"TRITON_INTERPRET=1 python -m pytest 'tests/test_triton_kernels.py::test_backward_case[{self.id()}]'"
+        """A command that reruns exactly this case (from the repository root)."""
+        return (f"cd tests && PYTHONPATH=../src python -c "
+                f"\"from test_triton_kernels import *; run_case({self!r})\"")
 
 
 def _err(a, ref):
@@ -256,6 +264,10 @@ CASES = [
     Case(q=Layout(broadcast="b"), k=Layout("bshd", broadcast="h"), v=Layout(broadcast="bh"),
          do=Layout(broadcast="b"), H_k=2, H_v=2, seed=10),
     Case(B=1, H_q=1, H_k=1, H_v=1, q=Layout("sbhd", row_gap=4), seed=11),
+    # junk strides on size-1 axes, inputs and outputs
+    Case(B=1, H_q=2, H_k=1, H_v=1, q=Layout("bshd", junk=77777), k=Layout(junk=5), v=Layout("sbhd", junk=3),
+         do=Layout(junk=1 << 33), dq=Layout("sbhd", junk=999), dk=Layout(junk=12345), dv=Layout(junk=0),
+         stats=Layout(junk=31), seed=44),
     # GQA / MQA with H_k != H_v
     Case(H_q=4, H_k=2, H_v=1, seed=12),
     Case(H_q=4, H_k=1, H_v=2, q=BSHD, k=SBHD, v=PAD, seed=13),
