@@ -67,14 +67,15 @@ def cmd_info(args) -> int:
     for key, value in environment().items():
         console.print(f"[bold]{key}[/]: {value}")
     table = Table(title="engines", header_style="bold")
-    for col in ("engine", "device", "dtypes", "max D", "bands", "GQA", "H_k!=H_v", "D_qk!=D_v", "det", "fwd",
-                "notes"):
+    notes: list[str] = []
+    for col in ("engine", "device", "dtypes", "max D", "bands", "GQA", "H_k!=H_v", "D_qk!=D_v", "det", "fwd"):
         table.add_column(col, overflow="fold")
     for name in engine_names():
         try:
             engine = get_engine(name)
         except Exception as exc:  # an engine that cannot import is reported, not fatal
-            table.add_row(name, "-", "-", "-", "-", "-", "-", "-", "-", "-", f"[red]unavailable: {exc}")
+            table.add_row(name, "[red]unavailable", "-", "-", "-", "-", "-", "-", "-", "-")
+            notes.append(f"{name}: cannot be loaded: {exc}")
             continue
         c = engine.capabilities
         yes = lambda b: "yes" if b else "no"  # noqa: E731
@@ -82,8 +83,11 @@ def cmd_info(args) -> int:
                       str(c.max_head_dim) if c.max_head_dim < 1 << 20 else "any",
                       yes(c.band_masks) if c.band_masks else ("causal" if c.causal else "no"),
                       yes(c.gqa), yes(c.distinct_kv_heads), yes(c.distinct_head_dims), yes(c.deterministic),
-                      yes(c.forward), c.notes or engine.description)
+                      yes(c.forward))
+        notes.append(f"{name}: {engine.description}" + (f" ({c.notes})" if c.notes else ""))
     console.print(table)
+    for line in notes:
+        console.print(line)
     return 0
 
 

@@ -13,7 +13,7 @@ class TorchMathEngine(TorchSdpaEngine):
     # it runs anywhere torch does. Deterministic: composite ops, no atomics.
     capabilities = sdpa_capabilities(devices=("cpu", "cuda"), band_masks=True,
                                      alignments=("top_left", "bottom_right"), deterministic=True,
-                                     notes="computes in the input dtype; masked rows with no key give NaN")
+                                     notes="computes in the input dtype")
 
     def device(self) -> str:
         import torch
