@@ -1,0 +1,65 @@
+"""The engine protocol: registry, third-party plug-ins, and honest declines."""
+
+import sys
+import textwrap
+
+import pytest
+import torch
+
+from sdpa_bwd.cases import BUILTIN_CASES
+from sdpa_bwd.engines import engine_names, get_engine
+from sdpa_bwd.problem import make_problem
+from sdpa_bwd.runner import run_case
+
+
+def test_builtin_engines_are_registered():
+    assert {"reference", "triton", "torch-math", "torch-flash", "torch-efficient", "torch-cudnn",
+            "torch-flex"} <= set(engine_names())
+
+
+def test_unknown_engine_lists_the_known_ones():
+    with pytest.raises(ValueError, match="no engine named 'nope'; registered engines: reference"):
+        get_engine("nope")
+
+
+def test_third_party_engine_plugs_in_through_an_entry_point(tmp_path, monkeypatch):
+    # A package installed beside us, declaring an engine in the sdpa_bwd.engines group.
+    (tmp_path / "my_engine.py").write_text(textwrap.dedent('''
+        from sdpa_bwd.engines.reference import ReferenceEngine
+
+        class MyEngine(ReferenceEngine):
+            name = "my-engine"
+            description = "a third party's engine"
+    '''))
+    dist = tmp_path / "my_engine-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: my-engine\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[sdpa_bwd.engines]\nmy-engine = my_engine:MyEngine\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert "my-engine" in engine_names()
+    engine = get_engine("my-engine")
+    assert run_case(engine, BUILTIN_CASES[0]).verdict == "passed"
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the declines of a machine without CUDA")
+@pytest.mark.parametrize("name", ["torch-flash", "torch-efficient", "torch-cudnn", "torch-flex"])
+def test_gpu_adapters_decline_without_cuda(name):
+    reasons = get_engine(name).not_supported_reasons(make_problem(B=1, H_q=2, S_q=16, D_qk=64))
+    assert any("no CUDA device is available" in r for r in reasons)
+
+
+@pytest.mark.parametrize("name,kw,needle", [
+    ("torch-math", dict(H_k=2, H_v=1), "H_k = 2 != H_v = 1"),
+    ("torch-flash", dict(left_bound=4, right_bound=0), "takes only is_causal"),
+    ("torch-cudnn", dict(right_bound=0, alignment="bottom_right", S_kv=24), "bottom_right"),
+    ("torch-flash", dict(D_v=32), "D_qk = 64 != D_v = 32"),
+    ("torch-cudnn", dict(dtype="float32"), "dtype float32"),
+])
+def test_adapters_decline_what_their_backend_cannot_express(name, kw, needle):
+    reasons = get_engine(name).not_supported_reasons(make_problem(B=1, H_q=4, S_q=16, D_qk=64, **kw))
+    assert any(needle in r for r in reasons), reasons
+
+
+def test_malformed_problem_is_rejected_not_declined():
+    with pytest.raises(ValueError, match="do not divide"):
+        get_engine("torch-math").not_supported_reasons(make_problem(B=1, H_q=4, S_q=8, D_qk=16, H_k=3))
