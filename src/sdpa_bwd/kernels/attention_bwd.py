@@ -16,9 +16,9 @@ on such a row and it contributes no gradient. Query rows past S_q are read as
 import triton
 import triton.language as tl
 
-from .attention_fwd import mma, band_keep, band_keep_t, key_tile_bounds, query_tile_bounds
+from .attention_fwd import _NO_SPECIALIZE, mma, band_keep, band_keep_t, key_tile_bounds, query_tile_bounds
 
-LOG2E: tl.constexpr = 1.4426950408889634
+LOG2E = tl.constexpr(1.4426950408889634)
 
 
 @triton.jit
@@ -82,13 +82,18 @@ def _dkdv_tiles(dk, dv, k, v, q_ptr, do_ptr, lse2_ptr, delta_ptr, dq_acc_ptr,
         offs_m_local = offs_m_local.to(tl.int64)
         offs_dqk = offs_dqk.to(tl.int64)
         offs_dv = offs_dv.to(tl.int64)
-    row0 = m_begin.to(tl.int64)
-    q_ptrs = q_ptr + row0 * stride_qm + offs_m_local[:, None] * stride_qm + offs_dqk[None, :] * stride_qd
-    do_ptrs = do_ptr + row0 * stride_dom + offs_m_local[:, None] * stride_dom + offs_dv[None, :] * stride_dod
-    dq_ptrs = dq_acc_ptr + (row0 + offs_m_local[:, None]) * D_QK + offs_dqk[None, :]
+    # Tile offsets stay int32 and loop-invariant; only a scalar row base moves. A
+    # [BLOCK_M, D] tensor of 64-bit pointers carried through the loop costs
+    # 2 * BLOCK_M * D / threads registers each (64 at 64 x 128 on 8 warps) and made
+    # ptxas spill ~4 KB per thread (local compile, cuobjdump -res-usage).
+    q_off = offs_m_local[:, None] * stride_qm + offs_dqk[None, :] * stride_qd
+    do_off = offs_m_local[:, None] * stride_dom + offs_dv[None, :] * stride_dod
+    row0 = m_begin.to(tl.int64)  # 64-bit twin of m0
     for m0 in range(m_begin, m_end, BLOCK_M):
         offs_m = m0 + tl.arange(0, BLOCK_M)
         row_ok = offs_m < S_q
+        q_ptrs = q_ptr + row0 * stride_qm + q_off
+        do_ptrs = do_ptr + row0 * stride_dom + do_off
         if D_QK == D_QK_PAD:
             q = tl.load(q_ptrs, mask=row_ok[:, None], other=0.0)
         else:
@@ -113,18 +118,17 @@ def _dkdv_tiles(dk, dv, k, v, q_ptr, do_ptr, lse2_ptr, delta_ptr, dq_acc_ptr,
             dk += mma(ds_t, q, DOT_PRECISION)
             if ATOMIC_DQ:
                 dq = mma(tl.trans(ds_t), k, DOT_PRECISION)
+                dq_ptrs = dq_acc_ptr + (row0 + offs_m_local[:, None]) * D_QK + offs_dqk[None, :]
                 if D_QK == D_QK_PAD:
                     tl.atomic_add(dq_ptrs, dq, mask=row_ok[:, None], sem="relaxed")
                 else:
                     tl.atomic_add(dq_ptrs, dq, mask=row_ok[:, None] & (offs_dqk[None, :] < D_QK),
                                   sem="relaxed")
-        q_ptrs += BLOCK_M * stride_qm
-        do_ptrs += BLOCK_M * stride_dom
-        dq_ptrs += BLOCK_M * D_QK
+        row0 += BLOCK_M
     return dk, dv
 
 
-@triton.jit
+@triton.jit(do_not_specialize=_NO_SPECIALIZE)
 def attention_bwd_dkdv_kernel(
     q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, lse2_ptr, delta_ptr, dq_acc_ptr,
     stride_qb, stride_qh, stride_qm, stride_qd,
@@ -260,7 +264,7 @@ def _dq_tiles(dq, q, do, lse2, delta, k_ptr, v_ptr, stride_kn, stride_kd, stride
     return dq
 
 
-@triton.jit
+@triton.jit(do_not_specialize=_NO_SPECIALIZE)
 def attention_bwd_dq_kernel(
     q_ptr, k_ptr, v_ptr, do_ptr, dq_ptr, lse2_ptr, delta_ptr,
     stride_qb, stride_qh, stride_qm, stride_qd,
@@ -279,7 +283,9 @@ def attention_bwd_dq_kernel(
 
     No atomics: this is the deterministic dQ (it recomputes P and dP).
     """
-    pid_m = tl.program_id(0)
+    # Highest query blocks first: under a causal band they have the most key tiles,
+    # so the long programs start early and the short ones fill the tail.
+    pid_m = tl.num_programs(0) - 1 - tl.program_id(0)
     pid_bh = tl.program_id(1)
     b = (pid_bh // H_q).to(tl.int64)
     h = (pid_bh % H_q).to(tl.int64)

@@ -22,7 +22,13 @@ import triton.language as tl
 
 # Sentinel for "no bound on this side": far outside any int32 tile index we
 # form, yet small enough that adding a block size cannot overflow int32.
-BIG: tl.constexpr = 1 << 30
+BIG = tl.constexpr(1 << 30)
+
+# Lengths are never specialised: with S_q or S_kv equal to 1 Triton turns them into
+# constants, and ptxas (Triton 3.6, sm_90a) died with SIGSEGV compiling the DKDV
+# kernel for S_q = S_kv = 1 (device run 2026-11-30). One binary per length
+# pattern also keeps the compile count down.
+_NO_SPECIALIZE = ["S_q", "S_kv"]
 
 
 @triton.jit
@@ -173,7 +179,7 @@ def _fwd_tiles(acc, m_i, l_i, q, k_ptr, v_ptr, stride_kn, stride_kd, stride_vn, 
     return acc, m_i, l_i
 
 
-@triton.jit
+@triton.jit(do_not_specialize=_NO_SPECIALIZE)
 def attention_fwd_kernel(
     q_ptr, k_ptr, v_ptr, o_ptr, stats_ptr,
     stride_qb, stride_qh, stride_qm, stride_qd,
@@ -189,7 +195,8 @@ def attention_fwd_kernel(
     WIDE: tl.constexpr,
 ):
     """O and stats (natural-log LSE) for one block of BLOCK_M query rows of one (b, h)."""
-    pid_m = tl.program_id(0)
+    # Highest query blocks first: under a causal band they have the most key tiles.
+    pid_m = tl.num_programs(0) - 1 - tl.program_id(0)
     pid_bh = tl.program_id(1)
     b = (pid_bh // H_q).to(tl.int64)
     h = (pid_bh % H_q).to(tl.int64)
