@@ -205,6 +205,8 @@ def main(argv=None):
     ap.add_argument("--sweep", action="store_true", help="time candidate configs first")
     ap.add_argument("--sweep-budget", type=float, default=150.0)
     ap.add_argument("--no-bench", action="store_true")
+    ap.add_argument("--quick", action="store_true",
+                    help="only our default config on four BHSD rows, with the per-kernel split (A/B runs)")
     ap.add_argument("--adopt", action="store_true", help="run the rows with the sweep's fastest config per D")
     ap.add_argument("--layouts", default=",".join(LAYOUTS))
     args = ap.parse_args(argv)
@@ -213,6 +215,17 @@ def main(argv=None):
     meta = dict(device=torch.cuda.get_device_name(), torch=torch.__version__, triton=triton.__version__,
                 python=platform.python_version(), cudnn=torch.backends.cudnn.version(),
                 when=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    if args.quick:
+        total = 0.0
+        for shape in ((2, 16, 16, 4096, 128), (4, 16, 16, 2048, 64)):
+            for causal in (False, True):
+                row = run_row(shape, causal, "bhsd", torch.bfloat16, peers=False, check=False)
+                total += row["ours_ms"]
+                print(f"quick {shape} causal={causal}: {row['ours_ms']:.3f} ms {row['ours_tflops']:.0f} TFLOP/s",
+                      flush=True)
+                profile_split(shape, causal)
+        print(f"QUICK total={total:.4f}", flush=True)
+        return
     adopted = {}
     if args.sweep:
         sweep_rows = []

@@ -27,10 +27,13 @@ import triton
 
 from .kernels import (
     attention_bwd_dkdv_kernel,
+    attention_bwd_dkdv_kernel_any_len,
     attention_bwd_dq_convert_kernel,
     attention_bwd_dq_kernel,
+    attention_bwd_dq_kernel_any_len,
     attention_bwd_preprocess_kernel,
     attention_fwd_kernel,
+    attention_fwd_kernel_any_len,
 )
 
 LOG2E = 1.4426950408889634
@@ -41,6 +44,17 @@ _DTYPE_NAMES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32":
 # Tile offsets are formed in int32 unless a stride times the largest tile edge
 # (256) could pass 2^31; then the kernels form them in int64 (WIDE).
 _INT32_SAFE = (1 << 31) // 256
+
+
+# Specialise kernels on the lengths (divisibility by 16) except where a length is 1
+# (see kernels.attention_fwd._NO_SPECIALIZE for the ptxas crash that rule avoids).
+SPECIALIZE_LENGTHS = True
+
+
+def _kernel(specialised, any_len, S_q: int, S_kv: int):
+    if SPECIALIZE_LENGTHS and S_q != 1 and S_kv != 1:
+        return specialised
+    return any_len
 
 
 def interpreter_active() -> bool:
@@ -278,7 +292,7 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
     d_qk_pad, d_v_pad = head_dim_pad(D_qk), head_dim_pad(D_v)
     cfg = forward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type)
     grid = (triton.cdiv(S_q, cfg.block_m), B * H_q)
-    attention_fwd_kernel[grid](
+    _kernel(attention_fwd_kernel, attention_fwd_kernel_any_len, S_q, S_kv)[grid](
         q, k, v, o, stats,
         *q.stride(), *k.stride(), *v.stride(), *o.stride(), *st,
         H_q, S_q, S_kv, H_q // H_k, H_q // H_v,
@@ -357,7 +371,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
 
     def dkdv(owner_heads: int, compute_dk: bool, compute_dv: bool, atomic_dq: bool):
         grid = (triton.cdiv(S_kv, cfg.block_n1), B * owner_heads)
-        attention_bwd_dkdv_kernel[grid](
+        _kernel(attention_bwd_dkdv_kernel, attention_bwd_dkdv_kernel_any_len, S_q, S_kv)[grid](
             q, k, v, do, dk, dv, lse2, delta, dq_accum,
             *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
             H_q, owner_heads, H_q // H_k, H_q // H_v, S_q, S_kv,
@@ -382,7 +396,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
         )
     else:
         grid = (triton.cdiv(S_q, cfg.block_m2), B * H_q)
-        attention_bwd_dq_kernel[grid](
+        _kernel(attention_bwd_dq_kernel, attention_bwd_dq_kernel_any_len, S_q, S_kv)[grid](
             q, k, v, do, dq, lse2, delta,
             *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(),
             H_q, H_q // H_k, H_q // H_v, S_q, S_kv,

@@ -128,7 +128,7 @@ def _dkdv_tiles(dk, dv, k, v, q_ptr, do_ptr, lse2_ptr, delta_ptr, dq_acc_ptr,
     return dk, dv
 
 
-@triton.jit(do_not_specialize=_NO_SPECIALIZE)
+@triton.jit
 def attention_bwd_dkdv_kernel(
     q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, lse2_ptr, delta_ptr, dq_acc_ptr,
     stride_qb, stride_qh, stride_qm, stride_qd,
@@ -264,7 +264,7 @@ def _dq_tiles(dq, q, do, lse2, delta, k_ptr, v_ptr, stride_kn, stride_kd, stride
     return dq
 
 
-@triton.jit(do_not_specialize=_NO_SPECIALIZE)
+@triton.jit
 def attention_bwd_dq_kernel(
     q_ptr, k_ptr, v_ptr, do_ptr, dq_ptr, lse2_ptr, delta_ptr,
     stride_qb, stride_qh, stride_qm, stride_qd,
@@ -366,3 +366,7 @@ def attention_bwd_dq_convert_kernel(
     acc = tl.load(dq_acc_ptr + (side + offs_local[:, None]) * D_QK + offs_d[None, :], mask=mask, other=0.0)
     tl.store(dq_ptr + b * stride_dqb + h * stride_dqh + row0 * stride_dqm + offs_local[:, None] * stride_dqm
              + offs_d[None, :] * stride_dqd, (acc * scale).to(dq_ptr.dtype.element_ty), mask=mask)
+
+
+attention_bwd_dkdv_kernel_any_len = triton.jit(do_not_specialize=_NO_SPECIALIZE)(attention_bwd_dkdv_kernel.fn)
+attention_bwd_dq_kernel_any_len = triton.jit(do_not_specialize=_NO_SPECIALIZE)(attention_bwd_dq_kernel.fn)

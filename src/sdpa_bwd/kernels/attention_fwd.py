@@ -24,10 +24,11 @@ import triton.language as tl
 # form, yet small enough that adding a block size cannot overflow int32.
 BIG = tl.constexpr(1 << 30)
 
-# Lengths are never specialised: with S_q or S_kv equal to 1 Triton turns them into
-# constants, and ptxas (Triton 3.6, sm_90a) died with SIGSEGV compiling the DKDV
-# kernel for S_q = S_kv = 1 (device run 2026-11-30). One binary per length
-# pattern also keeps the compile count down.
+# With S_q or S_kv equal to 1 Triton turns the length into a constant, and ptxas
+# (Triton 3.6, sm_90a) died with SIGSEGV compiling the DKDV kernel for
+# S_q = S_kv = 1 (device run 2026-11-30). Each main kernel therefore has an
+# ``*_any_len`` twin that never specialises the lengths; the launcher uses it
+# when a length is 1.
 _NO_SPECIALIZE = ["S_q", "S_kv"]
 
 
@@ -179,7 +180,7 @@ def _fwd_tiles(acc, m_i, l_i, q, k_ptr, v_ptr, stride_kn, stride_kd, stride_vn, 
     return acc, m_i, l_i
 
 
-@triton.jit(do_not_specialize=_NO_SPECIALIZE)
+@triton.jit
 def attention_fwd_kernel(
     q_ptr, k_ptr, v_ptr, o_ptr, stats_ptr,
     stride_qb, stride_qh, stride_qm, stride_qd,
@@ -257,3 +258,6 @@ def attention_fwd_kernel(
         tl.store(o_ptrs, o.to(o_ptr.dtype.element_ty), mask=row_ok[:, None] & (offs_dv[None, :] < D_V))
     s_ptrs = stats_ptr + b * stride_sb + h * stride_sh + row0 * stride_sm + offs_m_local * stride_sm
     tl.store(s_ptrs, stats, mask=row_ok)
+
+
+attention_fwd_kernel_any_len = triton.jit(do_not_specialize=_NO_SPECIALIZE)(attention_fwd_kernel.fn)
