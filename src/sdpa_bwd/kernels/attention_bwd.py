@@ -85,7 +85,7 @@ def _dkdv_tiles(dk, dv, k, v, q_ptr, do_ptr, lse2_ptr, delta_ptr, dq_acc_ptr,
     # Pointer tiles advanced by a scalar each step. Tried: int32 offset tiles plus a
     # moving scalar base (less register pressure on paper, 896 -> 736 B of ptxas stack
     # locally) -- measured slower on the H200: DKDV 1.382 vs 1.303 ms at
-    # (2,16,4096,128) bf16 (A/B run, docs/perf-log.md).
+    # (2,16,4096,128) bf16 (A/B run 4, docs/perf-log.md).
     row0 = m_begin.to(tl.int64)
     q_ptrs = q_ptr + row0 * stride_qm + offs_m_local[:, None] * stride_qm + offs_dqk[None, :] * stride_qd
     do_ptrs = do_ptr + row0 * stride_dom + offs_m_local[:, None] * stride_dom + offs_dv[None, :] * stride_dod

@@ -30,7 +30,7 @@ BIG = tl.constexpr(1 << 30)
 # ``*_any_len`` twin that never specialises the lengths; the launcher uses it
 # when a length is 1. Specialisation matters: without it (lengths lose their
 # divisible-by-16 mark) the backward at (2,16,4096,128) bf16 took 2.51 ms
-# instead of 1.99 ms on the H200 (A/B run, docs/perf-log.md).
+# instead of 1.99 ms on the H200 (A/B run 4, docs/perf-log.md).
 _NO_SPECIALIZE = ["S_q", "S_kv"]
 
 
