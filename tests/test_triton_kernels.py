@@ -278,6 +278,8 @@ CASES = [
     Case(D_qk=40, D_v=24, seed=17),
     Case(D_qk=16, D_v=48, dtype="bf16", seed=18),
     Case(D_qk=96, D_v=64, S_q=17, S_kv=19, B=1, H_q=1, H_k=1, H_v=1, seed=19),
+    Case(D_qk=256, D_v=192, S_q=18, S_kv=21, B=1, H_q=2, H_k=1, H_v=2, dtype="bf16", right_bound=0, seed=45),
+    Case(D_qk=192, D_v=256, S_q=16, S_kv=16, B=1, H_q=1, H_k=1, H_v=1, deterministic=True, seed=46),
     # lengths: odd, S_q != S_kv both ways
     Case(S_q=17, S_kv=41, seed=20),
     Case(S_q=45, S_kv=13, seed=21),
@@ -414,3 +416,28 @@ def test_unsupported_raises_with_reasons():
     q = torch.randn(1, 1, 4, 16, dtype=torch.float64, device=DEVICE)
     with pytest.raises(NotImplementedError, match="float64"):
         launch.attention_forward(q, q, q)
+
+
+def test_backward_reads_3d_stats_through_its_strides():
+    """stats given as (B, H_q, S_q), stored S-major with a gap, not packed."""
+    gen = torch.Generator().manual_seed(47)
+    B, H, S, D = 2, 3, 21, 32
+    q, k, v, do = (torch.randn(B, H, S, D, generator=gen).to(DEVICE, torch.float16) for _ in range(4))
+    o, st = launch.attention_forward(q, k, v, left_bound=9)
+    st_buf = torch.full((S, B, H + 2), float("nan"), device=DEVICE)
+    st3 = st_buf[:, :, :H].permute(1, 2, 0)
+    st3.copy_(st)
+    ours = launch.attention_backward(q, k, v, o, do, st3, left_bound=9)
+    ref = launch.attention_backward(q, k, v, o, do, st.contiguous(), left_bound=9)
+    for a, b in zip(ours, ref):
+        assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize("S_q,S_kv", [(0, 5), (5, 0), (0, 0)])
+def test_empty_lengths(S_q, S_kv):
+    q = torch.randn(1, 2, S_q, 16, device=DEVICE)
+    k = torch.randn(1, 2, S_kv, 16, device=DEVICE)
+    o, st = launch.attention_forward(q, k, k)
+    assert o.shape == (1, 2, S_q, 16) and (o == 0).all() and (st == float("-inf")).all()
+    dq, dk, dv = launch.attention_backward(q, k, k, o, torch.randn_like(o), st)
+    assert (dq == 0).all() and (dk == 0).all() and (dv == 0).all()
