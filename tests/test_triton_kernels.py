@@ -371,6 +371,21 @@ def test_attention_under_torch_compile():
         assert _err(g, r) < 1e-4
 
 
+def test_custom_ops_pass_opcheck():
+    """Schema, fake and autograd registrations agree with the real kernels (strides included)."""
+    gen = torch.Generator().manual_seed(48)
+    q = torch.randn(1, 17, 2, 16, generator=gen).to(DEVICE).transpose(1, 2).requires_grad_()  # BSHD
+    k = torch.randn(1, 2, 19, 16, generator=gen).to(DEVICE).requires_grad_()
+    v = torch.randn(1, 1, 19, 16, generator=gen).to(DEVICE).requires_grad_()
+    torch.library.opcheck(torch.ops.sdpa_bwd.attention_forward.default, (q, k, v, 0.25, None, 0, "top_left"),
+                          test_utils=("test_schema", "test_faketensor", "test_aot_dispatch_dynamic"))
+    o, st = ops.forward(q.detach(), k.detach(), v.detach(), scale=0.25, right_bound=0)
+    do = torch.randn(o.shape, generator=gen).to(DEVICE)
+    torch.library.opcheck(torch.ops.sdpa_bwd.attention_backward.default,
+                          (q.detach(), k.detach(), v.detach(), o, do, st, 0.25, None, 0, "top_left", True),
+                          test_utils=("test_schema", "test_faketensor"))
+
+
 def test_functional_forms_write_given_outputs():
     gen = torch.Generator().manual_seed(43)
     q = torch.randn(1, 2, 18, 32, generator=gen).to(DEVICE, torch.bfloat16)

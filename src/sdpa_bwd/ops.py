@@ -73,9 +73,13 @@ def _attention_backward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o:
                            left_bound: Optional[int], right_bound: Optional[int],
                            alignment: str, deterministic: bool
                            ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    # Gradients take their inputs' layout (empty_like), and the fake below allocates
+    # them the same way: under torch.compile, Inductor asserts that a custom op's real
+    # output strides match its fake's.
     return launch.attention_backward(q, k, v, o, do, stats, scale=scale, left_bound=left_bound,
                                      right_bound=right_bound, alignment=alignment,
-                                     deterministic=deterministic)
+                                     deterministic=deterministic, dq=torch.empty_like(q),
+                                     dk=torch.empty_like(k), dv=torch.empty_like(v))
 
 
 @_attention_backward_op.register_fake
