@@ -10,6 +10,17 @@ against the oracle), ``runner`` and ``report``, ``cli``.
 from .layout import Storage, strided_empty
 from .problem import Problem, TensorSpec, make_problem, problem_of
 
+
+def __getattr__(name):
+    # The PyTorch API (Triton kernels behind torch.library custom ops) loads on
+    # first use, so the problem model and runner import without Triton.
+    if name in ("attention", "forward", "backward"):
+        from . import ops
+
+        return getattr(ops, name)
+    raise AttributeError(f"module 'sdpa_bwd' has no attribute {name!r}")
+
+
 __version__ = "0.1.0"
 
-__all__ = ["Problem", "Storage", "TensorSpec", "make_problem", "problem_of", "strided_empty", "__version__"]
+__all__ = ["attention", "forward", "backward", "Problem", "Storage", "TensorSpec", "make_problem", "problem_of", "strided_empty", "__version__"]
