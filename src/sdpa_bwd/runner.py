@@ -12,15 +12,28 @@ One case, start to end (``run_case``):
    and each output is compared with the oracle within its tolerance class;
    an engine with a forward is checked on O and stats the same way.
 
+With ``reruns=N`` the engine runs N times on identical inputs, its outputs
+poisoned again before each run; any bit that differs from the first run makes
+the case ``nondeterministic`` (a failure only where the case asked for a
+deterministic backward; the changed-element counts are recorded either way).
+
 Verdicts: passed, failed, declined, error (the engine raised while computing a
 problem it accepted), rejected (a probe refused, as it must be),
 rejection-accepted (a probe the engine took: a failure), invalid-case (a
-non-probe case that does not validate: a plan bug).
+non-probe case that does not validate: a plan bug), nondeterministic; and from
+the process-isolated runner (``sdpa_bwd.worker``): fault (the worker died,
+hung, or its CUDA context was poisoned), order-dependent (fails in sequence,
+passes alone in a fresh process), skipped (a skip-list entry said not to run).
+
+``run_isolated`` is the full runner: worker processes, replays of failures
+alone, packed-layout controls, several workers at once.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -36,8 +49,9 @@ from .problem import OUTPUTS
 from .tensors import TORCH_DTYPE, check_outputs, materialize, poison_, snapshot_inputs
 from .tolerance import reduction_length, tolerance_class
 
-PASSING = ("passed", "declined", "rejected")
-FAILING = ("failed", "error", "rejection-accepted", "invalid-case")
+PASSING = ("passed", "declined", "rejected", "skipped")
+FAILING = ("failed", "error", "rejection-accepted", "invalid-case", "fault", "order-dependent")
+# nondeterministic is failing only where the case asked for determinism: see CaseResult.failing
 
 
 @dataclass
@@ -54,10 +68,31 @@ class CaseResult:
     repro: str = ""
     purpose: str = "claim"
     covers: tuple = ()
+    case: dict = field(default_factory=dict)            # Case.to_dict(): what the matrix and claims read
+    deterministic_requested: bool = False
+    runs: int = 0                                        # engine runs on identical inputs
+    rerun_changed: dict = field(default_factory=dict)    # output -> elements whose bits changed in a rerun
+    previous_case: Optional[str] = None                  # the case run just before, in the same process
+    replay: Optional[dict] = None                        # the case rerun alone in a fresh process
+    layout_control: Optional[dict] = None                # the same values stored packed BHSD
+    fault: Optional[dict] = None                         # how the worker died: exit code/signal, stderr tail
+    skip_reason: Optional[str] = None                    # a skip-list entry matched (known defect)
+    claim_broken: Optional[str] = None                   # a claims file says this case passes
 
     @property
     def ok(self) -> bool:
-        return self.verdict in PASSING
+        return not self.failing
+
+    @property
+    def failing(self) -> bool:
+        """Does this result fail the run? A known defect (skip list) does not; a broken claim does."""
+        if self.claim_broken:
+            return True
+        if self.skip_reason:
+            return False
+        if self.verdict == "nondeterministic":
+            return self.deterministic_requested
+        return self.verdict in FAILING
 
     @property
     def margin(self) -> float:
@@ -71,7 +106,16 @@ class CaseResult:
                 "reasons": self.reasons, "message": self.message,
                 "margin": margin if math.isfinite(margin) else str(margin),
                 "checks": {n: c.to_dict() for n, c in self.checks.items()}, "guard": self.guard,
-                "seconds": round(self.seconds, 4), "repro": self.repro}
+                "seconds": round(self.seconds, 4), "repro": self.repro, "failing": self.failing,
+                "case_data": self.case, "deterministic_requested": self.deterministic_requested,
+                "runs": self.runs, "rerun_changed": self.rerun_changed, "previous_case": self.previous_case,
+                "replay": self.replay, "layout_control": self.layout_control, "fault": self.fault,
+                "skip_reason": self.skip_reason, "claim_broken": self.claim_broken}
+
+    def brief(self) -> dict:
+        """The few fields a replay or a control reports about itself."""
+        return {"case": self.case_id, "verdict": self.verdict, "message": self.message,
+                "margin": self.margin if math.isfinite(self.margin) else str(self.margin)}
 
 
 def _sync(device: str) -> None:
@@ -94,10 +138,14 @@ def _guard_messages(report) -> list[str]:
     return out
 
 
-def run_case(engine: Engine, case: Case, *, source: Optional[str] = None) -> CaseResult:
+def run_case(engine: Engine, case: Case, *, source: Optional[str] = None, reruns: int = 1) -> CaseResult:
+    """Judge ``engine`` on ``case``; with ``reruns`` > 1 also check that reruns are bitwise identical."""
+    if reruns < 1:
+        raise ValueError(f"reruns = {reruns}: the engine must run at least once")
     started = time.perf_counter()
     result = CaseResult(case.id, engine.name, "error", case.describe(), purpose=case.purpose,
-                        covers=case.covers, repro=case.repro(engine.name, source))
+                        covers=case.covers, repro=case.repro(engine.name, source), case=case.to_dict(),
+                        deterministic_requested=case.deterministic)
     problem = case.to_problem()
     try:
         if case.purpose == "probe":
@@ -125,7 +173,7 @@ def run_case(engine: Engine, case: Case, *, source: Optional[str] = None) -> Cas
             result.verdict, result.reasons = "declined", reasons
             result.message = reasons[0]
             return result
-        _run_checks(engine, case, problem, result)
+        _run_checks(engine, case, problem, result, reruns)
     except Exception as exc:  # the engine raised: record it, keep going
         result.verdict = "error"
         result.message = f"{type(exc).__name__}: {exc}".strip()
@@ -135,7 +183,13 @@ def run_case(engine: Engine, case: Case, *, source: Optional[str] = None) -> Cas
     return result
 
 
-def _run_checks(engine: Engine, case: Case, problem, result: CaseResult) -> None:
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    from .tensors import _INT_VIEW
+
+    return t.detach().contiguous().view(_INT_VIEW[t.element_size()]).clone()
+
+
+def _run_checks(engine: Engine, case: Case, problem, result: CaseResult, reruns: int = 1) -> None:
     device = engine.device()
     attrs = dict(scale=problem.effective_scale, left_bound=problem.left_bound,
                  right_bound=problem.right_bound, alignment=problem.alignment)
@@ -147,8 +201,11 @@ def _run_checks(engine: Engine, case: Case, problem, result: CaseResult) -> None
     before = snapshot_inputs(m)
     side = engine.backward(problem, t) or {}
     _sync(device)
+    result.runs = 1
     guard = check_outputs(m, before)
     messages = _guard_messages(guard)
+    if reruns > 1:
+        messages += _rerun(engine, problem, m, before, side, result, reruns)
     for i, name in enumerate(OUTPUTS):
         cls = tolerance_class(problem, name)
         result.checks[name] = check_tensor(name, getattr(t, name), want[i], same_dtype[i], problem.dtype,
@@ -162,7 +219,43 @@ def _run_checks(engine: Engine, case: Case, problem, result: CaseResult) -> None
                     "inputs_modified": guard.inputs_modified}
     failing = [c.summary() for c in result.checks.values() if not c.passed]
     result.verdict = "passed" if not failing and not messages else "failed"
+    if result.rerun_changed:
+        changed = ", ".join(f"{n} {k} elements" for n, k in result.rerun_changed.items())
+        note = (f"nondeterministic: {changed} changed between {reruns} runs on identical inputs"
+                + (" although the case asked for a deterministic backward" if case.deterministic else ""))
+        if result.verdict == "passed":
+            result.verdict = "nondeterministic"
+        failing.append(note)
     result.message = "; ".join(messages + failing)
+
+
+def _rerun(engine, problem, m, before, side, result: CaseResult, reruns: int) -> list[str]:
+    """Run the engine again on the same inputs, outputs poisoned again; count the bits that changed."""
+    from .tensors import repoison_outputs
+
+    names = list(OUTPUTS) + (["delta"] if isinstance(side.get("delta"), torch.Tensor) else [])
+    first = {n: _bits(getattr(m.tensors, n) if n in OUTPUTS else side[n]) for n in names}
+    messages = []
+    for _ in range(reruns - 1):
+        repoison_outputs(m)
+        for n, values in before.items():   # an engine that wrote its inputs already failed; rerun on the originals
+            view = m.view(n)
+            if not torch.equal(_bits(view), _bits(values)):
+                try:
+                    view.copy_(values)
+                except RuntimeError:   # a broadcast input overlaps itself; keep what is there
+                    messages.append(f"input {n} could not be restored for a rerun")
+        again = engine.backward(problem, m.tensors) or {}
+        _sync(engine.device())
+        result.runs += 1
+        for n in names:
+            now = getattr(m.tensors, n) if n in OUTPUTS else again.get(n)
+            if now is None:
+                continue
+            changed = int((_bits(now) != first[n]).sum())
+            if changed:
+                result.rerun_changed[n] = max(changed, result.rerun_changed.get(n, 0))
+    return messages
 
 
 def _check_forward(engine, case, problem, result, attrs) -> list[str]:
@@ -193,7 +286,7 @@ def _check_forward(engine, case, problem, result, attrs) -> list[str]:
 
 
 def run_cases(engine: Engine, cases: Sequence[Case], *, source: Optional[str] = None, progress: bool = True,
-              on_result=None) -> list[CaseResult]:
+              on_result=None, reruns: int = 1) -> list[CaseResult]:
     """Run ``cases`` in order; a rich progress bar when ``progress`` and the run is long."""
     results: list[CaseResult] = []
     if progress and len(cases) > 1:
@@ -204,13 +297,177 @@ def run_cases(engine: Engine, cases: Sequence[Case], *, source: Optional[str] = 
             task = bar.add_task(engine.name, total=len(cases), current="")
             for case in cases:
                 bar.update(task, current=case.id)
-                results.append(run_case(engine, case, source=source))
+                results.append(run_case(engine, case, source=source, reruns=reruns))
                 if on_result:
                     on_result(results[-1])
                 bar.advance(task)
     else:
         for case in cases:
-            results.append(run_case(engine, case, source=source))
+            results.append(run_case(engine, case, source=source, reruns=reruns))
             if on_result:
                 on_result(results[-1])
     return results
+
+
+# -- the full runner: isolation, replays, controls, shards, several workers ----------
+def shard(cases: Sequence[Case], index: int, count: int) -> list[Case]:
+    """Shard ``index`` (1-based) of ``count``: the cases whose id hashes there, in their order.
+
+    A stable hash of the id alone (sha256, not Python's salted ``hash``), so a
+    CI matrix of machines splits any case list the same way every time and the
+    shards together are exactly the list.
+    """
+    import hashlib
+
+    if not (count >= 1 and 1 <= index <= count):
+        raise ValueError(f"shard {index}/{count}: need 1 <= i <= n (e.g. --shard 1/4 ... --shard 4/4)")
+    return [c for c in cases
+            if int.from_bytes(hashlib.sha256(c.id.encode()).digest()[:8], "big") % count == index - 1]
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard {text!r}: expected i/n with integers, e.g. 2/4") from None
+    shard([], i, n)  # validates
+    return i, n
+
+
+def packed_control(case: Case) -> Optional[Case]:
+    """The same values (same sizes, attributes, seed) with every tensor packed BHSD; None if already so."""
+    from dataclasses import replace
+
+    if not case.storage and not case.strides and not case.buffers:
+        return None
+    return replace(case, id=case.id + "@packed", storage=(), strides=(), buffers=(), purpose="claim",
+                   expected_rejection=None, covers=())
+
+
+def _control_conclusion(control: CaseResult) -> str:
+    if control.verdict == "passed":
+        return "the layout's: the same values stored packed BHSD pass"
+    if control.verdict in ("failed", "error", "fault", "nondeterministic"):
+        return f"not only the layout's: packed BHSD {control.verdict} too"
+    return f"no control: packed BHSD {control.verdict}"
+
+
+def _gpu_env(workers: int) -> list[dict]:
+    """CUDA_VISIBLE_DEVICES for each worker: one GPU each when there are enough, else inherit."""
+    if workers <= 1:
+        return [{}]
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    ids = [x.strip() for x in visible.split(",") if x.strip()] if visible else \
+        [str(i) for i in range(torch.cuda.device_count())]
+    if len(ids) >= workers:
+        return [{"CUDA_VISIBLE_DEVICES": ids[i]} for i in range(workers)]
+    return [{} for _ in range(workers)]
+
+
+def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = None, reruns: int = 2,
+                 timeout: float = 300.0, workers: int = 1, replay: bool = True, replay_limit: int = 20,
+                 controls: bool = True, progress: bool = True, skip: Optional[dict] = None,
+                 on_result=None) -> list[CaseResult]:
+    """Run ``cases`` against the engine named ``engine`` in worker processes.
+
+    Cases go to ``workers`` processes in contiguous runs (the plan puts cases
+    that differ in one attribute next to each other, and an order effect needs
+    them in one process), one GPU each when there are enough. Then every
+    failing case (up to ``replay_limit``) runs again alone in a fresh process,
+    and, if it is not stored packed, so does its packed-BHSD control.
+    ``skip`` maps case ids to reasons for cases not to run at all.
+    Results come back in the order of ``cases``.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .worker import Worker
+
+    workers = max(1, min(workers, len(cases) or 1))
+    envs = _gpu_env(workers)
+    skip = skip or {}
+    results: list[Optional[CaseResult]] = [None] * len(cases)
+    bounds = [round(i * len(cases) / workers) for i in range(workers + 1)]
+    lock = threading.Lock()
+    bar = task = None
+    if progress and len(cases) > 1:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                       TimeElapsedColumn(), TextColumn("{task.fields[current]}"), transient=True)
+        task = bar.add_task(engine, total=len(cases), current="")
+        bar.start()
+
+    def done(i: int, r: CaseResult) -> None:
+        with lock:
+            results[i] = r
+            if on_result:
+                on_result(r)
+            if bar is not None:
+                bar.update(task, advance=1, current=r.case_id)
+
+    def run_part(part: int) -> None:
+        with Worker(env=envs[part], timeout=timeout) as w:
+            for i in range(bounds[part], bounds[part + 1]):
+                case = cases[i]
+                if case.id in skip:
+                    r = CaseResult(case.id, engine, "skipped", case.describe(), purpose=case.purpose,
+                                   covers=case.covers, repro=case.repro(engine, source), case=case.to_dict(),
+                                   deterministic_requested=case.deterministic, skip_reason=skip[case.id],
+                                   message=f"not run: skip list says {skip[case.id]}")
+                else:
+                    r = w.run(engine, case, source=source, reruns=reruns)
+                done(i, r)
+
+    try:
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(run_part, range(workers)))
+    finally:
+        if bar is not None:
+            bar.stop()
+
+    if replay:
+        suspects = [i for i, r in enumerate(results)
+                    if r.failing and r.purpose != "probe" and r.verdict != "invalid-case"]
+        for i in suspects[replay_limit:]:
+            results[i].replay = {"skipped": f"over --replay-limit {replay_limit}"}
+
+        def replay_one(job: tuple[int, int]) -> None:
+            n, i = job
+            _replay(engine, cases[i], results[i], source=source, reruns=reruns, timeout=timeout,
+                    env=envs[n % len(envs)], controls=controls)
+
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(replay_one, enumerate(suspects[:replay_limit])))
+    return results  # type: ignore[return-value]
+
+
+def _replay(engine: str, case: Case, result: CaseResult, *, source, reruns, timeout, env, controls) -> None:
+    """Rerun a failing case alone in a fresh process, then its packed control; update ``result``."""
+    from .worker import Worker
+
+    with Worker(env=env, timeout=timeout) as w:
+        alone = w.run(engine, case, source=source, reruns=reruns)
+        result.replay = alone.brief()
+        if not alone.failing:
+            if result.previous_case:
+                result.replay["conclusion"] = (f"order-dependent: {result.verdict} after {result.previous_case} "
+                                               "in one process, passes alone")
+                result.message = (f"order-dependent: {result.verdict} when run after {result.previous_case}, "
+                                  f"{alone.verdict} alone in a fresh process (stale cache or uninitialised "
+                                  f"memory?); in sequence: {result.message}")
+                result.verdict = "order-dependent"
+            else:
+                result.replay["conclusion"] = ("flaky: ran first in its process and still passed when "
+                                               "replayed alone")
+                result.message += f"; flaky: {alone.verdict} when replayed alone in a fresh process"
+        else:
+            result.replay["conclusion"] = "fails alone too"
+        control = packed_control(case) if controls else None
+        if control is None:
+            if controls:
+                result.layout_control = {"conclusion": "no control: already packed BHSD"}
+            return
+        c = w.run(engine, control, source=None, reruns=reruns)
+        result.layout_control = {**c.brief(), "conclusion": _control_conclusion(c)}
+        if result.verdict != "order-dependent":
+            result.message += f"; layout control: {result.layout_control['conclusion']}"

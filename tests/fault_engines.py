@@ -1,0 +1,123 @@
+"""Deliberately misbehaving engines for the runner's process-isolation tests.
+
+Workers load this file through ``SDPA_BWD_ENGINE_IMPORTS`` (see
+``sdpa_bwd.worker``); each engine misbehaves only on cases whose id contains a
+marker, so one run mixes healthy and faulting cases.
+"""
+
+import os
+import time
+
+import torch
+
+import sdpa_bwd.worker as sdpa_bwd_worker
+from sdpa_bwd.engines import register
+from sdpa_bwd.engines.reference import ReferenceEngine
+
+
+@register
+class AbortsOnCrash(ReferenceEngine):
+    """Dies like a segfaulting kernel: SIGABRT, no Python exception, a last word on stderr."""
+
+    name = "test-aborts"
+
+    def backward(self, problem, t):
+        if "crash" in os.environ.get("SDPA_BWD_TEST_CASE", "") or _marked(t, problem):
+            os.write(2, b"kernel: misaligned address at 0x7f00dead\n")
+            os.abort()
+        return super().backward(problem, t)
+
+
+@register
+class ExitsOnCrash(ReferenceEngine):
+    name = "test-exits"
+
+    def backward(self, problem, t):
+        if _marked(t, problem):
+            os._exit(7)
+        return super().backward(problem, t)
+
+
+@register
+class HangsOnCrash(ReferenceEngine):
+    name = "test-hangs"
+
+    def backward(self, problem, t):
+        if _marked(t, problem):
+            time.sleep(3600)
+        return super().backward(problem, t)
+
+
+_CONTEXT_LOST = []
+
+
+@register
+class PoisonsCudaContext(ReferenceEngine):
+    """Raises what torch raises after an illegal address; from then on this process's (simulated)
+    CUDA context is gone, as a real one would be. The worker's context probe is replaced below by
+    one that sees the simulated context, since CI has no GPU to poison."""
+
+    name = "test-poisons-context"
+
+    def backward(self, problem, t):
+        if _CONTEXT_LOST:
+            raise RuntimeError("CUDA error: an illegal memory access was encountered (sticky, from before)")
+        if _marked(t, problem):
+            _CONTEXT_LOST.append(True)
+            raise RuntimeError("CUDA error: an illegal memory access was encountered")
+        return super().backward(problem, t)
+
+
+def _simulated_context_probe(device):
+    return "RuntimeError: CUDA error: an illegal memory access was encountered" if _CONTEXT_LOST else None
+
+
+sdpa_bwd_worker._context_poisoned = _simulated_context_probe
+
+
+@register
+class Noisy(ReferenceEngine):
+    """Adds a little run-to-run noise to dq, like unordered float atomics."""
+
+    name = "test-noisy"
+
+    def backward(self, problem, t):
+        side = super().backward(problem, t)
+        t.dq[0, 0, 0, :3] += torch.rand(3, dtype=torch.float64).to(t.dq.dtype) * 1e-3
+        return side
+
+
+@register
+class StaleCache(ReferenceEngine):
+    """Keeps a per-process cache keyed by sizes only: a second case with the same sizes but other
+    strides gets the first case's dq - an order effect. Alone, each case is right."""
+
+    name = "test-stale-cache"
+    _cache: dict = {}
+
+    def backward(self, problem, t):
+        side = super().backward(problem, t)
+        key = (problem.B, problem.H_q, problem.S_q, problem.D_qk)
+        if key in self._cache:
+            t.dq.copy_(self._cache[key])
+        else:
+            self._cache[key] = t.dq.clone()
+        return side
+
+
+@register
+class BreaksOnPaddedRows(ReferenceEngine):
+    """Zeroes the last dq row whenever dq's rows are padded: a layout defect."""
+
+    name = "test-breaks-padded"
+
+    def backward(self, problem, t):
+        side = super().backward(problem, t)
+        if t.dq.stride(2) != t.dq.shape[3]:
+            t.dq[:, :, -1] = 0
+        return side
+
+
+def _marked(t, problem) -> bool:
+    # A case asks for misbehaviour through its sizes: S_q == 13 is the marker.
+    return problem.S_q == 13

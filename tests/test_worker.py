@@ -1,0 +1,74 @@
+"""Process isolation: an engine that aborts, exits, hangs or poisons its CUDA context costs
+one case its verdict (``fault``, with what the process said), never the run."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from sdpa_bwd.cases import Case
+from sdpa_bwd.runner import run_isolated
+from sdpa_bwd.worker import IMPORTS_ENV, Worker, import_engine_modules
+
+FAULT_ENGINES = str(Path(__file__).with_name("fault_engines.py"))
+# S_q == 13 is the marker the fault engines misbehave on.
+CASES = [Case("before", S_q=8, D_qk=16, seed=1), Case("crash", S_q=13, D_qk=16, seed=2),
+         Case("after", S_q=9, D_qk=16, seed=3)]
+
+
+@pytest.fixture(autouse=True)
+def fault_engines(monkeypatch):
+    monkeypatch.setenv(IMPORTS_ENV, FAULT_ENGINES)
+    import_engine_modules()
+
+
+def verdicts(results):
+    return {r.case_id: r.verdict for r in results}
+
+
+def test_abort_is_a_fault_with_the_signal_and_stderr_and_the_run_goes_on():
+    results = run_isolated("test-aborts", CASES, progress=False, replay=False)
+    assert verdicts(results) == {"before": "passed", "crash": "fault", "after": "passed"}
+    crash = results[1]
+    assert crash.fault["exit"] == "killed by signal SIGABRT (6)"
+    assert crash.fault["stderr_tail"] == ["kernel: misaligned address at 0x7f00dead"]
+    assert "misaligned address" in crash.message and crash.failing
+    assert crash.previous_case == "before"
+    assert results[2].previous_case is None  # ran in the replacement worker
+
+
+def test_exit_code_is_reported():
+    results = run_isolated("test-exits", CASES, progress=False, replay=False)
+    assert verdicts(results)["crash"] == "fault"
+    assert results[1].fault["exit_code"] == 7 and "exited with code 7" in results[1].message
+    assert verdicts(results)["after"] == "passed"
+
+
+def test_hang_past_the_time_limit_is_killed():
+    results = run_isolated("test-hangs", CASES, progress=False, replay=False, timeout=2)
+    assert verdicts(results) == {"before": "passed", "crash": "fault", "after": "passed"}
+    assert results[1].fault["kind"] == "timeout" and "no answer within 2 s" in results[1].message
+
+
+def test_poisoned_cuda_context_faults_and_the_next_case_gets_a_fresh_worker():
+    # Without the fresh worker, "after" would fail with the sticky error from "crash".
+    results = run_isolated("test-poisons-context", CASES, progress=False, replay=False)
+    assert verdicts(results) == {"before": "passed", "crash": "fault", "after": "passed"}
+    assert results[1].message.startswith("CUDA context poisoned")
+
+
+def test_worker_is_replaced_only_when_it_dies():
+    with Worker(timeout=60) as w:
+        first = w.run("test-aborts", CASES[0], reruns=1)
+        pid = w.pid
+        w.run("test-aborts", CASES[2], reruns=1)
+        assert w.pid == pid and w.started == 1 and first.verdict == "passed"
+        assert w.run("test-aborts", CASES[1]).verdict == "fault" and not w.alive
+        assert w.run("test-aborts", CASES[2]).verdict == "passed" and w.started == 2
+
+
+def test_unknown_engine_is_the_callers_error_not_a_fault():
+    from sdpa_bwd.worker import WorkerError
+
+    with Worker(timeout=60) as w, pytest.raises(WorkerError, match="no engine named 'nope'"):
+        w.run("nope", CASES[0])
