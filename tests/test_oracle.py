@@ -90,3 +90,15 @@ def test_oracle_chunking_matches_unchunked(monkeypatch):
     torch.testing.assert_close(o, o2)
     for x, y in zip(full, chunked):
         torch.testing.assert_close(x, y)
+
+
+def test_gradient_magnitudes_bound_the_gradients_and_survive_cancellation():
+    # One key per row: dP == delta exactly, so dQ and dK are 0 by cancellation,
+    # but their magnitude (what rounding error scales with) is not.
+    q, k, v, do = (fill(d, seed=s) for s, d in enumerate([(1, 2, 5, 8), (1, 2, 1, 8), (1, 2, 1, 8), (1, 2, 5, 8)]))
+    o, stats = oracle.forward(q, k, v, scale=-0.5)
+    dq, dk, dv, _ = oracle.backward(q, k, v, o, do, stats, scale=-0.5)
+    mags = oracle.gradient_magnitudes(q, k, v, o, do, stats, scale=-0.5)
+    assert float(dq.abs().max()) < 1e-12 and mags["dq"] > 0.1
+    for name, g in (("dq", dq), ("dk", dk), ("dv", dv)):
+        assert float(g.abs().max()) <= mags[name] * (1 + 1e-12)

@@ -7,7 +7,7 @@ For each output the bar is relative to what the dtype allows:
 where the same-dtype reference is the oracle's algorithm run in the inputs'
 dtype (``oracle.backward(..., compute_dtype=dtype)``) and ``floor`` is a
 rounding floor of ``floor_ulps`` units in the last place of the output's
-largest magnitude. ``k`` and ``floor_ulps`` come from the case's tolerance
+largest magnitude (or its magnitude before cancellation, where larger). ``k`` and ``floor_ulps`` come from the case's tolerance
 class (``sdpa_bwd.tolerance``). The margin is ``bound / error``: 1 is the edge,
 ``inf`` an exact match.
 """
@@ -61,7 +61,9 @@ class TensorCheck:
 
 
 def check_tensor(name: str, got: torch.Tensor, want: torch.Tensor, ref: Optional[torch.Tensor],
-                 dtype: str, k: float, floor_ulps: float) -> TensorCheck:
+                 dtype: str, k: float, floor_ulps: float, magnitude: Optional[float] = None) -> TensorCheck:
+    """``magnitude``: the output's size before cancellation (``oracle.gradient_magnitudes``);
+    the rounding floor scales with the larger of it and the oracle's largest value."""
     got64 = got.to(torch.float64)
     want64 = want.to(torch.float64).reshape(got64.shape)
     nan = int(torch.isnan(got64).sum())
@@ -74,6 +76,7 @@ def check_tensor(name: str, got: torch.Tensor, want: torch.Tensor, ref: Optional
     err = torch.where(torch.isnan(err), torch.full_like(err, math.inf), err)
     finite_want = torch.where(torch.isinf(want64), torch.zeros_like(want64), want64)
     scale = float(finite_want.abs().max()) if want64.numel() else 0.0
+    scale = max(scale, magnitude or 0.0)
     if ref is not None:
         ref_err_t = (ref.to(torch.float64).reshape(got64.shape) - want64).abs()
         ref_err_t = torch.where(torch.isnan(ref_err_t) | both_inf, torch.zeros_like(ref_err_t), ref_err_t)

@@ -90,13 +90,36 @@ def backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, right_bound=
     ``stats`` may have dims (B, H_q, S_q) or (B, H_q, S_q, 1). dK and dV sum over
     the query heads that share a K or V head (GQA/MQA, H_k and H_v independent).
     """
+    return _backward(q, k, v, o, do, stats, scale, left_bound, right_bound, alignment, compute_dtype, False)
+
+
+def gradient_magnitudes(q, k, v, o, do, stats, *, scale=None, left_bound=None, right_bound=None,
+                        alignment="top_left") -> dict[str, float]:
+    """The largest |term sum| each gradient element could reach without cancellation.
+
+    The same products as ``backward`` with every factor replaced by its absolute
+    value and ``dP - delta`` by ``|dP| + |delta|``. Where the true gradient is ~0
+    by cancellation (a row with one key: dP == delta exactly), rounding still
+    leaves an error of eps times this, so a tolerance floor scales with it, not
+    with the (zero) result.
+    """
+    dq, dk, dv, delta = _backward(q, k, v, o, do, stats, scale, left_bound, right_bound, alignment,
+                                  torch.float64, True)
+    return {"dq": float(dq.max()) if dq.numel() else 0.0, "dk": float(dk.max()) if dk.numel() else 0.0,
+            "dv": float(dv.max()) if dv.numel() else 0.0,
+            "delta": float(delta.max()) if delta.numel() else 0.0}
+
+
+def _backward(q, k, v, o, do, stats, scale, left_bound, right_bound, alignment, compute_dtype, magnitude):
     B, H_q, S_q, D_qk = q.shape
     H_k, S_kv = k.shape[1], k.shape[2]
     H_v = v.shape[1]
     s = _scale(scale, D_qk)
     lse_all = stats.reshape(B, H_q, S_q)
     keep = band_mask(S_q, S_kv, left_bound, right_bound, alignment, q.device)
-    delta = (do.to(compute_dtype) * o.to(compute_dtype)).sum(-1)
+    delta = (do.to(compute_dtype) * o.to(compute_dtype))
+    delta = (delta.abs() if magnitude else delta).sum(-1)
+    cast = (lambda t: t.to(compute_dtype).abs()) if magnitude else (lambda t: t.to(compute_dtype))
     dq = torch.zeros(B, H_q, S_q, D_qk, dtype=compute_dtype, device=q.device)
     dk_per_q = torch.zeros(B, H_q, S_kv, D_qk, dtype=compute_dtype, device=q.device)
     dv_per_q = torch.zeros(B, H_q, S_kv, v.shape[3], dtype=compute_dtype, device=q.device)
@@ -107,12 +130,14 @@ def backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, right_bound=
         doc = do[b, hs].to(compute_dtype)
         lse = lse_all[b, hs].to(compute_dtype)
         scores = (qc @ kc.transpose(-1, -2)) * s
+        gs = abs(s) if magnitude else s
+        qc, kc, vc, doc = cast(qc), cast(kc), cast(vc), cast(doc)
         finite = torch.isfinite(lse)[..., None] & keep
         p = torch.exp(scores - lse.masked_fill(~torch.isfinite(lse), 0.0)[..., None])
         p = p.masked_fill(~finite, 0.0)
         dp = doc @ vc.transpose(-1, -2)
-        ds = p * (dp - delta[b, hs][..., None])
-        dq[b, hs] = (ds @ kc) * s
-        dk_per_q[b, hs] = (ds.transpose(-1, -2) @ qc) * s
+        ds = p * (dp + delta[b, hs][..., None] if magnitude else dp - delta[b, hs][..., None])
+        dq[b, hs] = (ds @ kc) * gs
+        dk_per_q[b, hs] = (ds.transpose(-1, -2) @ qc) * gs
         dv_per_q[b, hs] = p.transpose(-1, -2) @ doc
     return dq, _reduce_heads(dk_per_q, H_k), _reduce_heads(dv_per_q, H_v), delta
