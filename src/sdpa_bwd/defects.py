@@ -6,7 +6,9 @@ mistake of its class. They prove that the test plan catches each class and that
 Never reachable from the default path: nothing here registers itself on import.
 A test instantiates the classes in ``DEFECTS`` directly; the command line sees
 them as engines named ``triton-defect:<class>`` only when ``SDPA_BWD_DEFECTS=1``
-is set (``sdpa_bwd.diagnose.add_commands`` then calls :func:`register_defects`).
+is set (``sdpa_bwd.diagnose.add_commands`` then calls :func:`register_defects`, and so
+does importing this module, which is how the runner's worker processes get them:
+``SDPA_BWD_ENGINE_IMPORTS=sdpa_bwd.defects``).
 
 The kernels and the launcher are untouched. Each variant subclasses
 :class:`~sdpa_bwd.engines.triton.TritonEngine` and hands
@@ -415,6 +417,12 @@ def unregister_defects() -> None:
 
 def switch_on() -> bool:
     return os.environ.get(ENV_SWITCH, "") == "1"
+
+
+# Behind the debug switch only: a worker or replay process that imports this module
+# (SDPA_BWD_ENGINE_IMPORTS=sdpa_bwd.defects) with SDPA_BWD_DEFECTS=1 sees the variants.
+if switch_on():
+    register_defects()
 
 
 # ----------------------------------------------------------------------------
