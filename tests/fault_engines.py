@@ -77,13 +77,17 @@ sdpa_bwd_worker._context_poisoned = _simulated_context_probe
 
 @register
 class Noisy(ReferenceEngine):
-    """Adds a little run-to-run noise to dq, like unordered float atomics."""
+    """Moves three dq elements by a different number of ulps on every call, as unordered float
+    atomics change the last bits from run to run."""
 
     name = "test-noisy"
+    calls = 0
 
     def backward(self, problem, t):
         side = super().backward(problem, t)
-        t.dq[0, 0, 0, :3] += torch.rand(3, dtype=torch.float64).to(t.dq.dtype) * 1e-3
+        Noisy.calls += 1
+        row = t.dq[0, 0, 0, :3]
+        row.copy_((row.contiguous().view(torch.int16) + Noisy.calls % 3 + 1).view(row.dtype))
         return side
 
 
@@ -121,3 +125,17 @@ class BreaksOnPaddedRows(ReferenceEngine):
 def _marked(t, problem) -> bool:
     # A case asks for misbehaviour through its sizes: S_q == 13 is the marker.
     return problem.S_q == 13
+
+
+@register
+class StaleCacheAndPaddedRows(StaleCache):
+    """Both defects at once, so one run shows an order effect and a layout failure side by side."""
+
+    name = "test-stale-and-padded"
+    _cache: dict = {}
+
+    def backward(self, problem, t):
+        side = super().backward(problem, t)
+        if t.dq.stride(2) != t.dq.shape[3]:
+            t.dq[:, :, -1] = 0
+        return side

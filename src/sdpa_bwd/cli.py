@@ -37,23 +37,65 @@ def cmd_run(args) -> int:
 
     from .engines import get_engine
     from .report import print_table, write_json
-    from .runner import FAILING, run_cases
+    from .runner import parse_shard, run_cases, run_isolated, shard
+    from .worker import import_engine_modules
 
     console = Console()
+    import_engine_modules()
     cases, source = _select_cases(args)
+    if args.shard:
+        try:
+            i, n = parse_shard(args.shard)
+        except ValueError as exc:
+            raise SystemExit(f"sdpa-bwd: {exc}") from None
+        cases = shard(cases, i, n)
+        console.print(f"shard {i}/{n}: {len(cases)} cases")
     if not cases:
         console.print("[yellow]no cases selected[/] - loosen --filter or --case")
         return 2
+    if args.reruns < 1:
+        raise SystemExit(f"sdpa-bwd: --reruns {args.reruns}: the engine must run at least once")
+    skips = claims = None
+    if args.skips or args.enforce_claims:
+        from . import claims as claims_mod
+        from .report import environment
+
+        arch = environment()["arch"]
+        skips = claims_mod.load_skips(args.skips, arch) if args.skips else None
     results = []
     for name in args.engine or ["triton"]:
         engine = get_engine(name)
-        console.print(f"[bold]{name}[/] on {engine.device()}: {len(cases)} cases")
-        results += run_cases(engine, cases, source=source, progress=not args.no_progress)
+        skip_now = {e.case: e.reason for e in skips.entries_for(name) if e.action == "skip"} if skips else {}
+        console.print(f"[bold]{name}[/] on {engine.device()}: {len(cases)} cases, {args.reruns} run(s) each"
+                      + ("" if args.in_process else f", {args.workers} worker process(es)"))
+        if args.in_process:
+            engine_results = run_cases(engine, cases, source=source, progress=not args.no_progress,
+                                       reruns=args.reruns)
+        else:
+            engine_results = run_isolated(name, cases, source=source, reruns=args.reruns, timeout=args.timeout,
+                                          workers=args.workers, replay=not args.no_replay,
+                                          replay_limit=args.replay_limit, controls=not args.no_controls,
+                                          progress=not args.no_progress, skip=skip_now)
+        if skips:
+            skips.apply(name, engine_results)
+        if args.enforce_claims:
+            claims = claims_mod.enforce(args.enforce_claims, name, arch, engine_results)
+            console.print(claims)
+        results += engine_results
     print_table(results, console)
+    if skips:
+        for line in skips.stale(cases, results):
+            console.print(f"[yellow]stale skip entry[/] {line}")
+    extra = {"argv": sys.argv[1:], "shard": args.shard, "reruns": args.reruns}
     if args.json:
-        write_json(results, args.json, {"argv": sys.argv[1:]})
+        write_json(results, args.json, extra)
         console.print(f"report written to {args.json}")
-    return 1 if any(r.verdict in FAILING for r in results) else 0
+    if args.junit:
+        from .junit import write_junit
+
+        write_junit(results, args.junit)
+        console.print(f"JUnit XML written to {args.junit}")
+    return 1 if any(r.failing for r in results) else 0
 
 
 def cmd_info(args) -> int:
@@ -103,6 +145,28 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--filter", action="append", help="keep cases whose id or description contains this")
     run.add_argument("--json", help="write a machine-readable report here")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--junit", help="write JUnit XML here (one testcase per engine and case)")
+    run.add_argument("--reruns", type=int, default=2,
+                     help="runs per case on identical inputs; any changed bit is reported (default 2)")
+    run.add_argument("--timeout", type=float, default=300.0,
+                     help="seconds a case may take before its worker is killed as hung (default 300)")
+    run.add_argument("--workers", type=int, default=1,
+                     help="worker processes at once, one GPU each when there are that many (default 1)")
+    run.add_argument("--shard", help="run only shard i of n (1-based, e.g. 2/4), split by a stable hash of case ids")
+    run.add_argument("--in-process", action="store_true",
+                     help="run the engine in this process: no crash isolation, replays or controls")
+    run.add_argument("--no-replay", action="store_true",
+                     help="do not replay failing cases alone in a fresh process (no order-dependence check)")
+    run.add_argument("--replay-limit", type=int, default=20,
+                     help="replay at most this many failing cases per engine (default 20)")
+    run.add_argument("--no-controls", action="store_true",
+                     help="do not run failing cases' packed-BHSD layout controls")
+    run.add_argument("--enforce-claims", metavar="FILE",
+                     help="claims file or directory (sdpa-bwd claims harvest): a claimed case that does not "
+                          "pass is an error, 'claim broken'")
+    run.add_argument("--skips", metavar="FILE",
+                     help="known-defect skip list (JSON): matching failures do not fail the run; "
+                          "stale entries are reported")
     run.set_defaults(func=cmd_run)
 
     info = sub.add_parser("info", help="versions, device, and every registered engine")

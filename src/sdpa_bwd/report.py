@@ -14,7 +14,9 @@ import torch
 from .runner import CaseResult
 
 _STYLE = {"passed": "green", "declined": "yellow", "rejected": "green", "failed": "bold red",
-          "error": "bold red", "rejection-accepted": "bold red", "invalid-case": "magenta"}
+          "error": "bold red", "rejection-accepted": "bold red", "invalid-case": "magenta", "fault": "bold red",
+          "nondeterministic": "yellow", "order-dependent": "bold red", "skipped": "dim"}
+SCHEMA = "sdpa-bwd.run/1"
 
 
 def environment() -> dict:
@@ -54,7 +56,9 @@ def print_table(results: Sequence[CaseResult], console=None, max_message: int = 
         for col in ("case", "problem", "verdict", "margin", "time", "detail"):
             table.add_column(col, overflow="fold")
         for r in rows:
-            detail = r.message if not r.ok or r.verdict == "declined" else ""
+            detail = r.message if not r.ok or r.verdict not in ("passed", "rejected") else ""
+            if r.skip_reason:
+                detail = f"known (skip list: {r.skip_reason}) " + detail
             if len(detail) > max_message:
                 detail = detail[: max_message - 1] + "…"
             table.add_row(r.case_id, r.description, f"[{_STYLE.get(r.verdict, '')}]{r.verdict}",
@@ -65,13 +69,57 @@ def print_table(results: Sequence[CaseResult], console=None, max_message: int = 
         failing = [r for r in rows if not r.ok]
         for r in failing[:20]:
             console.print(f"  [red]{r.verdict}[/] {r.case_id}: rerun with [bold]{r.repro}[/]")
+            for label, info in (("alone", r.replay), ("packed BHSD", r.layout_control)):
+                if info and info.get("conclusion"):
+                    console.print(f"      {label}: {info['conclusion']}")
+
+
+def _summary(results: Iterable[dict]) -> list[dict]:
+    counts = Counter((r["engine"], r["verdict"]) for r in results)
+    return [{"engine": e, "verdict": v, "count": n} for (e, v), n in sorted(counts.items())]
 
 
 def to_json(results: Sequence[CaseResult], extra: dict | None = None) -> dict:
-    counts = Counter((r.engine, r.verdict) for r in results)
-    return {"schema": "sdpa-bwd.run/1", "environment": environment(), **(extra or {}),
-            "summary": [{"engine": e, "verdict": v, "count": n} for (e, v), n in sorted(counts.items())],
-            "results": [r.to_dict() for r in results]}
+    """The report; results ordered by engine and case id, so that reports of the same cases run
+    in any order, sharded or on several workers, hold the same results in the same order."""
+    rows = sorted((r.to_dict() for r in results), key=lambda d: (d["engine"], d["case"]))
+    return {"schema": SCHEMA, "environment": environment(), **(extra or {}),
+            "summary": _summary(rows), "results": rows}
+
+
+# Fields that differ between two runs of the same cases even when every verdict agrees.
+VOLATILE = ("seconds", "previous_case")
+
+
+def content(report: dict) -> list[dict]:
+    """A report's results without run-to-run noise (timings, process neighbours): for comparing runs."""
+    return [{k: v for k, v in r.items() if k not in VOLATILE} for r in report["results"]]
+
+
+def load_report(path) -> dict:
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if not (isinstance(data, dict) and data.get("schema") == SCHEMA):
+        raise ValueError(f"{path}: not a run report (want schema {SCHEMA!r}; sdpa-bwd run --json writes one)")
+    return data
+
+
+def merge(reports: Sequence[dict], sources: Sequence[str] = ()) -> dict:
+    """One report from several (shards, or one per GPU); a case reported twice for one engine is an error."""
+    if not reports:
+        raise ValueError("nothing to merge")
+    rows: dict[tuple[str, str], dict] = {}
+    for n, rep in enumerate(reports):
+        for r in rep["results"]:
+            key = (r["engine"], r["case"])
+            if key in rows:
+                where = sources[n] if n < len(sources) else f"report {n + 1}"
+                raise ValueError(f"case {key[1]} of engine {key[0]} is in two reports (again in {where}): "
+                                 "shards must not overlap - were they cut with the same --shard n?")
+            rows[key] = r
+    results = [rows[k] for k in sorted(rows)]
+    envs = [rep.get("environment", {}) for rep in reports]
+    return {"schema": SCHEMA, "environment": envs[0], "merged_from": list(sources) or len(reports),
+            "environments": envs, "summary": _summary(results), "results": results}
 
 
 def write_json(results: Sequence[CaseResult], path: str | Path, extra: dict | None = None) -> None:

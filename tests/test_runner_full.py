@@ -1,0 +1,160 @@
+"""The full runner: reruns, order effects, layout controls, shards, several workers, merge, JUnit, CLI."""
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from sdpa_bwd.cases import BUILTIN_CASES, Case, dump_cases
+from sdpa_bwd.cli import main
+from sdpa_bwd.engines import get_engine
+from sdpa_bwd.engines.reference import ReferenceEngine
+from sdpa_bwd.layout import Storage
+from sdpa_bwd.report import content, load_report, merge
+from sdpa_bwd.runner import packed_control, parse_shard, run_case, run_cases, run_isolated, shard
+from sdpa_bwd.worker import IMPORTS_ENV, import_engine_modules
+
+FAULT_ENGINES = str(Path(__file__).with_name("fault_engines.py"))
+pytest_plugins = ["pytester"]
+TINY = [Case(f"tiny-{i}", B=1, H_q=2, S_q=8 + i, D_qk=16, seed=i,
+             storage={"dq": Storage("sbhd")} if i % 2 else ()) for i in range(6)]
+
+
+@pytest.fixture
+def fault_engines(monkeypatch):
+    monkeypatch.setenv(IMPORTS_ENV, FAULT_ENGINES)
+    import_engine_modules()
+
+
+# -- reruns -------------------------------------------------------------------------
+def test_reruns_of_an_exact_engine_are_bitwise_identical():
+    r = run_case(ReferenceEngine(), TINY[1], reruns=3)
+    assert r.verdict == "passed" and r.runs == 3 and r.rerun_changed == {}
+
+
+def test_changed_bits_between_reruns_are_counted(fault_engines):
+    engine = get_engine("test-noisy")
+    r = run_case(engine, TINY[0], reruns=2)
+    assert r.verdict == "nondeterministic" and r.rerun_changed == {"dq": 3}
+    assert "dq 3 elements changed between 2 runs" in r.message
+    assert not r.failing  # determinism was not asked for: reported, not a failure
+    det = run_case(engine, Case("det", B=1, H_q=2, S_q=8, D_qk=16, deterministic=True), reruns=2)
+    assert det.verdict == "nondeterministic" and det.failing
+    assert "asked for a deterministic backward" in det.message
+    assert run_case(engine, TINY[0], reruns=1).verdict == "passed"  # one run cannot tell
+
+
+def test_rerun_poisons_outputs_again():
+    class WritesOnlyOnce(ReferenceEngine):
+        name = "test-writes-once"
+        calls = 0
+
+        def backward(self, problem, t):
+            WritesOnlyOnce.calls += 1
+            if WritesOnlyOnce.calls == 1:
+                return super().backward(problem, t)
+
+    r = run_case(WritesOnlyOnce(), TINY[0], reruns=2)
+    # the first run is judged (and passes); the second left the outputs poison: every element changed
+    assert r.rerun_changed == {"dq": 256, "dk": 256, "dv": 256}
+    assert r.verdict == "nondeterministic" and r.checks["dq"].passed
+
+
+# -- order effects and layout controls ---------------------------------------------------
+def test_order_dependent_failure_names_the_case_before_it_and_layout_control_blames_the_layout(fault_engines):
+    cases = [Case("first", B=1, H_q=2, S_q=8, D_qk=16, seed=1),
+             # same sizes, other strides and values: the stale cache hands it first's dq
+             Case("second", B=1, H_q=2, S_q=8, D_qk=16, seed=2, storage={"q": Storage("bshd")}),
+             Case("padded", B=1, H_q=2, S_q=9, D_qk=16, seed=3, storage={"dq": Storage("bhsd", pad={"s": 2})})]
+    results = {r.case_id: r for r in run_isolated("test-stale-and-padded", cases, progress=False)}
+    assert results["first"].verdict == "passed" and results["first"].replay is None
+    second = results["second"]
+    assert second.verdict == "order-dependent" and second.previous_case == "first"
+    assert "when run after first" in second.message and second.replay["verdict"] == "passed"
+    padded = results["padded"]
+    assert padded.verdict == "failed" and padded.replay["conclusion"] == "fails alone too"
+    assert padded.layout_control["verdict"] == "passed"
+    assert padded.layout_control["conclusion"].startswith("the layout's")
+
+
+def test_packed_control_keeps_values_and_drops_storage():
+    c = BUILTIN_CASES[3]  # padded-rows
+    p = packed_control(c)
+    assert p.storage == () and (p.seed, p.sizes, p.dtype) == (c.seed, c.sizes, c.dtype)
+    assert packed_control(BUILTIN_CASES[0]) is None  # already packed BHSD
+
+
+# -- shards, workers, merge ------------------------------------------------------------------
+def test_shards_partition_any_case_list_the_same_way_every_time():
+    parts = [shard(BUILTIN_CASES, i, 3) for i in (1, 2, 3)]
+    ids = [c.id for part in parts for c in part]
+    assert sorted(ids) == sorted(c.id for c in BUILTIN_CASES) and len(ids) == len(set(ids))
+    assert all(parts), "three shards of 14 cases: none empty"
+    # a stable hash of the id alone: independent of the list's order and of the process
+    assert {c.id for c in shard(list(reversed(BUILTIN_CASES)), 2, 3)} == {c.id for c in parts[1]}
+    # pinned: a change of the hash would reshuffle every CI matrix's shards
+    assert [c.id for c in shard(BUILTIN_CASES, 1, 3)] == ["grads-unlike-inputs", "causal-top-left",
+                                                         "stats-padded-rank4", "fp16-negative-scale"]
+    with pytest.raises(ValueError, match="need 1 <= i <= n"):
+        parse_shard("0/3")
+
+
+def test_two_workers_and_merged_shards_equal_one_worker(tmp_path):
+    cases_file = tmp_path / "cases.json"
+    dump_cases(TINY, cases_file)
+    base = ["run", "--engine", "reference", "--cases", str(cases_file), "--no-progress"]
+    assert main(base + ["--json", str(tmp_path / "one.json")]) == 0
+    assert main(base + ["--workers", "2", "--json", str(tmp_path / "two.json")]) == 0
+    for i in (1, 2):
+        assert main(base + ["--in-process", "--shard", f"{i}/2", "--json", str(tmp_path / f"s{i}.json")]) == 0
+    assert main(["merge", str(tmp_path / "s1.json"), str(tmp_path / "s2.json"), "-o", str(tmp_path / "m.json")]) == 0
+    one = load_report(tmp_path / "one.json")
+    assert [r["case"] for r in one["results"]] == sorted(c.id for c in TINY)
+    assert content(load_report(tmp_path / "two.json")) == content(one)
+    assert content(load_report(tmp_path / "m.json")) == content(one)
+
+
+def test_merge_refuses_overlapping_shards(tmp_path):
+    rep = {"schema": "sdpa-bwd.run/1", "results": [{"engine": "e", "case": "a", "verdict": "passed"}]}
+    with pytest.raises(ValueError, match="case a of engine e is in two reports"):
+        merge([rep, rep], ["x.json", "y.json"])
+
+
+# -- outputs ----------------------------------------------------------------------------------
+def test_junit_maps_verdicts(tmp_path, fault_engines):
+    from sdpa_bwd.junit import write_junit
+
+    results = run_cases(get_engine("test-breaks-padded"), TINY[:2], progress=False)
+    results += run_cases(get_engine("torch-math"), [BUILTIN_CASES[7]], progress=False)  # declines H_k != H_v
+    write_junit(results, tmp_path / "j.xml")
+    root = ET.parse(tmp_path / "j.xml").getroot()
+    suites = {s.get("name"): s for s in root}
+    padded = suites["sdpa_bwd.test-breaks-padded"]
+    assert (padded.get("tests"), padded.get("failures")) == ("2", "1")
+    failing = padded.find("testcase[@name='tiny-1']/failure")
+    assert failing is not None and "repro: sdpa-bwd run --engine test-breaks-padded --case tiny-1" in failing.text
+    assert padded.find("testcase[@name='tiny-0']/failure") is None
+    skipped = suites["sdpa_bwd.torch-math"].find("testcase[@name='mqa-hk-ne-hv']/skipped")
+    assert skipped is not None and "H_k = 2 != H_v = 1" in skipped.get("message")
+
+
+def test_cli_run_isolated_reports_fault_and_exit_code(tmp_path, fault_engines):
+    cases_file = tmp_path / "cases.json"
+    dump_cases([TINY[0], Case("crash", B=1, H_q=2, S_q=13, D_qk=16)], cases_file)
+    rc = main(["run", "--engine", "test-aborts", "--cases", str(cases_file), "--no-progress", "--no-replay",
+               "--json", str(tmp_path / "r.json"), "--junit", str(tmp_path / "r.xml")])
+    assert rc == 1
+    rows = {r["case"]: r for r in load_report(tmp_path / "r.json")["results"]}
+    assert rows["crash"]["verdict"] == "fault" and rows["crash"]["fault"]["exit"].startswith("killed by signal")
+    assert rows["tiny-0"]["verdict"] == "passed" and rows["tiny-0"]["runs"] == 2
+    assert ET.parse(tmp_path / "r.xml").getroot().find(".//testcase[@name='crash']/failure") is not None
+
+
+def test_pytest_plugin_one_test_per_case_with_the_case_id(pytester, tmp_path):
+    cases_file = tmp_path / "cases.json"
+    dump_cases(BUILTIN_CASES[:3], cases_file)
+    result = pytester.runpytest_subprocess("--sdpa-bwd-engine", "reference",
+                                           "--sdpa-bwd-cases", str(cases_file), "-v", "-k", "not sbhd")
+    result.assert_outcomes(passed=2, deselected=1)
+    result.stdout.fnmatch_lines(["*sdpa_bwd*reference*::bhsd PASSED*", "*::bshd PASSED*"])
