@@ -70,7 +70,7 @@ def cmd_run(args) -> int:
                       + ("" if args.in_process else f", {args.workers} worker process(es)"))
         if args.in_process:
             engine_results = run_cases(engine, cases, source=source, progress=not args.no_progress,
-                                       reruns=args.reruns)
+                                       reruns=args.reruns, skip=skip_now)
         else:
             engine_results = run_isolated(name, cases, source=source, reruns=args.reruns, timeout=args.timeout,
                                           workers=args.workers, replay=not args.no_replay,

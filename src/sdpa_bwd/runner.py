@@ -285,9 +285,25 @@ def _check_forward(engine, case, problem, result, attrs) -> list[str]:
     return messages
 
 
+def skipped_result(engine: str, case: Case, reason: str, source: Optional[str] = None) -> CaseResult:
+    """A case a skip list says not to run (it hangs or crashes): recorded, not run."""
+    return CaseResult(case.id, engine, "skipped", case.describe(), purpose=case.purpose, covers=case.covers,
+                      repro=case.repro(engine, source), case=case.to_dict(),
+                      deterministic_requested=case.deterministic, skip_reason=reason,
+                      message=f"not run: skip list says {reason}")
+
+
 def run_cases(engine: Engine, cases: Sequence[Case], *, source: Optional[str] = None, progress: bool = True,
-              on_result=None, reruns: int = 1) -> list[CaseResult]:
-    """Run ``cases`` in order; a rich progress bar when ``progress`` and the run is long."""
+              on_result=None, reruns: int = 1, skip: Optional[dict] = None) -> list[CaseResult]:
+    """Run ``cases`` in order in this process; a rich progress bar when ``progress`` and the run is long.
+    ``skip`` maps case ids to reasons for cases not to run at all."""
+    skip = skip or {}
+
+    def one(case: Case) -> CaseResult:
+        if case.id in skip:
+            return skipped_result(engine.name, case, skip[case.id], source)
+        return run_case(engine, case, source=source, reruns=reruns)
+
     results: list[CaseResult] = []
     if progress and len(cases) > 1:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -297,13 +313,13 @@ def run_cases(engine: Engine, cases: Sequence[Case], *, source: Optional[str] = 
             task = bar.add_task(engine.name, total=len(cases), current="")
             for case in cases:
                 bar.update(task, current=case.id)
-                results.append(run_case(engine, case, source=source, reruns=reruns))
+                results.append(one(case))
                 if on_result:
                     on_result(results[-1])
                 bar.advance(task)
     else:
         for case in cases:
-            results.append(run_case(engine, case, source=source, reruns=reruns))
+            results.append(one(case))
             if on_result:
                 on_result(results[-1])
     return results
@@ -410,10 +426,7 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
             for i in range(bounds[part], bounds[part + 1]):
                 case = cases[i]
                 if case.id in skip:
-                    r = CaseResult(case.id, engine, "skipped", case.describe(), purpose=case.purpose,
-                                   covers=case.covers, repro=case.repro(engine, source), case=case.to_dict(),
-                                   deterministic_requested=case.deterministic, skip_reason=skip[case.id],
-                                   message=f"not run: skip list says {skip[case.id]}")
+                    r = skipped_result(engine, case, skip[case.id], source)
                 else:
                     r = w.run(engine, case, source=source, reruns=reruns)
                 done(i, r)
@@ -471,3 +484,4 @@ def _replay(engine: str, case: Case, result: CaseResult, *, source, reruns, time
         result.layout_control = {**c.brief(), "conclusion": _control_conclusion(c)}
         if result.verdict != "order-dependent":
             result.message += f"; layout control: {result.layout_control['conclusion']}"
+
