@@ -1,0 +1,109 @@
+"""The support matrix from real run reports: features from case values, Markdown, and one static
+HTML page whose failing cells link to their cases - checked in a real headless Chromium."""
+
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from sdpa_bwd.cases import BUILTIN_CASES, Case
+from sdpa_bwd.cli import main
+from sdpa_bwd.engines import get_engine
+from sdpa_bwd.layout import Storage
+from sdpa_bwd.matrix import build, case_anchor, features, to_html, to_markdown
+from sdpa_bwd.report import to_json
+from sdpa_bwd.runner import run_cases
+from sdpa_bwd.worker import IMPORTS_ENV, import_engine_modules
+
+FAULT_ENGINES = str(Path(__file__).with_name("fault_engines.py"))
+CASES = [BUILTIN_CASES[0], BUILTIN_CASES[3], BUILTIN_CASES[7], BUILTIN_CASES[10]]  # bhsd, padded, mqa, window
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    import os
+
+    os.environ[IMPORTS_ENV] = FAULT_ENGINES
+    try:
+        import_engine_modules()
+    finally:
+        del os.environ[IMPORTS_ENV]
+    results = []
+    for name in ("reference", "test-breaks-padded", "torch-math"):
+        results += run_cases(get_engine(name), CASES, progress=False)
+    path = tmp_path_factory.mktemp("matrix") / "report.json"
+    path.write_text(json.dumps(to_json(results), default=str))
+    return path
+
+
+def test_features_come_from_case_values():
+    f = dict(features(Case("x", H_q=4, H_k=1, D_qk=64, D_v=32, right_bound=0, alignment="bottom_right",
+                           S_kv=40, dtype="float16", storage={"q": Storage("sbhd", pad={"s": 3})})))
+    assert f == {"dtype": "float16", "heads": "MQA", "head dim": "64/32", "mask": "causal BR",
+                 "lengths": "S_q < S_kv", "layout": "padded strides", "determinism": "not requested"}
+    layouts = {v for a, v in features(Case("y", storage={"k": Storage("bshd", inner_stride=2)})) if a == "layout"}
+    assert layouts == {"BSHD", "inner stride != 1"}
+    probe = Case("p", purpose="probe", expected_rejection="x", covers=("probe:rank",))
+    assert features(probe) == [("probes", "rank")]
+
+
+def test_markdown_cells(report):
+    m = build([json.loads(report.read_text())])
+    md = to_markdown(m)
+    assert md.splitlines()[0] == "| feature | reference | test-breaks-padded | torch-math |"
+    assert "| heads: H_k != H_v | ✓ 1 | ✓ 1 | declined (1) |" in md
+    assert "| layout: SBHD | ✓ 1 | ✗ 1 of 1 fail | ✓ 1 |" in md
+    assert "| layout: packed BHSD | ✓ 2 | ✓ 2 | ✓ 1, 1 declined |" in md
+    assert "test-breaks-padded `padded-rows` **failed**" in md
+
+
+def test_matrix_command_writes_markdown_and_html(report, tmp_path):
+    assert main(["matrix", str(report), "--markdown", str(tmp_path / "m.md"), "--html", str(tmp_path / "m.html")]) == 0
+    page = (tmp_path / "m.html").read_text()
+    anchor = case_anchor("test-breaks-padded", "padded-rows")
+    assert f'id="{anchor}"' in page and 'class="fail"' in page
+    assert (tmp_path / "m.md").read_text().startswith("| feature |")
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids, self.fail_links, self.in_fail = set(), [], False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.add(a["id"])
+        if tag == "td":
+            self.in_fail = a.get("class") == "fail"
+        if tag == "a" and self.in_fail:
+            self.fail_links.append(a["href"])
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium for the headless-browser check: "
+                                             "apt-get install -y chromium")
+def test_html_page_loads_in_headless_chromium_and_failing_cells_link_to_their_cases(report, tmp_path):
+    page = tmp_path / "matrix.html"
+    page.write_text(to_html(build([json.loads(report.read_text())])), encoding="utf-8")
+    with tempfile.TemporaryDirectory() as profile:
+        out = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                              "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                              "--no-first-run", f"--user-data-dir={profile}", "--dump-dom", page.as_uri()],
+                             capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    dom = out.stdout
+    assert "<table id=\"matrix\">" in dom and "sdpa-bwd support matrix" in dom, dom[:500]
+    links = _Links()
+    links.feed(dom)
+    assert links.fail_links, "the report has failures: some cell must link to one"
+    for href in links.fail_links:
+        assert href.startswith("#") and href[1:] in links.ids, f"{href} has no target in the loaded page"
+    assert f"#{case_anchor('test-breaks-padded', 'padded-rows')}" in links.fail_links
