@@ -709,9 +709,9 @@ def _rule_low_precision(e: Evidence) -> list:
     if e.float32 == "passed":
         out.append((2, "the same case in float32 passes"))
     locs = [e.loc[n] for n in e.failing if n in e.loc]
-    # Rounding errors stay a few per cent of the output (relative L2); addressing errors are of the order
-    # of the values themselves (relative L2 near or above 1).
-    if locs and all(l.nan == 0 and l.unwritten == 0 and l.rel_err < 0.15 for l in locs):
+    # Rounding errors stay a few per cent of the output (relative L2) and within ~20x the same-dtype
+    # reference's worst error; addressing errors are of the order of the values themselves.
+    if locs and all(l.nan == 0 and l.unwritten == 0 and l.rel_err < 0.15 and l.err_over_ref <= 20 for l in locs):
         worst = max(l.err_over_ref for l in locs)
         out.append((2, f"small errors (relative L2 <= {max(l.rel_err for l in locs):.3f}, {worst:.1f} x the "
                        "same-dtype reference's worst error), no NaN, nothing unwritten"))
