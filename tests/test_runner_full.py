@@ -31,6 +31,9 @@ def fault_engines(monkeypatch):
 def test_reruns_of_an_exact_engine_are_bitwise_identical():
     r = run_case(ReferenceEngine(), TINY[1], reruns=3)
     assert r.verdict == "passed" and r.runs == 3 and r.rerun_changed == {}
+    d = r.to_dict()  # per tensor: error, tolerance and margin against the oracle, and the tolerance class
+    assert set(d["tolerance_classes"]) >= {"dq", "dk", "dv"}
+    assert {"max_abs_err", "tolerance", "margin", "mismatches"} <= set(d["checks"]["dq"])
 
 
 def test_changed_bits_between_reruns_are_counted(fault_engines):
@@ -158,3 +161,12 @@ def test_pytest_plugin_one_test_per_case_with_the_case_id(pytester, tmp_path):
                                            "--sdpa-bwd-cases", str(cases_file), "-v", "-k", "not sbhd")
     result.assert_outcomes(passed=2, deselected=1)
     result.stdout.fnmatch_lines(["*sdpa_bwd*reference*::bhsd PASSED*", "*::bshd PASSED*"])
+
+
+def test_pytest_plugin_collects_a_plan_level(pytester):
+    from sdpa_bwd.plan import load_level
+
+    ids = [c.id for c in load_level("quick")]
+    result = pytester.runpytest_subprocess("--sdpa-bwd-engine", "reference", "--sdpa-bwd-level", "quick",
+                                           "--collect-only", "-q")
+    result.stdout.fnmatch_lines([f"*::{ids[0]}", f"*::{ids[-1]}", f"{len(ids)} tests collected*"])

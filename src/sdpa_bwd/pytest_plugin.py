@@ -108,5 +108,8 @@ def pytest_collection_modifyitems(session, config, items) -> None:
     for engine in engines:
         collector = SdpaEngineCollector.from_parent(session, name=f"sdpa_bwd[{engine}]", engine=engine,
                                                     cases=cases, source=source)
-        selected += list(collector.collect())
+        mine = list(collector.collect())
+        # Report the collection as pytest's collectors do, so "N tests collected" counts the cases.
+        config.hook.pytest_collectreport(report=pytest.CollectReport(collector.nodeid, "passed", None, mine))
+        selected += mine
     items.extend(selected)

@@ -77,6 +77,7 @@ class CaseResult:
     layout_control: Optional[dict] = None                # the same values stored packed BHSD
     fault: Optional[dict] = None                         # how the worker died: exit code/signal, stderr tail
     skip_reason: Optional[str] = None                    # a skip-list entry matched (known defect)
+    tolerance_classes: dict = field(default_factory=dict)  # tensor -> tolerance class name (sdpa_bwd.tolerance)
     claim_broken: Optional[str] = None                   # a claims file says this case passes
 
     @property
@@ -110,7 +111,8 @@ class CaseResult:
                 "case_data": self.case, "deterministic_requested": self.deterministic_requested,
                 "runs": self.runs, "rerun_changed": self.rerun_changed, "previous_case": self.previous_case,
                 "replay": self.replay, "layout_control": self.layout_control, "fault": self.fault,
-                "skip_reason": self.skip_reason, "claim_broken": self.claim_broken}
+                "skip_reason": self.skip_reason, "claim_broken": self.claim_broken,
+                "tolerance_classes": self.tolerance_classes}
 
     def brief(self) -> dict:
         """The few fields a replay or a control reports about itself."""
@@ -206,6 +208,7 @@ def _run_checks(engine: Engine, case: Case, problem, result: CaseResult, reruns:
     messages = _guard_messages(guard)
     for i, name in enumerate(OUTPUTS):
         cls = tolerance_class(problem, name)
+        result.tolerance_classes[name] = cls.name
         result.checks[name] = check_tensor(name, getattr(t, name), want[i], same_dtype[i], problem.dtype,
                                            cls.k, cls.floor_for(reduction_length(problem, name)))
     if "delta" in side:
@@ -278,6 +281,7 @@ def _check_forward(engine, case, problem, result, attrs) -> list[str]:
         if unwritten:
             messages.append(f"forward {name}: {unwritten} logical elements never written")
     cls = tolerance_class(problem, "o")
+    result.tolerance_classes["o"] = cls.name
     result.checks["o"] = check_tensor("o", t.o, want_o, ref_o, problem.dtype, cls.k,
                                       cls.floor_for(reduction_length(problem, "o")))
     result.checks["stats"] = check_tensor("stats", t.stats, want_stats, ref_stats.float(), "float32", 2.0,
