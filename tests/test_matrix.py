@@ -21,7 +21,12 @@ from sdpa_bwd.runner import run_cases
 from sdpa_bwd.worker import IMPORTS_ENV, import_engine_modules
 
 FAULT_ENGINES = str(Path(__file__).with_name("fault_engines.py"))
-CASES = [BUILTIN_CASES[0], BUILTIN_CASES[3], BUILTIN_CASES[7], BUILTIN_CASES[10]]  # bhsd, padded, mqa, window
+# Tiny versions of built-in cases: packed, padded rows, H_k != H_v, an SBHD window.
+CASES = [Case("bhsd", B=1, H_q=2, S_q=8, D_qk=16, seed=1),
+         Case("padded-rows", B=1, H_q=2, S_q=9, D_qk=16, seed=2, storage={"dq": Storage("bhsd", pad={"s": 3})}),
+         Case("mqa-hk-ne-hv", B=1, H_q=4, H_k=2, H_v=1, S_q=8, D_qk=16, seed=3),
+         Case("window", B=1, H_q=2, S_q=12, D_qk=16, left_bound=4, right_bound=1, seed=4,
+              storage={n: Storage("sbhd") for n in ("q", "k", "v", "o", "do", "dq", "dk", "dv")})]
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +63,7 @@ def test_markdown_cells(report):
     assert md.splitlines()[0] == "| feature | reference | test-breaks-padded | torch-math |"
     assert "| heads: H_k != H_v | ✓ 1 | ✓ 1 | declined (1) |" in md
     assert "| layout: SBHD | ✓ 1 | ✗ 1 of 1 fail | ✓ 1 |" in md
+    assert "| layout: padded strides | ✓ 1 | ✗ 1 of 1 fail | ✓ 1 |" in md
     assert "| layout: packed BHSD | ✓ 2 | ✓ 2 | ✓ 1, 1 declined |" in md
     assert "test-breaks-padded `padded-rows` **failed**" in md
 
