@@ -2,7 +2,6 @@
 HTML page whose failing cells link to their cases - checked in a real headless Chromium."""
 
 import json
-import re
 import shutil
 import subprocess
 import tempfile
@@ -11,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sdpa_bwd.cases import BUILTIN_CASES, Case
+from sdpa_bwd.cases import Case
 from sdpa_bwd.cli import main
 from sdpa_bwd.engines import get_engine
 from sdpa_bwd.layout import Storage

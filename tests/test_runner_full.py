@@ -1,6 +1,5 @@
 """The full runner: reruns, order effects, layout controls, shards, several workers, merge, JUnit, CLI."""
 
-import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 

@@ -1,7 +1,6 @@
 """Process isolation: an engine that aborts, exits, hangs or poisons its CUDA context costs
 one case its verdict (``fault``, with what the process said), never the run."""
 
-import os
 from pathlib import Path
 
 import pytest

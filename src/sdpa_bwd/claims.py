@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Sequence
 
 CLAIMS_SCHEMA = "sdpa-bwd.claims/1"
 SKIPS_SCHEMA = "sdpa-bwd.skips/1"

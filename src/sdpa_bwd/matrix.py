@@ -28,7 +28,7 @@ import re
 import sys
 from collections import defaultdict
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from .cases import Case
 from .layout import Storage

@@ -37,7 +37,7 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
 import torch
 
@@ -46,7 +46,7 @@ from .cases import Case
 from .compare import TensorCheck, check_tensor
 from .engines import Engine
 from .problem import OUTPUTS
-from .tensors import TORCH_DTYPE, check_outputs, materialize, poison_, snapshot_inputs
+from .tensors import TORCH_DTYPE, check_outputs, materialize, snapshot_inputs
 from .tolerance import reduction_length, tolerance_class
 
 PASSING = ("passed", "declined", "rejected", "skipped")
