@@ -139,3 +139,17 @@ class StaleCacheAndPaddedRows(StaleCache):
         if t.dq.stride(2) != t.dq.shape[3]:
             t.dq[:, :, -1] = 0
         return side
+
+
+@register
+class DeviceAssert(ReferenceEngine):
+    """On a GPU: an out-of-bounds index on the device trips a device-side assert, which poisons the
+    CUDA context for good - the real thing the CPU tests simulate."""
+
+    name = "test-device-assert"
+
+    def backward(self, problem, t):
+        if _marked(t, problem):
+            table = torch.zeros(4, device=t.dq.device)
+            table[torch.tensor([1 << 20], device=t.dq.device)].sum().item()
+        return super().backward(problem, t)

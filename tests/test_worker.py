@@ -70,3 +70,19 @@ def test_unknown_engine_is_the_callers_error_not_a_fault():
 
     with Worker(timeout=60) as w, pytest.raises(WorkerError, match="no engine named 'nope'"):
         w.run("nope", CASES[0])
+
+
+@pytest.mark.gpu
+def test_real_device_side_assert_poisons_the_context_and_only_that_case_faults():
+    results = run_isolated("test-device-assert", CASES, progress=False, replay=False)
+    assert verdicts(results) == {"before": "passed", "crash": "fault", "after": "passed"}
+    assert results[1].message.startswith("CUDA context poisoned")
+
+
+def test_one_gpu_per_worker_when_there_are_enough(monkeypatch):
+    from sdpa_bwd.runner import _gpu_env
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,5")
+    assert _gpu_env(2) == [{"CUDA_VISIBLE_DEVICES": "3"}, {"CUDA_VISIBLE_DEVICES": "5"}]
+    assert _gpu_env(3) == [{}, {}, {}]  # fewer GPUs than workers: share what is visible
+    assert _gpu_env(1) == [{}]

@@ -55,6 +55,8 @@ def cmd_run(args) -> int:
         return 2
     if args.reruns < 1:
         raise SystemExit(f"sdpa-bwd: --reruns {args.reruns}: the engine must run at least once")
+    if args.in_process and args.workers != 1:
+        raise SystemExit("sdpa-bwd: --workers needs worker processes; drop --in-process")
     skips = claims = None
     if args.skips or args.enforce_claims:
         from . import claims as claims_mod
