@@ -249,7 +249,8 @@ def write_bundles(directory: Path = BUNDLE_DIR) -> list[Path]:
 def check_bundles(directory: Path = BUNDLE_DIR) -> list[str]:
     """What differs between the bundles on disk and the generator's output (empty: none)."""
     problems = []
-    for name, text in rendered_bundles().items():
+    expected = rendered_bundles()
+    for name, text in expected.items():
         path = directory / name
         if not path.exists():
             problems.append(f"{path}: missing (run `sdpa-bwd plan --write`)")
@@ -268,7 +269,7 @@ def check_bundles(directory: Path = BUNDLE_DIR) -> list[str]:
             problems.append(f"{path}: drifted from the generator ({'; '.join(detail)}); "
                             "regenerate with `sdpa-bwd plan --write`, never edit bundles by hand")
     extra = sorted(p.name for p in directory.glob("*.json")
-                   if p.name not in rendered_bundles() and not p.name.endswith(".schema.json"))
+                   if p.name not in expected and not p.name.endswith(".schema.json"))
     problems += [f"{directory / n}: not written by the generator" for n in extra]
     return problems
 

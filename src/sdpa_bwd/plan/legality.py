@@ -68,3 +68,28 @@ def pair_rule(axis_a: str, value_a: str, axis_b: str, value_b: str):
         if set(rule.axes) <= set(partial) and rule.forbids(partial):
             return rule
     return None
+
+
+def written_violations(cases) -> list[str]:
+    """Every way the written cases break the plan's legality (must be empty).
+
+    A claim or regression must validate and break no rule (read from the axis
+    values it realises; an axis it realises two ways at once is left out); a
+    probe must *not* validate.
+    """
+    from .axes import assignment_of
+
+    bad = []
+    for c in cases:
+        try:
+            c.to_problem().validate()
+        except ValueError as exc:
+            if c.purpose != "probe":
+                bad.append(f"{c.id}: does not validate: {exc}")
+            continue
+        if c.purpose == "probe":
+            bad.append(f"{c.id}: a probe that validates (expected: {c.expected_rejection})")
+            continue
+        row = {a: next(iter(v)) for a, v in assignment_of(c).items() if len(v) == 1}
+        bad += [f"{c.id}: breaks rule {r.name}: {r.why}" for r in violations(row)]
+    return bad

@@ -1,0 +1,118 @@
+"""Tolerance classes: the one TOML file, its matching rules, and the measurements behind it."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from sdpa_bwd.cases import Case
+from sdpa_bwd.compare import EPS
+from sdpa_bwd.tolerance import classes, parse_classes, reduction_length, tolerance_class
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "data"
+
+
+def _problem(**kw):
+    return Case("t", **kw).to_problem()
+
+
+def test_every_class_says_why_and_names_are_unique():
+    names = [c.name for c in classes()]
+    assert len(names) == len(set(names)) >= 4
+    assert all(len(c.why) > 40 and c.k >= 0 and c.floor_ulps >= 0 for c in classes())
+
+
+def test_every_plan_output_has_a_class():
+    from sdpa_bwd.plan import load_level
+
+    for case in load_level("full", memory_budget=None):
+        if case.purpose == "probe":
+            continue
+        problem = case.to_problem()
+        for tensor in ("dq", "dk", "dv", "o"):
+            tolerance_class(problem, tensor, case.tolerance_class)
+
+
+def test_classes_by_dtype_head_dim_and_reduction():
+    assert tolerance_class(_problem(dtype="bfloat16"), "dq").name == "half"
+    assert tolerance_class(_problem(dtype="float32", D_qk=256), "dv").name == "fp32"
+    long = _problem(dtype="float16", S_q=1024, S_kv=32)
+    assert reduction_length(long, "dv") == 1024
+    assert tolerance_class(long, "dv").name == "half-long-reduction"
+    assert tolerance_class(long, "dq").name == "half"            # dQ sums over 32 keys only
+    single = _problem(dtype="float32", S_q=37, S_kv=1)
+    assert tolerance_class(single, "dq").name == "single-key-fp32"
+    assert tolerance_class(single, "dv").name == "fp32"           # dV is not a cancellation
+    assert tolerance_class(_problem(), "dq", "fp32").name == "fp32"
+    with pytest.raises(ValueError, match="not in tolerances.toml"):
+        tolerance_class(_problem(), "dq", "generous")
+
+
+@pytest.mark.parametrize("text, phrase", [
+    ("[[class]]\nname='a'\nk=1\nwhy='x'\n", "missing 'floor_ulps'"),
+    ("[[class]]\nname='a'\nk=1\nfloor_ulps=1\nwhy='x'\ncolour='red'\n", "unknown keys ['colour']"),
+    ("[[class]]\nname='a'\nk=1\nfloor_ulps=1\nwhy='x'\n[[class]]\nname='a'\nk=1\nfloor_ulps=1\nwhy='y'\n",
+     "used twice"),
+    ("[[class]]\nname='a'\nk=-1\nfloor_ulps=1\nwhy='x'\n", "must be >= 0"),
+    ("[[class]]\nname='a'\nk=1\nfloor_ulps=1\nwhy='x'\ndtypes=['float8']\n", "dtypes must be among"),
+    ("[[class]]\nname='a'\nk=1\nfloor_ulps=1\nwhy='x'\nreduction=[9, 1]\n", "reduction must be [min, max]"),
+    ("[[class]\n", "not TOML"),
+])
+def test_malformed_tolerance_file_is_refused(text, phrase):
+    with pytest.raises(ValueError) as info:
+        parse_classes(text, "t.toml")
+    assert phrase in str(info.value)
+
+
+def _margins(path: Path):
+    from sdpa_bwd.plan import load_level
+
+    cases = {c.id: c for c in load_level("nightly")}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if "error" in row:
+            continue
+        problem = cases[row["case"]].to_problem()
+        cls = tolerance_class(problem, row["tensor"])
+        bound = cls.k * row["ref_err"] + cls.floor_for(row["reduction"]) * EPS[row["dtype"]] * max(row["amax"], 1e-6)
+        yield (bound / row["err"] if row["err"] else math.inf), row, cls
+
+
+@pytest.mark.parametrize("survey", ["tolerance-survey-triton-h200.jsonl", "tolerance-survey-torch-math-cpu.jsonl"])
+def test_measured_honest_errors_keep_a_margin_of_two(survey):
+    """The classes are derived from these measurements: every honest output passes with margin >= 2."""
+    path = DOCS / survey
+    if not path.exists():
+        pytest.skip(f"{path} not recorded")
+    margins = list(_margins(path))
+    assert len(margins) > 100
+    worst = min(margins, key=lambda m: m[0])
+    assert worst[0] >= 2.0, (worst[0], worst[1]["case"], worst[1]["tensor"], worst[2].name)
+
+
+def test_classes_fail_a_low_precision_accumulator():
+    """An a16 dV accumulator (hipDNN DEF-03) must fail the quick level's regression case."""
+    import torch
+
+    from sdpa_bwd import oracle
+    from sdpa_bwd.compare import check_tensor
+    from sdpa_bwd.defects import low_precision_dv
+    from sdpa_bwd.plan import load_level
+    from sdpa_bwd.tensors import TORCH_DTYPE, materialize
+
+    case = next(c for c in load_level("quick") if c.id == "reg-low-precision-accumulator-fp16-dv-1024-rows")
+    problem = case.to_problem().validate()
+    m = materialize(problem, seed=case.seed)
+    t = m.tensors
+    attrs = dict(scale=problem.effective_scale)
+    want = oracle.backward(t.q, t.k, t.v, t.o, t.do, t.stats, **attrs)[2]
+    ref = oracle.backward(t.q, t.k, t.v, t.o, t.do, t.stats, compute_dtype=TORCH_DTYPE[problem.dtype], **attrs)[2]
+    honest = want.to(torch.float16)
+    bad = low_precision_dv(problem, t)
+    cls = tolerance_class(problem, "dv")
+    floor = cls.floor_for(reduction_length(problem, "dv"))
+    assert check_tensor("dv", honest, want, ref, problem.dtype, cls.k, floor).passed
+    assert not check_tensor("dv", bad, want, ref, problem.dtype, cls.k, floor).passed
