@@ -74,6 +74,7 @@ def test_order_dependent_failure_names_the_case_before_it_and_layout_control_bla
     second = results["second"]
     assert second.verdict == "order-dependent" and second.previous_case == "first"
     assert "when run after first" in second.message and second.replay["verdict"] == "passed"
+    assert second.layout_control is None  # it passes alone: no layout question to answer
     padded = results["padded"]
     assert padded.verdict == "failed" and padded.replay["conclusion"] == "fails alone too"
     assert padded.layout_control["verdict"] == "passed"
