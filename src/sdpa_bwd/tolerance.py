@@ -13,13 +13,20 @@ This module only loads and matches them; it holds no numbers of its own.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Optional
 
 from .problem import DTYPES, OUTPUTS, Problem
+
+try:
+    import tomllib  # Python 3.11+
+except ModuleNotFoundError:  # Python 3.10 (pyproject allows it): the same parser as a package
+    try:
+        import tomli as tomllib
+    except ModuleNotFoundError:
+        tomllib = None
 
 TOLERANCE_FILE = "tolerances.toml"
 _KEYS = {"name", "dtypes", "tensors", "head_dim", "reduction", "s_kv_max", "k", "floor_ulps", "why"}
@@ -51,6 +58,8 @@ class ToleranceClass:
 
 def parse_classes(text: str, source: str = TOLERANCE_FILE) -> tuple[ToleranceClass, ...]:
     """Classes from the TOML text; ``ValueError`` naming the class and key for anything malformed."""
+    if tomllib is None:
+        raise ValueError(f"{source}: reading TOML needs Python 3.11+ or the 'tomli' package on Python 3.10")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
