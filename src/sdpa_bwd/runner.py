@@ -200,6 +200,7 @@ def _run_checks(engine: Engine, case: Case, problem, result: CaseResult, reruns:
     want = oracle.backward(t.q, t.k, t.v, t.o, t.do, t.stats, **attrs)
     same_dtype = oracle.backward(t.q, t.k, t.v, t.o, t.do, t.stats, compute_dtype=TORCH_DTYPE[problem.dtype],
                                  **attrs)
+    magnitudes = oracle.gradient_magnitudes(t.q, t.k, t.v, t.o, t.do, t.stats, **attrs)
     before = snapshot_inputs(m)
     side = engine.backward(problem, t) or {}
     _sync(device)
@@ -210,7 +211,8 @@ def _run_checks(engine: Engine, case: Case, problem, result: CaseResult, reruns:
         cls = tolerance_class(problem, name)
         result.tolerance_classes[name] = cls.name
         result.checks[name] = check_tensor(name, getattr(t, name), want[i], same_dtype[i], problem.dtype,
-                                           cls.k, cls.floor_for(reduction_length(problem, name)))
+                                           cls.k, cls.floor_for(reduction_length(problem, name)),
+                                           magnitude=magnitudes[name])
     if "delta" in side:
         result.checks["delta"] = check_tensor("delta", side["delta"], want[3], same_dtype[3], "float32", 2.0,
                                               8.0 * math.sqrt(problem.D_v))
