@@ -61,9 +61,16 @@ class TensorCheck:
 
 
 def check_tensor(name: str, got: torch.Tensor, want: torch.Tensor, ref: Optional[torch.Tensor],
-                 dtype: str, k: float, floor_ulps: float, magnitude: Optional[float] = None) -> TensorCheck:
-    """``magnitude``: the output's size before cancellation (``oracle.gradient_magnitudes``);
-    the rounding floor scales with the larger of it and the oracle's largest value."""
+                 dtype: str, k: float, floor_ulps: float, magnitude: Optional[float] = None,
+                 reduction: int = 1) -> TensorCheck:
+    """The rounding floor is ``floor_ulps * eps * max(max|oracle| * sqrt(reduction), magnitude)``.
+
+    ``magnitude`` is the sum of |terms| of the output's largest element
+    (``oracle.gradient_magnitudes``): Higham's bound on the rounding error of a
+    sum is eps times it, so where the true value is ~0 by cancellation (one key
+    per row: dP == delta) the floor does not collapse to 0 with the value. For
+    random data it is about max|oracle| * sqrt(reduction), the usual floor.
+    """
     got64 = got.to(torch.float64)
     want64 = want.to(torch.float64).reshape(got64.shape)
     nan = int(torch.isnan(got64).sum())
@@ -76,7 +83,7 @@ def check_tensor(name: str, got: torch.Tensor, want: torch.Tensor, ref: Optional
     err = torch.where(torch.isnan(err), torch.full_like(err, math.inf), err)
     finite_want = torch.where(torch.isinf(want64), torch.zeros_like(want64), want64)
     scale = float(finite_want.abs().max()) if want64.numel() else 0.0
-    scale = max(scale, magnitude or 0.0)
+    scale = max(scale * math.sqrt(max(reduction, 1)), magnitude or 0.0)
     if ref is not None:
         ref_err_t = (ref.to(torch.float64).reshape(got64.shape) - want64).abs()
         ref_err_t = torch.where(torch.isnan(ref_err_t) | both_inf, torch.zeros_like(ref_err_t), ref_err_t)

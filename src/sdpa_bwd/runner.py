@@ -211,8 +211,8 @@ def _run_checks(engine: Engine, case: Case, problem, result: CaseResult, reruns:
         cls = tolerance_class(problem, name)
         result.tolerance_classes[name] = cls.name
         result.checks[name] = check_tensor(name, getattr(t, name), want[i], same_dtype[i], problem.dtype,
-                                           cls.k, cls.floor_for(reduction_length(problem, name)),
-                                           magnitude=magnitudes[name])
+                                           cls.k, cls.floor_ulps, magnitude=magnitudes[name],
+                                           reduction=reduction_length(problem, name))
     if "delta" in side:
         result.checks["delta"] = check_tensor("delta", side["delta"], want[3], same_dtype[3], "float32", 2.0,
                                               8.0 * math.sqrt(problem.D_v))
