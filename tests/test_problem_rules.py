@@ -42,8 +42,9 @@ def test_one_stride_per_dim():
 
 
 def test_spec_dtype_must_be_known():
-    with pytest.raises(ValueError, match="q: dtype 'int8' is not one of"):
-        base().with_(q=spec(DIMS["q"], dtype="int8")).validate()
+    # Named by the spec rule (any known element type), before the stats' float32 rule.
+    with pytest.raises(ValueError, match="stats: dtype 'int8' is not one of"):
+        base().with_(stats=spec((2, 4, 8), dtype="int8")).validate()
 
 
 def test_negative_dim_is_named_and_zero_is_not_a_spec_error():

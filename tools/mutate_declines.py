@@ -205,7 +205,7 @@ def _copy_tree(dest: Path) -> None:
     shutil.copy2(ROOT / "pyproject.toml", dest / "pyproject.toml")
 
 
-def run_mutant(m: Mutant, timeout: float = 600.0) -> Mutant:
+def run_mutant(m: Mutant, timeout: float = 600.0, exclude: tuple = ()) -> Mutant:
     spec = TARGETS[m.target]
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="mutant-") as tmp:
@@ -217,7 +217,8 @@ def run_mutant(m: Mutant, timeout: float = 600.0) -> Mutant:
         except (LookupError, ValueError) as exc:
             m.status, m.output = "error", str(exc)
             return m
-        tests = [t for t in spec["tests"] if (dest / t.split("::")[0]).exists()]
+        tests = [t for t in spec["tests"] if (dest / t.split("::")[0]).exists()
+                 and not any(t.startswith(x) for x in exclude)]
         env = dict(os.environ, PYTHONPATH=str(dest / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""),
                    PYTHONDONTWRITEBYTECODE="1")
         env.setdefault("TRITON_INTERPRET", "1")
@@ -243,6 +244,8 @@ def main(argv=None) -> int:
     parser.add_argument("--only", action="append", help="run only mutants whose id contains this")
     parser.add_argument("--jobs", type=int, default=max(1, min(2, os.cpu_count() or 1)))
     parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--exclude-test", action="append", default=[],
+                        help="leave this test file out (e.g. to score the suite without it)")
     args = parser.parse_args(argv)
     mutants = [m for t in (args.target or sorted(TARGETS)) for m in enumerate_mutants(t)]
     if args.only:
@@ -254,7 +257,7 @@ def main(argv=None) -> int:
         return 0
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for m in pool.map(run_mutant, mutants):
+        for m in pool.map(lambda m: run_mutant(m, exclude=tuple(args.exclude_test)), mutants):
             print(f"{m.status:9s} {m.seconds:6.1f}s {m.id}", flush=True)
     killed = sum(m.status == "killed" for m in mutants)
     for m in mutants:

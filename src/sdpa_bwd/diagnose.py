@@ -247,10 +247,11 @@ class Localisation:
     patterns: list
     rel_err: float
     err_over_ref: float
+    spread: float          # fraction of elements off by more than a tenth of the tolerance
 
     def to_dict(self) -> dict:
         return {k: getattr(self, k) for k in ("name", "numel", "bad", "nan", "unwritten", "batches", "heads", "rows",
-                                              "cols", "patterns", "rel_err", "err_over_ref")}
+                                              "cols", "patterns", "rel_err", "err_over_ref", "spread")}
 
 
 def localise(run: Run, name: str, tile: int = 16) -> Localisation:
@@ -299,10 +300,12 @@ def localise(run: Run, name: str, tile: int = 16) -> Localisation:
     max_err = float(err[finite].max()) if bool(finite.any()) else math.inf
     if not bool(finite.all()):
         max_err = math.inf
+    tol = run.checks[name].tolerance or 0.0
+    spread = float((~(err <= 0.1 * tol)).float().mean()) if err.numel() else 0.0
     return Localisation(name, bad.numel(), n_bad, int(torch.isnan(got).sum()) - int(unw.sum()), int(unw.sum()),
                         torch.nonzero(b_any).flatten().tolist(), torch.nonzero(h_any).flatten().tolist(),
                         torch.nonzero(s_any).flatten().tolist(), torch.nonzero(d_any).flatten().tolist(), patterns,
-                        rel, max_err / ref_err if ref_err else math.inf)
+                        rel, max_err / ref_err if ref_err else math.inf, spread)
 
 
 def heatmap(run: Run, path: str | Path) -> Path:
@@ -708,19 +711,26 @@ def _rule_low_precision(e: Evidence) -> list:
         return [(-4, "float32 inputs")]
     if e.float32 == "passed":
         out.append((2, "the same case in float32 passes"))
+    elif e.float32 == "failed":
+        out.append((-2, "the same case in float32 fails too"))
     locs = [e.loc[n] for n in e.failing if n in e.loc]
-    # Rounding errors stay a few per cent of the output (relative L2) and within ~20x the same-dtype
-    # reference's worst error; addressing errors are of the order of the values themselves.
-    if locs and all(l.nan == 0 and l.unwritten == 0 and l.rel_err < 0.15 and l.err_over_ref <= 20 for l in locs):
-        worst = max(l.err_over_ref for l in locs)
-        out.append((2, f"small errors (relative L2 <= {max(l.rel_err for l in locs):.3f}, {worst:.1f} x the "
-                       "same-dtype reference's worst error), no NaN, nothing unwritten"))
-    else:
-        out.append((-3, "large errors, NaN or unwritten elements: not a rounding problem"))
+    # A 16-bit accumulator drifts every element a little (its bias grows with the reduction length);
+    # misaddressing puts whole values in the wrong place, and a point defect touches few elements.
+    if locs and all(l.nan == 0 and l.unwritten == 0 and l.spread >= 0.2 for l in locs):
+        out.append((2, f"every failing output drifts over most elements (>= {min(l.spread for l in locs):.0%} off by "
+                       "a tenth of the tolerance), no NaN, nothing unwritten"))
+    elif locs and any(l.nan or l.unwritten for l in locs):
+        out.append((-3, "NaN or unwritten elements: not a rounding problem"))
+    if locs and all(l.rel_err < 0.5 for l in locs):
+        out.append((1, f"relative L2 error {max(l.rel_err for l in locs):.3f}: a drift, not misplaced values"))
+    elif locs:
+        out.append((-1, "relative L2 error of the order of the values"))
     if e.outside_writes:
         out.append((-2, "writes outside the tensors"))
     if e.baseline == "failed" or is_packed_case(e.case):
         out.append((1, "independent of the storage"))
+    elif e.baseline == "passed":
+        out.append((-2, "passes with every tensor packed BHSD: rounding does not depend on the layout"))
     if len(e.failing) == 1:
         out.append((1, f"only {next(iter(e.failing))} fails (one accumulator)"))
     return out
