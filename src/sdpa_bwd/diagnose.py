@@ -763,11 +763,13 @@ def _rule_alignment(e: Evidence) -> list:
 
 def _rule_stale(e: Evidence) -> list:
     out = []
-    if e.fresh_verdict == "passed" and (e.repro.failed or e.report_verdict in ("failed", "error")):
+    if e.report_verdict == "order-dependent":
+        out.append((3, "the runner already found it order-dependent (failed in sequence, passed alone)"))
+    if e.fresh_verdict == "passed" and (e.repro.failed or e.report_verdict in REPORT_FAILURES):
         out.append((6, "fails after other cases ran in the same process, passes alone in a fresh process"))
     elif e.fresh_verdict == "failed":
         out.append((-3, "fails alone in a fresh process too"))
-    if not e.repro.failed and e.report_verdict in ("failed", "error"):
+    if not e.repro.failed and e.report_verdict in REPORT_FAILURES:
         out.append((2, "failed in the report, passes when reproduced here"))
     if e.rerun_identical is False:
         out.append((1, "two runs in this process differ"))
@@ -840,7 +842,7 @@ class Verdict:
 
 def classify(e: Evidence) -> list[Verdict]:
     """Every class scored on the evidence, best first; 'unclassified' placed by THRESHOLD."""
-    if not e.repro.failed and e.report_verdict not in ("failed", "error"):
+    if not e.repro.failed and e.report_verdict not in REPORT_FAILURES:
         return [Verdict("unclassified", THRESHOLD, ["the case passes: nothing to classify"],
                         "check the case id, engine and source of the failure")]
     scored = []
@@ -1112,9 +1114,14 @@ def find_case(case_id: str, *, cases_path: Optional[str] = None, level: Optional
     raise SystemExit(f"sdpa-bwd diagnose: no case with id {case_id} - pass --cases FILE or --level LEVEL")
 
 
+# The runner's failing verdicts (runner.FAILING) that a diagnosis can start from; a probe the engine
+# accepted or an invalid case is not an engine's wrong answer.
+REPORT_FAILURES = ("failed", "error", "fault", "order-dependent", "nondeterministic")
+
+
 def failures_in_report(path: str, engine: Optional[str] = None) -> list[dict]:
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    return [r for r in data.get("results", []) if r.get("verdict") in ("failed", "error")
+    return [r for r in data.get("results", []) if r.get("verdict") in REPORT_FAILURES
             and (engine is None or r.get("engine") == engine)]
 
 
