@@ -139,3 +139,21 @@ def test_command_needs_a_case_or_a_report():
 
     with pytest.raises(SystemExit, match="give a CASE_ID or --report"):
         main(["diagnose", "--engine", "reference"])
+
+
+def test_a_report_failure_that_passes_alone_is_order_dependent():
+    e = gather_evidence(ReferenceEngine(), small(), replay=False, report_verdict="order-dependent")
+    e.fresh_verdict = "passed"  # what replay_fresh answers for a case that passes alone
+    ranking = classify(e)
+    assert ranking[0].name == "stale-state"
+    assert ranking[0].score >= THRESHOLD
+
+
+def test_report_failures_include_the_runners_failing_verdicts(tmp_path):
+    from sdpa_bwd.diagnose import failures_in_report
+
+    report = tmp_path / "r.json"
+    report.write_text(json.dumps({"results": [
+        {"case": "a", "engine": "e", "verdict": "passed"}, {"case": "b", "engine": "e", "verdict": "order-dependent"},
+        {"case": "c", "engine": "e", "verdict": "fault"}, {"case": "d", "engine": "x", "verdict": "failed"}]}))
+    assert [r["case"] for r in failures_in_report(str(report), "e")] == ["b", "c"]
