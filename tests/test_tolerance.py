@@ -21,7 +21,7 @@ def _problem(**kw):
 
 def test_every_class_says_why_and_names_are_unique():
     names = [c.name for c in classes()]
-    assert len(names) == len(set(names)) >= 4
+    assert len(names) == len(set(names)) >= 3
     assert all(len(c.why) > 40 and c.k >= 0 and c.floor_ulps >= 0 for c in classes())
 
 
@@ -43,9 +43,9 @@ def test_classes_by_dtype_head_dim_and_reduction():
     assert reduction_length(long, "dv") == 1024
     assert tolerance_class(long, "dv").name == "half-long-reduction"
     assert tolerance_class(long, "dq").name == "half"            # dQ sums over 32 keys only
-    single = _problem(dtype="float32", S_q=37, S_kv=1)
-    assert tolerance_class(single, "dq").name == "single-key-fp32"
-    assert tolerance_class(single, "dv").name == "fp32"           # dV is not a cancellation
+    # One key per row (dQ = dK = 0 by cancellation) needs no class of its own:
+    # compare's floor scales with the terms' magnitude there.
+    assert tolerance_class(_problem(dtype="float32", S_q=37, S_kv=1), "dq").name == "fp32"
     assert tolerance_class(_problem(), "dq", "fp32").name == "fp32"
     with pytest.raises(ValueError, match="not in tolerances.toml"):
         tolerance_class(_problem(), "dq", "generous")
@@ -68,6 +68,13 @@ def test_malformed_tolerance_file_is_refused(text, phrase):
 
 
 def _margins(path: Path):
+    """Margins under the current classes, from raw survey rows.
+
+    The survey recorded max|oracle| but not the terms' magnitude, so this uses
+    the floor's first part only (a lower bound on compare's floor), and leaves
+    out dQ/dK with one key, whose value is 0 by cancellation and which only
+    the magnitude part judges (the runner's own margins below cover them).
+    """
     from sdpa_bwd.plan import load_level
 
     cases = {c.id: c for c in load_level("nightly")}
@@ -76,8 +83,11 @@ def _margins(path: Path):
         if "error" in row:
             continue
         problem = cases[row["case"]].to_problem()
+        if problem.S_kv == 1 and row["tensor"] in ("dq", "dk"):
+            continue
         cls = tolerance_class(problem, row["tensor"])
-        bound = cls.k * row["ref_err"] + cls.floor_for(row["reduction"]) * EPS[row["dtype"]] * max(row["amax"], 1e-6)
+        floor = cls.floor_ulps * EPS[row["dtype"]] * max(row["amax"] * math.sqrt(max(row["reduction"], 1)), 1e-6)
+        bound = cls.k * row["ref_err"] + floor
         yield (bound / row["err"] if row["err"] else math.inf), row, cls
 
 
@@ -112,7 +122,27 @@ def test_classes_fail_a_low_precision_accumulator():
     ref = oracle.backward(t.q, t.k, t.v, t.o, t.do, t.stats, compute_dtype=TORCH_DTYPE[problem.dtype], **attrs)[2]
     honest = want.to(torch.float16)
     bad = low_precision_dv(problem, t)
+    magnitude = oracle.gradient_magnitudes(t.q, t.k, t.v, t.o, t.do, t.stats, **attrs)["dv"]
     cls = tolerance_class(problem, "dv")
-    floor = cls.floor_for(reduction_length(problem, "dv"))
-    assert check_tensor("dv", honest, want, ref, problem.dtype, cls.k, floor).passed
-    assert not check_tensor("dv", bad, want, ref, problem.dtype, cls.k, floor).passed
+    judge = dict(magnitude=magnitude, reduction=reduction_length(problem, "dv"))
+    assert check_tensor("dv", honest, want, ref, problem.dtype, cls.k, cls.floor_ulps, **judge).passed
+    assert not check_tensor("dv", bad, want, ref, problem.dtype, cls.k, cls.floor_ulps, **judge).passed
+
+
+def test_runner_margins_of_our_engine_stay_above_two():
+    """Our Triton engine (CPU, interpreter) over the standard level, as the runner judged it:
+    recomputed under the current classes from each check's error, reference error and floor."""
+    path = DOCS / "margins-triton-interpreter-standard.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} not recorded")
+    by_name = {c.name: c for c in classes()}
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) > 600
+    worst = None
+    for row in rows:
+        now = by_name[row["class"]]
+        floor = row["floor"] * now.floor_ulps / row["floor_ulps"]
+        margin = (now.k * row["ref_err"] + floor) / row["err"] if row["err"] else math.inf
+        if worst is None or margin < worst[0]:
+            worst = (margin, row["case"], row["tensor"])
+    assert worst[0] >= 2.0, worst
