@@ -32,6 +32,35 @@ def _select_cases(args) -> tuple[list[Case], Optional[str]]:
     return cases, source
 
 
+def _memory_limit_bytes(engine, limit_gib: Optional[float]) -> int:
+    """--memory-limit, else 80% of the GPU's free memory, else 4 GiB on the CPU (CI has 24 GiB
+    and the float64 oracle holds several copies of each tensor)."""
+    if limit_gib is not None:
+        return int(limit_gib * (1 << 30))
+    if engine.device() == "cuda":
+        import torch
+
+        return int(0.8 * torch.cuda.mem_get_info()[0])
+    return 4 << 30
+
+
+def _over_memory(cases, engine, limit_gib: Optional[float]) -> dict[str, str]:
+    """Cases whose cost model says they allocate more than this machine allows: skipped, with why."""
+    try:
+        from .plan.cost import case_cost
+    except ImportError:  # no plan package: nothing to estimate with
+        return {}
+    limit = _memory_limit_bytes(engine, limit_gib)
+    out = {}
+    for case in cases:
+        need = case_cost(case).bytes
+        if need > limit:
+            out[case.id] = (f"needs about {need / (1 << 30):.1f} GiB, over this machine's limit of "
+                            f"{limit / (1 << 30):.1f} GiB - run it on a GPU with more memory or raise "
+                            "--memory-limit")
+    return out
+
+
 def cmd_run(args) -> int:
     from rich.console import Console
 
@@ -68,6 +97,7 @@ def cmd_run(args) -> int:
     for name in args.engine or ["triton"]:
         engine = get_engine(name)
         skip_now = {e.case: e.reason for e in skips.entries_for(name) if e.action == "skip"} if skips else {}
+        skip_now.update(_over_memory(cases, engine, args.memory_limit))
         console.print(f"[bold]{name}[/] on {engine.device()}: {len(cases)} cases, {args.reruns} run(s) each"
                       + ("" if args.in_process else f", {args.workers} worker process(es)"))
         if args.in_process:
@@ -166,6 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--enforce-claims", metavar="FILE",
                      help="claims file or directory (sdpa-bwd claims harvest): a claimed case that does not "
                           "pass is an error, 'claim broken'")
+    run.add_argument("--memory-limit", type=float, metavar="GIB",
+                     help="skip cases the cost model says need more (default: 80%% of free GPU memory, "
+                          "4 GiB on the CPU)")
     run.add_argument("--skips", metavar="FILE",
                      help="known-defect skip list (JSON): matching failures do not fail the run; "
                           "stale entries are reported")

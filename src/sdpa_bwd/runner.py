@@ -208,7 +208,7 @@ def _run_checks(engine: Engine, case: Case, problem, result: CaseResult, reruns:
     guard = check_outputs(m, before)
     messages = _guard_messages(guard)
     for i, name in enumerate(OUTPUTS):
-        cls = tolerance_class(problem, name)
+        cls = tolerance_class(problem, name, case.tolerance_class)
         result.tolerance_classes[name] = cls.name
         result.checks[name] = check_tensor(name, getattr(t, name), want[i], same_dtype[i], problem.dtype,
                                            cls.k, cls.floor_ulps, magnitude=magnitudes[name],
@@ -282,7 +282,7 @@ def _check_forward(engine, case, problem, result, attrs) -> list[str]:
         unwritten = int(is_poison(getattr(t, name), spec.dtype).sum())
         if unwritten:
             messages.append(f"forward {name}: {unwritten} logical elements never written")
-    cls = tolerance_class(problem, "o")
+    cls = tolerance_class(problem, "o", case.tolerance_class)
     result.tolerance_classes["o"] = cls.name
     result.checks["o"] = check_tensor("o", t.o, want_o, ref_o, problem.dtype, cls.k,
                                       cls.floor_for(reduction_length(problem, "o")))
