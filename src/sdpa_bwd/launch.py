@@ -314,8 +314,12 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
 
 def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, right_bound=None,
                        alignment="top_left", deterministic=False, dq=None, dk=None, dv=None,
-                       config: Optional[BackwardConfig] = None):
-    """(dQ, dK, dV) with the dims and dtype of Q, K, V, written through the given outputs' strides."""
+                       config: Optional[BackwardConfig] = None, return_delta: bool = False):
+    """(dQ, dK, dV) with the dims and dtype of Q, K, V, written through the given outputs' strides.
+
+    ``return_delta=True`` also returns ODO's side buffer, delta = rowsum(dO * O), packed
+    fp32 (B, H_q, S_q): the first stage, for the diagnoser's stage split.
+    """
     B, H_q, H_k, H_v, S_q, S_kv, D_qk, D_v = _dims(q, k, v)
     _raise_unsupported(q, D_qk, D_v)
     for name, t in (("o", o), ("do", do)):
@@ -407,4 +411,6 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
             **dict(common, num_warps=cfg.dq_num_warps or cfg.num_warps,
                    num_stages=cfg.dq_num_stages or cfg.num_stages),
         )
+    if return_delta:
+        return dq, dk, dv, delta.view(B, H_q, S_q)
     return dq, dk, dv

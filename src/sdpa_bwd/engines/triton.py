@@ -51,9 +51,9 @@ class TritonEngine(Engine):
     def backward(self, problem: Problem, t: Tensors):
         from ..launch import attention_backward
 
-        attention_backward(t.q, t.k, t.v, t.o, t.do, t.stats, deterministic=problem.deterministic,
-                           dq=t.dq, dk=t.dk, dv=t.dv, **self._attrs(problem))
-        return None
+        *_, delta = attention_backward(t.q, t.k, t.v, t.o, t.do, t.stats, deterministic=problem.deterministic,
+                                       dq=t.dq, dk=t.dk, dv=t.dv, return_delta=True, **self._attrs(problem))
+        return {"delta": delta}
 
     def forward(self, problem: Problem, t: Tensors) -> None:
         from ..launch import attention_forward
