@@ -36,12 +36,11 @@ import torch
 
 from . import oracle
 from .cases import BUILTIN_CASES, Case, dump_cases, load_cases
-from .compare import TensorCheck, check_tensor
 from .engines import Engine, get_engine
 from .layout import Storage
 from .problem import OUTPUTS, TENSORS
-from .tensors import TORCH_DTYPE, GuardReport, Materialized, check_outputs, is_poison, materialize, snapshot_inputs
-from .tolerance import reduction_length, tolerance_class
+from .tensors import GuardReport, Materialized, check_outputs, is_poison, materialize, snapshot_inputs
+from .runner import guard_messages, judge_backward, oracle_references
 
 STORED = tuple(n for n in TENSORS)
 # A class needs this much evidence to be named; below it the answer is "unclassified".
@@ -99,12 +98,10 @@ def run_once(engine: Engine, case: Case, label: str = "reproduction") -> Run:
         return Run(label, case, "invalid", str(exc))
     if reasons:
         return Run(label, case, "declined", reasons[0])
-    attrs = dict(scale=problem.effective_scale, left_bound=problem.left_bound, right_bound=problem.right_bound,
-                 alignment=problem.alignment)
     m = materialize(problem, seed=case.seed, device=engine.device())
     t = m.tensors
-    want = oracle.backward(t.q, t.k, t.v, t.o, t.do, t.stats, **attrs)
-    same = oracle.backward(t.q, t.k, t.v, t.o, t.do, t.stats, compute_dtype=TORCH_DTYPE[problem.dtype], **attrs)
+    refs = oracle_references(problem, t)
+    want = refs.want
     before = snapshot_inputs(m)
     run = Run(label, case, "failed", m=m)
     try:
@@ -113,33 +110,17 @@ def run_once(engine: Engine, case: Case, label: str = "reproduction") -> Run:
         run.verdict, run.message = "error", f"{type(exc).__name__}: {exc}"
         return run
     run.guard = check_outputs(m, before)
-    messages = []
+    messages = guard_messages(run.guard)
+    run.checks = judge_backward(problem, case, t, run.side, refs)
     for i, name in enumerate(OUTPUTS):
-        cls = tolerance_class(problem, name)
         view = getattr(t, name)
-        check = check_tensor(name, view, want[i], same[i], problem.dtype, cls.k,
-                             cls.floor_for(reduction_length(problem, name)))
-        run.checks[name] = check
+        check = run.checks[name]
         got = view.to(torch.float64).cpu()
         ref = want[i].to(torch.float64).cpu().reshape(got.shape)
         run.want[name], run.got[name] = ref, got
         run.unwritten[name] = is_poison(view, problem.tensor(name).dtype).cpu()
         run.bad[name] = ~((got - ref).abs() <= check.tolerance) | run.unwritten[name]
-        if not check.passed:
-            messages.append(check.summary())
-    if "delta" in run.side:
-        run.checks["delta"] = check_tensor("delta", run.side["delta"], want[3], same[3], "float32", 2.0,
-                                           8.0 * math.sqrt(problem.D_v))
-    g = run.guard
-    for buf, n in g.written_outside.items():
-        if n:
-            messages.append(f"buffer {buf}: {n} elements outside every tensor overwritten")
-    for n, c in g.unwritten.items():
-        if c:
-            messages.append(f"{n}: {c} elements never written")
-    for n, c in g.inputs_modified.items():
-        if c:
-            messages.append(f"input {n}: {c} elements modified")
+    messages += [c.summary() for c in run.checks.values() if not c.passed]
     failing = messages or any(not c.passed for c in run.checks.values())
     run.verdict = "failed" if failing else "passed"
     run.message = "; ".join(messages)

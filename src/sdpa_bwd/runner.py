@@ -46,7 +46,7 @@ from .cases import Case
 from .compare import TensorCheck, check_tensor
 from .engines import Engine
 from .problem import OUTPUTS
-from .tensors import TORCH_DTYPE, check_outputs, materialize, snapshot_inputs
+from .tensors import TORCH_DTYPE, check_outputs, is_poison, materialize, snapshot_inputs
 from .tolerance import reduction_length, tolerance_class
 
 PASSING = ("passed", "declined", "rejected", "skipped")
@@ -125,7 +125,41 @@ def _sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def _guard_messages(report) -> list[str]:
+@dataclass
+class OracleReferences:
+    """What a backward is judged against: the float64 oracle, the same-dtype
+    reference (sets the tolerance) and each gradient's size before cancellation."""
+
+    want: tuple            # (dq, dk, dv, delta) in float64
+    same_dtype: tuple      # the same in the problem's dtype
+    magnitudes: dict
+
+
+def oracle_references(problem, t) -> OracleReferences:
+    attrs = dict(scale=problem.effective_scale, left_bound=problem.left_bound,
+                 right_bound=problem.right_bound, alignment=problem.alignment)
+    return OracleReferences(
+        oracle.backward(t.q, t.k, t.v, t.o, t.do, t.stats, **attrs),
+        oracle.backward(t.q, t.k, t.v, t.o, t.do, t.stats, compute_dtype=TORCH_DTYPE[problem.dtype], **attrs),
+        oracle.gradient_magnitudes(t.q, t.k, t.v, t.o, t.do, t.stats, **attrs))
+
+
+def judge_backward(problem, case: Case, t, side: dict, refs: OracleReferences) -> dict[str, TensorCheck]:
+    """dQ, dK, dV (and delta, where the engine exposed it) against the oracle, each within its
+    tolerance class. The one place outputs are judged: the runner and the diagnoser both call it."""
+    checks = {}
+    for i, name in enumerate(OUTPUTS):
+        cls = tolerance_class(problem, name, case.tolerance_class)
+        checks[name] = check_tensor(name, getattr(t, name), refs.want[i], refs.same_dtype[i], problem.dtype,
+                                    cls.k, cls.floor_ulps, magnitude=refs.magnitudes[name],
+                                    reduction=reduction_length(problem, name))
+    if "delta" in side:
+        checks["delta"] = check_tensor("delta", side["delta"], refs.want[3], refs.same_dtype[3], "float32", 2.0,
+                                       8.0, magnitude=refs.magnitudes["delta"], reduction=problem.D_v)
+    return checks
+
+
+def guard_messages(report) -> list[str]:
     out = []
     for buf, n in report.written_outside.items():
         if n:
@@ -197,25 +231,16 @@ def _run_checks(engine: Engine, case: Case, problem, result: CaseResult, reruns:
                  right_bound=problem.right_bound, alignment=problem.alignment)
     m = materialize(problem, seed=case.seed, device=device)
     t = m.tensors
-    want = oracle.backward(t.q, t.k, t.v, t.o, t.do, t.stats, **attrs)
-    same_dtype = oracle.backward(t.q, t.k, t.v, t.o, t.do, t.stats, compute_dtype=TORCH_DTYPE[problem.dtype],
-                                 **attrs)
-    magnitudes = oracle.gradient_magnitudes(t.q, t.k, t.v, t.o, t.do, t.stats, **attrs)
+    refs = oracle_references(problem, t)
     before = snapshot_inputs(m)
     side = engine.backward(problem, t) or {}
     _sync(device)
     result.runs = 1
     guard = check_outputs(m, before)
-    messages = _guard_messages(guard)
-    for i, name in enumerate(OUTPUTS):
-        cls = tolerance_class(problem, name, case.tolerance_class)
-        result.tolerance_classes[name] = cls.name
-        result.checks[name] = check_tensor(name, getattr(t, name), want[i], same_dtype[i], problem.dtype,
-                                           cls.k, cls.floor_ulps, magnitude=magnitudes[name],
-                                           reduction=reduction_length(problem, name))
-    if "delta" in side:
-        result.checks["delta"] = check_tensor("delta", side["delta"], want[3], same_dtype[3], "float32", 2.0,
-                                              8.0 * math.sqrt(problem.D_v))
+    messages = guard_messages(guard)
+    result.checks.update(judge_backward(problem, case, t, side, refs))
+    for name in OUTPUTS:
+        result.tolerance_classes[name] = tolerance_class(problem, name, case.tolerance_class).name
     if reruns > 1:  # after the first run's outputs were judged: a rerun overwrites them
         messages += _rerun(engine, problem, m, before, side, result, reruns)
     if engine.capabilities.forward:
@@ -274,11 +299,8 @@ def _check_forward(engine, case, problem, result, attrs) -> list[str]:
     messages = []
     for name in ("o", "stats"):
         spec = problem.tensor(name)
-        buf = m.buffers[spec.buffer or name]
         # O and stats are inputs of the backward, so check_outputs does not
         # look for their unwritten elements; do it here.
-        from .tensors import is_poison
-
         unwritten = int(is_poison(getattr(t, name), spec.dtype).sum())
         if unwritten:
             messages.append(f"forward {name}: {unwritten} logical elements never written")
