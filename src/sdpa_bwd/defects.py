@@ -122,6 +122,11 @@ class DefectiveTriton(TritonEngine):
     def tamper(self, problem: Problem, t: Tensors) -> None:
         self._launch(problem, t.q, t.k, t.v, t.o, t.do, t.stats, t.dq, t.dk, t.dv)
 
+    def _launch_reading_stats_with(self, problem: Problem, t: Tensors, strides) -> None:
+        """The correct launch, except that the stats are read at the given (wrong) strides."""
+        stats = read_at(t.stats, element_index(t.stats.shape, strides, t.stats.storage_offset(), t.stats.device))
+        self._launch(problem, t.q, t.k, t.v, t.o, t.do, stats, t.dq, t.dk, t.dv)
+
 
 class LseBaseFromLayout(DefectiveTriton):
     defect = "lse-base-from-layout"
@@ -131,8 +136,7 @@ class LseBaseFromLayout(DefectiveTriton):
     def tamper(self, problem, t):
         st = list(t.stats.stride())
         st[0] = t.q.stride(0) // t.q.shape[3]
-        stats = read_at(t.stats, element_index(t.stats.shape, st, t.stats.storage_offset(), t.stats.device))
-        self._launch(problem, t.q, t.k, t.v, t.o, t.do, stats, t.dq, t.dk, t.dv)
+        self._launch_reading_stats_with(problem, t, st)
 
 
 class DqAccumBatchTerm(DefectiveTriton):
@@ -227,9 +231,7 @@ class StatsStridesIgnored(DefectiveTriton):
     symptom = "the stats are read as packed [B, H_q, S_q] whatever their strides: padded or permuted stats give wrong gradients"
 
     def tamper(self, problem, t):
-        stats = read_at(t.stats, element_index(t.stats.shape, packed_strides(t.stats.shape),
-                                               t.stats.storage_offset(), t.stats.device))
-        self._launch(problem, t.q, t.k, t.v, t.o, t.do, stats, t.dq, t.dk, t.dv)
+        self._launch_reading_stats_with(problem, t, packed_strides(t.stats.shape))
 
 
 class StatsBatchHeadSwapped(DefectiveTriton):
@@ -239,8 +241,7 @@ class StatsBatchHeadSwapped(DefectiveTriton):
     def tamper(self, problem, t):
         st = list(t.stats.stride())
         st[0], st[1] = st[1], st[0]
-        stats = read_at(t.stats, element_index(t.stats.shape, st, t.stats.storage_offset(), t.stats.device))
-        self._launch(problem, t.q, t.k, t.v, t.o, t.do, stats, t.dq, t.dk, t.dv)
+        self._launch_reading_stats_with(problem, t, st)
 
 
 class VWithKHeads(DefectiveTriton):
