@@ -1,15 +1,30 @@
 """Backward-only time and TFLOP/s: our Triton engine beside PyTorch's cuDNN, flash and
-efficient SDPA backends, in one run on one GPU.
+efficient SDPA backends, in one run on one GPU (issue 7's measurements in one call).
 
-    PYTHONPATH=src python benchmarks/bench_backward.py --out benchmarks/results
-    PYTHONPATH=src python benchmarks/bench_backward.py --sweep      # config sweep first
+    PYTHONPATH=src python3 benchmarks/bench_backward.py --out benchmarks/results
+    PYTHONPATH=src python3 benchmarks/bench_backward.py --out /tmp/b --dtypes bf16 --layouts bhsd --rows D192
+    PYTHONPATH=src python3 benchmarks/bench_backward.py --sweep      # config sweep first
+
+Rows: every (shape, causal, layout, dtype) of SHAPES x {non-causal, causal} x --layouts x
+--dtypes (bf16 and fp16 by default), --rows selecting shapes by label substring
+('B2-H16/16-S4096-D128/128-nc'; e.g. --rows D192 or --rows S4096-D128,-causal).
+SHAPES include GQA (32/8), head dim 64 and DeepSeek-V3's D_qk = 192 / D_v = 128
+(V, dO, O and dV have D_v). A peer that declines a row records its error and the run goes on.
 
 FLOPs: backward = 2.5 x forward, forward = 2 * kept_pairs * (D_qk + D_v) per (b, h_q),
 kept pairs counted exactly from the band (causal is not "half").
-Times: median of ``triton.testing.do_bench``. Ours is ``launch.attention_backward``
-(ODO + main pass + dQ, side-buffer allocation included); a peer is
-``torch.autograd.grad`` on a retained SDPA graph under ``sdpa_kernel(backend)``.
-Every row also checks our gradients against cuDNN's (relative L2 error).
+Times: median of ``triton.testing.do_bench`` with warm-up 10 ms and rep 40 ms (about
+five timed calls on the slowest rows; --warmup / --rep change them), chosen so that both
+dtypes should finish in about 4 minutes on an H200 (an estimate, mostly Triton compiles:
+about 16 kernel sets of ~10 s each on a cold cache; meta.wall_s and each row's row_wall_s
+record the real figure).
+Ours is ``launch.attention_backward`` (ODO + main pass + dQ, side-buffer and output
+allocation included); a peer is ``torch.autograd.grad`` on a retained SDPA graph under
+``sdpa_kernel(backend)``. Every row checks our gradients against cuDNN's (relative L2).
+BHSD rows also time ``deterministic=True`` (``ours_det_ms``, ``det_over_default``) and
+measure the peak device memory of one backward call, ours and cuDNN's
+(``ours_peak_bytes``, ``cudnn_peak_bytes``, ``mem_ratio_vs_cudnn``; meta holds our
+workspace formula and each row ``ours_formula_bytes``).
 """
 
 from __future__ import annotations
@@ -17,98 +32,115 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
 import os
 import platform
 import sys
 import time
 import warnings
-import zlib
 
 import torch
 import torch.nn.functional as F
 import triton
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from sdpa_bwd import launch
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+from common import (  # noqa: E402,F401  (make, kept_pairs, rel_err: this module's names since run 2)
+    DTYPES, LAYOUTS, OURS_BACKWARD_WORKSPACE_FORMULA, SHAPE_COLUMNS, SHAPES, add_layout_spread,
+    backward_flops, bench, dtype_short, kept_pairs, make, markdown_table, norm_shape, ours_backward_workspace_bytes,
+    parse_dtypes, parse_layouts, peak_bytes, rel_err, row_seed, row_selected, shape_label, summarize, summary_lines,
+)
 
-SHAPES = [  # (B, H_q, H_kv, S, D)
-    (2, 16, 16, 4096, 128),
-    (1, 16, 16, 8192, 128),
-    (4, 16, 16, 2048, 64),
-    (1, 32, 8, 8192, 128),
-]
-LAYOUTS = ["bhsd", "bshd", "sbhd", "bshd_pad"]
+from sdpa_bwd import launch  # noqa: E402
+
 PEERS = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION,
          "efficient": SDPBackend.EFFICIENT_ATTENTION}
 
 
-def make(B, H, S, D, layout, dtype, gen):
-    """A (B, H, S, D) view of random data stored in ``layout``."""
-    if layout == "bhsd":
-        t = torch.randn(B, H, S, D, generator=gen, device="cuda", dtype=torch.float32).to(dtype)
-        return t
-    if layout == "bshd":
-        return torch.randn(B, S, H, D, generator=gen, device="cuda").to(dtype).transpose(1, 2)
-    if layout == "sbhd":
-        return torch.randn(S, B, H, D, generator=gen, device="cuda").to(dtype).permute(1, 2, 0, 3)
-    if layout == "bshd_pad":
-        # each row padded by 64 elements (128 bytes): still 16-byte aligned rows
-        buf = torch.randn(B, S, H, D + 64, generator=gen, device="cuda").to(dtype)
-        return buf[..., :D].transpose(1, 2)
-    raise ValueError(layout)
+def default_dq_mode(D_qk, D_v, dtype, config=None):
+    """The dq_mode our default (non-deterministic) call uses: the explicit config's, the
+    override's, or launch.backward_config's. None if launch's API has moved."""
+    try:
+        cfg = config or getattr(launch, "_BWD_OVERRIDE", None) or launch.backward_config(
+            launch.head_dim_pad(D_qk), launch.head_dim_pad(D_v), dtype, "cuda", False)
+        return cfg.dq_mode
+    except Exception:
+        return None
 
 
-def kept_pairs(S_q, S_kv, causal):
-    if not causal:
-        return S_q * S_kv
-    i = torch.arange(S_q, dtype=torch.int64)
-    return int((torch.clamp(torch.minimum(i, torch.tensor(S_kv - 1)) + 1, min=0)).sum())
-
-
-def bench(fn, warmup=25, rep=100):
-    return triton.testing.do_bench(fn, warmup=warmup, rep=rep, return_mode="median")
-
-
-def rel_err(a, b):
-    a, b = a.float(), b.float()
-    return ((a - b).norm() / b.norm().clamp_min(1e-30)).item()
-
-
-def run_row(shape, causal, layout, dtype, config=None, peers=True, check=True):
-    B, H_q, H_kv, S, D = shape
-    gen = torch.Generator(device="cuda").manual_seed(zlib.crc32(repr((shape, causal, layout)).encode()))
-    q = make(B, H_q, S, D, layout, dtype, gen)
-    k = make(B, H_kv, S, D, layout, dtype, gen)
-    v = make(B, H_kv, S, D, layout, dtype, gen)
-    do = make(B, H_q, S, D, layout, dtype, gen)
+def run_row(shape, causal, layout, dtype, config=None, peers=True, check=True, det=None, mem=None,
+            peer_names=None):
+    """One benchmark row. det / mem (deterministic timing, peak memory) default to BHSD rows only."""
+    t_row = time.time()
+    B, H_q, H_kv, S, D_qk, D_v = norm_shape(shape)
+    det = layout == "bhsd" if det is None else det
+    mem = layout == "bhsd" if mem is None else mem
+    gen = torch.Generator(device="cuda").manual_seed(row_seed(shape, causal, layout))
+    q = make(B, H_q, S, D_qk, layout, dtype, gen)
+    k = make(B, H_kv, S, D_qk, layout, dtype, gen)
+    v = make(B, H_kv, S, D_v, layout, dtype, gen)
+    do = make(B, H_q, S, D_v, layout, dtype, gen)
     rb = 0 if causal else None
     o, stats = launch.attention_forward(q, k, v, right_bound=rb)
     ours_fn = lambda: launch.attention_backward(q, k, v, o, do, stats, right_bound=rb, config=config)  # noqa: E731
     t_ours = bench(ours_fn)
     pairs = kept_pairs(S, S, causal)
-    flops = 2.5 * B * H_q * pairs * 2 * (D + D)
-    row = dict(B=B, H_q=H_q, H_kv=H_kv, S=S, D=D, causal=causal, layout=layout, dtype=str(dtype).split(".")[-1],
-               flops=flops, ours_ms=t_ours, ours_tflops=flops / t_ours / 1e9)
+    flops = backward_flops(B, H_q, pairs, D_qk, D_v)
+    row = dict(B=B, H_q=H_q, H_kv=H_kv, S=S, D=D_qk, D_qk=D_qk, D_v=D_v, causal=causal, layout=layout,
+               dtype=str(dtype).split(".")[-1], flops=flops, ours_ms=t_ours, ours_tflops=flops / t_ours / 1e9)
+    dq_mode = default_dq_mode(D_qk, D_v, dtype, config)
+    row["ours_dq_mode"] = dq_mode
     ours = ours_fn() if check else None
+    if det:
+        det_fn = lambda: launch.attention_backward(q, k, v, o, do, stats, right_bound=rb,  # noqa: E731
+                                                   deterministic=True, config=config)
+        t_det = bench(det_fn)
+        row["ours_det_ms"] = t_det
+        row["ours_det_tflops"] = flops / t_det / 1e9
+        row["det_over_default"] = t_det / t_ours
+        if check:
+            a, b = det_fn(), det_fn()
+            row["det_bitwise_repeatable"] = all(torch.equal(x, y) for x, y in zip(a, b))
+            row["det_rel_err_vs_default"] = max(rel_err(x, y) for x, y in zip(a, ours))
+            del a, b
+    if mem:
+        row["ours_peak_bytes"] = peak_bytes(ours_fn)
+        if dq_mode is not None:
+            elt = torch.empty((), dtype=dtype).element_size()
+            row["ours_formula_bytes"] = ours_backward_workspace_bytes(
+                B, H_q, H_kv, H_kv, S, S, D_qk, D_v, elt, dq_mode == "atomic")
+            # 1.00 up to allocator rounding; more means launch allocates something the formula misses
+            row["ours_peak_over_formula"] = row["ours_peak_bytes"] / row["ours_formula_bytes"]
     if peers:
         for name, backend in PEERS.items():
+            if peer_names is not None and name not in peer_names:
+                continue
             try:
                 qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))
                 with sdpa_kernel(backend):
                     out = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, enable_gqa=H_q != H_kv)
                     grads = torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True)
                     t = bench(lambda: torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True))
-                row[f"{name}_ms"] = t
-                row[f"{name}_tflops"] = flops / t / 1e9
-                if name == "cudnn" and check:
-                    row["rel_err_vs_cudnn"] = max(rel_err(a, b) for a, b in zip(ours, grads))
-                del out, grads
+                    row[f"{name}_ms"] = t
+                    row[f"{name}_tflops"] = flops / t / 1e9
+                    if name == "cudnn" and check:
+                        row["rel_err_vs_cudnn"] = max(rel_err(a, b) for a, b in zip(ours, grads))
+                    if name == "cudnn" and mem:
+                        del grads
+                        try:
+                            row["cudnn_peak_bytes"] = peak_bytes(
+                                lambda: torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True))
+                        except Exception as exc:
+                            row["cudnn_peak_error"] = f"{type(exc).__name__}: {str(exc)[:160]}"
+                del out
             except Exception as exc:  # a peer that declines this row
                 row[f"{name}_ms"] = None
                 row[f"{name}_error"] = f"{type(exc).__name__}: {str(exc)[:160]}"
         if row.get("cudnn_ms"):
             row["ratio_vs_cudnn"] = row["cudnn_ms"] / t_ours
+        if row.get("ours_peak_bytes") and row.get("cudnn_peak_bytes"):
+            row["mem_ratio_vs_cudnn"] = row["ours_peak_bytes"] / row["cudnn_peak_bytes"]
+    row["row_wall_s"] = time.time() - t_row
     return row
 
 
@@ -139,7 +171,8 @@ def sweep(results, budget_s):
                 print("sweep: time budget spent", flush=True)
                 return best
             try:
-                row = run_row(shape, causal, "bhsd", torch.bfloat16, config=cfg, peers=False, check=False)
+                row = run_row(shape, causal, "bhsd", torch.bfloat16, config=cfg, peers=False, check=False,
+                              det=False, mem=False)
                 row["config"] = dataclasses.asdict(cfg)
                 results.append(row)
                 print(f"sweep {shape} causal={causal} {cfg}: {row['ours_ms']:.3f} ms "
@@ -153,12 +186,14 @@ def sweep(results, budget_s):
     return best
 
 
-def profile_split(shape, causal, config=None):
+def profile_split(shape, causal, config=None, dtype=torch.bfloat16):
     """Device time per kernel of one backward call (torch.profiler), to see where time goes."""
-    B, H_q, H_kv, S, D = shape
+    B, H_q, H_kv, S, D_qk, D_v = norm_shape(shape)
     gen = torch.Generator(device="cuda").manual_seed(1)
-    q, do = (make(B, H_q, S, D, "bhsd", torch.bfloat16, gen) for _ in range(2))
-    k, v = (make(B, H_kv, S, D, "bhsd", torch.bfloat16, gen) for _ in range(2))
+    q = make(B, H_q, S, D_qk, "bhsd", dtype, gen)
+    do = make(B, H_q, S, D_v, "bhsd", dtype, gen)
+    k = make(B, H_kv, S, D_qk, "bhsd", dtype, gen)
+    v = make(B, H_kv, S, D_v, "bhsd", dtype, gen)
     rb = 0 if causal else None
     o, st = launch.attention_forward(q, k, v, right_bound=rb)
     for _ in range(3):
@@ -182,8 +217,8 @@ def chart(rows, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    labels = [f"{r['B']},{r['H_q']}/{r['H_kv']},{r['S']},{r['D']}{' c' if r['causal'] else ''} {r['layout']}"
-              for r in rows]
+    labels = [f"{r['B']},{r['H_q']}/{r['H_kv']},{r['S']},{r['D_qk']}/{r['D_v']}{' c' if r['causal'] else ''} "
+              f"{r['layout']} {dtype_short(r)}" for r in rows]
     series = [("ours", "ours_tflops"), ("cuDNN", "cudnn_tflops"), ("flash", "flash_tflops"),
               ("efficient", "efficient_tflops")]
     fig, ax = plt.subplots(figsize=(max(10, len(rows) * 0.55), 5))
@@ -193,10 +228,48 @@ def chart(rows, path):
     ax.set_xticks([x + 1.5 * width for x in range(len(rows))])
     ax.set_xticklabels(labels, rotation=75, ha="right", fontsize=7)
     ax.set_ylabel("backward TFLOP/s (2.5 x fwd, exact mask count)")
-    ax.set_title(f"SDPA backward, bf16, {torch.cuda.get_device_name()}")
+    ax.set_title(f"SDPA backward, {'/'.join(sorted({dtype_short(r) for r in rows}))}, {torch.cuda.get_device_name()}")
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)
+
+
+def row_line(r):
+    """The line printed as each row finishes."""
+    det = f" det/def {r['det_over_default']:.2f}" if r.get("det_over_default") else ""
+    mem = f" mem {r['mem_ratio_vs_cudnn']:.2f}" if r.get("mem_ratio_vs_cudnn") else ""
+    err = r.get("rel_err_vs_cudnn")
+    decl = f" cudnn: {r['cudnn_error'][:70]}" if r.get("cudnn_error") else ""
+    return (f"{shape_label((r['B'], r['H_q'], r['H_kv'], r['S'], r['D_qk'], r['D_v']), r['causal']):34} "
+            f"{r['layout']:8} {dtype_short(r)} ours {r['ours_ms']:.3f} ms {r['ours_tflops']:.0f} TF | "
+            f"cudnn {r.get('cudnn_tflops') or 0:.0f} flash {r.get('flash_tflops') or 0:.0f} "
+            f"eff {r.get('efficient_tflops') or 0:.0f} | ratio {r.get('ratio_vs_cudnn') or 0:.2f}{det}{mem} "
+            f"err {common.fmt(err, '.1e')} ({r.get('row_wall_s', 0):.1f} s){decl}")
+
+
+TABLE_COLUMNS = SHAPE_COLUMNS + [
+    ("ours ms", lambda r: r["ours_ms"], ".3f"),
+    ("ours TF", lambda r: r["ours_tflops"], ".0f"),
+    ("cuDNN TF", lambda r: r.get("cudnn_tflops"), ".0f"),
+    ("flash TF", lambda r: r.get("flash_tflops"), ".0f"),
+    ("eff TF", lambda r: r.get("efficient_tflops"), ".0f"),
+    ("ratio", lambda r: r.get("ratio_vs_cudnn"), ".2f"),
+    ("vs BHSD", lambda r: r.get("ours_vs_bhsd"), ".2f"),
+    ("det/default", lambda r: r.get("det_over_default"), ".2f"),
+    ("mem ours MiB", lambda r: r["ours_peak_bytes"] / 2**20 if r.get("ours_peak_bytes") is not None else None, ".1f"),
+    ("mem cuDNN MiB", lambda r: r["cudnn_peak_bytes"] / 2**20 if r.get("cudnn_peak_bytes") is not None else None,
+     ".1f"),
+    ("mem ratio", lambda r: r.get("mem_ratio_vs_cudnn"), ".2f"),
+    ("err vs cuDNN", lambda r: r.get("rel_err_vs_cudnn"), ".1e"),
+]
+SUMMARY_EXTRA = [("max det/default", "max_det_over_default", ".3f"),
+                 ("max mem ratio", "max_mem_ratio_vs_cudnn", ".3f")]
+
+
+def summarize_backward(rows, dtypes):
+    add_layout_spread(rows)
+    return summarize(rows, dtypes, max_keys=("det_over_default", "mem_ratio_vs_cudnn", "rel_err_vs_cudnn",
+                                             "ours_peak_over_formula"))
 
 
 def main(argv=None):
@@ -208,18 +281,43 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true",
                     help="only our default config on four BHSD rows, with the per-kernel split (A/B runs)")
     ap.add_argument("--adopt", action="store_true", help="run the rows with the sweep's fastest config per D")
-    ap.add_argument("--layouts", default=",".join(LAYOUTS))
+    ap.add_argument("--layouts", default=",".join(LAYOUTS), help="comma-separated, of: " + ", ".join(LAYOUTS))
+    ap.add_argument("--dtypes", default=",".join(DTYPES), help="comma-separated, of: " + ", ".join(DTYPES))
+    ap.add_argument("--rows", default="",
+                    help="comma-separated substrings of a shape label such as 'B2-H16/16-S4096-D128/128-nc'; "
+                         "a shape/causal pair runs if any one matches (default: all)")
+    ap.add_argument("--peers", default=",".join(PEERS), help="comma-separated, of: " + ", ".join(PEERS))
+    ap.add_argument("--no-det", action="store_true", help="skip the deterministic-mode timing on BHSD rows")
+    ap.add_argument("--no-mem", action="store_true", help="skip the peak-memory measurement on BHSD rows")
+    ap.add_argument("--no-split", action="store_true", help="skip the per-kernel profiler split at the start")
+    ap.add_argument("--warmup", type=float, default=common.WARMUP_MS, help="do_bench warm-up, ms (default %(default)s)")
+    ap.add_argument("--rep", type=float, default=common.REP_MS, help="do_bench timed runs, ms (default %(default)s)")
+    ap.add_argument("--json-name", default="bench_backward.json", help="file name under --out")
     args = ap.parse_args(argv)
+    dtypes = parse_dtypes(args.dtypes)
+    layouts = parse_layouts(args.layouts)
+    peer_names = [p.strip() for p in args.peers.split(",") if p.strip()]
+    common.WARMUP_MS, common.REP_MS = args.warmup, args.rep
     warnings.filterwarnings("ignore", category=UserWarning)  # peers explaining their declines
     os.makedirs(args.out, exist_ok=True)
+    t_start = time.time()
     meta = dict(device=torch.cuda.get_device_name(), torch=torch.__version__, triton=triton.__version__,
                 python=platform.python_version(), cudnn=torch.backends.cudnn.version(),
-                when=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+                when=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), git=common.git_commit(),
+                command=" ".join([os.path.basename(sys.argv[0])] + (sys.argv[1:] if argv is None else list(argv))),
+                dtypes=dtypes, layouts=layouts, rows_filter=args.rows or None, peers=peer_names,
+                timing=dict(fn="triton.testing.do_bench", return_mode="median", warmup_ms=args.warmup,
+                            rep_ms=args.rep),
+                flops="backward = 2.5 x forward; forward = 2 * kept_pairs * (D_qk + D_v) per (b, h_q)",
+                ours_workspace_formula=OURS_BACKWARD_WORKSPACE_FORMULA,
+                peak_memory=("BHSD rows: torch.cuda.reset_peak_memory_stats(); base = memory_allocated(); "
+                             "one call; max_memory_allocated() - base. Ours: attention_backward with outputs "
+                             "allocated inside; cuDNN: torch.autograd.grad on the retained SDPA graph."))
     if args.quick:
         total = 0.0
         for shape in ((2, 16, 16, 4096, 128), (4, 16, 16, 2048, 64)):
             for causal in (False, True):
-                row = run_row(shape, causal, "bhsd", torch.bfloat16, peers=False, check=False)
+                row = run_row(shape, causal, "bhsd", torch.bfloat16, peers=False, check=False, det=False, mem=False)
                 total += row["ours_ms"]
                 print(f"quick {shape} causal={causal}: {row['ours_ms']:.3f} ms {row['ours_tflops']:.0f} TFLOP/s",
                       flush=True)
@@ -236,51 +334,58 @@ def main(argv=None):
             adopted = {d: cfg for d, (cfg, _) in best.items()}
             print(f"adopted: {adopted}", flush=True)
     meta["adopted_configs"] = {str(d): dataclasses.asdict(c) for d, c in adopted.items()}
-    try:
-        meta["split_ms"] = {f"{shape}, causal={c}": profile_split(shape, c, adopted.get(shape[-1]))
-                            for shape in ((2, 16, 16, 4096, 128), (4, 16, 16, 2048, 64)) for c in (False, True)}
-    except Exception as exc:
-        print(f"profile split failed: {exc}", flush=True)
+    if not args.no_split:
+        try:
+            meta["split_ms"] = {f"{shape}, causal={c}": profile_split(shape, c, adopted.get(shape[-1]))
+                                for shape in ((2, 16, 16, 4096, 128), (4, 16, 16, 2048, 64)) for c in (False, True)}
+        except Exception as exc:
+            print(f"profile split failed: {exc}", flush=True)
     if args.no_bench:
         return
     rows = []
-    for shape in SHAPES:
-        for causal in (False, True):
-            for layout in args.layouts.split(","):
-                row = run_row(shape, causal, layout, torch.bfloat16, config=adopted.get(shape[-1]))
-                rows.append(row)
-                print(f"{shape} causal={causal!s:5} {layout:8} ours {row['ours_ms']:.3f} ms "
-                      f"{row['ours_tflops']:.0f} TF | cudnn {row.get('cudnn_tflops') or 0:.0f} "
-                      f"flash {row.get('flash_tflops') or 0:.0f} eff {row.get('efficient_tflops') or 0:.0f} | "
-                      f"ratio {row.get('ratio_vs_cudnn') or 0:.2f} err {row.get('rel_err_vs_cudnn', -1):.1e}",
-                      flush=True)
-                torch.cuda.empty_cache()
-    # layout spread: our time on each layout over our BHSD time for the same (shape, causal)
-    base = {(r["B"], r["H_q"], r["H_kv"], r["S"], r["D"], r["causal"]): r["ours_ms"]
-            for r in rows if r["layout"] == "bhsd"}
-    for r in rows:
-        key = (r["B"], r["H_q"], r["H_kv"], r["S"], r["D"], r["causal"])
-        r["ours_vs_bhsd"] = r["ours_ms"] / base[key] if key in base else None
-    ratios = [r["ratio_vs_cudnn"] for r in rows if r.get("ratio_vs_cudnn")]
-    geomean = math.exp(sum(math.log(x) for x in ratios) / len(ratios)) if ratios else None
-    worst_layout = max((r["ours_vs_bhsd"] for r in rows if r["ours_vs_bhsd"]), default=None)
-    summary = dict(geomean_ratio_vs_cudnn=geomean, worst_layout_slowdown_vs_bhsd=worst_layout,
-                   max_rel_err_vs_cudnn=max((r.get("rel_err_vs_cudnn", 0) for r in rows), default=None))
-    with open(os.path.join(args.out, "bench_backward.json"), "w") as f:
+    for dt in dtypes:
+        for shape in SHAPES:
+            B, H_q, H_kv, S, D_qk, D_v = norm_shape(shape)
+            # a swept config is per head dim and tuned on bf16; never for D_qk != D_v
+            cfg = adopted.get(D_qk) if D_qk == D_v and dt == "bf16" else None
+            for causal in (False, True):
+                if not row_selected(shape, causal, args.rows):
+                    continue
+                for layout in layouts:
+                    try:
+                        row = run_row(shape, causal, layout, DTYPES[dt], config=cfg, peer_names=peer_names,
+                                      det=(layout == "bhsd" and not args.no_det),
+                                      mem=(layout == "bhsd" and not args.no_mem))
+                    except Exception as exc:  # our engine failed this row: say so, keep going
+                        print(f"{shape_label(shape, causal):34} {layout:8} {dt} OURS FAILED "
+                              f"{type(exc).__name__}: {str(exc)[:300]}", flush=True)
+                        rows.append(dict(B=B, H_q=H_q, H_kv=H_kv, S=S, D=D_qk, D_qk=D_qk, D_v=D_v, causal=causal,
+                                         layout=layout, dtype=str(DTYPES[dt]).split(".")[-1], ours_ms=None,
+                                         ours_error=f"{type(exc).__name__}: {str(exc)[:300]}"))
+                        torch.cuda.empty_cache()
+                        continue
+                    rows.append(row)
+                    print(row_line(row), flush=True)
+                    torch.cuda.empty_cache()
+    summary = summarize_backward(rows, dtypes)
+    meta["wall_s"] = time.time() - t_start
+    with open(os.path.join(args.out, args.json_name), "w") as f:
         json.dump(dict(meta=meta, summary=summary, rows=rows), f, indent=1)
+    ok_rows = [r for r in rows if r.get("ours_ms")]
     try:
-        chart(rows, os.path.join(args.out, "bench_backward.png"))
+        if ok_rows:
+            chart(ok_rows, os.path.join(args.out, os.path.splitext(args.json_name)[0] + ".png"))
     except Exception as exc:
         print(f"chart failed: {exc}", file=sys.stderr)
-    print("\n| B | H_q/H_kv | S | D | causal | layout | ours ms | ours TF | cuDNN TF | flash TF | eff TF | ratio | vs BHSD |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(f"| {r['B']} | {r['H_q']}/{r['H_kv']} | {r['S']} | {r['D']} | {r['causal']} | {r['layout']} | "
-              f"{r['ours_ms']:.3f} | {r['ours_tflops']:.0f} | {r.get('cudnn_tflops') or 0:.0f} | "
-              f"{r.get('flash_tflops') or 0:.0f} | {r.get('efficient_tflops') or 0:.0f} | "
-              f"{r.get('ratio_vs_cudnn') or 0:.2f} | {r['ours_vs_bhsd'] or 0:.2f} |")
-    print(f"\ngeomean ratio_vs_cudnn = {geomean:.3f}; worst layout / BHSD = {worst_layout:.3f}; "
-          f"max rel err vs cuDNN = {summary['max_rel_err_vs_cudnn']:.2e}")
+    print()
+    print(markdown_table(ok_rows, TABLE_COLUMNS))
+    print()
+    for line in summary_lines(summary, dtypes, SUMMARY_EXTRA):
+        print(line)
+    failed = [r for r in rows if not r.get("ours_ms")]
+    if failed:
+        print(f"OURS FAILED on {len(failed)} rows: " + ", ".join(common.row_label(r) for r in failed))
+    print(f"wall {meta['wall_s']:.0f} s; JSON: {os.path.join(args.out, args.json_name)}", flush=True)
 
 
 if __name__ == "__main__":

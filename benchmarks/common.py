@@ -1,0 +1,327 @@
+"""Helpers shared by ``bench_backward.py`` and ``bench_forward.py``.
+
+Pure helpers (shapes, row labels and filters, FLOP counts, geomeans, the per-dtype
+summary, Markdown tables) run anywhere; ``make``, ``bench`` and ``peak_bytes`` need CUDA.
+
+Timing: median of ``triton.testing.do_bench(fn, warmup=WARMUP_MS, rep=REP_MS)``;
+both are milliseconds of device time (warm-up 10 ms, then about 40 ms of timed runs,
+each after do_bench's L2 flush), kept modest so that a full run stays short. Both
+benchmarks take ``--warmup`` / ``--rep`` to change them.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import zlib
+
+import torch
+
+SHAPES = [  # (B, H_q, H_kv, S, D_qk, D_v)
+    (2, 16, 16, 4096, 128, 128),
+    (1, 16, 16, 8192, 128, 128),
+    (4, 16, 16, 2048, 64, 64),
+    (1, 32, 8, 8192, 128, 128),     # GQA
+    (1, 16, 16, 4096, 192, 128),    # DeepSeek-V3: D_qk = 192 (128 nope + 64 rope), D_v = 128
+]
+LAYOUTS = ["bhsd", "bshd", "sbhd", "bshd_pad"]
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+DTYPE_SHORT = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}
+
+WARMUP_MS = 10
+REP_MS = 40
+
+
+def norm_shape(shape):
+    """(B, H_q, H_kv, S, D) or (B, H_q, H_kv, S, D_qk, D_v) -> the 6-tuple."""
+    if len(shape) == 5:
+        return tuple(shape) + (shape[4],)
+    if len(shape) == 6:
+        return tuple(shape)
+    raise ValueError(f"shape {shape}: expected (B, H_q, H_kv, S, D) or (B, H_q, H_kv, S, D_qk, D_v)")
+
+
+def row_seed(shape, causal, layout):
+    """The seed of a row's random data. Equal head dims hash the 5-tuple, as run 4 did,
+    so bf16 rows see the same data as before; dtype is not in it (fp16 = same data, cast)."""
+    B, H_q, H_kv, S, D_qk, D_v = norm_shape(shape)
+    key = (B, H_q, H_kv, S, D_qk) if D_qk == D_v else (B, H_q, H_kv, S, D_qk, D_v)
+    return zlib.crc32(repr((key, causal, layout)).encode())
+
+
+def shape_label(shape, causal):
+    """'B2-H16/16-S4096-D128/128-nc' (or '-causal'): what --rows matches against."""
+    B, H_q, H_kv, S, D_qk, D_v = norm_shape(shape)
+    return f"B{B}-H{H_q}/{H_kv}-S{S}-D{D_qk}/{D_v}-{'causal' if causal else 'nc'}"
+
+
+def row_selected(shape, causal, rows_filter):
+    """--rows: comma-separated substrings of shape_label(); a row runs if any one matches.
+    Empty / None selects every row. Examples: 'D192', 'S4096-D128', '-causal', 'H32/8'."""
+    if not rows_filter:
+        return True
+    label = shape_label(shape, causal)
+    return any(part.strip() and part.strip() in label for part in rows_filter.split(","))
+
+
+def parse_dtypes(text):
+    out = []
+    for name in text.split(","):
+        name = name.strip()
+        if not name:
+            continue
+        if name not in DTYPES:
+            raise SystemExit(f"--dtypes: {name!r} is not one of {', '.join(DTYPES)}")
+        out.append(name)
+    return out
+
+
+def parse_layouts(text):
+    out = [x.strip() for x in text.split(",") if x.strip()]
+    for name in out:
+        if name not in LAYOUTS:
+            raise SystemExit(f"--layouts: {name!r} is not one of {', '.join(LAYOUTS)}")
+    return out
+
+
+def dtype_short(row_or_dtype):
+    """'bf16' for a row (its 'dtype' key), a torch dtype or a name."""
+    d = row_or_dtype.get("dtype") if isinstance(row_or_dtype, dict) else row_or_dtype
+    name = str(d).split(".")[-1]
+    return DTYPE_SHORT.get(name, name)
+
+
+# ----------------------------------------------------------------------------
+# Counting
+
+
+def kept_pairs(S_q, S_kv, causal):
+    """(query, key) pairs the mask keeps per (b, h): causal (top-left, right_bound 0) is
+    sum_i min(i + 1, S_kv), i.e. S(S+1)/2 for S_q = S_kv, not S^2/2."""
+    if not causal:
+        return S_q * S_kv
+    i = torch.arange(S_q, dtype=torch.int64)
+    return int((torch.clamp(torch.minimum(i, torch.tensor(S_kv - 1)) + 1, min=0)).sum())
+
+
+def forward_flops(B, H_q, pairs, D_qk, D_v):
+    """QK^T (2 * D_qk per pair) + PV (2 * D_v per pair), per (b, h_q)."""
+    return 2.0 * B * H_q * pairs * (D_qk + D_v)
+
+
+def backward_flops(B, H_q, pairs, D_qk, D_v):
+    """2.5 x the forward (the usual FA convention: 5 products against the forward's 2)."""
+    return 2.5 * forward_flops(B, H_q, pairs, D_qk, D_v)
+
+
+def ours_backward_workspace_bytes(B, H_q, H_k, H_v, S_q, S_kv, D_qk, D_v, elt_bytes, atomic_dq):
+    """What ``launch.attention_backward`` allocates when the caller passes no outputs
+    (exact element counts; the caching allocator rounds each tensor up to 512 B)."""
+    side = 8 * B * H_q * S_q                                   # delta + lse2, fp32, one per (b, h_q, i) row
+    outs = elt_bytes * (B * H_q * S_q * D_qk                   # dQ, q's shape and dtype
+                        + B * H_k * S_kv * D_qk                # dK
+                        + B * H_v * S_kv * D_v)                # dV
+    accum = 4 * B * H_q * S_q * D_qk if atomic_dq else 0       # fp32 dq_accum, atomic dQ mode only
+    return side + outs + accum
+
+
+OURS_BACKWARD_WORKSPACE_FORMULA = (
+    "peak bytes of one launch.attention_backward call with outputs allocated inside = "
+    "8*B*H_q*S_q (delta and lse2: float32, 4 bytes each per (b, h_q, i) row, packed) "
+    "+ elt*(B*H_q*S_q*D_qk + B*H_k*S_kv*D_qk + B*H_v*S_kv*D_v) (dQ, dK, dV: torch.empty of q's, k's, v's "
+    "shape and dtype, contiguous whatever the inputs' layout) "
+    "+ 4*B*H_q*S_q*D_qk (float32 dq_accum, torch.zeros) only when the config's dq_mode is 'atomic' "
+    "(deterministic=True forces 'separate'; in 'separate' mode no accumulator is allocated: the dQ pass "
+    "writes dQ directly). "
+    "Where a kernel reads tiles through device-side TMA descriptors (launch._use_tma, when present), Triton "
+    "also allocates, through the torch allocator launch registers, a global scratch of "
+    "(programs in the grid) x metadata.global_scratch_size bytes (about 128 B per tl.make_tensor_descriptor "
+    "site, so a few hundred KiB here) for the duration of that launch; the peak holds the largest one "
+    "(DKDV: cdiv(S_kv, BLOCK_N1)*B*H_kv programs; DQ: cdiv(S_q, BLOCK_M2)*B*H_q). Nothing else is allocated "
+    "through PyTorch. Measured peak = this up to the caching allocator's rounding (512 B per tensor; a reused "
+    "or unsplit cached block can count up to ~1 MiB more); rows carry ours_formula_bytes (without the TMA "
+    "scratch) and ours_peak_over_formula. Source: src/sdpa_bwd/launch.py attention_backward."
+)
+
+
+# ----------------------------------------------------------------------------
+# Statistics
+
+
+def geomean(values):
+    vals = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
+    if not vals:
+        return None
+    return math.exp(sum(math.log(v) for v in vals) / len(vals))
+
+
+def _key(r):
+    return (r["B"], r["H_q"], r["H_kv"], r["S"], r.get("D_qk", r.get("D")), r.get("D_v", r.get("D")),
+            r["causal"], r.get("dtype"))
+
+
+def add_layout_spread(rows, time_key="ours_ms"):
+    """r['ours_vs_bhsd'] = our time on r's layout / our BHSD time, same shape, causal and dtype."""
+    base = {_key(r): r[time_key] for r in rows if r["layout"] == "bhsd" and r.get(time_key)}
+    for r in rows:
+        b = base.get(_key(r))
+        r["ours_vs_bhsd"] = r[time_key] / b if b and r.get(time_key) else None
+
+
+def row_label(r):
+    return (f"{shape_label((r['B'], r['H_q'], r['H_kv'], r['S'], r.get('D_qk', r.get('D')), r.get('D_v', r.get('D'))), r['causal'])}"
+            f" {r['layout']} {dtype_short(r)}")
+
+
+def summarize(rows, dtypes, max_keys=()):
+    """Per dtype: geomean and worst row of ratio_vs_cudnn, rows counted, worst layout slowdown,
+    and the max of each key in max_keys. The unsuffixed geomean_ratio_vs_cudnn is bf16's
+    (run 4's meaning) when bf16 rows exist, else the geomean over every row."""
+    s = {}
+    for dt in dtypes:
+        rs = [r for r in rows if dtype_short(r) == dt]
+        with_ratio = [r for r in rs if r.get("ratio_vs_cudnn")]
+        ratios = [r["ratio_vs_cudnn"] for r in with_ratio]
+        s[f"geomean_ratio_vs_cudnn_{dt}"] = geomean(ratios)
+        worst = min(with_ratio, key=lambda r: r["ratio_vs_cudnn"], default=None)
+        s[f"min_ratio_vs_cudnn_{dt}"] = worst["ratio_vs_cudnn"] if worst else None
+        s[f"min_ratio_row_{dt}"] = row_label(worst) if worst else None
+        s[f"rows_with_ratio_{dt}"] = len(ratios)
+        s[f"rows_{dt}"] = len(rs)
+        s[f"worst_layout_slowdown_vs_bhsd_{dt}"] = max(
+            (r["ours_vs_bhsd"] for r in rs if r.get("ours_vs_bhsd")), default=None)
+        for k in max_keys:
+            s[f"max_{k}_{dt}"] = max((r[k] for r in rs if r.get(k) is not None), default=None)
+    all_ratios = [r["ratio_vs_cudnn"] for r in rows if r.get("ratio_vs_cudnn")]
+    s["geomean_ratio_vs_cudnn"] = (s["geomean_ratio_vs_cudnn_bf16"] if "bf16" in dtypes
+                                   else geomean(all_ratios))
+    s["geomean_ratio_vs_cudnn_is"] = "bf16" if "bf16" in dtypes else "all rows"
+    s["worst_layout_slowdown_vs_bhsd"] = max((r["ours_vs_bhsd"] for r in rows if r.get("ours_vs_bhsd")),
+                                             default=None)
+    s["max_rel_err_vs_cudnn"] = max((r["rel_err_vs_cudnn"] for r in rows if r.get("rel_err_vs_cudnn") is not None),
+                                    default=None)
+    s["cudnn_declined"] = [row_label(r) for r in rows if r.get("cudnn_error")]
+    return s
+
+
+# ----------------------------------------------------------------------------
+# Printing
+
+
+def fmt(v, spec=".2f"):
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float) and not math.isfinite(v):
+        return str(v)
+    try:
+        return format(v, spec)
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def markdown_table(rows, columns):
+    """columns: [(header, fn(row) -> value, format spec)]; None prints as '-'."""
+    lines = ["| " + " | ".join(h for h, _, _ in columns) + " |",
+             "|" + "---|" * len(columns)]
+    for r in rows:
+        cells = []
+        for _, fn, spec in columns:
+            try:
+                v = fn(r)
+            except (KeyError, TypeError, ZeroDivisionError):
+                v = None
+            cells.append(fmt(v, spec))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def tflops(r, name):
+    return r.get(f"{name}_tflops")
+
+
+SHAPE_COLUMNS = [
+    ("B", lambda r: r["B"], "d"),
+    ("H_q/H_kv", lambda r: f"{r['H_q']}/{r['H_kv']}", "s"),
+    ("S", lambda r: r["S"], "d"),
+    ("D_qk/D_v", lambda r: f"{r.get('D_qk', r.get('D'))}/{r.get('D_v', r.get('D'))}", "s"),
+    ("causal", lambda r: "yes" if r["causal"] else "no", "s"),
+    ("layout", lambda r: r["layout"], "s"),
+    ("dtype", lambda r: dtype_short(r), "s"),
+]
+
+
+def summary_lines(summary, dtypes, extra=()):
+    """Human lines for the end of a run: per dtype geomean / worst row / layout spread (+ extra
+    (label, key-prefix, spec) triples read as summary[f'{prefix}_{dt}'])."""
+    lines = []
+    for dt in dtypes:
+        parts = [f"{dt}: geomean ratio_vs_cudnn = {fmt(summary.get(f'geomean_ratio_vs_cudnn_{dt}'), '.3f')}"
+                 f" over {summary.get(f'rows_with_ratio_{dt}', 0)}/{summary.get(f'rows_{dt}', 0)} rows",
+                 f"worst row {fmt(summary.get(f'min_ratio_vs_cudnn_{dt}'), '.3f')}"
+                 f" ({summary.get(f'min_ratio_row_{dt}') or '-'})",
+                 f"worst layout / BHSD = {fmt(summary.get(f'worst_layout_slowdown_vs_bhsd_{dt}'), '.3f')}"]
+        for label, prefix, spec in extra:
+            parts.append(f"{label} = {fmt(summary.get(f'{prefix}_{dt}'), spec)}")
+        lines.append("; ".join(parts))
+    lines.append(f"max rel err vs cuDNN = {fmt(summary.get('max_rel_err_vs_cudnn'), '.2e')}; "
+                 f"cuDNN declined: {', '.join(summary.get('cudnn_declined') or []) or 'none'}")
+    return lines
+
+
+# ----------------------------------------------------------------------------
+# Device helpers (CUDA)
+
+
+def make(B, H, S, D, layout, dtype, gen):
+    """A (B, H, S, D) view of random data stored in ``layout``."""
+    if layout == "bhsd":
+        t = torch.randn(B, H, S, D, generator=gen, device="cuda", dtype=torch.float32).to(dtype)
+        return t
+    if layout == "bshd":
+        return torch.randn(B, S, H, D, generator=gen, device="cuda").to(dtype).transpose(1, 2)
+    if layout == "sbhd":
+        return torch.randn(S, B, H, D, generator=gen, device="cuda").to(dtype).permute(1, 2, 0, 3)
+    if layout == "bshd_pad":
+        # each row padded by 64 elements (128 bytes in 16-bit): still 16-byte aligned rows
+        buf = torch.randn(B, S, H, D + 64, generator=gen, device="cuda").to(dtype)
+        return buf[..., :D].transpose(1, 2)
+    raise ValueError(layout)
+
+
+def bench(fn, warmup=None, rep=None):
+    """Median ms of ``triton.testing.do_bench`` (warmup / rep in ms; defaults WARMUP_MS / REP_MS)."""
+    import triton.testing
+    return triton.testing.do_bench(fn, warmup=WARMUP_MS if warmup is None else warmup,
+                                   rep=REP_MS if rep is None else rep, return_mode="median")
+
+
+def rel_err(a, b):
+    a, b = a.float(), b.float()
+    return ((a - b).norm() / b.norm().clamp_min(1e-30)).item()
+
+
+def peak_bytes(fn):
+    """Peak device memory that one call of fn allocates above what was live before it
+    (its results included, as they are alive when fn returns)."""
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    base = torch.cuda.memory_allocated()
+    res = fn()
+    torch.cuda.synchronize()
+    peak = torch.cuda.max_memory_allocated() - base
+    del res
+    return int(peak)
+
+
+def git_commit():
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
+        if out.returncode == 0:
+            dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                                   capture_output=True, text=True, timeout=5).stdout.strip()
+            return out.stdout.strip() + ("+dirty" if dirty else "")
+    except Exception:  # no git on the device machine, or not a checkout
+        pass
+    return None
