@@ -32,32 +32,34 @@ def _select_cases(args) -> tuple[list[Case], Optional[str]]:
     return cases, source
 
 
-def _memory_limit_bytes(engine, limit_gib: Optional[float]) -> int:
+def _memory_limit_bytes(engine, limit_gib: Optional[float], workers: int = 1) -> int:
     """--memory-limit, else 80% of the GPU's free memory, else 4 GiB on the CPU (CI has 24 GiB
-    and the float64 oracle holds several copies of each tensor)."""
+    and the float64 oracle holds several copies of each tensor). Workers that share a GPU
+    (more workers than visible GPUs) share its memory: each gets its part."""
     if limit_gib is not None:
         return int(limit_gib * (1 << 30))
     if engine.device() == "cuda":
         import torch
 
-        return int(0.8 * torch.cuda.mem_get_info()[0])
+        per_gpu = -(-max(1, workers) // max(1, torch.cuda.device_count()))
+        return int(0.8 * torch.cuda.mem_get_info()[0]) // per_gpu
     return 4 << 30
 
 
-def _over_memory(cases, engine, limit_gib: Optional[float]) -> dict[str, str]:
+def _over_memory(cases, engine, limit_gib: Optional[float], workers: int = 1) -> dict[str, str]:
     """Cases whose cost model says they allocate more than this machine allows: skipped, with why."""
     try:
         from .plan.cost import case_cost
     except ImportError:  # no plan package: nothing to estimate with
         return {}
-    limit = _memory_limit_bytes(engine, limit_gib)
+    limit = _memory_limit_bytes(engine, limit_gib, workers)
     out = {}
     for case in cases:
         need = case_cost(case).bytes
         if need > limit:
             out[case.id] = (f"needs about {need / (1 << 30):.1f} GiB, over this machine's limit of "
-                            f"{limit / (1 << 30):.1f} GiB - run it on a GPU with more memory or raise "
-                            "--memory-limit")
+                            f"{limit / (1 << 30):.1f} GiB - run it on a GPU with more memory, with fewer "
+                            "workers per GPU, or raise --memory-limit")
     return out
 
 
@@ -97,7 +99,8 @@ def cmd_run(args) -> int:
     for name in args.engine or ["triton"]:
         engine = get_engine(name)
         skip_now = {e.case: e.reason for e in skips.entries_for(name) if e.action == "skip"} if skips else {}
-        skip_now.update(_over_memory(cases, engine, args.memory_limit))
+        skip_now.update(_over_memory(cases, engine, args.memory_limit,
+                                     1 if args.in_process else args.workers))
         console.print(f"[bold]{name}[/] on {engine.device()}: {len(cases)} cases, {args.reruns} run(s) each"
                       + ("" if args.in_process else f", {args.workers} worker process(es)"))
         if args.in_process:

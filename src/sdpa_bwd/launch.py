@@ -51,6 +51,68 @@ _INT32_SAFE = (1 << 31) // 256
 SPECIALIZE_LENGTHS = True
 
 
+# Streamed tiles (K/V in the forward and the dQ pass, Q/dO in the DKDV pass) are read
+# through TMA tensor descriptors where the tensor allows it (``_tma_ok``), and through
+# per-element pointers everywhere else. "auto": on CUDA devices; "off": never; "on":
+# wherever the tensor allows it, the interpreter included (tests use it to check the
+# descriptor path on the CPU).
+TMA_MODE = os.environ.get("SDPA_BWD_TMA", "auto")
+_TMA_MODES = ("auto", "on", "off")
+
+
+def set_tma_mode(mode: str) -> None:
+    """Choose how streamed tiles are read: "auto" (CUDA only), "on" or "off" (see TMA_MODE)."""
+    global TMA_MODE
+    if mode not in _TMA_MODES:
+        raise ValueError(f"TMA mode {mode!r}: expected one of {', '.join(_TMA_MODES)}")
+    TMA_MODE = mode
+
+
+def _tma_ok(t: torch.Tensor) -> bool:
+    """Can the bulk-copy engine read one head of ``t`` (B, H, S, D) as a [S, D] matrix?
+
+    It needs the head-dim stride 1, every used base (data pointer plus batch and head
+    offsets) and the row pitch 16-byte aligned, rows that do not overlap, and a row
+    pitch below 2^40 bytes. The rest of the layouts keep the pointer path.
+    """
+    if TMA_MODE == "off" or (TMA_MODE == "auto" and t.device.type != "cuda"):
+        return False
+    if not hasattr(triton.language, "make_tensor_descriptor"):
+        return False
+    B, H, S, D = t.shape
+    sb, sh, sm, sd = t.stride()
+    es = t.element_size()
+    if S < 2 or (sd != 1 and D > 1) or t.data_ptr() % 16:
+        return False
+    if sm < D or (sm * es) % 16 or sm * es >= (1 << 40):
+        return False
+    return all((n == 1 or (s * es) % 16 == 0) for n, s in ((B, sb), (H, sh)))
+
+
+_ALLOCATOR_SET = False
+
+
+def _ensure_tma_allocator() -> None:
+    """Device-side descriptors need scratch memory from a Triton allocator; give it torch's."""
+    global _ALLOCATOR_SET
+    if _ALLOCATOR_SET:
+        return
+
+    def alloc(size: int, alignment: int, stream):
+        device = "cuda" if stream is not None and torch.cuda.is_available() else "cpu"
+        return torch.empty(size, dtype=torch.int8, device=device)
+
+    triton.set_allocator(alloc)
+    _ALLOCATOR_SET = True
+
+
+def _use_tma(*tensors) -> bool:
+    use = all(_tma_ok(t) for t in tensors)
+    if use:
+        _ensure_tma_allocator()
+    return use
+
+
 def _kernel(specialised, any_len, S_q: int, S_kv: int):
     if SPECIALIZE_LENGTHS and S_q != 1 and S_kv != 1:
         return specialised
@@ -302,7 +364,7 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
         BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n,
         D_QK=D_qk, D_QK_PAD=d_qk_pad, D_V=D_v, D_V_PAD=d_v_pad,
         HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=_dot_precision(q.dtype, q.device.type),
-        WIDE=_wide(q, k, v, o, stats),
+        WIDE=_wide(q, k, v, o, stats), TMA=_use_tma(k, v),
         num_warps=cfg.num_warps, num_stages=cfg.num_stages,
     )
     return o, stats
@@ -383,7 +445,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
             H_q, owner_heads, H_q // H_k, H_q // H_v, S_q, S_kv,
             qk_scale_log2, scale, lo_off, hi_off,
             BLOCK_M=cfg.block_m1, BLOCK_N=cfg.block_n1,
-            COMPUTE_DK=compute_dk, COMPUTE_DV=compute_dv, ATOMIC_DQ=atomic_dq, **common,
+            COMPUTE_DK=compute_dk, COMPUTE_DV=compute_dv, ATOMIC_DQ=atomic_dq, TMA=_use_tma(q, do), **common,
         )
 
     if H_k == H_v:
@@ -407,7 +469,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
             *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(),
             H_q, H_q // H_k, H_q // H_v, S_q, S_kv,
             qk_scale_log2, scale, lo_off, hi_off,
-            BLOCK_M=cfg.block_m2, BLOCK_N=cfg.block_n2,
+            BLOCK_M=cfg.block_m2, BLOCK_N=cfg.block_n2, TMA=_use_tma(k, v),
             **dict(common, num_warps=cfg.dq_num_warps or cfg.num_warps,
                    num_stages=cfg.dq_num_stages or cfg.num_stages),
         )

@@ -16,7 +16,8 @@ on such a row and it contributes no gradient. Query rows past S_q are read as
 import triton
 import triton.language as tl
 
-from .attention_fwd import _NO_SPECIALIZE, mma, band_keep, band_keep_t, key_tile_bounds, query_tile_bounds
+from .attention_fwd import (_NO_SPECIALIZE, band_keep, band_keep_t, key_tile_bounds, mma, query_tile_bounds,
+                            row_tiles)
 
 LOG2E = tl.constexpr(1.4426950408889634)
 
@@ -62,14 +63,14 @@ def attention_bwd_preprocess_kernel(
 
 
 @triton.jit
-def _dkdv_tiles(dk, dv, k, v, q_ptr, do_ptr, lse2_ptr, delta_ptr, dq_acc_ptr,
+def _dkdv_tiles(dk, dv, k, v, q_ptr, do_ptr, q_desc, do_desc, lse2_ptr, delta_ptr, dq_acc_ptr,
                 stride_qm, stride_qd, stride_dom, stride_dod,
                 offs_n, m_begin, m_end, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
                 BLOCK_M: tl.constexpr, D_QK: tl.constexpr, D_QK_PAD: tl.constexpr,
                 D_V: tl.constexpr, D_V_PAD: tl.constexpr, MASK: tl.constexpr,
                 HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
                 COMPUTE_DK: tl.constexpr, COMPUTE_DV: tl.constexpr, ATOMIC_DQ: tl.constexpr,
-                DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr):
+                DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr):
     """Accumulate one key block's dK/dV over query tiles [m_begin, m_end) of one q head.
 
     Pointers q_ptr/do_ptr/dq_acc_ptr point at row 0 of that head; lse2_ptr and
@@ -93,14 +94,18 @@ def _dkdv_tiles(dk, dv, k, v, q_ptr, do_ptr, lse2_ptr, delta_ptr, dq_acc_ptr,
     for m0 in range(m_begin, m_end, BLOCK_M):
         offs_m = m0 + tl.arange(0, BLOCK_M)
         row_ok = offs_m < S_q
-        if D_QK == D_QK_PAD:
-            q = tl.load(q_ptrs, mask=row_ok[:, None], other=0.0)
+        if TMA:
+            q = q_desc.load([m0, 0])
+            do = do_desc.load([m0, 0])
         else:
-            q = tl.load(q_ptrs, mask=row_ok[:, None] & (offs_dqk[None, :] < D_QK), other=0.0)
-        if D_V == D_V_PAD:
-            do = tl.load(do_ptrs, mask=row_ok[:, None], other=0.0)
-        else:
-            do = tl.load(do_ptrs, mask=row_ok[:, None] & (offs_dv[None, :] < D_V), other=0.0)
+            if D_QK == D_QK_PAD:
+                q = tl.load(q_ptrs, mask=row_ok[:, None], other=0.0)
+            else:
+                q = tl.load(q_ptrs, mask=row_ok[:, None] & (offs_dqk[None, :] < D_QK), other=0.0)
+            if D_V == D_V_PAD:
+                do = tl.load(do_ptrs, mask=row_ok[:, None], other=0.0)
+            else:
+                do = tl.load(do_ptrs, mask=row_ok[:, None] & (offs_dv[None, :] < D_V), other=0.0)
         lse2 = tl.load(lse2_ptr + offs_m, mask=row_ok, other=float("inf"))
         qk_t = mma(k, tl.trans(q), DOT_PRECISION)
         p_t = tl.math.exp2(qk_t * qk_scale_log2 - lse2[None, :])
@@ -143,7 +148,7 @@ def attention_bwd_dkdv_kernel(
     D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr,
     HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
     COMPUTE_DK: tl.constexpr, COMPUTE_DV: tl.constexpr, ATOMIC_DQ: tl.constexpr,
-    DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr,
+    DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False,
 ):
     """DQDKDV main pass for one key block of one owner head.
 
@@ -196,21 +201,27 @@ def attention_bwd_dkdv_kernel(
         lse2_head = lse2_ptr + side
         delta_head = delta_ptr + side
         dq_head = dq_acc_ptr + side * D_QK
-        dk, dv = _dkdv_tiles(dk, dv, k, v, q_head, do_head, lse2_head, delta_head, dq_head,
+        if TMA:
+            q_desc = row_tiles(q_head, S_q, stride_qm, D_QK, BLOCK_M, D_QK_PAD)
+            do_desc = row_tiles(do_head, S_q, stride_dom, D_V, BLOCK_M, D_V_PAD)
+        else:
+            q_desc = q_head
+            do_desc = do_head
+        dk, dv = _dkdv_tiles(dk, dv, k, v, q_head, do_head, q_desc, do_desc, lse2_head, delta_head, dq_head,
                              stride_qm, stride_qd, stride_dom, stride_dod,
                              offs_n, start, mid_lo, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
                              BLOCK_M, D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
-                             COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE)
-        dk, dv = _dkdv_tiles(dk, dv, k, v, q_head, do_head, lse2_head, delta_head, dq_head,
+                             COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA)
+        dk, dv = _dkdv_tiles(dk, dv, k, v, q_head, do_head, q_desc, do_desc, lse2_head, delta_head, dq_head,
                              stride_qm, stride_qd, stride_dom, stride_dod,
                              offs_n, mid_lo, mid_hi, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
                              BLOCK_M, D_QK, D_QK_PAD, D_V, D_V_PAD, False, HAS_LEFT, HAS_RIGHT,
-                             COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE)
-        dk, dv = _dkdv_tiles(dk, dv, k, v, q_head, do_head, lse2_head, delta_head, dq_head,
+                             COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA)
+        dk, dv = _dkdv_tiles(dk, dv, k, v, q_head, do_head, q_desc, do_desc, lse2_head, delta_head, dq_head,
                              stride_qm, stride_qd, stride_dom, stride_dod,
                              offs_n, mid_hi, stop, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
                              BLOCK_M, D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
-                             COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE)
+                             COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA)
 
     if COMPUTE_DK:
         dk_ptrs = dk_ptr + b * stride_dkb + owner * stride_dkh + key0 * stride_dkn \
@@ -223,12 +234,12 @@ def attention_bwd_dkdv_kernel(
 
 
 @triton.jit
-def _dq_tiles(dq, q, do, lse2, delta, k_ptr, v_ptr, stride_kn, stride_kd, stride_vn, stride_vd,
+def _dq_tiles(dq, q, do, lse2, delta, k_ptr, v_ptr, k_desc, v_desc, stride_kn, stride_kd, stride_vn, stride_vd,
               offs_m, n_begin, n_end, S_kv, lo_off, hi_off, qk_scale_log2,
               BLOCK_N: tl.constexpr, D_QK: tl.constexpr, D_QK_PAD: tl.constexpr,
               D_V: tl.constexpr, D_V_PAD: tl.constexpr, MASK: tl.constexpr,
               HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr, DOT_PRECISION: tl.constexpr,
-              WIDE: tl.constexpr):
+              WIDE: tl.constexpr, TMA: tl.constexpr):
     offs_n_local = tl.arange(0, BLOCK_N)
     offs_dqk = tl.arange(0, D_QK_PAD)
     offs_dv = tl.arange(0, D_V_PAD)
@@ -243,14 +254,18 @@ def _dq_tiles(dq, q, do, lse2, delta, k_ptr, v_ptr, stride_kn, stride_kd, stride
     for n0 in range(n_begin, n_end, BLOCK_N):
         offs_n = n0 + tl.arange(0, BLOCK_N)
         key_ok = offs_n < S_kv
-        if D_QK == D_QK_PAD:
-            k = tl.load(k_ptrs, mask=key_ok[:, None], other=0.0)
+        if TMA:
+            k = k_desc.load([n0, 0])
+            v = v_desc.load([n0, 0])
         else:
-            k = tl.load(k_ptrs, mask=key_ok[:, None] & (offs_dqk[None, :] < D_QK), other=0.0)
-        if D_V == D_V_PAD:
-            v = tl.load(v_ptrs, mask=key_ok[:, None], other=0.0)
-        else:
-            v = tl.load(v_ptrs, mask=key_ok[:, None] & (offs_dv[None, :] < D_V), other=0.0)
+            if D_QK == D_QK_PAD:
+                k = tl.load(k_ptrs, mask=key_ok[:, None], other=0.0)
+            else:
+                k = tl.load(k_ptrs, mask=key_ok[:, None] & (offs_dqk[None, :] < D_QK), other=0.0)
+            if D_V == D_V_PAD:
+                v = tl.load(v_ptrs, mask=key_ok[:, None], other=0.0)
+            else:
+                v = tl.load(v_ptrs, mask=key_ok[:, None] & (offs_dv[None, :] < D_V), other=0.0)
         qk = mma(q, tl.trans(k), DOT_PRECISION)
         p = tl.math.exp2(qk * qk_scale_log2 - lse2[:, None])
         if MASK:
@@ -277,7 +292,7 @@ def attention_bwd_dq_kernel(
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
     D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr,
     HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
-    DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr,
+    DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False,
 ):
     """dQ for one block of query rows of one (b, h), looping over its key blocks.
 
@@ -319,19 +334,25 @@ def attention_bwd_dq_kernel(
     delta = tl.load(delta_ptr + side + offs_m, mask=row_ok, other=0.0)
     k_base = k_ptr + b * stride_kb + hk * stride_kh
     v_base = v_ptr + b * stride_vb + hv * stride_vh
+    if TMA:
+        k_desc = row_tiles(k_base, S_kv, stride_kn, D_QK, BLOCK_N, D_QK_PAD)
+        v_desc = row_tiles(v_base, S_kv, stride_vn, D_V, BLOCK_N, D_V_PAD)
+    else:
+        k_desc = k_base
+        v_desc = v_base
 
     start, mid_lo, mid_hi, stop = key_tile_bounds(m0, S_q, S_kv, lo_off, hi_off, BLOCK_M, BLOCK_N,
                                                   HAS_LEFT, HAS_RIGHT)
     dq = tl.zeros([BLOCK_M, D_QK_PAD], tl.float32)
-    dq = _dq_tiles(dq, q, do, lse2, delta, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
+    dq = _dq_tiles(dq, q, do, lse2, delta, k_base, v_base, k_desc, v_desc, stride_kn, stride_kd, stride_vn, stride_vd,
                    offs_m, start, mid_lo, S_kv, lo_off, hi_off, qk_scale_log2, BLOCK_N,
-                   D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT, DOT_PRECISION, WIDE)
-    dq = _dq_tiles(dq, q, do, lse2, delta, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
+                   D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT, DOT_PRECISION, WIDE, TMA)
+    dq = _dq_tiles(dq, q, do, lse2, delta, k_base, v_base, k_desc, v_desc, stride_kn, stride_kd, stride_vn, stride_vd,
                    offs_m, mid_lo, mid_hi, S_kv, lo_off, hi_off, qk_scale_log2, BLOCK_N,
-                   D_QK, D_QK_PAD, D_V, D_V_PAD, False, HAS_LEFT, HAS_RIGHT, DOT_PRECISION, WIDE)
-    dq = _dq_tiles(dq, q, do, lse2, delta, k_base, v_base, stride_kn, stride_kd, stride_vn, stride_vd,
+                   D_QK, D_QK_PAD, D_V, D_V_PAD, False, HAS_LEFT, HAS_RIGHT, DOT_PRECISION, WIDE, TMA)
+    dq = _dq_tiles(dq, q, do, lse2, delta, k_base, v_base, k_desc, v_desc, stride_kn, stride_kd, stride_vn, stride_vd,
                    offs_m, mid_hi, stop, S_kv, lo_off, hi_off, qk_scale_log2, BLOCK_N,
-                   D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT, DOT_PRECISION, WIDE)
+                   D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT, DOT_PRECISION, WIDE, TMA)
     dq_ptrs = dq_ptr + b * stride_dqb + h * stride_dqh + row0 * stride_dqm \
         + offs_m_local[:, None] * stride_dqm + offs_dqk[None, :] * stride_dqd
     tl.store(dq_ptrs, (dq * scale).to(dq_ptr.dtype.element_ty), mask=qmask)

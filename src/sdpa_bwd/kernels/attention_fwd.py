@@ -49,6 +49,18 @@ def mma(a, b, DOT_PRECISION: tl.constexpr):
 
 
 @triton.jit
+def row_tiles(base, rows, stride_row, D: tl.constexpr, BLOCK: tl.constexpr, D_PAD: tl.constexpr):
+    """A tensor descriptor (TMA) over one head's [rows, D] matrix, read BLOCK x D_PAD at a time.
+
+    The bulk-copy engine fills rows >= ``rows`` and columns >= D with zeros, so
+    tiles read through it need no masks. The launcher uses it only where TMA can
+    address the tensor: head-dim stride 1, base and row stride multiples of 16
+    bytes (``launch._tma_ok``); every other layout takes the pointer path.
+    """
+    return tl.make_tensor_descriptor(base, shape=[rows, D], strides=[stride_row, 1], block_shape=[BLOCK, D_PAD])
+
+
+@triton.jit
 def band_keep(offs_q, offs_k, lo_off, hi_off, HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr):
     """[len(offs_q), len(offs_k)] bool: query offs_q[i] keeps key offs_k[j]."""
     diff = offs_k[None, :] - offs_q[:, None]
@@ -136,12 +148,12 @@ def query_tile_bounds(n0, S_q, S_kv, lo_off, hi_off,
 
 
 @triton.jit
-def _fwd_tiles(acc, m_i, l_i, q, k_ptr, v_ptr, stride_kn, stride_kd, stride_vn, stride_vd,
+def _fwd_tiles(acc, m_i, l_i, q, k_ptr, v_ptr, k_desc, v_desc, stride_kn, stride_kd, stride_vn, stride_vd,
                offs_m, n_begin, n_end, S_kv, lo_off, hi_off, qk_scale_log2,
                BLOCK_N: tl.constexpr, D_QK: tl.constexpr, D_QK_PAD: tl.constexpr,
                D_V: tl.constexpr, D_V_PAD: tl.constexpr, MASK: tl.constexpr,
                HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr, DOT_PRECISION: tl.constexpr,
-               WIDE: tl.constexpr):
+               WIDE: tl.constexpr, TMA: tl.constexpr):
     offs_n_local = tl.arange(0, BLOCK_N)
     offs_dqk = tl.arange(0, D_QK_PAD)
     offs_dv = tl.arange(0, D_V_PAD)
@@ -156,14 +168,18 @@ def _fwd_tiles(acc, m_i, l_i, q, k_ptr, v_ptr, stride_kn, stride_kd, stride_vn, 
     for n0 in range(n_begin, n_end, BLOCK_N):
         offs_n = n0 + tl.arange(0, BLOCK_N)
         key_ok = offs_n < S_kv
-        if D_QK == D_QK_PAD:
-            k = tl.load(k_ptrs, mask=key_ok[:, None], other=0.0)
+        if TMA:
+            k = k_desc.load([n0, 0])
+            v = v_desc.load([n0, 0])
         else:
-            k = tl.load(k_ptrs, mask=key_ok[:, None] & (offs_dqk[None, :] < D_QK), other=0.0)
-        if D_V == D_V_PAD:
-            v = tl.load(v_ptrs, mask=key_ok[:, None], other=0.0)
-        else:
-            v = tl.load(v_ptrs, mask=key_ok[:, None] & (offs_dv[None, :] < D_V), other=0.0)
+            if D_QK == D_QK_PAD:
+                k = tl.load(k_ptrs, mask=key_ok[:, None], other=0.0)
+            else:
+                k = tl.load(k_ptrs, mask=key_ok[:, None] & (offs_dqk[None, :] < D_QK), other=0.0)
+            if D_V == D_V_PAD:
+                v = tl.load(v_ptrs, mask=key_ok[:, None], other=0.0)
+            else:
+                v = tl.load(v_ptrs, mask=key_ok[:, None] & (offs_dv[None, :] < D_V), other=0.0)
         qk = mma(q, tl.trans(k), DOT_PRECISION) * qk_scale_log2
         if MASK:
             keep = band_keep(offs_m, offs_n, lo_off, hi_off, HAS_LEFT, HAS_RIGHT) & key_ok[None, :]
@@ -195,7 +211,7 @@ def attention_fwd_kernel(
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
     D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr,
     HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr, DOT_PRECISION: tl.constexpr,
-    WIDE: tl.constexpr,
+    WIDE: tl.constexpr, TMA: tl.constexpr = False,
 ):
     """O and stats (natural-log LSE) for one block of BLOCK_M query rows of one (b, h)."""
     # Highest query blocks first: under a causal band they have the most key tiles.
@@ -227,6 +243,12 @@ def attention_fwd_kernel(
 
     k_base = k_ptr + b * stride_kb + hk * stride_kh
     v_base = v_ptr + b * stride_vb + hv * stride_vh
+    if TMA:
+        k_desc = row_tiles(k_base, S_kv, stride_kn, D_QK, BLOCK_N, D_QK_PAD)
+        v_desc = row_tiles(v_base, S_kv, stride_vn, D_V, BLOCK_N, D_V_PAD)
+    else:
+        k_desc = k_base
+        v_desc = v_base
 
     m_i = tl.full([BLOCK_M], float("-inf"), tl.float32)
     l_i = tl.zeros([BLOCK_M], tl.float32)
@@ -234,18 +256,18 @@ def attention_fwd_kernel(
 
     start, mid_lo, mid_hi, stop = key_tile_bounds(m0, S_q, S_kv, lo_off, hi_off, BLOCK_M, BLOCK_N,
                                                   HAS_LEFT, HAS_RIGHT)
-    acc, m_i, l_i = _fwd_tiles(acc, m_i, l_i, q, k_base, v_base, stride_kn, stride_kd, stride_vn,
+    acc, m_i, l_i = _fwd_tiles(acc, m_i, l_i, q, k_base, v_base, k_desc, v_desc, stride_kn, stride_kd, stride_vn,
                                stride_vd, offs_m, start, mid_lo, S_kv, lo_off, hi_off, qk_scale_log2,
                                BLOCK_N, D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
-                               DOT_PRECISION, WIDE)
-    acc, m_i, l_i = _fwd_tiles(acc, m_i, l_i, q, k_base, v_base, stride_kn, stride_kd, stride_vn,
+                               DOT_PRECISION, WIDE, TMA)
+    acc, m_i, l_i = _fwd_tiles(acc, m_i, l_i, q, k_base, v_base, k_desc, v_desc, stride_kn, stride_kd, stride_vn,
                                stride_vd, offs_m, mid_lo, mid_hi, S_kv, lo_off, hi_off, qk_scale_log2,
                                BLOCK_N, D_QK, D_QK_PAD, D_V, D_V_PAD, False, HAS_LEFT, HAS_RIGHT,
-                               DOT_PRECISION, WIDE)
-    acc, m_i, l_i = _fwd_tiles(acc, m_i, l_i, q, k_base, v_base, stride_kn, stride_kd, stride_vn,
+                               DOT_PRECISION, WIDE, TMA)
+    acc, m_i, l_i = _fwd_tiles(acc, m_i, l_i, q, k_base, v_base, k_desc, v_desc, stride_kn, stride_kd, stride_vn,
                                stride_vd, offs_m, mid_hi, stop, S_kv, lo_off, hi_off, qk_scale_log2,
                                BLOCK_N, D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
-                               DOT_PRECISION, WIDE)
+                               DOT_PRECISION, WIDE, TMA)
 
     # A row that kept no key: O = 0 and stats = -inf (the oracle's convention).
     empty = l_i == 0.0

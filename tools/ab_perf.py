@@ -1,0 +1,180 @@
+"""A/B timing of the Triton engine's variants in one GPU run (issue 7's perf log).
+
+    PYTHONPATH=src python3 tools/ab_perf.py --out $OUT [--budget 420]
+
+For each row (shape, causal, dtype; BHSD) and variant (TMA on/off, configs) it
+times one backward call (ODO + DKDV + DQ) and, where asked, one forward call,
+with ``triton.testing.do_bench`` (median), beside cuDNN's backward and forward
+in the same process, and splits the backward into its kernels with the
+profiler. Every variant's gradients are compared with the default variant's and
+with cuDNN's (relative L2), so a fast wrong variant shows up. Writes
+``ab_perf.json`` under --out and prints one line per measurement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import time
+import warnings
+
+import torch
+import torch.nn.functional as F
+import triton
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+from sdpa_bwd import launch
+
+BC = launch.BackwardConfig
+FC = launch.ForwardConfig
+
+ROWS = [  # (B, H_q, H_kv, S, D, causal, dtype)
+    (2, 16, 16, 4096, 128, False, torch.bfloat16),
+    (2, 16, 16, 4096, 128, True, torch.bfloat16),
+    (4, 16, 16, 2048, 64, False, torch.bfloat16),
+    (4, 16, 16, 2048, 64, True, torch.bfloat16),
+    (1, 32, 8, 8192, 128, False, torch.bfloat16),
+    (2, 16, 16, 4096, 128, False, torch.float16),
+]
+
+# Backward variants per head dim: (name, tma, config or None for the default).
+BWD_VARIANTS = {
+    128: [
+        ("default/ptr", "off", None),
+        ("default/tma", "on", None),
+        ("tma s2", "on", BC(64, 128, 128, 64, 8, 2, "separate")),
+        ("tma s4", "on", BC(64, 128, 128, 64, 8, 4, "separate")),
+        ("tma dq s4", "on", BC(64, 128, 128, 64, 8, 3, "separate", dq_num_stages=4)),
+        ("tma dq 128/128 s2", "on", BC(64, 128, 128, 128, 8, 3, "separate", dq_num_stages=2)),
+        ("tma m1=32", "on", BC(32, 128, 128, 64, 8, 3, "separate")),
+        ("tma n1=64 4w", "on", BC(64, 64, 128, 64, 4, 3, "separate", dq_num_warps=8)),
+        ("tma atomic", "on", BC(64, 128, 128, 64, 8, 3, "atomic")),
+    ],
+    64: [
+        ("default/ptr", "off", None),
+        ("default/tma", "on", None),
+        ("tma s3", "on", BC(32, 128, 128, 32, 4, 3, "separate")),
+        ("tma 64/128 8w", "on", BC(64, 128, 128, 64, 8, 3, "separate")),
+        ("tma dq 128/64 8w", "on", BC(32, 128, 128, 64, 4, 4, "separate", dq_num_warps=8, dq_num_stages=3)),
+    ],
+}
+FWD_VARIANTS = {
+    128: [("default/ptr", "off", None), ("default/tma", "on", None),
+          ("tma 128/128 s2", "on", FC(128, 128, 8, 2)), ("tma 128/64 s4", "on", FC(128, 64, 8, 4)),
+          ("tma 128/64 4w", "on", FC(128, 64, 4, 3))],
+    64: [("default/ptr", "off", None), ("default/tma", "on", None),
+         ("tma 128/128 s3 8w", "on", FC(128, 128, 8, 3)), ("tma 128/64 s4", "on", FC(128, 64, 4, 4))],
+}
+
+
+def bench(fn):
+    return triton.testing.do_bench(fn, warmup=10, rep=50, return_mode="median")
+
+
+def rel(a, b):
+    a, b = a.float(), b.float()
+    return ((a - b).norm() / b.norm().clamp_min(1e-30)).item()
+
+
+def split(fn):
+    for _ in range(2):
+        fn()
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        for _ in range(5):
+            fn()
+        torch.cuda.synchronize()
+    out = {}
+    for ev in prof.key_averages():
+        t = getattr(ev, "device_time_total", None) or getattr(ev, "cuda_time_total", 0)
+        if t and "attention" in ev.key:
+            out[ev.key.split("attention_")[-1][:24]] = round(t / 5 / 1000.0, 4)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="/tmp/ab")
+    ap.add_argument("--budget", type=float, default=420.0)
+    args = ap.parse_args()
+    warnings.filterwarnings("ignore")
+    os.makedirs(args.out, exist_ok=True)
+    t0 = time.time()
+    results = []
+    for B, Hq, Hkv, S, D, causal, dtype in ROWS:
+        gen = torch.Generator(device="cuda").manual_seed(S + D + causal)
+        q, do = (torch.randn(B, Hq, S, D, generator=gen, device="cuda").to(dtype) for _ in range(2))
+        k, v = (torch.randn(B, Hkv, S, D, generator=gen, device="cuda").to(dtype) for _ in range(2))
+        rb = 0 if causal else None
+        tag = f"({B},{Hq}/{Hkv},{S},{D}) {'causal' if causal else 'nc'} {str(dtype)[6:]}"
+        qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))
+        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+            out = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, enable_gqa=Hq != Hkv)
+            ref = torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True)
+            t_cudnn = bench(lambda: torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True))
+            t_cudnn_fwd = bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal,
+                                                                        enable_gqa=Hq != Hkv))
+        print(f"{tag}: cuDNN bwd {t_cudnn:.3f} ms, fwd {t_cudnn_fwd:.3f} ms", flush=True)
+        base = None
+        launch.set_tma_mode("off")
+        o, st = launch.attention_forward(q, k, v, right_bound=rb)
+        for name, tma, cfg in BWD_VARIANTS[D]:
+            if time.time() - t0 > args.budget:
+                print("budget spent", flush=True)
+                break
+            launch.set_tma_mode(tma)
+            try:
+                fn = lambda: launch.attention_backward(q, k, v, o, do, st, right_bound=rb, config=cfg)  # noqa: E731
+                grads = fn()
+                t = bench(fn)
+                parts = split(fn)
+                e_ref = max(rel(a, b) for a, b in zip(grads, ref))
+                e_base = 0.0 if base is None else max(rel(a, b) for a, b in zip(grads, base))
+                if base is None:
+                    base = grads
+                r = dict(row=tag, kind="bwd", variant=name, tma=tma, config=cfg and dataclasses.asdict(cfg),
+                         ms=t, cudnn_ms=t_cudnn, ratio=t_cudnn / t, err_vs_cudnn=e_ref, err_vs_default=e_base,
+                         split=parts)
+                print(f"  bwd {name:18} {t:.3f} ms ratio {t_cudnn / t:.3f} err cudnn {e_ref:.1e} "
+                      f"default {e_base:.1e} split {parts}", flush=True)
+            except Exception as exc:
+                r = dict(row=tag, kind="bwd", variant=name, error=f"{type(exc).__name__}: {str(exc)[:300]}")
+                print(f"  bwd {name}: FAILED {r['error']}", flush=True)
+            results.append(r)
+        o_ref = out.detach()
+        for name, tma, cfg in FWD_VARIANTS[D]:
+            if time.time() - t0 > args.budget:
+                break
+            launch.set_tma_mode(tma)
+            try:
+                if cfg is not None:
+                    orig = launch.forward_config
+                    launch.forward_config = lambda *a, _c=cfg: _c
+                fn = lambda: launch.attention_forward(q, k, v, right_bound=rb)  # noqa: E731
+                o2, _ = fn()
+                t = bench(fn)
+                e = rel(o2, o_ref)
+                r = dict(row=tag, kind="fwd", variant=name, tma=tma, config=cfg and dataclasses.asdict(cfg),
+                         ms=t, cudnn_ms=t_cudnn_fwd, ratio=t_cudnn_fwd / t, err_vs_cudnn=e)
+                print(f"  fwd {name:18} {t:.3f} ms ratio {t_cudnn_fwd / t:.3f} err cudnn {e:.1e}", flush=True)
+            except Exception as exc:
+                r = dict(row=tag, kind="fwd", variant=name, error=f"{type(exc).__name__}: {str(exc)[:300]}")
+                print(f"  fwd {name}: FAILED {r['error']}", flush=True)
+            finally:
+                if cfg is not None:
+                    launch.forward_config = orig
+            results.append(r)
+        launch.set_tma_mode("auto")
+        del out, ref, base
+        torch.cuda.empty_cache()
+    meta = dict(device=torch.cuda.get_device_name(), torch=torch.__version__, triton=triton.__version__,
+                when=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    with open(os.path.join(args.out, "ab_perf.json"), "w") as f:
+        json.dump(dict(meta=meta, results=results), f, indent=1)
+    print(f"ab_perf: {len(results)} measurements in {time.time() - t0:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
