@@ -13,3 +13,30 @@ def test_cases_over_the_memory_limit_are_skipped_with_the_reason(tmp_path):
     assert code == 0 and results
     assert {r["verdict"] for r in results} == {"skipped"}
     assert all("over this machine's limit of 1.0 GiB" in r["message"] for r in results)
+
+
+def test_sigterm_mid_run_leaves_a_partial_report(tmp_path):
+    """A CI step or `timeout` that stops a run still gets the cases finished so far, marked as such."""
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "partial.json"
+    # our engine under the CPU interpreter: slow enough (seconds a case) to be stopped mid-run
+    proc = subprocess.Popen([sys.executable, "-m", "sdpa_bwd.cli", "run", "--engine", "triton", "--level",
+                             "standard", "--no-progress", "--json", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "TRITON_INTERPRET": "1"})
+    deadline = time.time() + 120
+    while time.time() < deadline and "cases, " not in (line := proc.stdout.readline()):
+        pass
+    time.sleep(8)  # some cases finish
+    proc.send_signal(signal.SIGTERM)
+    rest, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 3, rest
+    report = json.loads(out.read_text())
+    assert "stopped" in report["interrupted"] and "the report holds those" in report["interrupted"]
+    assert 0 < len(report["results"]) < 268, report["interrupted"]

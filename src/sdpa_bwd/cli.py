@@ -63,12 +63,19 @@ def _over_memory(cases, engine, limit_gib: Optional[float], workers: int = 1) ->
     return out
 
 
+class _Stopped(Exception):
+    """SIGTERM (a CI step's or ``timeout``'s limit) arrived mid-run."""
+
+
+def _stop_on_sigterm(signum, frame):
+    raise _Stopped(f"signal {signum}")
+
+
 def cmd_run(args) -> int:
     from rich.console import Console
 
-    from .engines import get_engine
     from .report import print_table, write_json
-    from .runner import parse_shard, run_cases, run_isolated, shard
+    from .runner import parse_shard, shard
     from .worker import import_engine_modules
 
     console = Console()
@@ -88,7 +95,7 @@ def cmd_run(args) -> int:
         raise SystemExit(f"sdpa-bwd: --reruns {args.reruns}: the engine must run at least once")
     if args.in_process and args.workers != 1:
         raise SystemExit("sdpa-bwd: --workers needs worker processes; drop --in-process")
-    skips = claims = None
+    skips = arch = None
     if args.skips or args.enforce_claims:
         from . import claims as claims_mod
         from .report import environment
@@ -96,6 +103,45 @@ def cmd_run(args) -> int:
         arch = environment()["arch"]
         skips = claims_mod.load_skips(args.skips, arch) if args.skips else None
     results = []
+    done: list = []  # every finished case, so a run stopped by SIGTERM still leaves its report
+    interrupted = None
+    import signal
+
+    previous_handler = signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    try:
+        _run_engines(args, cases, source, skips, arch, results, done, console)
+    except (_Stopped, KeyboardInterrupt) as exc:
+        interrupted = (f"stopped ({exc or 'interrupt'}) after {len(done)} of "
+                       f"{len(cases) * len(args.engine or ['triton'])} cases; the report holds those")
+        results = done
+        console.print(f"[red]{interrupted}[/]")
+    finally:
+        signal.signal(signal.SIGTERM, previous_handler)
+    print_table(results, console)
+    if skips:
+        for line in skips.stale(cases, results):
+            console.print(f"[yellow]stale skip entry[/] {line}")
+    extra = {"argv": sys.argv[1:], "shard": args.shard, "reruns": args.reruns}
+    if interrupted:
+        extra["interrupted"] = interrupted
+    if args.json:
+        write_json(results, args.json, extra)
+        console.print(f"report written to {args.json}")
+    if args.junit:
+        from .junit import write_junit
+
+        write_junit(results, args.junit)
+        console.print(f"JUnit XML written to {args.junit}")
+    if interrupted:
+        return 3
+    return 1 if any(r.failing for r in results) else 0
+
+
+def _run_engines(args, cases, source, skips, arch, results, done, console) -> None:
+    from . import claims as claims_mod
+    from .engines import get_engine
+    from .runner import run_cases, run_isolated
+
     for name in args.engine or ["triton"]:
         engine = get_engine(name)
         skip_now = {e.case: e.reason for e in skips.entries_for(name) if e.action == "skip"} if skips else {}
@@ -105,32 +151,18 @@ def cmd_run(args) -> int:
                       + ("" if args.in_process else f", {args.workers} worker process(es)"))
         if args.in_process:
             engine_results = run_cases(engine, cases, source=source, progress=not args.no_progress,
-                                       reruns=args.reruns, skip=skip_now)
+                                       reruns=args.reruns, skip=skip_now, on_result=done.append)
         else:
             engine_results = run_isolated(name, cases, source=source, reruns=args.reruns, timeout=args.timeout,
                                           workers=args.workers, replay=not args.no_replay,
                                           replay_limit=args.replay_limit, controls=not args.no_controls,
-                                          progress=not args.no_progress, skip=skip_now)
+                                          progress=not args.no_progress, skip=skip_now, on_result=done.append)
         if skips:
             skips.apply(name, engine_results)
         if args.enforce_claims:
             claims = claims_mod.enforce(args.enforce_claims, name, arch, engine_results)
             console.print(claims)
         results += engine_results
-    print_table(results, console)
-    if skips:
-        for line in skips.stale(cases, results):
-            console.print(f"[yellow]stale skip entry[/] {line}")
-    extra = {"argv": sys.argv[1:], "shard": args.shard, "reruns": args.reruns}
-    if args.json:
-        write_json(results, args.json, extra)
-        console.print(f"report written to {args.json}")
-    if args.junit:
-        from .junit import write_junit
-
-        write_junit(results, args.junit)
-        console.print(f"JUnit XML written to {args.junit}")
-    return 1 if any(r.failing for r in results) else 0
 
 
 def cmd_info(args) -> int:

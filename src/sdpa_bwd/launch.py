@@ -208,12 +208,15 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
     else:
         d = max(d_qk_pad, d_v_pad)
         if d <= 64:
-            # H200, bf16, (4,16,2048,64) non-causal BHSD, 2026-11-30: 0.604 ms against 0.690 ms
-            # for the hd128 choice below, 0.680 ms for it with atomic dQ, 0.678 ms with a
-            # 128/64 dQ pass on 8 warps (that one measured with slower unspecialised lengths).
-            cfg = BackwardConfig(32, 128, 128, 32, num_warps=4, num_stages=4, dq_mode="separate")
+            # H200, bf16, (4,16,2048,64) BHSD, TMA on (A/B run 6, docs/perf-log.md): a 128/64 dQ
+            # pass on 8 warps, 3 stages: 0.547 ms non-causal, 0.399 causal, against 0.590 / 0.427
+            # for the 128/32 dQ pass on 4 warps that run 4 had kept (0.604 ms with pointers).
+            cfg = BackwardConfig(32, 128, 128, 64, num_warps=4, num_stages=4, dq_mode="separate",
+                                 dq_num_warps=8, dq_num_stages=3)
         elif d <= 128:
-            # H200, bf16, (2,16,4096,128) non-causal BHSD, 2026-11-30: 1.99 ms (345 TFLOP/s);
+            # H200, bf16, (2,16,4096,128) non-causal BHSD, TMA on (A/B run 6): 1.786 ms, DKDV 1.146,
+            # DQ 0.644; 2 or 4 stages, BLOCK_M1 32, 64/64 DKDV tiles, atomic dQ all slower.
+            # Before TMA (run 4), 2026-11-30: 1.99 ms (345 TFLOP/s);
             # atomic dQ 2.32 ms, 2 stages 2.27, BLOCK_M2/N2 = 64/128 2.56, all-64 tiles on
             # 4 warps 2.57, 32/128 tiles on 4 warps 4.58. Split (profiler): DKDV 1.30 ms,
             # DQ 0.65 ms, ODO 0.02 ms.

@@ -449,9 +449,13 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
             if bar is not None:
                 bar.update(task, advance=1, current=r.case_id)
 
+    stop = threading.Event()  # set when the caller is interrupted: threads end after their current case
+
     def run_part(part: int) -> None:
         with Worker(env=envs[part], timeout=timeout) as w:
             for i in range(bounds[part], bounds[part + 1]):
+                if stop.is_set():
+                    return
                 case = cases[i]
                 if case.id in skip:
                     r = skipped_result(engine, case, skip[case.id], source)
@@ -459,9 +463,18 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
                     r = w.run(engine, case, source=source, reruns=reruns)
                 done(i, r)
 
+    def in_threads(fn, items) -> None:
+        pool = ThreadPoolExecutor(workers)
+        try:
+            list(pool.map(fn, items))
+        except BaseException:  # SIGTERM or ^C in the caller: do not wait for the remaining cases
+            stop.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
+
     try:
-        with ThreadPoolExecutor(workers) as pool:
-            list(pool.map(run_part, range(workers)))
+        in_threads(run_part, range(workers))
     finally:
         if bar is not None:
             bar.stop()
@@ -474,11 +487,12 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
 
         def replay_one(job: tuple[int, int]) -> None:
             n, i = job
+            if stop.is_set():
+                return
             _replay(engine, cases[i], results[i], source=source, reruns=reruns, timeout=timeout,
                     env=envs[n % len(envs)], controls=controls)
 
-        with ThreadPoolExecutor(workers) as pool:
-            list(pool.map(replay_one, enumerate(suspects[:replay_limit])))
+        in_threads(replay_one, enumerate(suspects[:replay_limit]))
     return results  # type: ignore[return-value]
 
 
