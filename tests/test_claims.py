@@ -105,3 +105,28 @@ def test_skip_entries_need_a_reason(tmp_path):
     bad.write_text(json.dumps({"schema": "sdpa-bwd.skips/1", "entries": [{"case": "x", "arch": "*"}]}))
     with pytest.raises(ValueError, match="entry 0 \\(x\\) lacks reason"):
         load_skips(bad, "cpu")
+
+
+def test_skips_harvest_quotes_the_run_and_keeps_other_entries(tmp_path):
+    import json
+
+    from sdpa_bwd.claims import harvest_skips, load_skips
+
+    report = {"schema": "sdpa-bwd.run/1", "environment": {"arch": "sm_90", "device": "H200", "torch": "2.11"},
+              "results": [
+                  {"case": "a", "engine": "e", "verdict": "passed"},
+                  {"case": "b", "engine": "e", "verdict": "fault", "message": "misaligned  address",
+                   "replay": {"verdict": "fault"}, "layout_control": {"verdict": "passed"}},
+                  {"case": "c", "engine": "e", "verdict": "failed", "message": "dq off"}]}
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(report))
+    out = tmp_path / "skips.json"
+    out.write_text(json.dumps({"schema": "sdpa-bwd.skips/1", "entries": [
+        {"case": "z", "engine": "f", "arch": "*", "reason": "kept", "action": "known"}]}))
+    data = harvest_skips([path], out, skip_faults=True)
+    by_case = {e["case"]: e for e in data["entries"]}
+    assert set(by_case) == {"b", "c", "z"}
+    assert by_case["b"]["action"] == "skip" and by_case["c"]["action"] == "known"
+    assert by_case["b"]["reason"] == ("fault on H200, torch 2.11 (r.json); alone in a fresh process: fault; "
+                                      "packed BHSD control: passed: misaligned address")
+    assert len(load_skips(out, "sm_90").entries) == 3

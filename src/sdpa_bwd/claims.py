@@ -176,7 +176,57 @@ def load_skips(path, arch: str) -> SkipList:
     return SkipList(str(path), arch, entries)
 
 
+FAILING = ("failed", "fault", "error", "nondeterministic", "order-dependent", "rejection-accepted")
+
+
+def harvest_skips(report_paths: Sequence, out_path, *, skip_faults: bool = False) -> dict:
+    """A skip list of ``known`` entries, one per failing case of each report, with what was seen.
+
+    Every reason quotes the run: verdict, message, and what the fresh-process
+    replay and the packed control said, so an entry never claims more than the
+    run showed. With ``skip_faults`` a case that faulted (poisoned the context)
+    gets ``action: skip``. Existing entries of the file for other cases are kept.
+    """
+    out_path = Path(out_path)
+    entries: dict[tuple[str, str, str], dict] = {}
+    if out_path.exists():
+        old = json.loads(out_path.read_text(encoding="utf-8"))
+        for item in old.get("entries", []):
+            entries[(item["case"], item.get("engine", "*"), item["arch"])] = item
+    for path in report_paths:
+        data = _report(path)
+        env = data.get("environment", {})
+        arch = env.get("arch", "unknown")
+        where = f"{env.get('device', '?')}, torch {env.get('torch', '?')}"
+        for r in data["results"]:
+            if r["verdict"] not in FAILING:
+                continue
+            seen = f"{r['verdict']} on {where} ({Path(path).name})"
+            replay = r.get("replay") or {}
+            if replay.get("verdict"):
+                seen += f"; alone in a fresh process: {replay['verdict']}"
+            control = r.get("layout_control") or {}
+            if isinstance(control, dict) and control.get("verdict"):
+                seen += f"; packed BHSD control: {control['verdict']}"
+            message = " ".join((r.get("message") or "").split())[:300]
+            entries[(r["case"], r["engine"], arch)] = {
+                "case": r["case"], "engine": r["engine"], "arch": arch,
+                "action": "skip" if skip_faults and r["verdict"] == "fault" else "known",
+                "reason": f"{seen}: {message}"}
+    data = {"schema": SKIPS_SCHEMA,
+            "entries": [entries[k] for k in sorted(entries)]}
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    return data
+
+
 # -- commands ------------------------------------------------------------------------
+def cmd_skips_harvest(args) -> int:
+    data = harvest_skips(args.reports, args.out, skip_faults=args.skip_faults)
+    print(f"{args.out}: {len(data['entries'])} entries")
+    return 0
+
+
 def cmd_claims_harvest(args) -> int:
     written = harvest(args.reports, args.out)
     for path in written:
@@ -227,3 +277,9 @@ def add_commands(sub) -> None:
     c.add_argument("--level", help="the plan level whose case ids are current (default: the report's cases)")
     c.add_argument("--arch", help="arch to select entries for (default: the report's)")
     c.set_defaults(func=cmd_skips_check)
+    hv = ssub.add_parser("harvest", help="known entries for every failing case of the reports, with what was seen")
+    hv.add_argument("reports", nargs="+", help="run reports (sdpa-bwd run --json)")
+    hv.add_argument("--out", required=True, help="skip-list file to write (entries for other cases are kept)")
+    hv.add_argument("--skip-faults", action="store_true",
+                    help="mark cases that faulted 'skip' (not run) instead of 'known'")
+    hv.set_defaults(func=cmd_skips_harvest)

@@ -57,7 +57,7 @@ def _over_memory(cases, engine, limit_gib: Optional[float], workers: int = 1) ->
     for case in cases:
         need = case_cost(case).bytes
         if need > limit:
-            out[case.id] = (f"needs about {need / (1 << 30):.1f} GiB, over this machine's limit of "
+            out[case.id] = (f"the cost model says it needs about {need / (1 << 30):.1f} GiB, over this machine's limit of "
                             f"{limit / (1 << 30):.1f} GiB - run it on a GPU with more memory, with fewer "
                             "workers per GPU, or raise --memory-limit")
     return out
@@ -144,7 +144,8 @@ def _run_engines(args, cases, source, skips, arch, results, done, console) -> No
 
     for name in args.engine or ["triton"]:
         engine = get_engine(name)
-        skip_now = {e.case: e.reason for e in skips.entries_for(name) if e.action == "skip"} if skips else {}
+        skip_now = {e.case: f"the skip list {skips.path} says: {e.reason}" for e in skips.entries_for(name)
+                    if e.action == "skip"} if skips else {}
         skip_now.update(_over_memory(cases, engine, args.memory_limit,
                                      1 if args.in_process else args.workers))
         console.print(f"[bold]{name}[/] on {engine.device()}: {len(cases)} cases, {args.reruns} run(s) each"

@@ -125,10 +125,12 @@ def build(reports: Sequence[dict]) -> dict:
                 failures.append(r)
             for key in features(case, r):
                 cell = cells[key].setdefault(engine, {"passed": 0, "declined": 0, "failing": [], "known": [],
-                                                      "total": 0, "reasons": set()})
+                                                      "not_run": [], "total": 0, "reasons": set()})
                 cell["total"] += 1
                 if r.get("failing"):
                     cell["failing"].append(r["case"])
+                elif r["verdict"] == "skipped":  # not run (too big for the machine, or a skip entry)
+                    cell["not_run"].append(r["case"])
                 elif r.get("skip_reason"):
                     cell["known"].append(r["case"])
                 elif r["verdict"] == "declined":
@@ -153,8 +155,8 @@ def status(cell: dict | None) -> str:
     if cell["known"]:
         return "known"
     if cell["passed"] == 0:
-        return "declined"
-    return "partial" if cell["declined"] else "pass"
+        return "not-run" if cell.get("not_run") and not cell["declined"] else "declined"
+    return "partial" if cell["declined"] or cell.get("not_run") else "pass"
 
 
 def cell_text(cell: dict | None) -> str:
@@ -167,8 +169,12 @@ def cell_text(cell: dict | None) -> str:
         return f"known defect: {len(cell['known'])} of {cell['total']}"
     if s == "declined":
         return f"declined ({cell['declined']})"
+    if s == "not-run":
+        return f"not run ({len(cell['not_run'])})"
     if s == "partial":
-        return f"✓ {cell['passed']}, {cell['declined']} declined"
+        parts = [f"{cell['declined']} declined"] if cell["declined"] else []
+        parts += [f"{len(cell['not_run'])} not run"] if cell.get("not_run") else []
+        return f"✓ {cell['passed']}, " + ", ".join(parts)
     return f"✓ {cell['passed']}"
 
 
@@ -193,7 +199,7 @@ table { border-collapse: collapse; }
 th, td { border: 1px solid #bbb; padding: 3px 8px; text-align: left; }
 th.axis { background: #eee; }
 td.pass { background: #d7f5d7; } td.fail { background: #f8c9c9; } td.declined { background: #eee; color: #666; }
-td.partial { background: #eef7d0; } td.known { background: #f7e7c0; } td.untested { color: #aaa; }
+td.partial { background: #eef7d0; } td.known { background: #f7e7c0; } td.not-run { color: #888; } td.untested { color: #aaa; }
 li.failure { margin-bottom: .6em; } code { font-size: 90%; }
 li.failure:target { background: #fff3a0; }
 """

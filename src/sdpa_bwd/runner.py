@@ -314,11 +314,12 @@ def _check_forward(engine, case, problem, result, attrs) -> list[str]:
 
 
 def skipped_result(engine: str, case: Case, reason: str, source: Optional[str] = None) -> CaseResult:
-    """A case a skip list says not to run (it hangs or crashes): recorded, not run."""
+    """A case not to run (a skip list says it hangs or crashes, or it needs more memory than
+    this machine has): recorded with why, not run."""
     return CaseResult(case.id, engine, "skipped", case.describe(), purpose=case.purpose, covers=case.covers,
                       repro=case.repro(engine, source), case=case.to_dict(),
                       deterministic_requested=case.deterministic, skip_reason=reason,
-                      message=f"not run: skip list says {reason}")
+                      message=f"not run: {reason}")
 
 
 def run_cases(engine: Engine, cases: Sequence[Case], *, source: Optional[str] = None, progress: bool = True,
