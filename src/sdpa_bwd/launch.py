@@ -25,6 +25,7 @@ from typing import Optional
 import torch
 import triton
 
+from . import tuning
 from .kernels import (
     attention_bwd_dkdv_kernel,
     attention_bwd_dkdv_kernel_any_len,
@@ -225,13 +226,59 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
             # hd256: dK+dV accumulators (2 x 64 x 256 fp32) already fill the register file.
             cfg = BackwardConfig(32, 64, 64, 32, num_warps=8, num_stages=1, dq_mode="separate")
         if dtype == torch.float32:
-            # fp32 tiles take twice the shared memory of 16-bit ones.
-            cfg = BackwardConfig(max(16, cfg.block_m1 // 2), max(16, cfg.block_n1 // 2),
-                                 max(16, cfg.block_m2 // 2), max(16, cfg.block_n2 // 2),
-                                 num_warps=cfg.num_warps, num_stages=1, dq_mode=cfg.dq_mode)
+            cfg = _fp32_config(cfg)
     if deterministic and cfg.dq_mode != "separate":
         cfg = dataclasses.replace(cfg, dq_mode="separate")
     return cfg
+
+
+def _fp32_config(cfg: BackwardConfig) -> BackwardConfig:
+    # fp32 tiles take twice the shared memory of 16-bit ones.
+    return BackwardConfig(max(16, cfg.block_m1 // 2), max(16, cfg.block_n1 // 2),
+                          max(16, cfg.block_m2 // 2), max(16, cfg.block_n2 // 2),
+                          num_warps=cfg.num_warps, num_stages=1, dq_mode=cfg.dq_mode)
+
+
+def backward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, deterministic: bool) -> list:
+    """Configs the autotuner times (``sdpa_bwd.tuning``): the table's choice first, then the
+    runners-up of the H200 A/B runs and, for head dims over 128, untried shapes."""
+    table = backward_config(d_qk_pad, d_v_pad, dtype, "cuda", deterministic)
+    d = max(d_qk_pad, d_v_pad)
+    B = BackwardConfig
+    if d <= 64:
+        extra = [B(32, 128, 128, 32, 4, 4, "separate"), B(32, 128, 128, 64, 4, 3, "separate", dq_num_warps=8),
+                 B(64, 128, 128, 64, 8, 3, "separate", dq_num_warps=8)]
+    elif d <= 128:
+        extra = [B(64, 128, 128, 64, 8, 3, "separate", dq_num_stages=4), B(64, 128, 128, 64, 8, 4, "separate"),
+                 B(32, 128, 128, 64, 8, 3, "separate")]
+    else:
+        extra = [B(32, 64, 64, 32, 8, 2, "separate"), B(64, 64, 64, 64, 8, 1, "separate"),
+                 B(32, 128, 128, 32, 8, 1, "separate"), B(64, 128, 128, 64, 8, 1, "separate")]
+    if dtype == torch.float32:
+        extra = [_fp32_config(c) for c in extra]
+    out = [table]
+    for c in extra:
+        if c not in out:
+            out.append(c)
+    return out
+
+
+def forward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype) -> list:
+    table = forward_config(d_qk_pad, d_v_pad, dtype, "cuda")
+    d = max(d_qk_pad, d_v_pad)
+    F = ForwardConfig
+    extra = ([F(128, 64, 4, 4), F(128, 128, 8, 3)] if d <= 64 else
+             [F(128, 64, 8, 4), F(128, 128, 8, 2)] if d <= 128 else
+             [F(64, 64, 4, 2), F(128, 32, 8, 2), F(64, 32, 4, 3)])
+    if dtype == torch.float32:
+        extra = [F(max(16, c.block_m // 2), max(16, c.block_n // 2), c.num_warps, 1) for c in extra]
+    return [table] + [c for c in extra if c != table]
+
+
+def _band_kind(left_bound, right_bound) -> str:
+    if left_bound is None and right_bound is None:
+        return "none"
+    return "right-only" if left_bound is None else "band"
 
 
 # Config overrides for tuning runs (benchmarks/bench_backward.py sets these).
@@ -337,7 +384,7 @@ def _stats_strides(stats: torch.Tensor, B, H_q, S_q):
 
 
 def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None, alignment="top_left",
-                      o=None, stats=None):
+                      o=None, stats=None, config: Optional[ForwardConfig] = None):
     """(O, stats): O (B, H_q, S_q, D_v) in q's dtype, stats float32 (B, H_q, S_q) natural-log LSE."""
     B, H_q, H_k, H_v, S_q, S_kv, D_qk, D_v = _dims(q, k, v)
     _raise_unsupported(q, D_qk, D_v)
@@ -358,6 +405,16 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
         return o, stats
     d_qk_pad, d_v_pad = head_dim_pad(D_qk), head_dim_pad(D_v)
     cfg = forward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type)
+    if config is not None:
+        cfg = config
+    elif q.device.type == "cuda" and tuning.enabled():
+        key = tuning.make_key("fwd", device=torch.cuda.get_device_name(q.device), dtype=q.dtype,
+                              d_qk_pad=d_qk_pad, d_v_pad=d_v_pad, band=_band_kind(left_bound, right_bound),
+                              gqa=H_k != H_q or H_v != H_q, deterministic=False, seq=max(S_q, S_kv))
+        cfg = tuning.choose(key, forward_candidates(d_qk_pad, d_v_pad, q.dtype),
+                            lambda c: attention_forward(q, k, v, scale=scale, left_bound=left_bound,
+                                                        right_bound=right_bound, alignment=alignment, config=c),
+                            ForwardConfig) or cfg
     grid = (triton.cdiv(S_q, cfg.block_m), B * H_q)
     _kernel(attention_fwd_kernel, attention_fwd_kernel_any_len, S_q, S_kv)[grid](
         q, k, v, o, stats,
@@ -414,7 +471,17 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
         return dq, dk, dv
 
     d_qk_pad, d_v_pad = head_dim_pad(D_qk), head_dim_pad(D_v)
-    cfg = config or _BWD_OVERRIDE or backward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type, deterministic)
+    cfg = config or _BWD_OVERRIDE
+    if cfg is None and q.device.type == "cuda" and tuning.enabled():
+        key = tuning.make_key("bwd", device=torch.cuda.get_device_name(q.device), dtype=q.dtype,
+                              d_qk_pad=d_qk_pad, d_v_pad=d_v_pad, band=_band_kind(left_bound, right_bound),
+                              gqa=H_k != H_q or H_v != H_q, deterministic=deterministic, seq=max(S_q, S_kv))
+        cfg = tuning.choose(key, backward_candidates(d_qk_pad, d_v_pad, q.dtype, deterministic),
+                            lambda c: attention_backward(q, k, v, o, do, stats, scale=scale, left_bound=left_bound,
+                                                         right_bound=right_bound, alignment=alignment,
+                                                         deterministic=deterministic, config=c),
+                            BackwardConfig)
+    cfg = cfg or backward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type, deterministic)
     if deterministic and cfg.dq_mode != "separate":
         cfg = dataclasses.replace(cfg, dq_mode="separate")
     wide = _wide(q, k, v, o, do, stats, dq, dk, dv)

@@ -121,3 +121,20 @@ if given is not None:
 
     for _n in range(4):
         globals()[f"test_gpu_random_layouts_{_n}"] = _shard(_n)
+
+
+@pytest.mark.parametrize("case", [GPU_CASES[0], GPU_CASES[4], GPU_CASES[8], GPU_CASES[10]],
+                         ids=["hd128", "gqa-192-128", "hd256", "fp32-band"])
+def test_gpu_autotuned_configs_are_correct(case, tmp_path, monkeypatch):
+    """With SDPA_BWD_AUTOTUNE on, every candidate runs once and the chosen one must pass the same checks."""
+    from sdpa_bwd import tuning
+
+    monkeypatch.setenv("SDPA_BWD_TUNE_CACHE", str(tmp_path / "tuning.json"))
+    tuning.forget()
+    tuning.enable(True)
+    try:
+        run_case(case)
+        assert (tmp_path / "tuning.json").exists(), "the tuner should have measured and cached this key"
+    finally:
+        tuning.enable(None)
+        tuning.forget()
