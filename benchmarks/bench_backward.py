@@ -33,14 +33,12 @@ import argparse
 import dataclasses
 import json
 import os
-import platform
 import sys
 import time
 import warnings
 
 import torch
 import torch.nn.functional as F
-import triton
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -247,11 +245,7 @@ def row_line(r):
             f"err {common.fmt(err, '.1e')} ({r.get('row_wall_s', 0):.1f} s){decl}")
 
 
-TABLE_COLUMNS = SHAPE_COLUMNS + [
-    ("ours ms", lambda r: r["ours_ms"], ".3f"),
-    ("ours TF", lambda r: r["ours_tflops"], ".0f"),
-    ("cuDNN TF", lambda r: r.get("cudnn_tflops"), ".0f"),
-    ("flash TF", lambda r: r.get("flash_tflops"), ".0f"),
+TABLE_COLUMNS = SHAPE_COLUMNS + common.SPEED_COLUMNS + [
     ("eff TF", lambda r: r.get("efficient_tflops"), ".0f"),
     ("ratio", lambda r: r.get("ratio_vs_cudnn"), ".2f"),
     ("vs BHSD", lambda r: r.get("ours_vs_bhsd"), ".2f"),
@@ -301,18 +295,12 @@ def main(argv=None):
     warnings.filterwarnings("ignore", category=UserWarning)  # peers explaining their declines
     os.makedirs(args.out, exist_ok=True)
     t_start = time.time()
-    meta = dict(device=torch.cuda.get_device_name(), torch=torch.__version__, triton=triton.__version__,
-                python=platform.python_version(), cudnn=torch.backends.cudnn.version(),
-                when=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), git=common.git_commit(),
-                command=" ".join([os.path.basename(sys.argv[0])] + (sys.argv[1:] if argv is None else list(argv))),
-                dtypes=dtypes, layouts=layouts, rows_filter=args.rows or None, peers=peer_names,
-                timing=dict(fn="triton.testing.do_bench", return_mode="median", warmup_ms=args.warmup,
-                            rep_ms=args.rep),
-                flops="backward = 2.5 x forward; forward = 2 * kept_pairs * (D_qk + D_v) per (b, h_q)",
-                ours_workspace_formula=OURS_BACKWARD_WORKSPACE_FORMULA,
-                peak_memory=("BHSD rows: torch.cuda.reset_peak_memory_stats(); base = memory_allocated(); "
-                             "one call; max_memory_allocated() - base. Ours: attention_backward with outputs "
-                             "allocated inside; cuDNN: torch.autograd.grad on the retained SDPA graph."))
+    meta = common.run_meta(args, argv, dtypes, layouts, peer_names,
+                           flops="backward = 2.5 x forward; forward = 2 * kept_pairs * (D_qk + D_v) per (b, h_q)",
+                           ours_workspace_formula=OURS_BACKWARD_WORKSPACE_FORMULA,
+                           peak_memory=("BHSD rows: torch.cuda.reset_peak_memory_stats(); base = memory_allocated(); "
+                                        "one call; max_memory_allocated() - base. Ours: attention_backward with outputs "
+                                        "allocated inside; cuDNN: torch.autograd.grad on the retained SDPA graph."))
     if args.quick:
         total = 0.0
         for shape in ((2, 16, 16, 4096, 128), (4, 16, 16, 2048, 64)):

@@ -29,14 +29,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import time
 import warnings
 
 import torch
 import torch.nn.functional as F
-import triton
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -153,11 +151,7 @@ def row_line(r):
             f"({r.get('row_wall_s', 0):.1f} s){decl}")
 
 
-TABLE_COLUMNS = SHAPE_COLUMNS + [
-    ("ours ms", lambda r: r["ours_ms"], ".3f"),
-    ("ours TF", lambda r: r["ours_tflops"], ".0f"),
-    ("cuDNN TF", lambda r: r.get("cudnn_tflops"), ".0f"),
-    ("flash TF", lambda r: r.get("flash_tflops"), ".0f"),
+TABLE_COLUMNS = SHAPE_COLUMNS + common.SPEED_COLUMNS + [
     ("ratio", lambda r: r.get("ratio_vs_cudnn"), ".2f"),
     ("vs BHSD", lambda r: r.get("ours_vs_bhsd"), ".2f"),
     ("O err vs cuDNN", lambda r: r.get("rel_err_vs_cudnn"), ".1e"),
@@ -193,17 +187,11 @@ def main(argv=None):
     warnings.filterwarnings("ignore", category=UserWarning)  # peers explaining their declines
     os.makedirs(args.out, exist_ok=True)
     t_start = time.time()
-    meta = dict(device=torch.cuda.get_device_name(), torch=torch.__version__, triton=triton.__version__,
-                python=platform.python_version(), cudnn=torch.backends.cudnn.version(),
-                when=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), git=common.git_commit(),
-                command=" ".join([os.path.basename(sys.argv[0])] + (sys.argv[1:] if argv is None else list(argv))),
-                dtypes=dtypes, layouts=layouts, rows_filter=args.rows or None, peers=list(peer_names),
-                timing=dict(fn="triton.testing.do_bench", return_mode="median", warmup_ms=args.warmup,
-                            rep_ms=args.rep),
-                flops="forward = 2 * kept_pairs * (D_qk + D_v) per (b, h_q)",
-                cudnn_forward_call=("torch.ops.aten._scaled_dot_product_cudnn_attention(q, k, v, None, True, 0.0, causal, False) "
-                       "(path 'aten'); on failure F.scaled_dot_product_attention under "
-                       "sdpa_kernel(CUDNN_ATTENTION) on inputs requiring grad (path 'sdpa')"))
+    meta = common.run_meta(args, argv, dtypes, layouts, peer_names,
+                           flops="forward = 2 * kept_pairs * (D_qk + D_v) per (b, h_q)",
+                           cudnn_forward_call=("torch.ops.aten._scaled_dot_product_cudnn_attention(q, k, v, None, True, 0.0, causal, False) "
+                                  "(path 'aten'); on failure F.scaled_dot_product_attention under "
+                                  "sdpa_kernel(CUDNN_ATTENTION) on inputs requiring grad (path 'sdpa')"))
     rows = []
     for dt in dtypes:
         for shape in SHAPES:

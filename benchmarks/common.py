@@ -325,3 +325,30 @@ def git_commit():
     except Exception:  # no git on the device machine, or not a checkout
         pass
     return None
+
+
+def run_meta(args, argv, dtypes, layouts, peer_names, **extra):
+    """The JSON meta both benchmarks write: machine, versions, commit, the command, timing method."""
+    import os
+    import platform
+    import sys
+    import time
+
+    import triton
+
+    return dict(device=torch.cuda.get_device_name(), torch=torch.__version__, triton=triton.__version__,
+                python=platform.python_version(), cudnn=torch.backends.cudnn.version(),
+                when=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), git=git_commit(),
+                command=" ".join([os.path.basename(sys.argv[0])] + (sys.argv[1:] if argv is None else list(argv))),
+                dtypes=dtypes, layouts=layouts, rows_filter=args.rows or None, peers=list(peer_names),
+                timing=dict(fn="triton.testing.do_bench", return_mode="median", warmup_ms=args.warmup,
+                            rep_ms=args.rep), **extra)
+
+
+# The first columns of both benchmarks' tables, after the shape.
+SPEED_COLUMNS = [
+    ("ours ms", lambda r: r["ours_ms"], ".3f"),
+    ("ours TF", lambda r: r["ours_tflops"], ".0f"),
+    ("cuDNN TF", lambda r: r.get("cudnn_tflops"), ".0f"),
+    ("flash TF", lambda r: r.get("flash_tflops"), ".0f"),
+]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Iterable, Mapping, Optional
 

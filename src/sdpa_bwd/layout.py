@@ -13,7 +13,7 @@ Stats tensors (B, H, S) use the same letters without ``d``; the rank-4 form
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence
 
 from .problem import TensorSpec

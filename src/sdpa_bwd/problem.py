@@ -16,8 +16,8 @@ Two kinds of failure are kept apart (see ../shared/STYLE.md):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
-from typing import Iterable, Optional, Sequence
+from dataclasses import dataclass, replace
+from typing import Optional, Sequence
 
 import numpy as np
 

@@ -13,7 +13,7 @@ This module only loads and matches them; it holds no numbers of its own.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Optional
