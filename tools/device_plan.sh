@@ -9,7 +9,12 @@
 #  - the GPU worker test (a real device-side assert), the built-in cases on
 #    every engine (one process each), the support matrix, one tarball.
 # Usage (repo root): bash tools/device_plan.sh OUTDIR [PEER_LEVEL] [ENGINES...]
-# Env: PLAN_DEADLINE_S (default 560) ends every step by then; FLEX_CAP_S (300).
+# Env: PLAN_DEADLINE_S (default 560) ends every step by then; FLEX_CAP_S (300);
+#      WORKERS (8) for our engine's runs, PEER_WORKERS (4) for the adapters'.
+# Lessons of 2026-11-30 (docs/runner.md): a cold Triton cache costs minutes (about 320
+# kernel specialisations in the full plan), so our engine runs with several workers
+# (compiles in parallel) and the warm pass is the timed one; a step stopped at the
+# deadline still leaves its partial --json report (SIGTERM).
 set -u
 out=${1:-/tmp/out}
 peer_level=${2:-full}
@@ -17,6 +22,8 @@ shift 2 2>/dev/null || shift $#
 engines=${*:-"torch-cudnn torch-flash torch-efficient torch-math torch-flex"}
 deadline=${PLAN_DEADLINE_S:-560}
 flex_cap=${FLEX_CAP_S:-300}
+workers=${WORKERS:-8}
+peer_workers=${PEER_WORKERS:-4}
 work=$(mktemp -d)
 mkdir -p "$out"
 export PYTHONPATH=src PYTHONUNBUFFERED=1 COLUMNS=160
@@ -39,6 +46,7 @@ peers() {  # every adapter over the plan, then the built-in cases on every engin
         [ "$cap" -lt 10 ] && { echo "torch-flex: no time left for $level"; break; }
         local start=$(date +%s%N)
         timeout "$cap" python3 -m sdpa_bwd.cli run --no-progress --engine torch-flex --level "$level" \
+          --workers "$peer_workers" --replay-limit 8 \
           --json "$work/torch-flex-$level.json" > "$work/torch-flex-$level.txt" 2>&1
         local rc=$?
         echo "torch-flex $level: exit $rc$([ $rc = 124 ] && echo " (stopped after ${cap} s)"), $(( ($(date +%s%N) - start) / 1000000 )) ms, $(tail -n 1 "$work/torch-flex-$level.txt")"
@@ -49,7 +57,7 @@ peers() {  # every adapter over the plan, then the built-in cases on every engin
     fi
     local start=$(date +%s%N)
     timeout "$(left)" python3 -m sdpa_bwd.cli run --no-progress --engine "$engine" --level "$peer_level" \
-      --json "$work/$engine.json" > "$work/$engine.txt" 2>&1
+      --workers "$peer_workers" --replay-limit 8 --json "$work/$engine.json" > "$work/$engine.txt" 2>&1
     local rc=$?
     echo "$engine $peer_level: exit $rc$([ $rc = 124 ] && echo " (stopped at the deadline)"), $(( ($(date +%s%N) - start) / 1000000 )) ms, $(tail -n 1 "$work/$engine.txt")"
   done
@@ -69,11 +77,13 @@ peers() {  # every adapter over the plan, then the built-in cases on every engin
     peers_pid=$!
     export CUDA_VISIBLE_DEVICES=0
   fi
-  timed "triton full (cold Triton cache)" python3 -m sdpa_bwd.cli run --no-progress --engine triton --level full --json "$work/triton-full-cold.json" \
+  timed "triton full (cold Triton cache, $workers workers)" python3 -m sdpa_bwd.cli run --no-progress --engine triton \
+    --level full --workers "$workers" --json "$work/triton-full-cold.json" \
     > "$work/triton-full-cold.txt" 2>&1
   tail -n 3 "$work/triton-full-cold.txt"
   for level in quick standard nightly full; do
-    timed "triton $level (warm)" python3 -m sdpa_bwd.cli run --no-progress --engine triton --level "$level" --json "$work/triton-$level.json" \
+    timed "triton $level (warm, $workers workers)" python3 -m sdpa_bwd.cli run --no-progress --engine triton \
+      --level "$level" --workers "$workers" --json "$work/triton-$level.json" \
       > "$work/triton-$level.txt" 2>&1
     tail -n 1 "$work/triton-$level.txt"
   done
@@ -87,7 +97,7 @@ import sys
 from sdpa_bwd.report import content, load_report
 one, two = (content(load_report(p)) for p in sys.argv[1:])
 diff = [(a["case"], k) for a, b in zip(one, two) for k in set(a) | set(b) if a.get(k) != b.get(k)]
-print(f"--workers 2 vs one worker: {len(two)} vs {len(one)} results, {len(diff)} differing fields", diff[:10])
+print(f"--workers 2 (one per GPU) vs the warm run: {len(two)} vs {len(one)} results, {len(diff)} differing fields", diff[:10])
 EOF
   fi
   timeout "$(left)" python3 -m sdpa_bwd.cli run --no-progress --engine triton \
