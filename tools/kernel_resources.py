@@ -1,0 +1,77 @@
+"""Registers, stack (spills) and shared memory of the engine's main kernels for sm_90a, without a GPU.
+
+    TRITON_DEFAULT_FP_FUSION=1 python tools/kernel_resources.py
+
+Compiles the DKDV and DQ kernels with this machine's Triton and its ptxas for an
+H100/H200 target (GPUTarget cuda 90) with the launch's specialisations (pointers,
+row/batch/head strides and lengths divisible by 16, head-dim stride 1), then reads
+``cuobjdump -res-usage``. The GPU's Triton (3.6) may allocate differently: compare
+variants with each other, not with the card's numbers.
+"""
+
+import os
+import re
+import subprocess
+import tempfile
+
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+
+from sdpa_bwd.kernels import attention_bwd_dkdv_kernel, attention_bwd_dq_kernel
+
+TARGET = GPUTarget("cuda", 90, 32)
+SIDE = ("lse2_ptr", "delta_ptr", "dq_acc_ptr")
+
+
+def resources(fn, consts, num_warps, num_stages):
+    """(registers, stack bytes, shared bytes) of ``fn`` compiled with ``consts``."""
+    aligned = {n for n in fn.arg_names if n.startswith("stride_") and not n.endswith("d")} | {"S_q", "S_kv"}
+    sig, attrs = {}, {}
+    for i, name in enumerate(fn.arg_names):
+        if name in consts:
+            sig[name] = "constexpr"
+        elif name.endswith("_ptr"):
+            sig[name] = "*fp32" if name in SIDE else "*bf16"
+        else:
+            sig[name] = "fp32" if name in ("qk_scale_log2", "scale") else "i32"
+        if sig[name].startswith("*") or name in aligned:
+            attrs[(i,)] = [["tt.divisibility", 16]]
+    k = triton.compile(ASTSource(fn, sig, consts, attrs), target=TARGET,
+                       options=dict(num_warps=num_warps, num_stages=num_stages))
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(k.asm["cubin"])
+        f.flush()
+        cuobjdump = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+        out = subprocess.run([cuobjdump, "-res-usage", f.name], capture_output=True, text=True).stdout
+    return int(re.search(r"REG:(\d+)", out).group(1)), int(re.search(r"STACK:(\d+)", out).group(1)), \
+        k.metadata.shared
+
+
+def report(kernel_name, fn, rows, extra):
+    for tma in (False, True):
+        for block_m, block_n, warps, stages, d_qk_pad, d_qk, d_v, tag in rows:
+            consts = dict(BLOCK_M=block_m, BLOCK_N=block_n, D_QK=d_qk, D_QK_PAD=d_qk_pad, D_V=d_v, D_V_PAD=d_v,
+                          HAS_LEFT=False, HAS_RIGHT=False, DOT_PRECISION="tf32", WIDE=False, TMA=tma, **extra)
+            consts.update({n: 1 for n in fn.arg_names if n.startswith("stride_") and n.endswith("d")})
+            try:
+                regs, stack, smem = resources(fn, consts, warps, stages)
+                print(f"{kernel_name:4} {tag:20} TMA={tma!s:5} regs {regs} stack {stack} B smem {smem} B",
+                      flush=True)
+            except Exception as exc:
+                print(f"{kernel_name:4} {tag:20} TMA={tma!s:5} {type(exc).__name__}: {str(exc)[:200]}", flush=True)
+
+
+if __name__ == "__main__":
+    report("DKDV", attention_bwd_dkdv_kernel, [
+        (64, 128, 8, 3, 128, 128, 128, "hd128 table"),
+        (32, 128, 4, 4, 64, 64, 64, "hd64 table"),
+        (32, 64, 8, 1, 256, 192, 128, "192/128 table"),
+        (64, 64, 8, 2, 256, 192, 128, "192/128 64/64 s2"),
+        (64, 128, 8, 1, 256, 192, 128, "192/128 64/128 s1"),
+    ], dict(COMPUTE_DK=True, COMPUTE_DV=True, ATOMIC_DQ=False))
+    report("DQ", attention_bwd_dq_kernel, [
+        (128, 64, 8, 3, 128, 128, 128, "hd128 table"),
+        (128, 64, 8, 3, 64, 64, 64, "hd64 table"),
+        (64, 32, 8, 1, 256, 192, 128, "192/128 table"),
+    ], {})
