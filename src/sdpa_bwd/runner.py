@@ -486,22 +486,43 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
         for i in suspects[replay_limit:]:
             results[i].replay = {"skipped": f"over --replay-limit {replay_limit}"}
 
+        # Each replay needs a fresh process; a thread spawns its next one while this one runs,
+        # so the torch import and engine start-up overlap the replay before.
+        spares: dict[int, Worker] = {}
+        every: list[Worker] = []
+
+        def fresh_worker(env) -> Worker:
+            me = threading.get_ident()
+            w = spares.pop(me, None)
+            if w is None or w.env != env:
+                w = Worker(env=env, timeout=timeout)
+                every.append(w)
+                w.spawn()
+            nxt = Worker(env=env, timeout=timeout)
+            every.append(nxt)
+            nxt.spawn()
+            spares[me] = nxt
+            return w
+
         def replay_one(job: tuple[int, int]) -> None:
             n, i = job
             if stop.is_set():
                 return
-            _replay(engine, cases[i], results[i], source=source, reruns=reruns, timeout=timeout,
-                    env=envs[n % len(envs)], controls=controls)
+            _replay(engine, cases[i], results[i], source=source, reruns=reruns, controls=controls,
+                    worker=fresh_worker(envs[n % len(envs)]))
 
-        in_threads(replay_one, enumerate(suspects[:replay_limit]))
+        try:
+            in_threads(replay_one, enumerate(suspects[:replay_limit]))
+        finally:
+            for w in every:
+                w.close()
     return results  # type: ignore[return-value]
 
 
-def _replay(engine: str, case: Case, result: CaseResult, *, source, reruns, timeout, env, controls) -> None:
-    """Rerun a failing case alone in a fresh process, then its packed control; update ``result``."""
-    from .worker import Worker
-
-    with Worker(env=env, timeout=timeout) as w:
+def _replay(engine: str, case: Case, result: CaseResult, *, source, reruns, controls, worker) -> None:
+    """Rerun a failing case alone in ``worker`` (a fresh process that has run nothing yet),
+    then its packed control; update ``result``."""
+    with worker as w:
         alone = w.run(engine, case, source=source, reruns=reruns)
         result.replay = alone.brief()
         if not alone.failing:

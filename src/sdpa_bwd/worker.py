@@ -172,6 +172,7 @@ class Worker:
 
     def __init__(self, *, env: Optional[Mapping[str, str]] = None, timeout: float = DEFAULT_TIMEOUT_S,
                  startup_timeout: float = STARTUP_TIMEOUT_S):
+        self._ready = False
         self.env = dict(env or {})
         self.timeout = timeout
         self.startup_timeout = startup_timeout
@@ -191,6 +192,12 @@ class Worker:
         return self.proc.pid if self.proc else None
 
     def start(self) -> None:
+        """Start a process and wait until it is ready for cases."""
+        self.spawn()
+        self._await_ready()
+
+    def spawn(self) -> None:
+        """Start a process without waiting for it: ``run`` waits for its ready message."""
         self.close()
         self._stderr = tempfile.TemporaryFile()
         self._messages = queue.Queue()
@@ -213,11 +220,15 @@ class Worker:
                     return
 
         threading.Thread(target=pump, daemon=True, name=f"sdpa-bwd-worker-{self.proc.pid}").start()
+        self._ready = False
+
+    def _await_ready(self) -> None:
         ready = self._get(self.startup_timeout)
         if not (isinstance(ready, dict) and "ready" in ready):
             tail = self.stderr_tail()
             self.close()
             raise WorkerError(f"the worker process did not start ({ready!r}); its stderr ends:\n" + "\n".join(tail))
+        self._ready = True
 
     def close(self) -> None:
         if self.proc is None:
@@ -268,6 +279,8 @@ class Worker:
 
         if not self.alive:
             self.start()
+        elif not self._ready:
+            self._await_ready()
         previous = self.last_case
         started = time.perf_counter()
         try:
