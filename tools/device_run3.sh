@@ -4,6 +4,8 @@
 #  GPU 1: the GPU tests (kernels, the worker's device-side assert), then our engine over
 #         the plan's standard level on 8 workers (a partial report if stopped).
 # Usage (repo root): bash tools/device_run3.sh OUTDIR
+# Env: AUTOTUNE=1 runs the benchmarks with SDPA_BWD_AUTOTUNE=1 (the tuner's choices and
+#      timings land in OUTDIR/tuning.json); DEADLINE_S (450).
 set -u
 out=${1:-/tmp/out}
 work=$(mktemp -d)
@@ -25,6 +27,7 @@ gpu1() {
   gpu1 > "$work/gpu1.log" 2>&1 &
   side=$!
   export CUDA_VISIBLE_DEVICES=0
+  if [ "${AUTOTUNE:-0}" = 1 ]; then export SDPA_BWD_AUTOTUNE=1 SDPA_BWD_TUNE_CACHE="$work/tuning.json"; fi
   s=$(date +%s%N)
   timeout 310 python3 benchmarks/bench_backward.py --out "$work" --peers cudnn > "$work/bench_backward.txt" 2>&1
   echo "bench_backward: exit $?, $(ms $s) ms"
@@ -38,5 +41,5 @@ gpu1() {
   tail -n 30 "$work/bench_forward.txt"
   echo "total: $SECONDS s"
 } 2>&1 | tee "$work/log.txt"
-cp "$work/log.txt" "$work"/bench_*.json "$work"/*.png "$out/" 2>/dev/null
+cp "$work/log.txt" "$work"/bench_*.json "$work"/*.png "$work"/tuning.json "$out/" 2>/dev/null
 tar -czf "$out/results.tar.gz" -C "$work" .
