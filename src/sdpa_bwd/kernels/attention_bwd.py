@@ -16,8 +16,8 @@ on such a row and it contributes no gradient. Query rows past S_q are read as
 import triton
 import triton.language as tl
 
-from .attention_fwd import (_NO_SPECIALIZE, band_keep, band_keep_t, key_tile_bounds, load_rows, mma,
-                            query_tile_bounds, row_tiles)
+from .attention_fwd import (_NO_SPECIALIZE, band_keep, band_keep_t, key_tile_bounds, mma, query_tile_bounds,
+                            row_tiles)
 
 LOG2E = tl.constexpr(1.4426950408889634)
 
@@ -98,8 +98,14 @@ def _dkdv_tiles(dk, dv, k, v, q_ptr, do_ptr, q_desc, do_desc, lse2_ptr, delta_pt
             q = q_desc.load([m0, 0])
             do = do_desc.load([m0, 0])
         else:
-            q = load_rows(q_ptrs, row_ok, offs_dqk, D_QK, D_QK_PAD)
-            do = load_rows(do_ptrs, row_ok, offs_dv, D_V, D_V_PAD)
+            if D_QK == D_QK_PAD:
+                q = tl.load(q_ptrs, mask=row_ok[:, None], other=0.0)
+            else:
+                q = tl.load(q_ptrs, mask=row_ok[:, None] & (offs_dqk[None, :] < D_QK), other=0.0)
+            if D_V == D_V_PAD:
+                do = tl.load(do_ptrs, mask=row_ok[:, None], other=0.0)
+            else:
+                do = tl.load(do_ptrs, mask=row_ok[:, None] & (offs_dv[None, :] < D_V), other=0.0)
         lse2 = tl.load(lse2_ptr + offs_m, mask=row_ok, other=float("inf"))
         qk_t = mma(k, tl.trans(q), DOT_PRECISION)
         p_t = tl.math.exp2(qk_t * qk_scale_log2 - lse2[None, :])
@@ -252,8 +258,14 @@ def _dq_tiles(dq, q, do, lse2, delta, k_ptr, v_ptr, k_desc, v_desc, stride_kn, s
             k = k_desc.load([n0, 0])
             v = v_desc.load([n0, 0])
         else:
-            k = load_rows(k_ptrs, key_ok, offs_dqk, D_QK, D_QK_PAD)
-            v = load_rows(v_ptrs, key_ok, offs_dv, D_V, D_V_PAD)
+            if D_QK == D_QK_PAD:
+                k = tl.load(k_ptrs, mask=key_ok[:, None], other=0.0)
+            else:
+                k = tl.load(k_ptrs, mask=key_ok[:, None] & (offs_dqk[None, :] < D_QK), other=0.0)
+            if D_V == D_V_PAD:
+                v = tl.load(v_ptrs, mask=key_ok[:, None], other=0.0)
+            else:
+                v = tl.load(v_ptrs, mask=key_ok[:, None] & (offs_dv[None, :] < D_V), other=0.0)
         qk = mma(q, tl.trans(k), DOT_PRECISION)
         p = tl.math.exp2(qk * qk_scale_log2 - lse2[:, None])
         if MASK:

@@ -49,16 +49,6 @@ def mma(a, b, DOT_PRECISION: tl.constexpr):
 
 
 @triton.jit
-def load_rows(ptrs, row_ok, offs_d, D: tl.constexpr, D_PAD: tl.constexpr):
-    """A tile of rows through per-element pointers: rows where ``row_ok`` is false and
-    head-dim columns >= D read as 0 (the column mask only when D is padded)."""
-    if D == D_PAD:
-        return tl.load(ptrs, mask=row_ok[:, None], other=0.0)
-    else:
-        return tl.load(ptrs, mask=row_ok[:, None] & (offs_d[None, :] < D), other=0.0)
-
-
-@triton.jit
 def row_tiles(base, rows, stride_row, D: tl.constexpr, BLOCK: tl.constexpr, D_PAD: tl.constexpr):
     """A tensor descriptor (TMA) over one head's [rows, D] matrix, read BLOCK x D_PAD at a time.
 
@@ -182,8 +172,14 @@ def _fwd_tiles(acc, m_i, l_i, q, k_ptr, v_ptr, k_desc, v_desc, stride_kn, stride
             k = k_desc.load([n0, 0])
             v = v_desc.load([n0, 0])
         else:
-            k = load_rows(k_ptrs, key_ok, offs_dqk, D_QK, D_QK_PAD)
-            v = load_rows(v_ptrs, key_ok, offs_dv, D_V, D_V_PAD)
+            if D_QK == D_QK_PAD:
+                k = tl.load(k_ptrs, mask=key_ok[:, None], other=0.0)
+            else:
+                k = tl.load(k_ptrs, mask=key_ok[:, None] & (offs_dqk[None, :] < D_QK), other=0.0)
+            if D_V == D_V_PAD:
+                v = tl.load(v_ptrs, mask=key_ok[:, None], other=0.0)
+            else:
+                v = tl.load(v_ptrs, mask=key_ok[:, None] & (offs_dv[None, :] < D_V), other=0.0)
         qk = mma(q, tl.trans(k), DOT_PRECISION) * qk_scale_log2
         if MASK:
             keep = band_keep(offs_m, offs_n, lo_off, hi_off, HAS_LEFT, HAS_RIGHT) & key_ok[None, :]
