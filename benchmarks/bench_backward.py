@@ -238,9 +238,7 @@ def row_line(r):
     mem = f" mem {r['mem_ratio_vs_cudnn']:.2f}" if r.get("mem_ratio_vs_cudnn") else ""
     err = r.get("rel_err_vs_cudnn")
     decl = f" cudnn: {r['cudnn_error'][:70]}" if r.get("cudnn_error") else ""
-    return (f"{shape_label((r['B'], r['H_q'], r['H_kv'], r['S'], r['D_qk'], r['D_v']), r['causal']):34} "
-            f"{r['layout']:8} {dtype_short(r)} ours {r['ours_ms']:.3f} ms {r['ours_tflops']:.0f} TF | "
-            f"cudnn {r.get('cudnn_tflops') or 0:.0f} flash {r.get('flash_tflops') or 0:.0f} "
+    return (common.row_head(r) + f"cudnn {r.get('cudnn_tflops') or 0:.0f} flash {r.get('flash_tflops') or 0:.0f} "
             f"eff {r.get('efficient_tflops') or 0:.0f} | ratio {r.get('ratio_vs_cudnn') or 0:.2f}{det}{mem} "
             f"err {common.fmt(err, '.1e')} ({r.get('row_wall_s', 0):.1f} s){decl}")
 

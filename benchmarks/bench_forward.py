@@ -40,7 +40,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 from common import (  # noqa: E402
-    DTYPES, LAYOUTS, SHAPE_COLUMNS, SHAPES, add_layout_spread, bench, dtype_short, forward_flops, kept_pairs,
+    DTYPES, LAYOUTS, SHAPE_COLUMNS, SHAPES, add_layout_spread, bench, forward_flops, kept_pairs,
     make, markdown_table, norm_shape, parse_dtypes, parse_layouts, rel_err, row_seed, row_selected, shape_label,
     summarize, summary_lines,
 )
@@ -144,9 +144,7 @@ def row_line(r):
     err = r.get("rel_err_vs_cudnn")
     decl = f" cudnn: {r['cudnn_error'][:70]}" if r.get("cudnn_error") else ""
     path = f" [{r['cudnn_path']}]" if r.get("cudnn_path") else ""
-    return (f"{shape_label((r['B'], r['H_q'], r['H_kv'], r['S'], r['D_qk'], r['D_v']), r['causal']):34} "
-            f"{r['layout']:8} {dtype_short(r)} ours {r['ours_ms']:.3f} ms {r['ours_tflops']:.0f} TF | "
-            f"cudnn{path} {r.get('cudnn_tflops') or 0:.0f} flash {r.get('flash_tflops') or 0:.0f} | "
+    return (common.row_head(r) + f"cudnn{path} {r.get('cudnn_tflops') or 0:.0f} flash {r.get('flash_tflops') or 0:.0f} | "
             f"ratio {r.get('ratio_vs_cudnn') or 0:.2f} O err {common.fmt(err, '.1e')} "
             f"({r.get('row_wall_s', 0):.1f} s){decl}")
 

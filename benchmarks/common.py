@@ -352,3 +352,9 @@ SPEED_COLUMNS = [
     ("cuDNN TF", lambda r: r.get("cudnn_tflops"), ".0f"),
     ("flash TF", lambda r: r.get("flash_tflops"), ".0f"),
 ]
+
+
+def row_head(r) -> str:
+    """The start of the line both benchmarks print as a row finishes: shape, layout, dtype, our speed."""
+    return (f"{shape_label((r['B'], r['H_q'], r['H_kv'], r['S'], r['D_qk'], r['D_v']), r['causal']):34} "
+            f"{r['layout']:8} {dtype_short(r)} ours {r['ours_ms']:.3f} ms {r['ours_tflops']:.0f} TF | ")

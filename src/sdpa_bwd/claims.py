@@ -176,7 +176,12 @@ def load_skips(path, arch: str) -> SkipList:
     return SkipList(str(path), arch, entries)
 
 
-FAILING = ("failed", "fault", "error", "nondeterministic", "order-dependent", "rejection-accepted")
+def _harvested_verdicts() -> tuple[str, ...]:
+    """The runner's failing verdicts, nondeterminism included (an engine that does not claim
+    determinism is worth a known entry too), a malformed case (the plan's fault) excluded."""
+    from .runner import FAILING
+
+    return tuple(v for v in FAILING if v != "invalid-case") + ("nondeterministic",)
 
 
 def harvest_skips(report_paths: Sequence, out_path, *, skip_faults: bool = False) -> dict:
@@ -193,13 +198,14 @@ def harvest_skips(report_paths: Sequence, out_path, *, skip_faults: bool = False
         old = json.loads(out_path.read_text(encoding="utf-8"))
         for item in old.get("entries", []):
             entries[(item["case"], item.get("engine", "*"), item["arch"])] = item
+    harvested = _harvested_verdicts()
     for path in report_paths:
         data = _report(path)
         env = data.get("environment", {})
         arch = env.get("arch", "unknown")
         where = f"{env.get('device', '?')}, torch {env.get('torch', '?')}"
         for r in data["results"]:
-            if r["verdict"] not in FAILING:
+            if r["verdict"] not in harvested:
                 continue
             seen = f"{r['verdict']} on {where} ({Path(path).name})"
             replay = r.get("replay") or {}

@@ -59,6 +59,7 @@ SPECIALIZE_LENGTHS = True
 # descriptor path on the CPU).
 TMA_MODE = os.environ.get("SDPA_BWD_TMA", "auto")
 _TMA_MODES = ("auto", "on", "off")
+_HAS_TMA = hasattr(triton.language, "make_tensor_descriptor")  # device-side descriptors (Triton >= 3.4)
 
 
 def set_tma_mode(mode: str) -> None:
@@ -76,9 +77,7 @@ def _tma_ok(t: torch.Tensor) -> bool:
     offsets) and the row pitch 16-byte aligned, rows that do not overlap, and a row
     pitch below 2^40 bytes. The rest of the layouts keep the pointer path.
     """
-    if TMA_MODE == "off" or (TMA_MODE == "auto" and t.device.type != "cuda"):
-        return False
-    if not hasattr(triton.language, "make_tensor_descriptor"):
+    if not _HAS_TMA or TMA_MODE == "off" or (TMA_MODE == "auto" and t.device.type != "cuda"):
         return False
     B, H, S, D = t.shape
     sb, sh, sm, sd = t.stride()
@@ -284,6 +283,19 @@ def _band_kind(left_bound, right_bound) -> str:
     return "right-only" if left_bound is None else "band"
 
 
+def _tuned(kind: str, q, d_qk_pad: int, d_v_pad: int, left_bound, right_bound, *, gqa: bool,
+           deterministic: bool, seq: int, candidates, run, config_type):
+    """The autotuner's config for this call (``sdpa_bwd.tuning``), or None when it is off,
+    the tensors are not on a CUDA device, or every candidate failed.
+    ``candidates`` is called only when tuning is on."""
+    if q.device.type != "cuda" or not tuning.enabled():
+        return None
+    key = tuning.make_key(kind, device=torch.cuda.get_device_name(q.device), dtype=q.dtype, d_qk_pad=d_qk_pad,
+                          d_v_pad=d_v_pad, band=_band_kind(left_bound, right_bound), gqa=gqa,
+                          deterministic=deterministic, seq=seq)
+    return tuning.choose(key, candidates(), run, config_type)
+
+
 # Config overrides for tuning runs (benchmarks/bench_backward.py sets these).
 _BWD_OVERRIDE: Optional[BackwardConfig] = None
 
@@ -407,17 +419,13 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
         stats.fill_(float("-inf"))
         return o, stats
     d_qk_pad, d_v_pad = head_dim_pad(D_qk), head_dim_pad(D_v)
-    cfg = forward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type)
-    if config is not None:
-        cfg = config
-    elif q.device.type == "cuda" and tuning.enabled():
-        key = tuning.make_key("fwd", device=torch.cuda.get_device_name(q.device), dtype=q.dtype,
-                              d_qk_pad=d_qk_pad, d_v_pad=d_v_pad, band=_band_kind(left_bound, right_bound),
-                              gqa=H_k != H_q or H_v != H_q, deterministic=False, seq=max(S_q, S_kv))
-        cfg = tuning.choose(key, forward_candidates(d_qk_pad, d_v_pad, q.dtype),
-                            lambda c: attention_forward(q, k, v, scale=scale, left_bound=left_bound,
-                                                        right_bound=right_bound, alignment=alignment, config=c),
-                            ForwardConfig) or cfg
+    cfg = config or _tuned(
+        "fwd", q, d_qk_pad, d_v_pad, left_bound, right_bound, gqa=H_k != H_q or H_v != H_q,
+        deterministic=False, seq=max(S_q, S_kv), config_type=ForwardConfig,
+        candidates=lambda: forward_candidates(d_qk_pad, d_v_pad, q.dtype),
+        run=lambda c: attention_forward(q, k, v, scale=scale, left_bound=left_bound, right_bound=right_bound,
+                                        alignment=alignment, config=c),
+    ) or forward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type)
     grid = (triton.cdiv(S_q, cfg.block_m), B * H_q)
     _kernel(attention_fwd_kernel, attention_fwd_kernel_any_len, S_q, S_kv)[grid](
         q, k, v, o, stats,
@@ -474,17 +482,14 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
         return dq, dk, dv
 
     d_qk_pad, d_v_pad = head_dim_pad(D_qk), head_dim_pad(D_v)
-    cfg = config or _BWD_OVERRIDE
-    if cfg is None and q.device.type == "cuda" and tuning.enabled():
-        key = tuning.make_key("bwd", device=torch.cuda.get_device_name(q.device), dtype=q.dtype,
-                              d_qk_pad=d_qk_pad, d_v_pad=d_v_pad, band=_band_kind(left_bound, right_bound),
-                              gqa=H_k != H_q or H_v != H_q, deterministic=deterministic, seq=max(S_q, S_kv))
-        cfg = tuning.choose(key, backward_candidates(d_qk_pad, d_v_pad, q.dtype, deterministic),
-                            lambda c: attention_backward(q, k, v, o, do, stats, scale=scale, left_bound=left_bound,
-                                                         right_bound=right_bound, alignment=alignment,
-                                                         deterministic=deterministic, config=c),
-                            BackwardConfig)
-    cfg = cfg or backward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type, deterministic)
+    cfg = config or _BWD_OVERRIDE or _tuned(
+        "bwd", q, d_qk_pad, d_v_pad, left_bound, right_bound, gqa=H_k != H_q or H_v != H_q,
+        deterministic=deterministic, seq=max(S_q, S_kv), config_type=BackwardConfig,
+        candidates=lambda: backward_candidates(d_qk_pad, d_v_pad, q.dtype, deterministic),
+        run=lambda c: attention_backward(q, k, v, o, do, stats, scale=scale, left_bound=left_bound,
+                                         right_bound=right_bound, alignment=alignment,
+                                         deterministic=deterministic, config=c),
+    ) or backward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type, deterministic)
     if deterministic and cfg.dq_mode != "separate":
         cfg = dataclasses.replace(cfg, dq_mode="separate")
     wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
@@ -510,6 +515,8 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
                   num_warps=cfg.num_warps, num_stages=cfg.num_stages)
     qk_scale_log2 = scale * LOG2E
 
+    tma_qdo = _use_tma(q, do)  # DKDV streams Q and dO
+
     def dkdv(owner_heads: int, compute_dk: bool, compute_dv: bool, atomic_dq: bool):
         grid = (triton.cdiv(S_kv, cfg.block_n1), B * owner_heads)
         _kernel(attention_bwd_dkdv_kernel, attention_bwd_dkdv_kernel_any_len, S_q, S_kv)[grid](
@@ -518,7 +525,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
             H_q, owner_heads, H_q // H_k, H_q // H_v, S_q, S_kv,
             qk_scale_log2, scale, lo_off, hi_off,
             BLOCK_M=cfg.block_m1, BLOCK_N=cfg.block_n1,
-            COMPUTE_DK=compute_dk, COMPUTE_DV=compute_dv, ATOMIC_DQ=atomic_dq, TMA=_use_tma(q, do), **common,
+            COMPUTE_DK=compute_dk, COMPUTE_DV=compute_dv, ATOMIC_DQ=atomic_dq, TMA=tma_qdo, **common,
         )
 
     if H_k == H_v:

@@ -155,8 +155,8 @@ def status(cell: dict | None) -> str:
     if cell["known"]:
         return "known"
     if cell["passed"] == 0:
-        return "not-run" if cell.get("not_run") and not cell["declined"] else "declined"
-    return "partial" if cell["declined"] or cell.get("not_run") else "pass"
+        return "not-run" if cell["not_run"] and not cell["declined"] else "declined"
+    return "partial" if cell["declined"] or cell["not_run"] else "pass"
 
 
 def cell_text(cell: dict | None) -> str:
@@ -173,7 +173,7 @@ def cell_text(cell: dict | None) -> str:
         return f"not run ({len(cell['not_run'])})"
     if s == "partial":
         parts = [f"{cell['declined']} declined"] if cell["declined"] else []
-        parts += [f"{len(cell['not_run'])} not run"] if cell.get("not_run") else []
+        parts += [f"{len(cell['not_run'])} not run"] if cell["not_run"] else []
         return f"✓ {cell['passed']}, " + ", ".join(parts)
     return f"✓ {cell['passed']}"
 

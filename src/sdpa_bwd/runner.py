@@ -488,20 +488,21 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
 
         # Each replay needs a fresh process; a thread spawns its next one while this one runs,
         # so the torch import and engine start-up overlap the replay before.
-        spares: dict[int, Worker] = {}
-        every: list[Worker] = []
+        spares: dict[int, Worker] = {}  # per replay thread: its next process, already starting
+
+        def spawned(env) -> Worker:
+            w = Worker(env=env, timeout=timeout)
+            w.spawn()
+            return w
 
         def fresh_worker(env) -> Worker:
             me = threading.get_ident()
             w = spares.pop(me, None)
             if w is None or w.env != env:
-                w = Worker(env=env, timeout=timeout)
-                every.append(w)
-                w.spawn()
-            nxt = Worker(env=env, timeout=timeout)
-            every.append(nxt)
-            nxt.spawn()
-            spares[me] = nxt
+                if w is not None:
+                    w.close()
+                w = spawned(env)
+            spares[me] = spawned(env)
             return w
 
         def replay_one(job: tuple[int, int]) -> None:
@@ -513,8 +514,8 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
 
         try:
             in_threads(replay_one, enumerate(suspects[:replay_limit]))
-        finally:
-            for w in every:
+        finally:  # the replays closed their own workers; the spares are left
+            for w in spares.values():
                 w.close()
     return results  # type: ignore[return-value]
 
