@@ -40,3 +40,21 @@ def test_sigterm_mid_run_leaves_a_partial_report(tmp_path):
     report = json.loads(out.read_text())
     assert "stopped" in report["interrupted"] and "the report holds those" in report["interrupted"]
     assert 0 < len(report["results"]) < 268, report["interrupted"]
+
+
+def test_workers_sharing_a_gpu_share_its_memory_limit(monkeypatch):
+    import torch
+
+    from sdpa_bwd.cli import _memory_limit_bytes
+
+    class OnCuda:
+        def device(self):
+            return "cuda"
+
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda *a: (100 << 30, 140 << 30))
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    full = int(0.8 * (100 << 30))
+    assert _memory_limit_bytes(OnCuda(), None, workers=1) == full
+    assert _memory_limit_bytes(OnCuda(), None, workers=2) == full      # one GPU each
+    assert _memory_limit_bytes(OnCuda(), None, workers=8) == full // 4  # four workers on each GPU
+    assert _memory_limit_bytes(OnCuda(), 3.0, workers=8) == 3 << 30    # an explicit limit is per worker

@@ -112,3 +112,19 @@ def test_html_page_loads_in_headless_chromium_and_failing_cells_link_to_their_ca
     for href in links.fail_links:
         assert href.startswith("#") and href[1:] in links.ids, f"{href} has no target in the loaded page"
     assert f"#{case_anchor('test-breaks-padded', 'padded-rows')}" in links.fail_links
+
+
+def test_cases_not_run_are_counted_as_such_not_as_known_defects():
+    """A case skipped for memory (or by a skip entry) was never run: the cell says so, and is no failure."""
+    from sdpa_bwd.runner import skipped_result
+    from sdpa_bwd.matrix import cell_text, status
+
+    ran = run_cases(get_engine("reference"), CASES[:1], progress=False)
+    skipped = skipped_result("reference", CASES[1], "the cost model says it needs about 98 GiB")
+    matrix = build([to_json(ran + [skipped])])
+    cell = next(c["reference"] for k, c in matrix["cells"].items() if k[0] == "dtype")  # both cases' dtype
+    assert cell["not_run"] == ["padded-rows"] and not cell["known"] and not cell["failing"]
+    assert status(cell) == "partial" and cell_text(cell) == "✓ 1, 1 not run"
+    only_skipped = build([to_json([skipped])])
+    cell = next(c["reference"] for k, c in only_skipped["cells"].items() if k[0] == "dtype")
+    assert status(cell) == "not-run" and cell_text(cell) == "not run (1)"
