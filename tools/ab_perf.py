@@ -1,6 +1,7 @@
 """A/B timing of the Triton engine's variants in one GPU run (issue 7's perf log).
 
     PYTHONPATH=src python3 tools/ab_perf.py --out $OUT [--budget 420]
+    (on two GPUs, with the GPU tests beside it: bash tools/device_ab.sh $OUT)
 
 For each row (shape, causal, dtype; BHSD) and variant (TMA on/off, configs) it
 times one backward call (ODO + DKDV + DQ) and, where asked, one forward call,
@@ -30,42 +31,50 @@ from sdpa_bwd import launch
 BC = launch.BackwardConfig
 FC = launch.ForwardConfig
 
-ROWS = [  # (B, H_q, H_kv, S, D, causal, dtype)
+ROWS = [  # (B, H_q, H_kv, S, D or (D_qk, D_v), causal, dtype); variants are keyed by D
+    (1, 16, 16, 4096, (192, 128), False, torch.bfloat16),
     (2, 16, 16, 4096, 128, False, torch.bfloat16),
+    (1, 16, 16, 4096, (192, 128), True, torch.bfloat16),
     (2, 16, 16, 4096, 128, True, torch.bfloat16),
     (4, 16, 16, 2048, 64, False, torch.bfloat16),
-    (4, 16, 16, 2048, 64, True, torch.bfloat16),
     (1, 32, 8, 8192, 128, False, torch.bfloat16),
-    (2, 16, 16, 4096, 128, False, torch.float16),
 ]
 
 # Backward variants per head dim: (name, tma, config or None for the default).
+# "atomic" adds dQ partials from the DKDV pass: by TMA bulk reduce where TMA is on.
 BWD_VARIANTS = {
-    128: [
-        ("default/ptr", "off", None),
+    (192, 128): [
         ("default/tma", "on", None),
-        ("tma s2", "on", BC(64, 128, 128, 64, 8, 2, "separate")),
-        ("tma s4", "on", BC(64, 128, 128, 64, 8, 4, "separate")),
-        ("tma dq s4", "on", BC(64, 128, 128, 64, 8, 3, "separate", dq_num_stages=4)),
-        ("tma dq 128/128 s2", "on", BC(64, 128, 128, 128, 8, 3, "separate", dq_num_stages=2)),
-        ("tma m1=32", "on", BC(32, 128, 128, 64, 8, 3, "separate")),
-        ("tma n1=64 4w", "on", BC(64, 64, 128, 64, 4, 3, "separate", dq_num_warps=8)),
-        ("tma atomic", "on", BC(64, 128, 128, 64, 8, 3, "atomic")),
+        ("32/64 s2", "on", BC(32, 64, 64, 32, 8, 2, "separate")),
+        ("64/64 s2", "on", BC(64, 64, 64, 64, 8, 2, "separate")),
+        ("64/128 s1", "on", BC(64, 128, 128, 64, 8, 1, "separate")),
+        ("32/128 s2 dq64/64", "on", BC(32, 128, 64, 64, 8, 2, "separate")),
+        ("64/64 s2 dq128/32", "on", BC(64, 64, 128, 32, 8, 2, "separate")),
+        ("atomic 64/64 s2", "on", BC(64, 64, 64, 64, 8, 2, "atomic")),
+        ("atomic 32/64 s2", "on", BC(32, 64, 64, 32, 8, 2, "atomic")),
+        ("atomic 32/128 s1", "on", BC(32, 128, 64, 32, 8, 1, "atomic")),
+    ],
+    128: [
+        ("default/tma", "on", None),
+        ("atomic", "on", BC(64, 128, 128, 64, 8, 3, "atomic")),
+        ("atomic s2", "on", BC(64, 128, 128, 64, 8, 2, "atomic")),
+        ("atomic m1=32", "on", BC(32, 128, 128, 64, 8, 3, "atomic")),
+        ("atomic m1=32 s4", "on", BC(32, 128, 128, 64, 8, 4, "atomic")),
+        ("atomic ptr", "off", BC(64, 128, 128, 64, 8, 3, "atomic")),
     ],
     64: [
-        ("default/ptr", "off", None),
         ("default/tma", "on", None),
-        ("tma s3", "on", BC(32, 128, 128, 32, 4, 3, "separate")),
-        ("tma 64/128 8w", "on", BC(64, 128, 128, 64, 8, 3, "separate")),
-        ("tma dq 128/64 8w", "on", BC(32, 128, 128, 64, 4, 4, "separate", dq_num_warps=8, dq_num_stages=3)),
+        ("atomic", "on", BC(32, 128, 128, 64, 4, 4, "atomic")),
+        ("atomic 64/128 8w", "on", BC(64, 128, 128, 64, 8, 3, "atomic")),
+        ("atomic 32/128 s3", "on", BC(32, 128, 128, 64, 4, 3, "atomic")),
     ],
 }
 FWD_VARIANTS = {
-    128: [("default/ptr", "off", None), ("default/tma", "on", None),
-          ("tma 128/128 s2", "on", FC(128, 128, 8, 2)), ("tma 128/64 s4", "on", FC(128, 64, 8, 4)),
-          ("tma 128/64 4w", "on", FC(128, 64, 4, 3))],
-    64: [("default/ptr", "off", None), ("default/tma", "on", None),
-         ("tma 128/128 s3 8w", "on", FC(128, 128, 8, 3)), ("tma 128/64 s4", "on", FC(128, 64, 4, 4))],
+    (192, 128): [("default/tma", "on", None), ("64/64 s2 4w", "on", FC(64, 64, 4, 2)),
+                 ("128/32 s2 8w", "on", FC(128, 32, 8, 2)), ("128/64 s2 8w", "on", FC(128, 64, 8, 2)),
+                 ("64/64 s3 4w", "on", FC(64, 64, 4, 3))],
+    128: [],
+    64: [],
 }
 
 
@@ -103,12 +112,21 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     t0 = time.time()
     results = []
+    meta = dict(device=torch.cuda.get_device_name(), torch=torch.__version__, triton=triton.__version__,
+                when=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+
+    def save():  # after every measurement, so a run stopped by a time limit keeps what it measured
+        with open(os.path.join(args.out, "ab_perf.json"), "w") as f:
+            json.dump(dict(meta=meta, results=results), f, indent=1)
     for B, Hq, Hkv, S, D, causal, dtype in ROWS:
-        gen = torch.Generator(device="cuda").manual_seed(S + D + causal)
-        q, do = (torch.randn(B, Hq, S, D, generator=gen, device="cuda").to(dtype) for _ in range(2))
-        k, v = (torch.randn(B, Hkv, S, D, generator=gen, device="cuda").to(dtype) for _ in range(2))
+        d_qk, d_v = D if isinstance(D, tuple) else (D, D)
+        gen = torch.Generator(device="cuda").manual_seed(S + d_qk + d_v + causal)
+        q = torch.randn(B, Hq, S, d_qk, generator=gen, device="cuda").to(dtype)
+        do = torch.randn(B, Hq, S, d_v, generator=gen, device="cuda").to(dtype)
+        k = torch.randn(B, Hkv, S, d_qk, generator=gen, device="cuda").to(dtype)
+        v = torch.randn(B, Hkv, S, d_v, generator=gen, device="cuda").to(dtype)
         rb = 0 if causal else None
-        tag = f"({B},{Hq}/{Hkv},{S},{D}) {'causal' if causal else 'nc'} {str(dtype)[6:]}"
+        tag = f"({B},{Hq}/{Hkv},{S},{d_qk}/{d_v}) {'causal' if causal else 'nc'} {str(dtype)[6:]}"
         qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))
         with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
             out = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, enable_gqa=Hq != Hkv)
@@ -143,6 +161,7 @@ def main():
                 r = dict(row=tag, kind="bwd", variant=name, error=f"{type(exc).__name__}: {str(exc)[:300]}")
                 print(f"  bwd {name}: FAILED {r['error']}", flush=True)
             results.append(r)
+            save()
         o_ref = out.detach()
         for name, tma, cfg in FWD_VARIANTS[D]:
             if time.time() - t0 > args.budget:
@@ -166,13 +185,11 @@ def main():
                 if cfg is not None:
                     launch.forward_config = orig
             results.append(r)
+            save()
         launch.set_tma_mode("auto")
         del out, ref, base
         torch.cuda.empty_cache()
-    meta = dict(device=torch.cuda.get_device_name(), torch=torch.__version__, triton=triton.__version__,
-                when=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
-    with open(os.path.join(args.out, "ab_perf.json"), "w") as f:
-        json.dump(dict(meta=meta, results=results), f, indent=1)
+    save()
     print(f"ab_perf: {len(results)} measurements in {time.time() - t0:.0f} s", flush=True)
 
 

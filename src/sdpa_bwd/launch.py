@@ -113,6 +113,18 @@ def _use_tma(*tensors) -> bool:
     return use
 
 
+def _dq_reduce_tma(dq_accum: torch.Tensor, S_q: int, D_qk: int) -> bool:
+    """Can the DKDV pass add its dQ partials into the packed fp32 ``dq_accum`` by bulk
+    reduce (TMA) rather than one atomic per element? Only on a GPU: Triton's interpreter
+    has no descriptor reduce, so the CPU tests take the per-element atomics."""
+    if not _HAS_TMA or TMA_MODE == "off" or dq_accum.device.type != "cuda" or interpreter_active():
+        return False
+    use = S_q >= 2 and (D_qk * 4) % 16 == 0 and dq_accum.data_ptr() % 16 == 0
+    if use:
+        _ensure_tma_allocator()
+    return use
+
+
 def _kernel(specialised, any_len, S_q: int, S_kv: int):
     if SPECIALIZE_LENGTHS and S_q != 1 and S_kv != 1:
         return specialised
@@ -516,6 +528,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     qk_scale_log2 = scale * LOG2E
 
     tma_qdo = _use_tma(q, do)  # DKDV streams Q and dO
+    dq_tma = atomic and _dq_reduce_tma(dq_accum, S_q, D_qk)
 
     def dkdv(owner_heads: int, compute_dk: bool, compute_dv: bool, atomic_dq: bool):
         grid = (triton.cdiv(S_kv, cfg.block_n1), B * owner_heads)
@@ -525,7 +538,8 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
             H_q, owner_heads, H_q // H_k, H_q // H_v, S_q, S_kv,
             qk_scale_log2, scale, lo_off, hi_off,
             BLOCK_M=cfg.block_m1, BLOCK_N=cfg.block_n1,
-            COMPUTE_DK=compute_dk, COMPUTE_DV=compute_dv, ATOMIC_DQ=atomic_dq, TMA=tma_qdo, **common,
+            COMPUTE_DK=compute_dk, COMPUTE_DV=compute_dv, ATOMIC_DQ=atomic_dq, TMA=tma_qdo,
+            DQ_TMA=atomic_dq and dq_tma, **common,
         )
 
     if H_k == H_v:

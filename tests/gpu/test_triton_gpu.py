@@ -59,6 +59,27 @@ def test_gpu_case(case):
     run_case(case)
 
 
+@pytest.mark.parametrize("case", [c for c in GPU_CASES if not c.deterministic],
+                         ids=[c.id() for c in GPU_CASES if not c.deterministic])
+def test_gpu_atomic_dq_case(case, monkeypatch):
+    """Every case again with dQ added from the DKDV pass (the "atomic" mode), whose
+    partials go by TMA bulk reduce into the packed fp32 accumulator on the GPU."""
+    table = launch.backward_config
+
+    def atomic(*args, **kwargs):
+        import dataclasses
+        return dataclasses.replace(table(*args, **kwargs), dq_mode="atomic")
+
+    monkeypatch.setattr(launch, "backward_config", atomic)
+    run_case(case)
+
+
+def test_gpu_dq_reduce_takes_the_tma_path():
+    acc = torch.zeros(4 * 128, device="cuda")
+    assert launch._dq_reduce_tma(acc, 4, 128) == launch._HAS_TMA
+    assert not launch._dq_reduce_tma(acc, 4, 126), "a 504-byte row pitch is not 16-byte aligned"
+
+
 def test_gpu_default_backward_is_repeatable_within_rounding():
     """The default (atomic dQ, if chosen) may reorder sums; the deterministic mode may not."""
     gen = torch.Generator().manual_seed(7)

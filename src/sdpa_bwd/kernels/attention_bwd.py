@@ -63,18 +63,20 @@ def attention_bwd_preprocess_kernel(
 
 
 @triton.jit
-def _dkdv_tiles(dk, dv, k, v, q_ptr, do_ptr, q_desc, do_desc, lse2_ptr, delta_ptr, dq_acc_ptr,
+def _dkdv_tiles(dk, dv, k, v, q_ptr, do_ptr, q_desc, do_desc, lse2_ptr, delta_ptr, dq_acc_ptr, dq_desc,
                 stride_qm, stride_qd, stride_dom, stride_dod,
                 offs_n, m_begin, m_end, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
                 BLOCK_M: tl.constexpr, D_QK: tl.constexpr, D_QK_PAD: tl.constexpr,
                 D_V: tl.constexpr, D_V_PAD: tl.constexpr, MASK: tl.constexpr,
                 HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
                 COMPUTE_DK: tl.constexpr, COMPUTE_DV: tl.constexpr, ATOMIC_DQ: tl.constexpr,
-                DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr):
+                DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr, DQ_TMA: tl.constexpr):
     """Accumulate one key block's dK/dV over query tiles [m_begin, m_end) of one q head.
 
     Pointers q_ptr/do_ptr/dq_acc_ptr point at row 0 of that head; lse2_ptr and
-    delta_ptr at the head's packed rows.
+    delta_ptr at the head's packed rows. With DQ_TMA the dQ partials are added
+    through ``dq_desc`` (a bulk reduce-add of the whole tile) instead of one
+    atomic per element.
     """
     offs_m_local = tl.arange(0, BLOCK_M)
     offs_dqk = tl.arange(0, D_QK_PAD)
@@ -122,7 +124,10 @@ def _dkdv_tiles(dk, dv, k, v, q_ptr, do_ptr, q_desc, do_desc, lse2_ptr, delta_pt
             dk += mma(ds_t, q, DOT_PRECISION)
             if ATOMIC_DQ:
                 dq = mma(tl.trans(ds_t), k, DOT_PRECISION)
-                if D_QK == D_QK_PAD:
+                if DQ_TMA:
+                    # Rows >= S_q and columns >= D_QK fall outside the descriptor and are dropped.
+                    dq_desc.atomic_add([m0, 0], dq)
+                elif D_QK == D_QK_PAD:
                     tl.atomic_add(dq_ptrs, dq, mask=row_ok[:, None], sem="relaxed")
                 else:
                     tl.atomic_add(dq_ptrs, dq, mask=row_ok[:, None] & (offs_dqk[None, :] < D_QK),
@@ -148,7 +153,7 @@ def attention_bwd_dkdv_kernel(
     D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr,
     HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
     COMPUTE_DK: tl.constexpr, COMPUTE_DV: tl.constexpr, ATOMIC_DQ: tl.constexpr,
-    DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False,
+    DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False, DQ_TMA: tl.constexpr = False,
 ):
     """DQDKDV main pass for one key block of one owner head.
 
@@ -207,21 +212,25 @@ def attention_bwd_dkdv_kernel(
         else:
             q_desc = q_head
             do_desc = do_head
-        dk, dv = _dkdv_tiles(dk, dv, k, v, q_head, do_head, q_desc, do_desc, lse2_head, delta_head, dq_head,
+        if DQ_TMA:
+            dq_desc = row_tiles(dq_head, S_q, D_QK, D_QK, BLOCK_M, D_QK_PAD)
+        else:
+            dq_desc = dq_head
+        dk, dv = _dkdv_tiles(dk, dv, k, v, q_head, do_head, q_desc, do_desc, lse2_head, delta_head, dq_head, dq_desc,
                              stride_qm, stride_qd, stride_dom, stride_dod,
                              offs_n, start, mid_lo, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
                              BLOCK_M, D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
-                             COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA)
-        dk, dv = _dkdv_tiles(dk, dv, k, v, q_head, do_head, q_desc, do_desc, lse2_head, delta_head, dq_head,
+                             COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA)
+        dk, dv = _dkdv_tiles(dk, dv, k, v, q_head, do_head, q_desc, do_desc, lse2_head, delta_head, dq_head, dq_desc,
                              stride_qm, stride_qd, stride_dom, stride_dod,
                              offs_n, mid_lo, mid_hi, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
                              BLOCK_M, D_QK, D_QK_PAD, D_V, D_V_PAD, False, HAS_LEFT, HAS_RIGHT,
-                             COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA)
-        dk, dv = _dkdv_tiles(dk, dv, k, v, q_head, do_head, q_desc, do_desc, lse2_head, delta_head, dq_head,
+                             COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA)
+        dk, dv = _dkdv_tiles(dk, dv, k, v, q_head, do_head, q_desc, do_desc, lse2_head, delta_head, dq_head, dq_desc,
                              stride_qm, stride_qd, stride_dom, stride_dod,
                              offs_n, mid_hi, stop, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
                              BLOCK_M, D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
-                             COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA)
+                             COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA)
 
     if COMPUTE_DK:
         dk_ptrs = dk_ptr + b * stride_dkb + owner * stride_dkh + key0 * stride_dkn \
