@@ -329,6 +329,15 @@ def main(argv=None):
     if args.no_bench:
         return
     rows = []
+
+    def save(partial: bool):
+        meta["wall_s"] = time.time() - t_start
+        meta["partial"] = partial
+        summary = summarize_backward(rows, dtypes)
+        with open(os.path.join(args.out, args.json_name), "w") as f:
+            json.dump(dict(meta=meta, summary=summary, rows=rows), f, indent=1)
+        return summary
+
     for dt in dtypes:
         for shape in SHAPES:
             B, H_q, H_kv, S, D_qk, D_v = norm_shape(shape)
@@ -353,10 +362,8 @@ def main(argv=None):
                     rows.append(row)
                     print(row_line(row), flush=True)
                     torch.cuda.empty_cache()
-    summary = summarize_backward(rows, dtypes)
-    meta["wall_s"] = time.time() - t_start
-    with open(os.path.join(args.out, args.json_name), "w") as f:
-        json.dump(dict(meta=meta, summary=summary, rows=rows), f, indent=1)
+                    save(partial=True)  # a run stopped by a time limit keeps its rows
+    summary = save(partial=False)
     ok_rows = [r for r in rows if r.get("ours_ms")]
     try:
         if ok_rows:
