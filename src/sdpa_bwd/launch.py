@@ -209,7 +209,9 @@ def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type:
     if d <= 128:
         # FA2/Triton-tutorial shape for hd128 on H100-class parts.
         return ForwardConfig(128, 64, num_warps=8, num_stages=3)
-    if d_qk_pad == 256 and d_v_pad <= 128:
+    if d_qk_pad == 256 and d_v_pad <= 128 and dtype != torch.float32:
+        # fp32 keeps the hd256 config: these tiles need 272-320 KiB of shared memory in fp32
+        # (OutOfResources on plan cases pair-025/pair-070, device run 2026-12-01).
         # D_qk 192 / D_v 128 (DeepSeek-V3), H200 bf16 (1,16,4096) (A/B, session 3, docs/perf-log.md):
         # 64/64 tiles, 4 warps, 3 stages 0.442 ms nc / 0.270 causal against 0.623 / 0.397 for the hd256 config.
         return ForwardConfig(64, 64, num_warps=4, num_stages=3)
@@ -237,7 +239,7 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
             # 4 warps 2.57, 32/128 tiles on 4 warps 4.58. Split (profiler): DKDV 1.30 ms,
             # DQ 0.65 ms, ODO 0.02 ms.
             cfg = BackwardConfig(64, 128, 128, 64, num_warps=8, num_stages=3, dq_mode="separate")
-        elif d_qk_pad == 256 and d_v_pad <= 128:
+        elif d_qk_pad == 256 and d_v_pad <= 128 and dtype != torch.float32:  # fp32: see forward_config
             # D_qk 192 / D_v 128, H200 bf16 (1,16,4096) (A/B, session 3, docs/perf-log.md): DKDV 64/64 on
             # 2 stages, dQ pass 128/32: 2.29 ms nc / 1.42 causal against 5.36 / 2.97 for the hd256 config.
             # The atomic dQ (TMA bulk reduce) lost here too: 2.70 / 1.61.
