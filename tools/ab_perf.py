@@ -1,7 +1,7 @@
 """A/B timing of the Triton engine's variants in one GPU run (issue 7's perf log).
 
     PYTHONPATH=src python3 tools/ab_perf.py --out $OUT [--budget 420]
-    (on two GPUs, with the GPU tests beside it: bash tools/device_ab.sh $OUT)
+    (on two GPUs, with the GPU tests and the plan beside it: bash tools/device_run4.sh $OUT)
 
 For each row (shape, causal, dtype; BHSD) and variant (TMA on/off, configs) it
 times one backward call (ODO + DKDV + DQ) and, where asked, one forward call,
