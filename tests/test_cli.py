@@ -42,19 +42,54 @@ def test_sigterm_mid_run_leaves_a_partial_report(tmp_path):
     assert 0 < len(report["results"]) < 268, report["interrupted"]
 
 
-def test_workers_sharing_a_gpu_share_its_memory_limit(monkeypatch):
+def test_sigterm_to_the_whole_process_group_leaves_no_fault_the_engine_did_not_cause(tmp_path):
+    """`timeout` signals the runner's whole process group. The workers live in sessions of their
+    own, so the runner stops, kills them, and the cases in flight get no verdict (session 3's
+    cold run recorded 4 such cases as `fault`, "worker killed by signal SIGTERM")."""
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "partial.json"
+    proc = subprocess.Popen([sys.executable, "-m", "sdpa_bwd.cli", "run", "--engine", "triton", "--level",
+                             "standard", "--workers", "2", "--no-progress", "--json", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                            env={**os.environ, "TRITON_INTERPRET": "1"})
+    deadline = time.time() + 120
+    while time.time() < deadline and "cases, " not in (line := proc.stdout.readline()):
+        pass
+    time.sleep(10)  # some cases finish, two are in flight
+    os.killpg(proc.pid, signal.SIGTERM)
+    rest, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 3, rest
+    report = json.loads(out.read_text())
+    verdicts = [r["verdict"] for r in report["results"]]
+    assert 0 < len(verdicts) < 268, report["interrupted"]
+    assert "fault" not in verdicts, [r["message"] for r in report["results"] if r["verdict"] == "fault"]
+
+
+def test_the_memory_limit_is_per_device_and_not_split_between_workers(monkeypatch):
+    """Workers sharing a GPU share it through the runner's memory gate, so a case that fits the GPU
+    runs (session 3 split the limit 12 ways in advance and 13 cases of the full level never ran)."""
     import torch
 
-    from sdpa_bwd.cli import _memory_limit_bytes
+    from sdpa_bwd.cli import _memory_limit_bytes, _over_memory
+    from sdpa_bwd.plan import load_level
+    from sdpa_bwd.plan.cost import case_cost
 
     class OnCuda:
         def device(self):
             return "cuda"
 
-    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda *a: (100 << 30, 140 << 30))
-    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
-    full = int(0.8 * (100 << 30))
-    assert _memory_limit_bytes(OnCuda(), None, workers=1) == full
-    assert _memory_limit_bytes(OnCuda(), None, workers=2) == full      # one GPU each
-    assert _memory_limit_bytes(OnCuda(), None, workers=8) == full // 4  # four workers on each GPU
-    assert _memory_limit_bytes(OnCuda(), 3.0, workers=8) == 3 << 30    # an explicit limit is per worker
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda *a: (130 << 30, 140 << 30))
+    limit = _memory_limit_bytes(OnCuda(), None)
+    assert limit == int(0.8 * (130 << 30))
+    assert _memory_limit_bytes(OnCuda(), 3.0) == 3 << 30
+    full = load_level("full")
+    biggest = max(full, key=lambda c: case_cost(c).bytes)
+    assert case_cost(biggest).bytes > limit // 12           # what the old split refused
+    assert biggest.id not in _over_memory(full, limit)       # fits the device: runs
+    assert biggest.id in _over_memory(full, case_cost(biggest).bytes - 1)

@@ -85,5 +85,7 @@ def test_one_gpu_per_worker_when_there_are_enough(monkeypatch):
 
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,5")
     assert _gpu_env(2) == [{"CUDA_VISIBLE_DEVICES": "3"}, {"CUDA_VISIBLE_DEVICES": "5"}]
-    assert _gpu_env(3) == [{}, {}, {}]  # fewer GPUs than workers: share what is visible
+    assert _gpu_env(3) == [{"CUDA_VISIBLE_DEVICES": g} for g in ("3", "5", "3")]  # round robin
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "4")
+    assert _gpu_env(3) == [{}, {}, {}]  # one GPU: every worker shares it
     assert _gpu_env(1) == [{}]

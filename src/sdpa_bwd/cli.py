@@ -32,34 +32,32 @@ def _select_cases(args) -> tuple[list[Case], Optional[str]]:
     return cases, source
 
 
-def _memory_limit_bytes(engine, limit_gib: Optional[float], workers: int = 1) -> int:
-    """--memory-limit, else 80% of the GPU's free memory, else 4 GiB on the CPU (CI has 24 GiB
-    and the float64 oracle holds several copies of each tensor). Workers that share a GPU
-    (more workers than visible GPUs) share its memory: each gets its part."""
+def _memory_limit_bytes(engine, limit_gib: Optional[float]) -> int:
+    """Memory one device may give the cases running on it at once: --memory-limit, else 80% of
+    the GPU's free memory, else 4 GiB on the CPU (CI has 24 GiB and the float64 oracle holds
+    several copies of each tensor). Workers sharing a device share it through the runner's
+    memory gate (``sdpa_bwd.schedule.MemoryGate``), not by splitting it in advance."""
     if limit_gib is not None:
         return int(limit_gib * (1 << 30))
     if engine.device() == "cuda":
         import torch
 
-        per_gpu = -(-max(1, workers) // max(1, torch.cuda.device_count()))
-        return int(0.8 * torch.cuda.mem_get_info()[0]) // per_gpu
+        return int(0.8 * torch.cuda.mem_get_info()[0])
     return 4 << 30
 
 
-def _over_memory(cases, engine, limit_gib: Optional[float], workers: int = 1) -> dict[str, str]:
+def _over_memory(cases, limit: int) -> dict[str, str]:
     """Cases whose cost model says they allocate more than this machine allows: skipped, with why."""
     try:
         from .plan.cost import case_cost
     except ImportError:  # no plan package: nothing to estimate with
         return {}
-    limit = _memory_limit_bytes(engine, limit_gib, workers)
     out = {}
     for case in cases:
         need = case_cost(case).bytes
         if need > limit:
             out[case.id] = (f"the cost model says it needs about {need / (1 << 30):.1f} GiB, over this machine's limit of "
-                            f"{limit / (1 << 30):.1f} GiB - run it on a GPU with more memory, with fewer "
-                            "workers per GPU, or raise --memory-limit")
+                            f"{limit / (1 << 30):.1f} GiB - run it on a GPU with more memory or raise --memory-limit")
     return out
 
 
@@ -146,8 +144,8 @@ def _run_engines(args, cases, source, skips, arch, results, done, console) -> No
         engine = get_engine(name)
         skip_now = {e.case: f"the skip list {skips.path} says: {e.reason}" for e in skips.entries_for(name)
                     if e.action == "skip"} if skips else {}
-        skip_now.update(_over_memory(cases, engine, args.memory_limit,
-                                     1 if args.in_process else args.workers))
+        memory_limit = _memory_limit_bytes(engine, args.memory_limit)
+        skip_now.update(_over_memory(cases, memory_limit))
         console.print(f"[bold]{name}[/] on {engine.device()}: {len(cases)} cases, {args.reruns} run(s) each"
                       + ("" if args.in_process else f", {args.workers} worker process(es)"))
         if args.in_process:
@@ -157,7 +155,9 @@ def _run_engines(args, cases, source, skips, arch, results, done, console) -> No
             engine_results = run_isolated(name, cases, source=source, reruns=args.reruns, timeout=args.timeout,
                                           workers=args.workers, replay=not args.no_replay,
                                           replay_limit=args.replay_limit, controls=not args.no_controls,
-                                          progress=not args.no_progress, skip=skip_now, on_result=done.append)
+                                          progress=not args.no_progress, skip=skip_now, on_result=done.append,
+                                          memory_limit=memory_limit,
+                                          machine="gpu" if engine.device() == "cuda" else "cpu")
         if skips:
             skips.apply(name, engine_results)
         if args.enforce_claims:
@@ -219,7 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=float, default=300.0,
                      help="seconds a case may take before its worker is killed as hung (default 300)")
     run.add_argument("--workers", type=int, default=1,
-                     help="worker processes at once, one GPU each when there are that many (default 1)")
+                     help="worker processes at once, taking chunks of cases costliest first; with several "
+                          "GPUs worker i runs on GPU i mod n (default 1)")
     run.add_argument("--shard", help="run only shard i of n (1-based, e.g. 2/4), split by a stable hash of case ids")
     run.add_argument("--in-process", action="store_true",
                      help="run the engine in this process: no crash isolation, replays or controls")
@@ -233,8 +234,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="claims file or directory (sdpa-bwd claims harvest): a claimed case that does not "
                           "pass is an error, 'claim broken'")
     run.add_argument("--memory-limit", type=float, metavar="GIB",
-                     help="skip cases the cost model says need more (default: 80%% of free GPU memory, "
-                          "4 GiB on the CPU)")
+                     help="memory of one device for the cases running on it at once: a case waits until "
+                          "what the cost model says it needs is free, and one needing more is skipped "
+                          "(default: 80%% of free GPU memory, 4 GiB on the CPU)")
     run.add_argument("--skips", metavar="FILE",
                      help="known-defect skip list (JSON): matching failures do not fail the run; "
                           "stale entries are reported")

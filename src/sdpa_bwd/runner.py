@@ -35,6 +35,7 @@ import math
 import os
 import threading
 import time
+from collections import deque
 import traceback
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
@@ -398,41 +399,65 @@ def _control_conclusion(control: CaseResult) -> str:
 
 
 def _gpu_env(workers: int) -> list[dict]:
-    """CUDA_VISIBLE_DEVICES for each worker: one GPU each when there are enough, else inherit."""
+    """CUDA_VISIBLE_DEVICES for each worker: with several GPUs visible, worker i gets GPU i mod n
+    (workers beyond the GPU count share them round robin); with one or none, inherit."""
     if workers <= 1:
         return [{}]
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     ids = [x.strip() for x in visible.split(",") if x.strip()] if visible else \
         [str(i) for i in range(torch.cuda.device_count())]
-    if len(ids) >= workers:
-        return [{"CUDA_VISIBLE_DEVICES": ids[i]} for i in range(workers)]
+    if len(ids) >= 2:
+        return [{"CUDA_VISIBLE_DEVICES": ids[i % len(ids)]} for i in range(workers)]
     return [{} for _ in range(workers)]
+
+
+def _case_costs(cases: Sequence[Case], machine: str) -> tuple[list[float], list[int]]:
+    """Estimated seconds and bytes of each case (the plan's cost model; zeros without it)."""
+    try:
+        from .plan.cost import case_cost
+    except ImportError:  # no plan package: every case costs the same
+        return [0.0] * len(cases), [0] * len(cases)
+    costs = [case_cost(c) for c in cases]
+    return [c.seconds(machine) for c in costs], [c.bytes for c in costs]
 
 
 def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = None, reruns: int = 2,
                  timeout: float = 300.0, workers: int = 1, replay: bool = True, replay_limit: int = 20,
                  controls: bool = True, progress: bool = True, skip: Optional[dict] = None,
-                 on_result=None) -> list[CaseResult]:
+                 on_result=None, memory_limit: Optional[int] = None, machine: str = "cpu") -> list[CaseResult]:
     """Run ``cases`` against the engine named ``engine`` in worker processes.
 
-    Cases go to ``workers`` processes in contiguous runs (the plan puts cases
-    that differ in one attribute next to each other, and an order effect needs
-    them in one process), one GPU each when there are enough. Then every
-    failing case (up to ``replay_limit``) runs again alone in a fresh process,
-    and, if it is not stored packed, so does its packed-BHSD control.
-    ``skip`` maps case ids to reasons for cases not to run at all.
-    Results come back in the order of ``cases``.
+    Cases go to ``workers`` processes in contiguous chunks of about equal
+    estimated cost, costliest first, each worker taking the next chunk when it
+    is done (``sdpa_bwd.schedule``); a chunk never splits two neighbours of the
+    same sizes (the plan puts cases that differ in one attribute next to each
+    other, and an order effect needs them in one process). With several GPUs,
+    worker i runs on GPU i mod n. ``memory_limit`` (bytes, per device) gates
+    the cases: a case waits until the memory the cost model says it needs is
+    free on its device (``machine``: whose rates estimate the seconds).
+    Then every failing case (up to ``replay_limit``) runs again alone in a
+    fresh process, and, if it is not stored packed, so does its packed-BHSD
+    control. ``skip`` maps case ids to reasons for cases not to run at all.
+    Results come back in the order of ``cases``; a run stopped by SIGTERM or
+    ^C kills its workers and leaves the cases in flight without a result (not
+    run, rather than a fault the engine did not cause).
     """
     from concurrent.futures import ThreadPoolExecutor
 
+    from .schedule import MemoryGate, chunks, dispatch_order
     from .worker import Worker
 
     workers = max(1, min(workers, len(cases) or 1))
     envs = _gpu_env(workers)
     skip = skip or {}
     results: list[Optional[CaseResult]] = [None] * len(cases)
-    bounds = [round(i * len(cases) / workers) for i in range(workers + 1)]
+    seconds, needs = _case_costs(cases, machine)
+    parts = chunks(cases, workers, seconds)
+    todo = deque(dispatch_order(parts) if workers > 1 else parts)  # one worker: the plan's order
+    gates = {key: MemoryGate(memory_limit) for key in {e.get("CUDA_VISIBLE_DEVICES") for e in envs}} \
+        if memory_limit else {}
     lock = threading.Lock()
+    live: set = set()   # workers running now: killed when the run is stopped
     bar = task = None
     if progress and len(cases) > 1:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -452,17 +477,40 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
 
     stop = threading.Event()  # set when the caller is interrupted: threads end after their current case
 
+    def run_one(w: Worker, gate: Optional[MemoryGate], i: int) -> None:
+        case = cases[i]
+        if case.id in skip:
+            done(i, skipped_result(engine, case, skip[case.id], source))
+            return
+        need = min(needs[i], gate.limit) if gate else 0
+        if gate and not gate.reserve(need, stop):
+            return
+        try:
+            r = w.run(engine, case, source=source, reruns=reruns)
+        finally:
+            if gate:
+                gate.release(need)
+        if not stop.is_set():  # a case in flight when the run was stopped: its worker was killed, no verdict
+            done(i, r)
+
     def run_part(part: int) -> None:
+        gate = gates.get(envs[part].get("CUDA_VISIBLE_DEVICES"))
         with Worker(env=envs[part], timeout=timeout) as w:
-            for i in range(bounds[part], bounds[part + 1]):
-                if stop.is_set():
-                    return
-                case = cases[i]
-                if case.id in skip:
-                    r = skipped_result(engine, case, skip[case.id], source)
-                else:
-                    r = w.run(engine, case, source=source, reruns=reruns)
-                done(i, r)
+            with lock:
+                live.add(w)
+            try:
+                while not stop.is_set():
+                    with lock:
+                        if not todo:
+                            return
+                        chunk = todo.popleft()
+                    for i in range(chunk.start, chunk.stop):
+                        if stop.is_set():
+                            return
+                        run_one(w, gate, i)
+            finally:
+                with lock:
+                    live.discard(w)
 
     def in_threads(fn, items) -> None:
         pool = ThreadPoolExecutor(workers)
@@ -470,6 +518,9 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
             list(pool.map(fn, items))
         except BaseException:  # SIGTERM or ^C in the caller: do not wait for the remaining cases
             stop.set()
+            with lock:
+                for w in list(live):
+                    w.kill()
             pool.shutdown(wait=False, cancel_futures=True)
             raise
         pool.shutdown()
@@ -507,10 +558,21 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
 
         def replay_one(job: tuple[int, int]) -> None:
             n, i = job
-            if stop.is_set():
+            env = envs[n % len(envs)]
+            gate = gates.get(env.get("CUDA_VISIBLE_DEVICES"))
+            need = min(needs[i], gate.limit) if gate else 0
+            if stop.is_set() or (gate and not gate.reserve(need, stop)):
                 return
-            _replay(engine, cases[i], results[i], source=source, reruns=reruns, controls=controls,
-                    worker=fresh_worker(envs[n % len(envs)]))
+            w = fresh_worker(env)
+            with lock:
+                live.add(w)
+            try:
+                _replay(engine, cases[i], results[i], source=source, reruns=reruns, controls=controls, worker=w)
+            finally:
+                with lock:
+                    live.discard(w)
+                if gate:
+                    gate.release(need)
 
         try:
             in_threads(replay_one, enumerate(suspects[:replay_limit]))

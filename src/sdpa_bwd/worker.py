@@ -40,6 +40,8 @@ from pathlib import Path
 from typing import Mapping, Optional
 
 IMPORTS_ENV = "SDPA_BWD_ENGINE_IMPORTS"
+RUNNER_PID_ENV = "SDPA_BWD_RUNNER_PID"
+CACHE_KEEP_BYTES = 1 << 30   # a worker returns cached CUDA memory above this after each case
 DEFAULT_TIMEOUT_S = 300.0    # per case: a Triton JIT compile on a cold cache takes tens of seconds
 STARTUP_TIMEOUT_S = 120.0
 STDERR_TAIL = 12
@@ -134,12 +136,42 @@ def serve(proto_in, proto_out) -> int:
             result.fault = {"kind": "cuda-context-poisoned", "after": poisoned}
             result.message = (f"CUDA context poisoned: {result.message}; afterwards: {poisoned} - "
                               "the worker exits and the next case runs in a fresh one")
+        if not poisoned:
+            _return_cached_memory()
         _send(proto_out, {"result": result})
         if poisoned:
             return 3
 
 
+def _return_cached_memory() -> None:
+    """Give the CUDA memory torch's allocator keeps cached back to the device after a large case:
+    the runner's memory gate counts what each case needs while it runs, and a worker that kept
+    a 2^31-element case's 90 GiB cached would starve the workers sharing its GPU."""
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.cuda.is_initialized():
+        return
+    if torch.cuda.memory_reserved() > CACHE_KEEP_BYTES:
+        torch.cuda.empty_cache()
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this worker when the runner dies (it runs in a session of its own, so a
+    signal to the runner's group does not reach it; without this a runner killed by SIGKILL would
+    leave a worker busy in a long kernel behind)."""
+    parent = int(os.environ.get(RUNNER_PID_ENV) or 0)
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the worker still leaves on EOF after its case
+        return
+    if parent and os.getppid() != parent:  # the runner died before the call
+        os._exit(0)
+
+
 def main() -> int:
+    _die_with_parent()
     # The protocol owns the real stdout; whatever the engine prints goes to stderr.
     proto_out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
@@ -201,9 +233,13 @@ class Worker:
         self.close()
         self._stderr = tempfile.TemporaryFile()
         self._messages = queue.Queue()
-        env = {**os.environ, **self.env}
+        env = {**os.environ, **self.env, RUNNER_PID_ENV: str(os.getpid())}
+        # A session of its own: a signal sent to the runner's process group (``timeout``, ^C in a
+        # terminal) stops the runner, which then kills its workers, instead of killing the workers
+        # mid-case and leaving faults the engine did not cause. The worker dies with its parent.
         self.proc = subprocess.Popen([sys.executable, "-m", "sdpa_bwd.worker"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self._stderr, env=env)
+                                     stdout=subprocess.PIPE, stderr=self._stderr, env=env,
+                                     start_new_session=True)
         self.started += 1
         self.last_case = None
         messages, stdout = self._messages, self.proc.stdout
@@ -229,6 +265,12 @@ class Worker:
             self.close()
             raise WorkerError(f"the worker process did not start ({ready!r}); its stderr ends:\n" + "\n".join(tail))
         self._ready = True
+
+    def kill(self) -> None:
+        """Kill the process now (the run is being stopped); ``run`` in flight returns a fault."""
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
 
     def close(self) -> None:
         if self.proc is None:

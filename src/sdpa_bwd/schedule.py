@@ -1,0 +1,125 @@
+"""How the isolated runner hands cases to its workers: chunks, a queue, and a memory gate.
+
+Three things decide the wall time of a run on several workers, and none of them
+is the count of cases:
+
+* **Cost is uneven.** One case of the full level allocates 98 GiB and runs for
+  seconds; most run in a tenth of a second. Splitting the plan into one
+  contiguous part per worker (what the runner did first) left one worker with
+  the heavy tail while the others idled (session 3: 413 s of case time on 12
+  workers took 165 s of wall).
+* **Neighbours belong together.** The plan puts cases that differ only in one
+  tensor's strides, or only in their values, back to back so that a stale cache
+  keyed by shape shows up as an order effect. A chunk boundary never falls
+  between two neighbours of the same sizes (``same_sizes``).
+* **Memory is per device, not per worker.** Workers that share a GPU share its
+  memory. Dividing the limit by the worker count refused the 2^31-element cases
+  outright; ``MemoryGate`` instead lets a case wait until the memory it needs
+  is free, first come first served, so a large case is not starved by a stream
+  of small ones.
+
+``chunks`` cuts the cases into contiguous chunks of about equal estimated cost,
+and ``dispatch_order`` hands out the costliest first (longest-processing-time
+first: the long chunks start early, the short ones fill the tail). Workers take
+the next chunk when they finish one.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from .cases import Case
+
+CHUNKS_PER_WORKER = 4        # enough chunks that the tail balances, few enough to keep neighbours together
+CASE_OVERHEAD_S = 0.1        # a case's fixed cost in a worker (measured warm on the H200: median 0.11 s)
+_SIZES = ("B", "H_q", "H_k", "H_v", "S_q", "S_kv", "D_qk", "D_v", "dtype")
+
+
+def same_sizes(a: Case, b: Case) -> bool:
+    """True when ``a`` and ``b`` describe problems of the same sizes and dtype: neighbours of an
+    order-effect pair (they differ in strides, attributes or values only)."""
+    return all(getattr(a, k) == getattr(b, k) for k in _SIZES)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    start: int          # index of the first case in the run's case list
+    stop: int           # one past the last
+    seconds: float      # estimated cost
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+
+def chunks(cases: Sequence[Case], workers: int, seconds: Sequence[float],
+           per_worker: int = CHUNKS_PER_WORKER) -> list[Chunk]:
+    """Contiguous chunks of ``cases`` (in order, covering every case once) of roughly equal
+    estimated cost (``seconds[i]`` for case i, plus a fixed overhead each); never split between
+    two neighbours of the same sizes."""
+    if len(seconds) != len(cases):
+        raise ValueError(f"{len(seconds)} cost estimates for {len(cases)} cases: need one per case")
+    if not cases:
+        return []
+    costs = [max(0.0, s) + CASE_OVERHEAD_S for s in seconds]
+    target = sum(costs) / max(1, workers * per_worker)
+    out, start, acc = [], 0, 0.0
+    for i, cost in enumerate(costs):
+        acc += cost
+        last = i + 1 == len(cases)
+        if last or (acc >= target and not same_sizes(cases[i], cases[i + 1])):
+            out.append(Chunk(start, i + 1, acc))
+            start, acc = i + 1, 0.0
+    return out
+
+
+def dispatch_order(parts: Sequence[Chunk]) -> list[Chunk]:
+    """Costliest first; ties keep plan order, so a run's schedule is the same every time."""
+    return sorted(parts, key=lambda c: (-c.seconds, c.start))
+
+
+class MemoryGate:
+    """Reservations of one device's memory by the workers sharing it.
+
+    ``reserve(n)`` blocks until ``n`` bytes fit beside what is reserved, in the
+    order the requests came (a large case waits for the device to drain, and
+    later small ones wait behind it rather than starving it). A request larger
+    than the whole limit is the caller's bug: such cases are skipped before the
+    run with the reason.
+    """
+
+    def __init__(self, limit: int):
+        if limit <= 0:
+            raise ValueError(f"memory gate limit {limit} bytes: must be positive")
+        self.limit = limit
+        self.reserved = 0
+        self.peak = 0
+        self._cond = threading.Condition()
+        self._queue: deque = deque()
+
+    def reserve(self, n: int, stop: Optional[threading.Event] = None) -> bool:
+        """Wait until ``n`` bytes are free and take them; False (nothing taken) if ``stop`` is set meanwhile."""
+        if n > self.limit:
+            raise ValueError(f"a case needs {n} bytes, over the gate's whole limit of {self.limit}: "
+                             "skip it before the run (cli._over_memory does)")
+        ticket = object()
+        with self._cond:
+            self._queue.append(ticket)
+            try:
+                while self._queue[0] is not ticket or self.reserved + n > self.limit:
+                    if stop is not None and stop.is_set():
+                        return False
+                    self._cond.wait(0.2)
+                self.reserved += n
+                self.peak = max(self.peak, self.reserved)
+                return True
+            finally:
+                self._queue.remove(ticket)
+                self._cond.notify_all()
+
+    def release(self, n: int) -> None:
+        with self._cond:
+            self.reserved -= n
+            self._cond.notify_all()
