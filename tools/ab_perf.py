@@ -1,6 +1,6 @@
 """A/B timing of the Triton engine's variants in one GPU run (issue 7's perf log).
 
-    PYTHONPATH=src python3 tools/ab_perf.py --out $OUT [--budget 420]
+    PYTHONPATH=src python3 tools/ab_perf.py --out $OUT [--budget 420] [--d-qk 192] [--variants default/tma,padded]
     (on two GPUs, with the GPU tests and the plan beside it: bash tools/device_run4.sh $OUT)
 
 For each row (shape, causal, dtype; BHSD) and variant (TMA on/off, configs) it
@@ -42,9 +42,19 @@ ROWS = [  # (B, H_q, H_kv, S, D or (D_qk, D_v), causal, dtype); variants are key
 
 # Backward variants per head dim: (name, tma, config or None for the default).
 # "atomic" adds dQ partials from the DKDV pass: by TMA bulk reduce where TMA is on.
+# At 192/128 every config runs D_qk as two chunks, 128 + 64 (launch.d_qk_chunks), unless it says
+# split_d_qk=False: the "padded" variants are the pad to 256 that every 192/128 number before the
+# split measured, with the table's tiles, so "default/tma" vs "padded" is the split's A/B. The
+# split frees shared memory (DKDV 64/64: 121 KiB on 2 stages, 162 on 3; DQ 128/64: 161 KiB, local
+# ptxas), hence the s3 and dq128/64 variants.
 BWD_VARIANTS = {
     (192, 128): [
         ("default/tma", "on", None),
+        ("padded", "on", BC(64, 64, 128, 32, 8, 2, "separate", split_d_qk=False)),
+        ("ptr", "off", None),
+        ("padded ptr", "off", BC(64, 64, 128, 32, 8, 2, "separate", split_d_qk=False)),
+        ("split 64/64 s3", "on", BC(64, 64, 128, 32, 8, 3, "separate")),
+        ("split dq128/64", "on", BC(64, 64, 128, 64, 8, 2, "separate")),
         ("32/64 s2", "on", BC(32, 64, 64, 32, 8, 2, "separate")),
         ("64/64 s2", "on", BC(64, 64, 64, 64, 8, 2, "separate")),
         ("64/128 s1", "on", BC(64, 128, 128, 64, 8, 1, "separate")),
@@ -70,7 +80,8 @@ BWD_VARIANTS = {
     ],
 }
 FWD_VARIANTS = {
-    (192, 128): [("default/tma", "on", None), ("64/64 s2 4w", "on", FC(64, 64, 4, 2)),
+    (192, 128): [("default/tma", "on", None), ("padded", "on", FC(64, 64, 4, 3, split_d_qk=False)),
+                 ("64/64 s2 4w", "on", FC(64, 64, 4, 2)),
                  ("128/32 s2 8w", "on", FC(128, 32, 8, 2)), ("128/64 s2 8w", "on", FC(128, 64, 8, 2)),
                  ("64/64 s3 4w", "on", FC(64, 64, 4, 3))],
     128: [],
@@ -107,7 +118,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="/tmp/ab")
     ap.add_argument("--budget", type=float, default=420.0)
+    ap.add_argument("--d-qk", type=int, default=None,
+                    help="only the rows with this D_qk (192: the split-vs-padded A/B alone)")
+    ap.add_argument("--variants", default=None,
+                    help="comma-separated variant names to run (both tables), e.g. default/tma,padded")
     args = ap.parse_args()
+    wanted = None if args.variants is None else set(args.variants.split(","))
     warnings.filterwarnings("ignore")
     os.makedirs(args.out, exist_ok=True)
     t0 = time.time()
@@ -120,6 +136,8 @@ def main():
             json.dump(dict(meta=meta, results=results), f, indent=1)
     for B, Hq, Hkv, S, D, causal, dtype in ROWS:
         d_qk, d_v = D if isinstance(D, tuple) else (D, D)
+        if args.d_qk is not None and d_qk != args.d_qk:
+            continue
         gen = torch.Generator(device="cuda").manual_seed(S + d_qk + d_v + causal)
         q = torch.randn(B, Hq, S, d_qk, generator=gen, device="cuda").to(dtype)
         do = torch.randn(B, Hq, S, d_v, generator=gen, device="cuda").to(dtype)
@@ -139,6 +157,8 @@ def main():
         launch.set_tma_mode("off")
         o, st = launch.attention_forward(q, k, v, right_bound=rb)
         for name, tma, cfg in BWD_VARIANTS[D]:
+            if wanted is not None and name not in wanted:
+                continue
             if time.time() - t0 > args.budget:
                 print("budget spent", flush=True)
                 break
@@ -164,6 +184,8 @@ def main():
             save()
         o_ref = out.detach()
         for name, tma, cfg in FWD_VARIANTS[D]:
+            if wanted is not None and name not in wanted:
+                continue
             if time.time() - t0 > args.budget:
                 break
             launch.set_tma_mode(tma)

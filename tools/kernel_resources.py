@@ -52,7 +52,8 @@ def report(kernel_name, fn, rows, extra):
     for tma in (False, True):
         for block_m, block_n, warps, stages, d_qk_pad, d_qk, d_v, tag in rows:
             consts = dict(BLOCK_M=block_m, BLOCK_N=block_n, D_QK=d_qk, D_QK_PAD=d_qk_pad, D_V=d_v, D_V_PAD=d_v,
-                          HAS_LEFT=False, HAS_RIGHT=False, DOT_PRECISION="tf32", WIDE=False, TMA=tma, **extra)
+                          HAS_LEFT=False, HAS_RIGHT=False, DOT_PRECISION="tf32", WIDE=False, TMA=tma, D_QK_SPLIT=0,
+                          **extra)
             consts.update({n: 1 for n in fn.arg_names if n.startswith("stride_") and n.endswith("d")})
             try:
                 regs, stack, smem = resources(fn, consts, warps, stages)
@@ -69,7 +70,7 @@ if __name__ == "__main__":
         (32, 64, 8, 1, 256, 192, 128, "192/128 table"),
         (64, 64, 8, 2, 256, 192, 128, "192/128 64/64 s2"),
         (64, 128, 8, 1, 256, 192, 128, "192/128 64/128 s1"),
-    ], dict(COMPUTE_DK=True, COMPUTE_DV=True, ATOMIC_DQ=False))
+    ], dict(COMPUTE_DK=True, COMPUTE_DV=True, ATOMIC_DQ=False, DQ_TMA=False))
     report("DQ", attention_bwd_dq_kernel, [
         (128, 64, 8, 3, 128, 128, 128, "hd128 table"),
         (128, 64, 8, 3, 64, 64, 64, "hd64 table"),

@@ -172,6 +172,9 @@ class ForwardConfig:
     block_n: int
     num_warps: int
     num_stages: int
+    # Cover D_qk with two power-of-two column chunks where ``d_qk_chunks`` says so (192 = 128 + 64)
+    # rather than padding it to the next power of two; False forces the pad (the A/B baseline).
+    split_d_qk: bool = True
 
 
 @dataclass(frozen=True)
@@ -190,6 +193,8 @@ class BackwardConfig:
     # The DQ pass's own warps/stages (None: same as the DKDV pass).
     dq_num_warps: Optional[int] = None
     dq_num_stages: Optional[int] = None
+    # As ForwardConfig.split_d_qk, for every backward kernel.
+    split_d_qk: bool = True
 
 
 _INTERPRETER_FWD = ForwardConfig(block_m=16, block_n=16, num_warps=4, num_stages=1)
@@ -198,6 +203,25 @@ _INTERPRETER_BWD = BackwardConfig(16, 16, 16, 16, num_warps=4, num_stages=1, dq_
 
 def head_dim_pad(d: int) -> int:
     return max(16, triton.next_power_of_2(d))
+
+
+def d_qk_chunks(d_qk: int, dtype: torch.dtype, split: bool = True) -> tuple[int, int]:
+    """(D_QK_PAD, D_QK_SPLIT): the column chunks the kernels cover D_qk with.
+
+    For 16-bit dtypes a D_qk in (128, 192] runs as a full 128-column chunk plus a
+    second one of pad(D_qk - 128) columns (192 = 128 + 64, DeepSeek-V3's D_qk), not
+    as one chunk padded to 256: the pad made a quarter of every product over D_qk
+    multiply zeros (QK^T and dK in the DKDV pass, QK^T and dQ in the dQ pass: 4 of
+    the backward's 7 products; QK^T: 1 of the forward's 2). Everything else: one chunk, pad(D_qk), and
+    D_QK_SPLIT = 0, which compiles to the kernels' code from before the split
+    (same PTX for sm_90a on Triton 3.6 and 3.9, local compile).
+    fp32 keeps the pad: its dots are FMA loops, not tensor-core MMAs, and ptxas
+    (Triton 3.6, sm_90a) compiles the split fp32 forward at its 64/32 config to 32
+    registers and 9.9 KB of stack per thread (padded: 255 registers, 464 B).
+    """
+    if split and dtype != torch.float32 and 128 < d_qk <= 192:
+        return 128, head_dim_pad(d_qk - 128)
+    return head_dim_pad(d_qk), 0
 
 
 def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type: str) -> ForwardConfig:
@@ -214,6 +238,9 @@ def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type:
         # (OutOfResources on plan cases pair-025/pair-070, device run 2026-12-01).
         # D_qk 192 / D_v 128 (DeepSeek-V3), H200 bf16 (1,16,4096) (A/B, session 3, docs/perf-log.md):
         # 64/64 tiles, 4 warps, 3 stages 0.442 ms nc / 0.270 causal against 0.623 / 0.397 for the hd256 config.
+        # Measured padded to 256; kept for the 128 + 64 split (d_qk_chunks), which needs less: a K stage
+        # is 64 x 192 x 2 B = 24 KiB instead of 32, so 3 x (24 + 16 for V) + 24 for Q = 144 KiB instead
+        # of 176 (ptxas, sm_90a, Triton 3.6: 145 KiB with TMA, 149-150 registers, no stack, as padded).
         return ForwardConfig(64, 64, num_warps=4, num_stages=3)
     # hd256: a 128x256 fp32 accumulator plus Q does not fit with deeper pipelining.
     return ForwardConfig(64, 32, num_warps=4, num_stages=2)
@@ -243,6 +270,14 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
             # D_qk 192 / D_v 128, H200 bf16 (1,16,4096) (A/B, session 3, docs/perf-log.md): DKDV 64/64 on
             # 2 stages, dQ pass 128/32: 2.29 ms nc / 1.42 causal against 5.36 / 2.97 for the hd256 config.
             # The atomic dQ (TMA bulk reduce) lost here too: 2.70 / 1.61.
+            # Measured padded to 256; kept for the 128 + 64 split (d_qk_chunks), which shrinks every
+            # D_qk tile by a quarter. Shared memory, bf16: DKDV streams Q (64 x 192 x 2 B = 24 KiB, was 32)
+            # and dO (16 KiB) on 2 stages = 80 KiB (was 96), plus K/V/dS staging: 121 KiB (was 145);
+            # DQ keeps Q (48 KiB, was 64) and dO, streams K (12 KiB, was 16) and V: 120 KiB (was 144)
+            # (ptxas, sm_90a, Triton 3.6, TMA on; 3 DKDV stages would fit too: 162 KiB, an A/B variant).
+            # Registers a thread (256 threads): the dK accumulator 64 x 192 fp32 = 48 (was 64), the dQ
+            # accumulator 128 x 192 = 96 (was 128). DKDV stays at the 255-register ceiling with spills of
+            # the same order (TMA 640 B of stack, padded 552 B); the DQ pass drops 239 -> 190 registers.
             cfg = BackwardConfig(64, 64, 128, 32, num_warps=8, num_stages=2, dq_mode="separate")
         else:
             # hd256: dK+dV accumulators (2 x 64 x 256 fp32) already fill the register file.
@@ -258,7 +293,7 @@ def _fp32_config(cfg: BackwardConfig) -> BackwardConfig:
     # fp32 tiles take twice the shared memory of 16-bit ones.
     return BackwardConfig(max(16, cfg.block_m1 // 2), max(16, cfg.block_n1 // 2),
                           max(16, cfg.block_m2 // 2), max(16, cfg.block_n2 // 2),
-                          num_warps=cfg.num_warps, num_stages=1, dq_mode=cfg.dq_mode)
+                          num_warps=cfg.num_warps, num_stages=1, dq_mode=cfg.dq_mode, split_d_qk=cfg.split_d_qk)
 
 
 def backward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, deterministic: bool) -> list:
@@ -298,6 +333,13 @@ def forward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype) -> list:
     if dtype == torch.float32:
         extra = [F(max(16, c.block_m // 2), max(16, c.block_n // 2), c.num_warps, 1) for c in extra]
     return [table] + [c for c in extra if c != table]
+
+
+def _tune_d_qk(d_qk: int, dtype: torch.dtype) -> int:
+    """The D_qk the tuning key names: the columns the kernels cover (192 for a 128 + 64 split), so that
+    a choice timed on the padded kernels (key d256) is not reused for the split ones."""
+    first, second = d_qk_chunks(d_qk, dtype)
+    return first + second
 
 
 def _band_kind(left_bound, right_bound) -> str:
@@ -443,12 +485,13 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
         return o, stats
     d_qk_pad, d_v_pad = head_dim_pad(D_qk), head_dim_pad(D_v)
     cfg = config or _tuned(
-        "fwd", q, d_qk_pad, d_v_pad, left_bound, right_bound, gqa=H_k != H_q or H_v != H_q,
+        "fwd", q, _tune_d_qk(D_qk, q.dtype), d_v_pad, left_bound, right_bound, gqa=H_k != H_q or H_v != H_q,
         deterministic=False, seq=max(S_q, S_kv), config_type=ForwardConfig,
         candidates=lambda: forward_candidates(d_qk_pad, d_v_pad, q.dtype),
         run=lambda c: attention_forward(q, k, v, scale=scale, left_bound=left_bound, right_bound=right_bound,
                                         alignment=alignment, config=c),
     ) or forward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type)
+    qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype, cfg.split_d_qk)
     grid = (triton.cdiv(S_q, cfg.block_m), B * H_q)
     _kernel(attention_fwd_kernel, attention_fwd_kernel_any_len, S_q, S_kv)[grid](
         q, k, v, o, stats,
@@ -456,7 +499,7 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
         H_q, S_q, S_kv, H_q // H_k, H_q // H_v,
         scale * LOG2E, lo_off, hi_off,
         BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n,
-        D_QK=D_qk, D_QK_PAD=d_qk_pad, D_V=D_v, D_V_PAD=d_v_pad,
+        D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, D_V=D_v, D_V_PAD=d_v_pad,
         HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=_dot_precision(q.dtype, q.device.type),
         WIDE=_wide(q, k, v, o, stats), TMA=_use_tma(k, v),
         num_warps=cfg.num_warps, num_stages=cfg.num_stages,
@@ -506,7 +549,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
 
     d_qk_pad, d_v_pad = head_dim_pad(D_qk), head_dim_pad(D_v)
     cfg = config or _BWD_OVERRIDE or _tuned(
-        "bwd", q, d_qk_pad, d_v_pad, left_bound, right_bound, gqa=H_k != H_q or H_v != H_q,
+        "bwd", q, _tune_d_qk(D_qk, q.dtype), d_v_pad, left_bound, right_bound, gqa=H_k != H_q or H_v != H_q,
         deterministic=deterministic, seq=max(S_q, S_kv), config_type=BackwardConfig,
         candidates=lambda: backward_candidates(d_qk_pad, d_v_pad, q.dtype, deterministic),
         run=lambda c: attention_backward(q, k, v, o, do, stats, scale=scale, left_bound=left_bound,
@@ -515,6 +558,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     ) or backward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type, deterministic)
     if deterministic and cfg.dq_mode != "separate":
         cfg = dataclasses.replace(cfg, dq_mode="separate")
+    qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype, cfg.split_d_qk)
     wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
     prec = _dot_precision(q.dtype, q.device.type)
     dev = q.device
@@ -533,7 +577,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
 
     atomic = cfg.dq_mode == "atomic"
     dq_accum = torch.zeros(B * H_q * S_q * D_qk, dtype=torch.float32, device=dev) if atomic else delta
-    common = dict(D_QK=D_qk, D_QK_PAD=d_qk_pad, D_V=D_v, D_V_PAD=d_v_pad,
+    common = dict(D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, D_V=D_v, D_V_PAD=d_v_pad,
                   HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=prec, WIDE=wide,
                   num_warps=cfg.num_warps, num_stages=cfg.num_stages)
     qk_scale_log2 = scale * LOG2E
@@ -565,7 +609,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
         conv_block = 64 if dev.type == "cuda" else 16
         attention_bwd_dq_convert_kernel[(triton.cdiv(S_q, conv_block), B * H_q)](
             dq_accum, dq, *dq.stride(), H_q, S_q, scale,
-            BLOCK_M=conv_block, D_QK=D_qk, D_QK_PAD=d_qk_pad, WIDE=wide, num_warps=4,
+            BLOCK_M=conv_block, D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, WIDE=wide, num_warps=4,
         )
     else:
         grid = (triton.cdiv(S_q, cfg.block_m2), B * H_q)

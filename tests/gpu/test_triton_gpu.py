@@ -51,6 +51,15 @@ GPU_CASES = [
          q=Layout(broadcast="b"), k=Layout("bshd", broadcast="h"), v=Layout(broadcast="bh"), seed=111),
     Case(B=2, H_q=4, H_k=2, H_v=1, S_q=2048, S_kv=2048, D_qk=128, D_v=128, dtype="bf16", right_bound=0,
          deterministic=True, seed=112),
+    # D_qk 192 as two chunks, 128 + 64 (launch.d_qk_chunks; GPU_CASES[4] is one too): descriptors of
+    # block widths 128 and 64 (BSHD), pointers with a head-dim stride of 2 (the second chunk's columns
+    # 128..191 times it), D_v 192, and the deterministic dQ pass
+    Case(B=2, H_q=4, H_k=2, H_v=2, S_q=1000, S_kv=1000, D_qk=192, D_v=128, dtype="bf16", right_bound=0,
+         q=BSHD, k=BSHD, v=BSHD, o=BSHD, do=BSHD, dq=BSHD, dk=BSHD, dv=BSHD, seed=113),
+    Case(B=1, H_q=4, H_k=4, H_v=4, S_q=777, S_kv=900, D_qk=192, D_v=128, dtype="fp16",
+         q=DSTEP, k=DSTEP, v=ODD, o=SBHD, do=PAD, dq=DSTEP, dk=DSTEP, dv=ODD, seed=114),
+    Case(B=2, H_q=2, H_k=2, H_v=2, S_q=600, S_kv=650, D_qk=192, D_v=192, dtype="bf16", left_bound=100,
+         right_bound=0, deterministic=True, seed=115),
 ]
 
 
@@ -71,6 +80,17 @@ def test_gpu_atomic_dq_case(case, monkeypatch):
         return dataclasses.replace(table(*args, **kwargs), dq_mode="atomic")
 
     monkeypatch.setattr(launch, "backward_config", atomic)
+    run_case(case)
+
+
+@pytest.mark.parametrize("case", [GPU_CASES[4], GPU_CASES[13], GPU_CASES[14]], ids=["gqa-192-128", "bshd", "dstep"])
+def test_gpu_padded_192_still_correct(case, monkeypatch):
+    """split_d_qk=False, the pad to 256 that tools/ab_perf.py's "padded" variants time against the split."""
+    import dataclasses
+
+    fwd, bwd = launch.forward_config, launch.backward_config
+    monkeypatch.setattr(launch, "forward_config", lambda *a, **k: dataclasses.replace(fwd(*a, **k), split_d_qk=False))
+    monkeypatch.setattr(launch, "backward_config", lambda *a, **k: dataclasses.replace(bwd(*a, **k), split_d_qk=False))
     run_case(case)
 
 

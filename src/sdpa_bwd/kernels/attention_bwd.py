@@ -11,13 +11,18 @@ read and written through their own strides.
 (stats = -inf) stored as +inf so that P = exp2(S * scale * log2(e) - lse2) is 0
 on such a row and it contributes no gradient. Query rows past S_q are read as
 +inf too, so they need no mask in the score tiles.
+
+A D_qk of 192 runs as two column chunks, 128 + 64 (``D_QK_PAD``, ``D_QK_SPLIT``;
+see kernels.attention_fwd): K, Q, dK, dQ and the dQ partials each come as an
+``_a`` tile (the first chunk, the only one when ``D_QK_SPLIT = 0``) and a ``_b``
+tile. ODO reads only O and dO (D_v) and needs no split.
 """
 
 import triton
 import triton.language as tl
 
-from .attention_fwd import (_NO_SPECIALIZE, band_keep, band_keep_t, key_tile_bounds, mma, query_tile_bounds,
-                            row_tiles)
+from .attention_fwd import (_NO_SPECIALIZE, band_keep, band_keep_t, key_tile_bounds, load_rows, mma, mma_acc,
+                            query_tile_bounds, row_tiles, second_chunk_cols)
 
 LOG2E = tl.constexpr(1.4426950408889634)
 
@@ -63,10 +68,11 @@ def attention_bwd_preprocess_kernel(
 
 
 @triton.jit
-def _dkdv_tiles(dk, dv, k, v, q_ptr, do_ptr, q_desc, do_desc, lse2_ptr, delta_ptr, dq_acc_ptr, dq_desc,
+def _dkdv_tiles(dk, dk_b, dv, k, k_b, v, q_ptr, do_ptr, q_desc, q_b_desc, do_desc, lse2_ptr, delta_ptr,
+                dq_acc_ptr, dq_desc, dq_b_desc,
                 stride_qm, stride_qd, stride_dom, stride_dod,
                 offs_n, m_begin, m_end, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
-                BLOCK_M: tl.constexpr, D_QK: tl.constexpr, D_QK_PAD: tl.constexpr,
+                BLOCK_M: tl.constexpr, D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_QK_SPLIT: tl.constexpr,
                 D_V: tl.constexpr, D_V_PAD: tl.constexpr, MASK: tl.constexpr,
                 HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
                 COMPUTE_DK: tl.constexpr, COMPUTE_DV: tl.constexpr, ATOMIC_DQ: tl.constexpr,
@@ -76,7 +82,8 @@ def _dkdv_tiles(dk, dv, k, v, q_ptr, do_ptr, q_desc, do_desc, lse2_ptr, delta_pt
     Pointers q_ptr/do_ptr/dq_acc_ptr point at row 0 of that head; lse2_ptr and
     delta_ptr at the head's packed rows. With DQ_TMA the dQ partials are added
     through ``dq_desc`` (a bulk reduce-add of the whole tile) instead of one
-    atomic per element.
+    atomic per element. ``dk_b``, ``k_b``, ``q_b_desc`` and ``dq_b_desc`` are
+    the second D_qk chunk's (placeholders when D_QK_SPLIT = 0).
     """
     offs_m_local = tl.arange(0, BLOCK_M)
     offs_dqk = tl.arange(0, D_QK_PAD)
@@ -93,23 +100,33 @@ def _dkdv_tiles(dk, dv, k, v, q_ptr, do_ptr, q_desc, do_desc, lse2_ptr, delta_pt
     q_ptrs = q_ptr + row0 * stride_qm + offs_m_local[:, None] * stride_qm + offs_dqk[None, :] * stride_qd
     do_ptrs = do_ptr + row0 * stride_dom + offs_m_local[:, None] * stride_dom + offs_dv[None, :] * stride_dod
     dq_ptrs = dq_acc_ptr + (row0 + offs_m_local[:, None]) * D_QK + offs_dqk[None, :]
+    if D_QK_SPLIT:
+        offs_dqk_b = second_chunk_cols(D_QK_PAD, D_QK_SPLIT, WIDE)
+        q_b_ptrs = q_ptr + row0 * stride_qm + offs_m_local[:, None] * stride_qm + offs_dqk_b[None, :] * stride_qd
+        dq_b_ptrs = dq_acc_ptr + (row0 + offs_m_local[:, None]) * D_QK + offs_dqk_b[None, :]
     for m0 in range(m_begin, m_end, BLOCK_M):
         offs_m = m0 + tl.arange(0, BLOCK_M)
         row_ok = offs_m < S_q
         if TMA:
             q = q_desc.load([m0, 0])
+            if D_QK_SPLIT:
+                q_b = q_b_desc.load([m0, D_QK_PAD])
             do = do_desc.load([m0, 0])
         else:
-            if D_QK == D_QK_PAD:
+            if D_QK >= D_QK_PAD:
                 q = tl.load(q_ptrs, mask=row_ok[:, None], other=0.0)
             else:
                 q = tl.load(q_ptrs, mask=row_ok[:, None] & (offs_dqk[None, :] < D_QK), other=0.0)
+            if D_QK_SPLIT:
+                q_b = load_rows(q_b_ptrs, row_ok, offs_dqk_b, D_QK, D_QK_PAD + D_QK_SPLIT)
             if D_V == D_V_PAD:
                 do = tl.load(do_ptrs, mask=row_ok[:, None], other=0.0)
             else:
                 do = tl.load(do_ptrs, mask=row_ok[:, None] & (offs_dv[None, :] < D_V), other=0.0)
         lse2 = tl.load(lse2_ptr + offs_m, mask=row_ok, other=float("inf"))
         qk_t = mma(k, tl.trans(q), DOT_PRECISION)
+        if D_QK_SPLIT:
+            qk_t = mma_acc(qk_t, k_b, tl.trans(q_b), DOT_PRECISION)
         p_t = tl.math.exp2(qk_t * qk_scale_log2 - lse2[None, :])
         if MASK:
             keep = band_keep_t(offs_n, offs_m, lo_off, hi_off, HAS_LEFT, HAS_RIGHT) \
@@ -122,20 +139,36 @@ def _dkdv_tiles(dk, dv, k, v, q_ptr, do_ptr, q_desc, do_desc, lse2_ptr, delta_pt
             dp_t = mma(v, tl.trans(do), DOT_PRECISION)
             ds_t = (p_t * (dp_t - delta[None, :])).to(q.dtype)
             dk += mma(ds_t, q, DOT_PRECISION)
+            if D_QK_SPLIT:
+                dk_b += mma(ds_t, q_b, DOT_PRECISION)
             if ATOMIC_DQ:
                 dq = mma(tl.trans(ds_t), k, DOT_PRECISION)
+                if D_QK_SPLIT:
+                    dq_b = mma(tl.trans(ds_t), k_b, DOT_PRECISION)
                 if DQ_TMA:
                     # Rows >= S_q and columns >= D_QK fall outside the descriptor and are dropped.
                     dq_desc.atomic_add([m0, 0], dq)
-                elif D_QK == D_QK_PAD:
-                    tl.atomic_add(dq_ptrs, dq, mask=row_ok[:, None], sem="relaxed")
+                    if D_QK_SPLIT:
+                        dq_b_desc.atomic_add([m0, D_QK_PAD], dq_b)
                 else:
-                    tl.atomic_add(dq_ptrs, dq, mask=row_ok[:, None] & (offs_dqk[None, :] < D_QK),
-                                  sem="relaxed")
+                    if D_QK >= D_QK_PAD:
+                        tl.atomic_add(dq_ptrs, dq, mask=row_ok[:, None], sem="relaxed")
+                    else:
+                        tl.atomic_add(dq_ptrs, dq, mask=row_ok[:, None] & (offs_dqk[None, :] < D_QK),
+                                      sem="relaxed")
+                    if D_QK_SPLIT:
+                        if D_QK >= D_QK_PAD + D_QK_SPLIT:
+                            tl.atomic_add(dq_b_ptrs, dq_b, mask=row_ok[:, None], sem="relaxed")
+                        else:
+                            tl.atomic_add(dq_b_ptrs, dq_b, mask=row_ok[:, None] & (offs_dqk_b[None, :] < D_QK),
+                                          sem="relaxed")
         q_ptrs += BLOCK_M * stride_qm
         do_ptrs += BLOCK_M * stride_dom
         dq_ptrs += BLOCK_M * D_QK
-    return dk, dv
+        if D_QK_SPLIT:
+            q_b_ptrs += BLOCK_M * stride_qm
+            dq_b_ptrs += BLOCK_M * D_QK
+    return dk, dk_b, dv
 
 
 @triton.jit
@@ -154,6 +187,7 @@ def attention_bwd_dkdv_kernel(
     HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
     COMPUTE_DK: tl.constexpr, COMPUTE_DV: tl.constexpr, ATOMIC_DQ: tl.constexpr,
     DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False, DQ_TMA: tl.constexpr = False,
+    D_QK_SPLIT: tl.constexpr = 0,
 ):
     """DQDKDV main pass for one key block of one owner head.
 
@@ -178,10 +212,16 @@ def attention_bwd_dkdv_kernel(
         offs_dqk = offs_dqk.to(tl.int64)
         offs_dv = offs_dv.to(tl.int64)
     key0 = n0.to(tl.int64)
-    if D_QK == D_QK_PAD:
+    if D_QK >= D_QK_PAD:
         kmask = key_ok[:, None]
     else:
         kmask = key_ok[:, None] & (offs_dqk[None, :] < D_QK)
+    if D_QK_SPLIT:
+        offs_dqk_b = second_chunk_cols(D_QK_PAD, D_QK_SPLIT, WIDE)
+        if D_QK >= D_QK_PAD + D_QK_SPLIT:
+            kmask_b = key_ok[:, None]
+        else:
+            kmask_b = key_ok[:, None] & (offs_dqk_b[None, :] < D_QK)
     if D_V == D_V_PAD:
         vmask = key_ok[:, None]
     else:
@@ -191,6 +231,9 @@ def attention_bwd_dkdv_kernel(
                                                     HAS_LEFT, HAS_RIGHT)
 
     dk = tl.zeros([BLOCK_N, D_QK_PAD], tl.float32)
+    dk_b = dk  # placeholder: an accumulator only when D_QK_SPLIT
+    if D_QK_SPLIT:
+        dk_b = tl.zeros([BLOCK_N, D_QK_SPLIT], tl.float32)
     dv = tl.zeros([BLOCK_N, D_V_PAD], tl.float32)
     for h_in_group in range(0, group):
         h = owner * group + h_in_group
@@ -198,6 +241,11 @@ def attention_bwd_dkdv_kernel(
         hv = h // ratio_v
         k = tl.load(k_ptr + b * stride_kb + hk * stride_kh + key0 * stride_kn
                     + offs_n_local[:, None] * stride_kn + offs_dqk[None, :] * stride_kd, mask=kmask, other=0.0)
+        k_b = k  # placeholder
+        if D_QK_SPLIT:
+            k_b = tl.load(k_ptr + b * stride_kb + hk * stride_kh + key0 * stride_kn
+                          + offs_n_local[:, None] * stride_kn + offs_dqk_b[None, :] * stride_kd,
+                          mask=kmask_b, other=0.0)
         v = tl.load(v_ptr + b * stride_vb + hv * stride_vh + key0 * stride_vn
                     + offs_n_local[:, None] * stride_vn + offs_dv[None, :] * stride_vd, mask=vmask, other=0.0)
         q_head = q_ptr + b * stride_qb + h * stride_qh
@@ -216,26 +264,40 @@ def attention_bwd_dkdv_kernel(
             dq_desc = row_tiles(dq_head, S_q, D_QK, D_QK, BLOCK_M, D_QK_PAD)
         else:
             dq_desc = dq_head
-        dk, dv = _dkdv_tiles(dk, dv, k, v, q_head, do_head, q_desc, do_desc, lse2_head, delta_head, dq_head, dq_desc,
-                             stride_qm, stride_qd, stride_dom, stride_dod,
-                             offs_n, start, mid_lo, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
-                             BLOCK_M, D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
-                             COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA)
-        dk, dv = _dkdv_tiles(dk, dv, k, v, q_head, do_head, q_desc, do_desc, lse2_head, delta_head, dq_head, dq_desc,
-                             stride_qm, stride_qd, stride_dom, stride_dod,
-                             offs_n, mid_lo, mid_hi, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
-                             BLOCK_M, D_QK, D_QK_PAD, D_V, D_V_PAD, False, HAS_LEFT, HAS_RIGHT,
-                             COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA)
-        dk, dv = _dkdv_tiles(dk, dv, k, v, q_head, do_head, q_desc, do_desc, lse2_head, delta_head, dq_head, dq_desc,
-                             stride_qm, stride_qd, stride_dom, stride_dod,
-                             offs_n, mid_hi, stop, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
-                             BLOCK_M, D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
-                             COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA)
+        q_b_desc = q_desc  # placeholders, read only when D_QK_SPLIT
+        dq_b_desc = dq_desc
+        if D_QK_SPLIT:
+            if TMA:
+                q_b_desc = row_tiles(q_head, S_q, stride_qm, D_QK, BLOCK_M, D_QK_SPLIT)
+            if DQ_TMA:
+                dq_b_desc = row_tiles(dq_head, S_q, D_QK, D_QK, BLOCK_M, D_QK_SPLIT)
+        dk, dk_b, dv = _dkdv_tiles(dk, dk_b, dv, k, k_b, v, q_head, do_head, q_desc, q_b_desc, do_desc, lse2_head,
+                                   delta_head, dq_head, dq_desc, dq_b_desc,
+                                   stride_qm, stride_qd, stride_dom, stride_dod,
+                                   offs_n, start, mid_lo, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
+                                   BLOCK_M, D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
+                                   COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA)
+        dk, dk_b, dv = _dkdv_tiles(dk, dk_b, dv, k, k_b, v, q_head, do_head, q_desc, q_b_desc, do_desc, lse2_head,
+                                   delta_head, dq_head, dq_desc, dq_b_desc,
+                                   stride_qm, stride_qd, stride_dom, stride_dod,
+                                   offs_n, mid_lo, mid_hi, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
+                                   BLOCK_M, D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, False, HAS_LEFT, HAS_RIGHT,
+                                   COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA)
+        dk, dk_b, dv = _dkdv_tiles(dk, dk_b, dv, k, k_b, v, q_head, do_head, q_desc, q_b_desc, do_desc, lse2_head,
+                                   delta_head, dq_head, dq_desc, dq_b_desc,
+                                   stride_qm, stride_qd, stride_dom, stride_dod,
+                                   offs_n, mid_hi, stop, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
+                                   BLOCK_M, D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
+                                   COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA)
 
     if COMPUTE_DK:
         dk_ptrs = dk_ptr + b * stride_dkb + owner * stride_dkh + key0 * stride_dkn \
             + offs_n_local[:, None] * stride_dkn + offs_dqk[None, :] * stride_dkd
         tl.store(dk_ptrs, (dk * scale).to(dk_ptr.dtype.element_ty), mask=kmask)
+        if D_QK_SPLIT:
+            dk_b_ptrs = dk_ptr + b * stride_dkb + owner * stride_dkh + key0 * stride_dkn \
+                + offs_n_local[:, None] * stride_dkn + offs_dqk_b[None, :] * stride_dkd
+            tl.store(dk_b_ptrs, (dk_b * scale).to(dk_ptr.dtype.element_ty), mask=kmask_b)
     if COMPUTE_DV:
         dv_ptrs = dv_ptr + b * stride_dvb + owner * stride_dvh + key0 * stride_dvn \
             + offs_n_local[:, None] * stride_dvn + offs_dv[None, :] * stride_dvd
@@ -243,12 +305,14 @@ def attention_bwd_dkdv_kernel(
 
 
 @triton.jit
-def _dq_tiles(dq, q, do, lse2, delta, k_ptr, v_ptr, k_desc, v_desc, stride_kn, stride_kd, stride_vn, stride_vd,
+def _dq_tiles(dq, dq_b, q, q_b, do, lse2, delta, k_ptr, v_ptr, k_desc, k_b_desc, v_desc,
+              stride_kn, stride_kd, stride_vn, stride_vd,
               offs_m, n_begin, n_end, S_kv, lo_off, hi_off, qk_scale_log2,
-              BLOCK_N: tl.constexpr, D_QK: tl.constexpr, D_QK_PAD: tl.constexpr,
+              BLOCK_N: tl.constexpr, D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_QK_SPLIT: tl.constexpr,
               D_V: tl.constexpr, D_V_PAD: tl.constexpr, MASK: tl.constexpr,
               HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr, DOT_PRECISION: tl.constexpr,
               WIDE: tl.constexpr, TMA: tl.constexpr):
+    """Key tiles [n_begin, n_end) into dQ; dq_b, q_b, k_b_desc are the second D_qk chunk's."""
     offs_n_local = tl.arange(0, BLOCK_N)
     offs_dqk = tl.arange(0, D_QK_PAD)
     offs_dv = tl.arange(0, D_V_PAD)
@@ -260,22 +324,32 @@ def _dq_tiles(dq, q, do, lse2, delta, k_ptr, v_ptr, k_desc, v_desc, stride_kn, s
         + offs_dqk[None, :] * stride_kd
     v_ptrs = v_ptr + n_begin.to(tl.int64) * stride_vn + offs_n_local[:, None] * stride_vn \
         + offs_dv[None, :] * stride_vd
+    if D_QK_SPLIT:
+        offs_dqk_b = second_chunk_cols(D_QK_PAD, D_QK_SPLIT, WIDE)
+        k_b_ptrs = k_ptr + n_begin.to(tl.int64) * stride_kn + offs_n_local[:, None] * stride_kn \
+            + offs_dqk_b[None, :] * stride_kd
     for n0 in range(n_begin, n_end, BLOCK_N):
         offs_n = n0 + tl.arange(0, BLOCK_N)
         key_ok = offs_n < S_kv
         if TMA:
             k = k_desc.load([n0, 0])
+            if D_QK_SPLIT:
+                k_b = k_b_desc.load([n0, D_QK_PAD])
             v = v_desc.load([n0, 0])
         else:
-            if D_QK == D_QK_PAD:
+            if D_QK >= D_QK_PAD:
                 k = tl.load(k_ptrs, mask=key_ok[:, None], other=0.0)
             else:
                 k = tl.load(k_ptrs, mask=key_ok[:, None] & (offs_dqk[None, :] < D_QK), other=0.0)
+            if D_QK_SPLIT:
+                k_b = load_rows(k_b_ptrs, key_ok, offs_dqk_b, D_QK, D_QK_PAD + D_QK_SPLIT)
             if D_V == D_V_PAD:
                 v = tl.load(v_ptrs, mask=key_ok[:, None], other=0.0)
             else:
                 v = tl.load(v_ptrs, mask=key_ok[:, None] & (offs_dv[None, :] < D_V), other=0.0)
         qk = mma(q, tl.trans(k), DOT_PRECISION)
+        if D_QK_SPLIT:
+            qk = mma_acc(qk, q_b, tl.trans(k_b), DOT_PRECISION)
         p = tl.math.exp2(qk * qk_scale_log2 - lse2[:, None])
         if MASK:
             keep = band_keep(offs_m, offs_n, lo_off, hi_off, HAS_LEFT, HAS_RIGHT) & key_ok[None, :]
@@ -283,9 +357,13 @@ def _dq_tiles(dq, q, do, lse2, delta, k_ptr, v_ptr, k_desc, v_desc, stride_kn, s
         dp = mma(do, tl.trans(v), DOT_PRECISION)
         ds = (p * (dp - delta[:, None])).to(k.dtype)
         dq += mma(ds, k, DOT_PRECISION)
+        if D_QK_SPLIT:
+            dq_b += mma(ds, k_b, DOT_PRECISION)
         k_ptrs += BLOCK_N * stride_kn
+        if D_QK_SPLIT:
+            k_b_ptrs += BLOCK_N * stride_kn
         v_ptrs += BLOCK_N * stride_vn
-    return dq
+    return dq, dq_b
 
 
 @triton.jit
@@ -301,7 +379,7 @@ def attention_bwd_dq_kernel(
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
     D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr,
     HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
-    DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False,
+    DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False, D_QK_SPLIT: tl.constexpr = 0,
 ):
     """dQ for one block of query rows of one (b, h), looping over its key blocks.
 
@@ -326,16 +404,26 @@ def attention_bwd_dq_kernel(
         offs_m_local = offs_m_local.to(tl.int64)
         offs_dqk = offs_dqk.to(tl.int64)
         offs_dv = offs_dv.to(tl.int64)
-    if D_QK == D_QK_PAD:
+    if D_QK >= D_QK_PAD:
         qmask = row_ok[:, None]
     else:
         qmask = row_ok[:, None] & (offs_dqk[None, :] < D_QK)
+    if D_QK_SPLIT:
+        offs_dqk_b = second_chunk_cols(D_QK_PAD, D_QK_SPLIT, WIDE)
+        if D_QK >= D_QK_PAD + D_QK_SPLIT:
+            qmask_b = row_ok[:, None]
+        else:
+            qmask_b = row_ok[:, None] & (offs_dqk_b[None, :] < D_QK)
     if D_V == D_V_PAD:
         domask = row_ok[:, None]
     else:
         domask = row_ok[:, None] & (offs_dv[None, :] < D_V)
     q = tl.load(q_ptr + b * stride_qb + h * stride_qh + row0 * stride_qm
                 + offs_m_local[:, None] * stride_qm + offs_dqk[None, :] * stride_qd, mask=qmask, other=0.0)
+    q_b = q  # placeholder
+    if D_QK_SPLIT:
+        q_b = tl.load(q_ptr + b * stride_qb + h * stride_qh + row0 * stride_qm
+                      + offs_m_local[:, None] * stride_qm + offs_dqk_b[None, :] * stride_qd, mask=qmask_b, other=0.0)
     do = tl.load(do_ptr + b * stride_dob + h * stride_doh + row0 * stride_dom
                  + offs_m_local[:, None] * stride_dom + offs_dv[None, :] * stride_dod, mask=domask, other=0.0)
     side = (b * H_q + h) * S_q
@@ -349,22 +437,36 @@ def attention_bwd_dq_kernel(
     else:
         k_desc = k_base
         v_desc = v_base
+    k_b_desc = k_desc  # placeholder
+    if TMA:
+        if D_QK_SPLIT:
+            k_b_desc = row_tiles(k_base, S_kv, stride_kn, D_QK, BLOCK_N, D_QK_SPLIT)
 
     start, mid_lo, mid_hi, stop = key_tile_bounds(m0, S_q, S_kv, lo_off, hi_off, BLOCK_M, BLOCK_N,
                                                   HAS_LEFT, HAS_RIGHT)
     dq = tl.zeros([BLOCK_M, D_QK_PAD], tl.float32)
-    dq = _dq_tiles(dq, q, do, lse2, delta, k_base, v_base, k_desc, v_desc, stride_kn, stride_kd, stride_vn, stride_vd,
-                   offs_m, start, mid_lo, S_kv, lo_off, hi_off, qk_scale_log2, BLOCK_N,
-                   D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT, DOT_PRECISION, WIDE, TMA)
-    dq = _dq_tiles(dq, q, do, lse2, delta, k_base, v_base, k_desc, v_desc, stride_kn, stride_kd, stride_vn, stride_vd,
-                   offs_m, mid_lo, mid_hi, S_kv, lo_off, hi_off, qk_scale_log2, BLOCK_N,
-                   D_QK, D_QK_PAD, D_V, D_V_PAD, False, HAS_LEFT, HAS_RIGHT, DOT_PRECISION, WIDE, TMA)
-    dq = _dq_tiles(dq, q, do, lse2, delta, k_base, v_base, k_desc, v_desc, stride_kn, stride_kd, stride_vn, stride_vd,
-                   offs_m, mid_hi, stop, S_kv, lo_off, hi_off, qk_scale_log2, BLOCK_N,
-                   D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT, DOT_PRECISION, WIDE, TMA)
+    dq_b = dq  # placeholder: an accumulator only when D_QK_SPLIT
+    if D_QK_SPLIT:
+        dq_b = tl.zeros([BLOCK_M, D_QK_SPLIT], tl.float32)
+    dq, dq_b = _dq_tiles(dq, dq_b, q, q_b, do, lse2, delta, k_base, v_base, k_desc, k_b_desc, v_desc,
+                         stride_kn, stride_kd, stride_vn, stride_vd,
+                         offs_m, start, mid_lo, S_kv, lo_off, hi_off, qk_scale_log2, BLOCK_N,
+                         D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT, DOT_PRECISION, WIDE, TMA)
+    dq, dq_b = _dq_tiles(dq, dq_b, q, q_b, do, lse2, delta, k_base, v_base, k_desc, k_b_desc, v_desc,
+                         stride_kn, stride_kd, stride_vn, stride_vd,
+                         offs_m, mid_lo, mid_hi, S_kv, lo_off, hi_off, qk_scale_log2, BLOCK_N,
+                         D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, False, HAS_LEFT, HAS_RIGHT, DOT_PRECISION, WIDE, TMA)
+    dq, dq_b = _dq_tiles(dq, dq_b, q, q_b, do, lse2, delta, k_base, v_base, k_desc, k_b_desc, v_desc,
+                         stride_kn, stride_kd, stride_vn, stride_vd,
+                         offs_m, mid_hi, stop, S_kv, lo_off, hi_off, qk_scale_log2, BLOCK_N,
+                         D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT, DOT_PRECISION, WIDE, TMA)
     dq_ptrs = dq_ptr + b * stride_dqb + h * stride_dqh + row0 * stride_dqm \
         + offs_m_local[:, None] * stride_dqm + offs_dqk[None, :] * stride_dqd
     tl.store(dq_ptrs, (dq * scale).to(dq_ptr.dtype.element_ty), mask=qmask)
+    if D_QK_SPLIT:
+        dq_b_ptrs = dq_ptr + b * stride_dqb + h * stride_dqh + row0 * stride_dqm \
+            + offs_m_local[:, None] * stride_dqm + offs_dqk_b[None, :] * stride_dqd
+        tl.store(dq_b_ptrs, (dq_b * scale).to(dq_ptr.dtype.element_ty), mask=qmask_b)
 
 
 @triton.jit
@@ -373,6 +475,7 @@ def attention_bwd_dq_convert_kernel(
     stride_dqb, stride_dqh, stride_dqm, stride_dqd,
     H_q, S_q, scale,
     BLOCK_M: tl.constexpr, D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, WIDE: tl.constexpr,
+    D_QK_SPLIT: tl.constexpr = 0,
 ):
     """DQ_CONVERT: packed fp32 dq_accum (scale-free) -> dQ in its dtype, through dQ's strides."""
     pid_m = tl.program_id(0)
@@ -388,7 +491,7 @@ def attention_bwd_dq_convert_kernel(
     if WIDE:
         offs_local = offs_local.to(tl.int64)
         offs_d = offs_d.to(tl.int64)
-    if D_QK == D_QK_PAD:
+    if D_QK >= D_QK_PAD:
         mask = row_ok[:, None]
     else:
         mask = row_ok[:, None] & (offs_d[None, :] < D_QK)
@@ -396,6 +499,16 @@ def attention_bwd_dq_convert_kernel(
     acc = tl.load(dq_acc_ptr + (side + offs_local[:, None]) * D_QK + offs_d[None, :], mask=mask, other=0.0)
     tl.store(dq_ptr + b * stride_dqb + h * stride_dqh + row0 * stride_dqm + offs_local[:, None] * stride_dqm
              + offs_d[None, :] * stride_dqd, (acc * scale).to(dq_ptr.dtype.element_ty), mask=mask)
+    if D_QK_SPLIT:
+        offs_d_b = second_chunk_cols(D_QK_PAD, D_QK_SPLIT, WIDE)
+        acc_b = load_rows(dq_acc_ptr + (side + offs_local[:, None]) * D_QK + offs_d_b[None, :], row_ok, offs_d_b,
+                          D_QK, D_QK_PAD + D_QK_SPLIT)
+        if D_QK >= D_QK_PAD + D_QK_SPLIT:
+            mask_b = row_ok[:, None]
+        else:
+            mask_b = row_ok[:, None] & (offs_d_b[None, :] < D_QK)
+        tl.store(dq_ptr + b * stride_dqb + h * stride_dqh + row0 * stride_dqm + offs_local[:, None] * stride_dqm
+                 + offs_d_b[None, :] * stride_dqd, (acc_b * scale).to(dq_ptr.dtype.element_ty), mask=mask_b)
 
 
 attention_bwd_dkdv_kernel_any_len = triton.jit(do_not_specialize=_NO_SPECIALIZE)(attention_bwd_dkdv_kernel.fn)

@@ -11,6 +11,18 @@ one divisible by 16 as such, so the same pointer arithmetic compiles to
 fast path), and to correct element loads for any other strides (the general
 path). No layout is declined.
 
+Head dim D_qk in column chunks: ``D_QK_PAD`` is the width of the first (or
+only) chunk, a power of two; its columns at or past ``D_QK`` are masked, and
+none are when ``D_QK >= D_QK_PAD`` (the chunk is full). ``D_QK_SPLIT`` is the
+width of a second chunk, columns ``D_QK_PAD .. D_QK_PAD + D_QK_SPLIT - 1``, or 0
+for none. The launcher splits D_qk = 192 into 128 + 64 rather than padding it
+to 256: the pad made a quarter of every product over D_qk (QK^T, dK, dQ)
+multiply zeros. Each product over D_qk becomes two (``S = q_a k_a^T + q_b k_b^T``
+through the MMA's accumulator; ``dK_a += dS^T q_a``, ``dK_b += dS^T q_b``), and
+every second-chunk tile is addressed through the tensor's own head-dim stride.
+With ``D_QK_SPLIT = 0`` the kernels compile to the code they had before it
+existed (the ``*_b`` values are then placeholders that nothing reads).
+
 Band semantics (cuDNN): query i keeps key j iff
 ``lo_off <= j - i`` (when ``HAS_LEFT``) and ``j - i <= hi_off`` (when
 ``HAS_RIGHT``), with ``lo_off = 1 - left_bound + shift`` and
@@ -49,11 +61,40 @@ def mma(a, b, DOT_PRECISION: tl.constexpr):
 
 
 @triton.jit
+def mma_acc(acc, a, b, DOT_PRECISION: tl.constexpr):
+    """acc + a @ b through tl.dot's accumulator (one MMA chain, no separate add); see mma."""
+    if DOT_PRECISION == "upcast":
+        return tl.dot(a.to(tl.float32), b.to(tl.float32), acc=acc, input_precision="ieee")
+    else:
+        return tl.dot(a, b, acc=acc, input_precision=DOT_PRECISION)
+
+
+@triton.jit
+def second_chunk_cols(D_QK_PAD: tl.constexpr, D_QK_SPLIT: tl.constexpr, WIDE: tl.constexpr):
+    """Column indices of the D_qk axis's second chunk: D_QK_PAD .. D_QK_PAD + D_QK_SPLIT - 1."""
+    offs = D_QK_PAD + tl.arange(0, D_QK_SPLIT)
+    if WIDE:
+        offs = offs.to(tl.int64)
+    return offs
+
+
+@triton.jit
+def load_rows(ptrs, row_ok, offs_d, D: tl.constexpr, D_END: tl.constexpr):
+    """A [rows, cols] tile: rows where row_ok, columns offs_d (which end at D_END) below D, zeros elsewhere."""
+    if D >= D_END:
+        return tl.load(ptrs, mask=row_ok[:, None], other=0.0)
+    else:
+        return tl.load(ptrs, mask=row_ok[:, None] & (offs_d[None, :] < D), other=0.0)
+
+
+@triton.jit
 def row_tiles(base, rows, stride_row, D: tl.constexpr, BLOCK: tl.constexpr, D_PAD: tl.constexpr):
     """A tensor descriptor (TMA) over one head's [rows, D] matrix, read BLOCK x D_PAD at a time.
 
     The bulk-copy engine fills rows >= ``rows`` and columns >= D with zeros, so
-    tiles read through it need no masks. The launcher uses it only where TMA can
+    tiles read through it need no masks. A D_qk split into two chunks takes one
+    descriptor per chunk width over the same [rows, D] matrix; the second chunk
+    is read at column D_QK_PAD. The launcher uses it only where TMA can
     address the tensor: head-dim stride 1, base and row stride multiples of 16
     bytes (``launch._tma_ok``); every other layout takes the pointer path.
     """
@@ -148,12 +189,14 @@ def query_tile_bounds(n0, S_q, S_kv, lo_off, hi_off,
 
 
 @triton.jit
-def _fwd_tiles(acc, m_i, l_i, q, k_ptr, v_ptr, k_desc, v_desc, stride_kn, stride_kd, stride_vn, stride_vd,
+def _fwd_tiles(acc, m_i, l_i, q, q_b, k_ptr, v_ptr, k_desc, k_b_desc, v_desc,
+               stride_kn, stride_kd, stride_vn, stride_vd,
                offs_m, n_begin, n_end, S_kv, lo_off, hi_off, qk_scale_log2,
-               BLOCK_N: tl.constexpr, D_QK: tl.constexpr, D_QK_PAD: tl.constexpr,
+               BLOCK_N: tl.constexpr, D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_QK_SPLIT: tl.constexpr,
                D_V: tl.constexpr, D_V_PAD: tl.constexpr, MASK: tl.constexpr,
                HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr, DOT_PRECISION: tl.constexpr,
                WIDE: tl.constexpr, TMA: tl.constexpr):
+    """Key tiles [n_begin, n_end) into the online softmax; q_b / k_b_desc are the second D_qk chunk's."""
     offs_n_local = tl.arange(0, BLOCK_N)
     offs_dqk = tl.arange(0, D_QK_PAD)
     offs_dv = tl.arange(0, D_V_PAD)
@@ -165,22 +208,33 @@ def _fwd_tiles(acc, m_i, l_i, q, k_ptr, v_ptr, k_desc, v_desc, stride_kn, stride
         + offs_dqk[None, :] * stride_kd
     v_ptrs = v_ptr + n_begin.to(tl.int64) * stride_vn + offs_n_local[:, None] * stride_vn \
         + offs_dv[None, :] * stride_vd
+    if D_QK_SPLIT:
+        offs_dqk_b = second_chunk_cols(D_QK_PAD, D_QK_SPLIT, WIDE)
+        k_b_ptrs = k_ptr + n_begin.to(tl.int64) * stride_kn + offs_n_local[:, None] * stride_kn \
+            + offs_dqk_b[None, :] * stride_kd
     for n0 in range(n_begin, n_end, BLOCK_N):
         offs_n = n0 + tl.arange(0, BLOCK_N)
         key_ok = offs_n < S_kv
         if TMA:
             k = k_desc.load([n0, 0])
+            if D_QK_SPLIT:
+                k_b = k_b_desc.load([n0, D_QK_PAD])
             v = v_desc.load([n0, 0])
         else:
-            if D_QK == D_QK_PAD:
+            if D_QK >= D_QK_PAD:
                 k = tl.load(k_ptrs, mask=key_ok[:, None], other=0.0)
             else:
                 k = tl.load(k_ptrs, mask=key_ok[:, None] & (offs_dqk[None, :] < D_QK), other=0.0)
+            if D_QK_SPLIT:
+                k_b = load_rows(k_b_ptrs, key_ok, offs_dqk_b, D_QK, D_QK_PAD + D_QK_SPLIT)
             if D_V == D_V_PAD:
                 v = tl.load(v_ptrs, mask=key_ok[:, None], other=0.0)
             else:
                 v = tl.load(v_ptrs, mask=key_ok[:, None] & (offs_dv[None, :] < D_V), other=0.0)
-        qk = mma(q, tl.trans(k), DOT_PRECISION) * qk_scale_log2
+        qk = mma(q, tl.trans(k), DOT_PRECISION)
+        if D_QK_SPLIT:
+            qk = mma_acc(qk, q_b, tl.trans(k_b), DOT_PRECISION)
+        qk = qk * qk_scale_log2
         if MASK:
             keep = band_keep(offs_m, offs_n, lo_off, hi_off, HAS_LEFT, HAS_RIGHT) & key_ok[None, :]
             qk = tl.where(keep, qk, float("-inf"))
@@ -194,6 +248,8 @@ def _fwd_tiles(acc, m_i, l_i, q, k_ptr, v_ptr, k_desc, v_desc, stride_kn, stride
         acc = acc * alpha[:, None] + mma(p.to(v.dtype), v, DOT_PRECISION)
         m_i = m_new
         k_ptrs += BLOCK_N * stride_kn
+        if D_QK_SPLIT:
+            k_b_ptrs += BLOCK_N * stride_kn
         v_ptrs += BLOCK_N * stride_vn
     return acc, m_i, l_i
 
@@ -211,7 +267,7 @@ def attention_fwd_kernel(
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
     D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr,
     HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr, DOT_PRECISION: tl.constexpr,
-    WIDE: tl.constexpr, TMA: tl.constexpr = False,
+    WIDE: tl.constexpr, TMA: tl.constexpr = False, D_QK_SPLIT: tl.constexpr = 0,
 ):
     """O and stats (natural-log LSE) for one block of BLOCK_M query rows of one (b, h)."""
     # Highest query blocks first: under a causal band they have the most key tiles.
@@ -236,10 +292,16 @@ def attention_fwd_kernel(
 
     q_ptrs = q_ptr + b * stride_qb + h * stride_qh + row0 * stride_qm \
         + offs_m_local[:, None] * stride_qm + offs_dqk[None, :] * stride_qd
-    if D_QK == D_QK_PAD:
+    if D_QK >= D_QK_PAD:
         q = tl.load(q_ptrs, mask=row_ok[:, None], other=0.0)
     else:
         q = tl.load(q_ptrs, mask=row_ok[:, None] & (offs_dqk[None, :] < D_QK), other=0.0)
+    q_b = q  # placeholder: read only when D_QK_SPLIT
+    if D_QK_SPLIT:
+        offs_dqk_b = second_chunk_cols(D_QK_PAD, D_QK_SPLIT, WIDE)
+        q_b = load_rows(q_ptr + b * stride_qb + h * stride_qh + row0 * stride_qm
+                        + offs_m_local[:, None] * stride_qm + offs_dqk_b[None, :] * stride_qd,
+                        row_ok, offs_dqk_b, D_QK, D_QK_PAD + D_QK_SPLIT)
 
     k_base = k_ptr + b * stride_kb + hk * stride_kh
     v_base = v_ptr + b * stride_vb + hv * stride_vh
@@ -249,6 +311,10 @@ def attention_fwd_kernel(
     else:
         k_desc = k_base
         v_desc = v_base
+    k_b_desc = k_desc  # placeholder: read only when D_QK_SPLIT
+    if TMA:
+        if D_QK_SPLIT:
+            k_b_desc = row_tiles(k_base, S_kv, stride_kn, D_QK, BLOCK_N, D_QK_SPLIT)
 
     m_i = tl.full([BLOCK_M], float("-inf"), tl.float32)
     l_i = tl.zeros([BLOCK_M], tl.float32)
@@ -256,17 +322,20 @@ def attention_fwd_kernel(
 
     start, mid_lo, mid_hi, stop = key_tile_bounds(m0, S_q, S_kv, lo_off, hi_off, BLOCK_M, BLOCK_N,
                                                   HAS_LEFT, HAS_RIGHT)
-    acc, m_i, l_i = _fwd_tiles(acc, m_i, l_i, q, k_base, v_base, k_desc, v_desc, stride_kn, stride_kd, stride_vn,
-                               stride_vd, offs_m, start, mid_lo, S_kv, lo_off, hi_off, qk_scale_log2,
-                               BLOCK_N, D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
+    acc, m_i, l_i = _fwd_tiles(acc, m_i, l_i, q, q_b, k_base, v_base, k_desc, k_b_desc, v_desc,
+                               stride_kn, stride_kd, stride_vn, stride_vd,
+                               offs_m, start, mid_lo, S_kv, lo_off, hi_off, qk_scale_log2,
+                               BLOCK_N, D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
                                DOT_PRECISION, WIDE, TMA)
-    acc, m_i, l_i = _fwd_tiles(acc, m_i, l_i, q, k_base, v_base, k_desc, v_desc, stride_kn, stride_kd, stride_vn,
-                               stride_vd, offs_m, mid_lo, mid_hi, S_kv, lo_off, hi_off, qk_scale_log2,
-                               BLOCK_N, D_QK, D_QK_PAD, D_V, D_V_PAD, False, HAS_LEFT, HAS_RIGHT,
+    acc, m_i, l_i = _fwd_tiles(acc, m_i, l_i, q, q_b, k_base, v_base, k_desc, k_b_desc, v_desc,
+                               stride_kn, stride_kd, stride_vn, stride_vd,
+                               offs_m, mid_lo, mid_hi, S_kv, lo_off, hi_off, qk_scale_log2,
+                               BLOCK_N, D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, False, HAS_LEFT, HAS_RIGHT,
                                DOT_PRECISION, WIDE, TMA)
-    acc, m_i, l_i = _fwd_tiles(acc, m_i, l_i, q, k_base, v_base, k_desc, v_desc, stride_kn, stride_kd, stride_vn,
-                               stride_vd, offs_m, mid_hi, stop, S_kv, lo_off, hi_off, qk_scale_log2,
-                               BLOCK_N, D_QK, D_QK_PAD, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
+    acc, m_i, l_i = _fwd_tiles(acc, m_i, l_i, q, q_b, k_base, v_base, k_desc, k_b_desc, v_desc,
+                               stride_kn, stride_kd, stride_vn, stride_vd,
+                               offs_m, mid_hi, stop, S_kv, lo_off, hi_off, qk_scale_log2,
+                               BLOCK_N, D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
                                DOT_PRECISION, WIDE, TMA)
 
     # A row that kept no key: O = 0 and stats = -inf (the oracle's convention).
