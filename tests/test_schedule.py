@@ -94,3 +94,15 @@ def test_memory_gate_stops_waiting_when_the_run_is_stopped_and_refuses_the_impos
         gate.reserve(101)
     with pytest.raises(ValueError, match="must be positive"):
         MemoryGate(0)
+
+
+def test_isolated_run_on_two_workers_records_when_and_where_each_case_ran_and_the_phase_times():
+    from sdpa_bwd.runner import run_isolated
+
+    cases = [Case(f"t{i}", S_q=8 + 8 * (i % 3), D_qk=16, seed=i) for i in range(6)]
+    timing = {}
+    results = run_isolated("reference", cases, workers=2, progress=False, memory_limit=1 << 30, timing=timing)
+    assert [r.case_id for r in results] == [c.id for c in cases]
+    assert all(r.verdict == "passed" for r in results)
+    assert {r.worker for r in results} <= {0, 1} and all(r.started >= 0 for r in results)
+    assert timing["cases_s"] > 0 and 0 < timing["memory_peak_bytes"] <= 1 << 30

@@ -102,12 +102,13 @@ def cmd_run(args) -> int:
         skips = claims_mod.load_skips(args.skips, arch) if args.skips else None
     results = []
     done: list = []  # every finished case, so a run stopped by SIGTERM still leaves its report
+    phases: dict = {}  # engine -> wall seconds of its cases and replays (isolated runner)
     interrupted = None
     import signal
 
     previous_handler = signal.signal(signal.SIGTERM, _stop_on_sigterm)
     try:
-        _run_engines(args, cases, source, skips, arch, results, done, console)
+        _run_engines(args, cases, source, skips, arch, results, done, console, phases)
     except (_Stopped, KeyboardInterrupt) as exc:
         interrupted = (f"stopped ({exc or 'interrupt'}) after {len(done)} of "
                        f"{len(cases) * len(args.engine or ['triton'])} cases; the report holds those")
@@ -119,7 +120,7 @@ def cmd_run(args) -> int:
     if skips:
         for line in skips.stale(cases, results):
             console.print(f"[yellow]stale skip entry[/] {line}")
-    extra = {"argv": sys.argv[1:], "shard": args.shard, "reruns": args.reruns}
+    extra = {"argv": sys.argv[1:], "shard": args.shard, "reruns": args.reruns, "phases": phases}
     if interrupted:
         extra["interrupted"] = interrupted
     if args.json:
@@ -135,7 +136,7 @@ def cmd_run(args) -> int:
     return 1 if any(r.failing for r in results) else 0
 
 
-def _run_engines(args, cases, source, skips, arch, results, done, console) -> None:
+def _run_engines(args, cases, source, skips, arch, results, done, console, phases) -> None:
     from . import claims as claims_mod
     from .engines import get_engine
     from .runner import run_cases, run_isolated
@@ -148,6 +149,7 @@ def _run_engines(args, cases, source, skips, arch, results, done, console) -> No
         skip_now.update(_over_memory(cases, memory_limit))
         console.print(f"[bold]{name}[/] on {engine.device()}: {len(cases)} cases, {args.reruns} run(s) each"
                       + ("" if args.in_process else f", {args.workers} worker process(es)"))
+        timing: dict = {}
         if args.in_process:
             engine_results = run_cases(engine, cases, source=source, progress=not args.no_progress,
                                        reruns=args.reruns, skip=skip_now, on_result=done.append)
@@ -157,7 +159,10 @@ def _run_engines(args, cases, source, skips, arch, results, done, console) -> No
                                           replay_limit=args.replay_limit, controls=not args.no_controls,
                                           progress=not args.no_progress, skip=skip_now, on_result=done.append,
                                           memory_limit=memory_limit,
-                                          machine="gpu" if engine.device() == "cuda" else "cpu")
+                                          machine="gpu" if engine.device() == "cuda" else "cpu", timing=timing)
+            phases[name] = timing
+            console.print(f"{name}: cases {timing.get('cases_s', 0):.1f} s"
+                          + (f", replays {timing['replays_s']:.1f} s" if "replays_s" in timing else ""))
         if skips:
             skips.apply(name, engine_results)
         if args.enforce_claims:

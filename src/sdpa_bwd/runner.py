@@ -79,6 +79,8 @@ class CaseResult:
     fault: Optional[dict] = None                         # how the worker died: exit code/signal, stderr tail
     skip_reason: Optional[str] = None                    # a skip-list entry matched (known defect)
     tolerance_classes: dict = field(default_factory=dict)  # tensor -> tolerance class name (sdpa_bwd.tolerance)
+    started: Optional[float] = None                      # isolated runner: seconds after the run began
+    worker: Optional[int] = None                         # isolated runner: which worker slot ran it
     claim_broken: Optional[str] = None                   # a claims file says this case passes
 
     @property
@@ -113,7 +115,7 @@ class CaseResult:
                 "runs": self.runs, "rerun_changed": self.rerun_changed, "previous_case": self.previous_case,
                 "replay": self.replay, "layout_control": self.layout_control, "fault": self.fault,
                 "skip_reason": self.skip_reason, "claim_broken": self.claim_broken,
-                "tolerance_classes": self.tolerance_classes}
+                "tolerance_classes": self.tolerance_classes, "started": self.started, "worker": self.worker}
 
     def brief(self) -> dict:
         """The few fields a replay or a control reports about itself."""
@@ -139,10 +141,13 @@ class OracleReferences:
 def oracle_references(problem, t) -> OracleReferences:
     attrs = dict(scale=problem.effective_scale, left_bound=problem.left_bound,
                  right_bound=problem.right_bound, alignment=problem.alignment)
-    return OracleReferences(
-        oracle.backward(t.q, t.k, t.v, t.o, t.do, t.stats, **attrs),
-        oracle.backward(t.q, t.k, t.v, t.o, t.do, t.stats, compute_dtype=TORCH_DTYPE[problem.dtype], **attrs),
-        oracle.gradient_magnitudes(t.q, t.k, t.v, t.o, t.do, t.stats, **attrs))
+    # Smallest result first: the magnitudes are floats, the same-dtype reference is in the inputs'
+    # dtype, the float64 gradients last, so no float64 result is held while another oracle call
+    # peaks (a 2^31-element case: ~100 GiB in this order, ~130 the other way round).
+    magnitudes = oracle.gradient_magnitudes(t.q, t.k, t.v, t.o, t.do, t.stats, **attrs)
+    same_dtype = oracle.backward(t.q, t.k, t.v, t.o, t.do, t.stats, compute_dtype=TORCH_DTYPE[problem.dtype], **attrs)
+    want = oracle.backward(t.q, t.k, t.v, t.o, t.do, t.stats, **attrs)
+    return OracleReferences(want, same_dtype, magnitudes)
 
 
 def judge_backward(problem, case: Case, t, side: dict, refs: OracleReferences) -> dict[str, TensorCheck]:
@@ -424,7 +429,8 @@ def _case_costs(cases: Sequence[Case], machine: str) -> tuple[list[float], list[
 def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = None, reruns: int = 2,
                  timeout: float = 300.0, workers: int = 1, replay: bool = True, replay_limit: int = 20,
                  controls: bool = True, progress: bool = True, skip: Optional[dict] = None,
-                 on_result=None, memory_limit: Optional[int] = None, machine: str = "cpu") -> list[CaseResult]:
+                 on_result=None, memory_limit: Optional[int] = None, machine: str = "cpu",
+                 timing: Optional[dict] = None) -> list[CaseResult]:
     """Run ``cases`` against the engine named ``engine`` in worker processes.
 
     Cases go to ``workers`` processes in contiguous chunks of about equal
@@ -438,6 +444,7 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     Then every failing case (up to ``replay_limit``) runs again alone in a
     fresh process, and, if it is not stored packed, so does its packed-BHSD
     control. ``skip`` maps case ids to reasons for cases not to run at all.
+    ``timing``, a dict, receives the wall seconds of the phases (``cases_s``, ``replays_s``).
     Results come back in the order of ``cases``; a run stopped by SIGTERM or
     ^C kills its workers and leaves the cases in flight without a result (not
     run, rather than a fault the engine did not cause).
@@ -445,11 +452,15 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     from concurrent.futures import ThreadPoolExecutor
 
     from .schedule import MemoryGate, chunks, dispatch_order
-    from .worker import Worker
+    from .worker import WORKER_THREADS_ENV, Worker
 
     workers = max(1, min(workers, len(cases) or 1))
-    envs = _gpu_env(workers)
+    # torch's CPU threads: a share of the cores each, not every core in every worker (16 workers x 16
+    # threads on 16 cores thrash on the host-side work of each case)
+    threads = str(max(1, (os.cpu_count() or 1) // workers))
+    envs = [{**e, WORKER_THREADS_ENV: threads} for e in _gpu_env(workers)]
     skip = skip or {}
+    t0 = time.perf_counter()
     results: list[Optional[CaseResult]] = [None] * len(cases)
     seconds, needs = _case_costs(cases, machine)
     parts = chunks(cases, workers, seconds)
@@ -477,7 +488,7 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
 
     stop = threading.Event()  # set when the caller is interrupted: threads end after their current case
 
-    def run_one(w: Worker, gate: Optional[MemoryGate], i: int) -> None:
+    def run_one(w: Worker, gate: Optional[MemoryGate], i: int, slot: int) -> None:
         case = cases[i]
         if case.id in skip:
             done(i, skipped_result(engine, case, skip[case.id], source))
@@ -485,8 +496,10 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
         need = min(needs[i], gate.limit) if gate else 0
         if gate and not gate.reserve(need, stop):
             return
+        started = time.perf_counter() - t0
         try:
             r = w.run(engine, case, source=source, reruns=reruns)
+            r.started, r.worker = round(started, 3), slot
         finally:
             if gate:
                 gate.release(need)
@@ -507,7 +520,7 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
                     for i in range(chunk.start, chunk.stop):
                         if stop.is_set():
                             return
-                        run_one(w, gate, i)
+                        run_one(w, gate, i, part)
             finally:
                 with lock:
                     live.discard(w)
@@ -530,6 +543,10 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     finally:
         if bar is not None:
             bar.stop()
+        if timing is not None:
+            timing["cases_s"] = round(time.perf_counter() - t0, 3)
+        if gates and timing is not None:
+            timing["memory_peak_bytes"] = max(g.peak for g in gates.values())
 
     if replay:
         suspects = [i for i, r in enumerate(results)
@@ -574,11 +591,14 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
                 if gate:
                     gate.release(need)
 
+        replays_t0 = time.perf_counter()
         try:
             in_threads(replay_one, enumerate(suspects[:replay_limit]))
         finally:  # the replays closed their own workers; the spares are left
             for w in spares.values():
                 w.close()
+            if timing is not None:
+                timing["replays_s"] = round(time.perf_counter() - replays_t0, 3)
     return results  # type: ignore[return-value]
 
 

@@ -41,6 +41,7 @@ from typing import Mapping, Optional
 
 IMPORTS_ENV = "SDPA_BWD_ENGINE_IMPORTS"
 RUNNER_PID_ENV = "SDPA_BWD_RUNNER_PID"
+WORKER_THREADS_ENV = "SDPA_BWD_WORKER_THREADS"   # torch CPU threads of a worker (the runner's share of the cores)
 CACHE_KEEP_BYTES = 1 << 30   # a worker returns cached CUDA memory above this after each case
 DEFAULT_TIMEOUT_S = 300.0    # per case: a Triton JIT compile on a cold cache takes tens of seconds
 STARTUP_TIMEOUT_S = 120.0
@@ -107,8 +108,13 @@ def _context_poisoned(device: str) -> Optional[str]:
 
 
 def serve(proto_in, proto_out) -> int:
+    import torch
+
     from .engines import get_engine
     from .runner import run_case
+
+    if os.environ.get(WORKER_THREADS_ENV):
+        torch.set_num_threads(int(os.environ[WORKER_THREADS_ENV]))
 
     import_engine_modules()
     _send(proto_out, {"ready": os.getpid()})
