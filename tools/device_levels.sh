@@ -1,33 +1,33 @@
 #!/usr/bin/env bash
-# Issue 5's measurement on one device call: an engine over the full level with a cold cache
-# (Triton / Inductor compile everything the plan needs, capped at COLD_CAP_S), then every level
-# again warm, each timed on its own (levels are cumulative: full holds all 585 cases).
-# Usage: ENGINE=triton WORKERS=16 COLD_CAP_S=330 DEADLINE_S=540 bash tools/device_levels.sh "$OUT"
+# Issue 5's measurement in one device call: an engine over plan levels, each run timed on its own.
+# RUNS is a list of level:tag:workers[:cap_s]; a run gets cap_s seconds or what is left of
+# DEADLINE_S. Levels are cumulative (full holds all 585 cases), so "full:cold" compiles what the
+# plan needs and "full:warm" right after is the warm figure.
+# Usage: ENGINE=triton RUNS="full:cold:16:330 full:warm:16 quick:warm:4" DEADLINE_S=540 \
+#          bash tools/device_levels.sh "$OUT"
 # Writes into $OUT as it goes (a call stopped by the device's limit keeps what finished):
-# <engine>-full-cold.json, <engine>-<level>-warm.json, timings.tsv, log.txt.
+# <engine>-<level>-<tag>.json and .txt, timings.tsv, log.txt.
 set -u
 out=${1:-/tmp/out}; mkdir -p "$out"
 export PYTHONPATH=${SRC:-src} PYTHONUNBUFFERED=1 COLUMNS=160
-engine=${ENGINE:-triton}; workers=${WORKERS:-16}; deadline=${DEADLINE_S:-540}
-levels=${LEVELS:-"full quick standard nightly"}
+engine=${ENGINE:-triton}; deadline=${DEADLINE_S:-540}
+runs=${RUNS:-"full:cold:16:330 full:warm:16 quick:warm:4 standard:warm:8 nightly:warm:16"}
 left() { echo $(( deadline - SECONDS > 5 ? deadline - SECONDS : 5 )); }
-timed_run() {  # name cap level: one run, its wall time appended to timings.tsv
-  local name=$1 cap=$2 level=$3 t0 t1 code
-  t0=$EPOCHREALTIME
-  timeout -k 10 "$cap" python3 -m sdpa_bwd.cli run --no-progress --engine "$engine" --level "$level" \
-    --workers "$workers" --replay-limit "${REPLAY_LIMIT:-8}" --json "$out/$engine-$name.json" \
-    > "$out/$engine-$name.txt" 2>&1
-  code=$?; t1=$EPOCHREALTIME
-  printf '%s\t%s\t%s\t%.1f\t%s\n' "$engine" "$name" "$workers" "$(awk "BEGIN{print $t1 - $t0}")" "$code" >> "$out/timings.tsv"
-  echo "$engine $name: exit $code, $(awk "BEGIN{printf \"%.1f\", $t1 - $t0}") s: $(grep -E 'passed|stopped' "$out/$engine-$name.txt" | tail -n 3 | tr '\n' ' ')"
-}
+[ -f "$out/timings.tsv" ] || printf 'engine\trun\tworkers\twall_s\texit\n' > "$out/timings.tsv"
 {
   nvidia-smi -L; python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
-  printf 'engine\trun\tworkers\twall_s\texit\n' > "$out/timings.tsv"
-  if [ "${COLD_CAP_S:-330}" -gt 0 ]; then timed_run full-cold "${COLD_CAP_S:-330}" full; fi
-  for level in $levels; do
-    [ "$(left)" -gt 20 ] || { echo "no time left for $level warm"; break; }
-    timed_run "$level-warm" "$(left)" "$level"
+  for item in $runs; do
+    IFS=: read -r level tag workers cap <<< "$item"
+    cap=${cap:-$(left)}; [ "$cap" -le "$(left)" ] || cap=$(left)
+    [ "$cap" -gt 20 ] || { echo "no time left for $level $tag"; break; }
+    name="$level-$tag"; t0=$EPOCHREALTIME
+    timeout -k 10 "$cap" python3 -m sdpa_bwd.cli run --no-progress --engine "$engine" --level "$level" \
+      --workers "$workers" --replay-limit "${REPLAY_LIMIT:-8}" --json "$out/$engine-$name.json" \
+      > "$out/$engine-$name.txt" 2>&1
+    code=$?; t1=$EPOCHREALTIME
+    wall=$(awk "BEGIN{printf \"%.1f\", $t1 - $t0}")
+    printf '%s\t%s\t%s\t%s\t%s\n' "$engine" "$name" "$workers" "$wall" "$code" >> "$out/timings.tsv"
+    echo "$engine $name ($workers workers): exit $code, $wall s: $(grep -E '^[0-9]+ (passed|failed|error)|stopped|cases .* s' "$out/$engine-$name.txt" | tail -n 3 | tr '\n' ' ')"
   done
   cat "$out/timings.tsv"
-} 2>&1 | tee "$out/log.txt"
+} 2>&1 | tee -a "$out/log.txt"
