@@ -54,29 +54,47 @@ def test_chunks_need_one_estimate_per_case():
         chunks(_cases([8, 8, 8]), 2, [1.0, 1.0])
 
 
-def test_memory_gate_lets_a_large_request_wait_and_later_small_ones_queue_behind_it():
-    gate = MemoryGate(100)
-    assert gate.reserve(30)                      # a small case is running
-    order = []
-
-    def take(name, n, hold):
-        assert gate.reserve(n)
+def _taker(gate, order, name, n, hold, stop=None):
+    def run():
+        assert gate.reserve(n, stop)
         order.append(name)
         time.sleep(hold)
         gate.release(n)
+    t = threading.Thread(target=run)
+    t.start()
+    return t
 
-    big = threading.Thread(target=take, args=("big", 90, 0.05))
-    big.start()
-    time.sleep(0.1)                              # big is now waiting for the 30 to be released
-    small = threading.Thread(target=take, args=("small", 10, 0.0))
-    small.start()
+
+def test_small_cases_go_past_a_large_one_waiting_for_memory_they_do_not_need():
+    gate = MemoryGate(100, slots=2)           # small: up to 100 // 8 = 12
+    assert gate.reserve(70)                   # a large case is running
+    order = []
+    big = _taker(gate, order, "big", 40, 0.0)  # needs 40, 30 free: waits
     time.sleep(0.1)
-    assert order == []                           # small fits beside the 30 but waits behind big
-    gate.release(30)
-    big.join(5)
+    small = _taker(gate, order, "small", 10, 0.0)
     small.join(5)
-    assert order == ["big", "small"]
-    assert gate.reserved == 0 and gate.peak == 100   # small then fitted beside big: never past the limit
+    assert order == ["small"]                 # went although big queued first
+    gate.release(70)
+    big.join(5)
+    assert order == ["small", "big"] and gate.reserved == 0 and gate.peak <= 100
+
+
+def test_large_requests_queue_in_order_and_the_largest_drains_the_device():
+    gate = MemoryGate(100, slots=1)           # small: up to 25
+    assert gate.reserve(20)                   # a small case is running
+    order = []
+    huge = _taker(gate, order, "huge", 90, 0.05)   # more than 3/4: drains when at the head
+    time.sleep(0.1)
+    mid = _taker(gate, order, "mid", 30, 0.0)      # large, queued behind huge
+    small = _taker(gate, order, "small", 5, 0.0)   # fits now, but the device is draining
+    time.sleep(0.1)
+    assert order == []
+    gate.release(20)
+    for t in (huge, mid, small):
+        t.join(5)
+    assert order[0] == "huge" and set(order) == {"huge", "mid", "small"}
+    assert order.index("mid") > order.index("huge")
+    assert gate.reserved == 0 and gate.peak <= 100
 
 
 def test_memory_gate_stops_waiting_when_the_run_is_stopped_and_refuses_the_impossible():

@@ -79,6 +79,7 @@ class CaseResult:
     fault: Optional[dict] = None                         # how the worker died: exit code/signal, stderr tail
     skip_reason: Optional[str] = None                    # a skip-list entry matched (known defect)
     tolerance_classes: dict = field(default_factory=dict)  # tensor -> tolerance class name (sdpa_bwd.tolerance)
+    phases: dict = field(default_factory=dict)           # seconds of materialize, oracle, engine, judge, reruns, forward
     started: Optional[float] = None                      # isolated runner: seconds after the run began
     worker: Optional[int] = None                         # isolated runner: which worker slot ran it
     claim_broken: Optional[str] = None                   # a claims file says this case passes
@@ -115,7 +116,8 @@ class CaseResult:
                 "runs": self.runs, "rerun_changed": self.rerun_changed, "previous_case": self.previous_case,
                 "replay": self.replay, "layout_control": self.layout_control, "fault": self.fault,
                 "skip_reason": self.skip_reason, "claim_broken": self.claim_broken,
-                "tolerance_classes": self.tolerance_classes, "started": self.started, "worker": self.worker}
+                "tolerance_classes": self.tolerance_classes, "phases": self.phases, "started": self.started,
+                "worker": self.worker}
 
     def brief(self) -> dict:
         """The few fields a replay or a control reports about itself."""
@@ -235,22 +237,28 @@ def _run_checks(engine: Engine, case: Case, problem, result: CaseResult, reruns:
     device = engine.device()
     attrs = dict(scale=problem.effective_scale, left_bound=problem.left_bound,
                  right_bound=problem.right_bound, alignment=problem.alignment)
+    clock = _PhaseClock(device, result.phases)
     m = materialize(problem, seed=case.seed, device=device)
     t = m.tensors
+    clock.lap("materialize")
     refs = oracle_references(problem, t)
     before = snapshot_inputs(m)
+    clock.lap("oracle")
     side = engine.backward(problem, t) or {}
-    _sync(device)
+    clock.lap("engine")
     result.runs = 1
     guard = check_outputs(m, before)
     messages = guard_messages(guard)
     result.checks.update(judge_backward(problem, case, t, side, refs))
     for name in OUTPUTS:
         result.tolerance_classes[name] = tolerance_class(problem, name, case.tolerance_class).name
+    clock.lap("judge")
     if reruns > 1:  # after the first run's outputs were judged: a rerun overwrites them
         messages += _rerun(engine, problem, m, before, side, result, reruns)
+        clock.lap("reruns")
     if engine.capabilities.forward:
         messages += _check_forward(engine, case, problem, result, attrs)
+        clock.lap("forward")
     result.guard = {"written_outside": guard.written_outside, "unwritten": guard.unwritten,
                     "inputs_modified": guard.inputs_modified}
     failing = [c.summary() for c in result.checks.values() if not c.passed]
@@ -263,6 +271,22 @@ def _run_checks(engine: Engine, case: Case, problem, result: CaseResult, reruns:
             result.verdict = "nondeterministic"
         failing.append(note)
     result.message = "; ".join(messages + failing)
+
+
+class _PhaseClock:
+    """Wall seconds of a case's phases (GPU work included: each lap synchronises the device), so a
+    slow case says whether its time went to the oracle, the engine (a compile, on a cold cache) or
+    the judging."""
+
+    def __init__(self, device: str, into: dict):
+        self.device, self.into = device, into
+        self.last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        _sync(self.device)
+        now = time.perf_counter()
+        self.into[name] = round(now - self.last, 4)
+        self.last = now
 
 
 def _rerun(engine, problem, m, before, side, result: CaseResult, reruns: int) -> list[str]:
@@ -465,7 +489,8 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     seconds, needs = _case_costs(cases, machine)
     parts = chunks(cases, workers, seconds)
     todo = deque(dispatch_order(parts) if workers > 1 else parts)  # one worker: the plan's order
-    gates = {key: MemoryGate(memory_limit) for key in {e.get("CUDA_VISIBLE_DEVICES") for e in envs}} \
+    devices = [e.get("CUDA_VISIBLE_DEVICES") for e in envs]
+    gates = {key: MemoryGate(memory_limit, slots=devices.count(key)) for key in set(devices)} \
         if memory_limit else {}
     lock = threading.Lock()
     live: set = set()   # workers running now: killed when the run is stopped

@@ -15,8 +15,8 @@ is the count of cases:
 * **Memory is per device, not per worker.** Workers that share a GPU share its
   memory. Dividing the limit by the worker count refused the 2^31-element cases
   outright; ``MemoryGate`` instead lets a case wait until the memory it needs
-  is free, first come first served, so a large case is not starved by a stream
-  of small ones.
+  is free: small cases go when they fit, large ones queue in order and the
+  largest drain the device rather than be starved by a stream of small ones.
 
 ``chunks`` cuts the cases into contiguous chunks of about equal estimated cost,
 and ``dispatch_order`` hands out the costliest first (longest-processing-time
@@ -83,41 +83,69 @@ def dispatch_order(parts: Sequence[Chunk]) -> list[Chunk]:
 class MemoryGate:
     """Reservations of one device's memory by the workers sharing it.
 
-    ``reserve(n)`` blocks until ``n`` bytes fit beside what is reserved, in the
-    order the requests came (a large case waits for the device to drain, and
-    later small ones wait behind it rather than starving it). A request larger
-    than the whole limit is the caller's bug: such cases are skipped before the
-    run with the reason.
+    ``reserve(n)`` blocks until ``n`` bytes fit beside what is reserved. Two kinds
+    of request, so that neither a large case nor the many small ones wait for
+    nothing:
+
+    * **small** ones (at most ``limit / (4 * slots)``, ``slots`` being the workers
+      sharing the device) go as soon as they fit. Together they can never hold
+      more than a quarter of the device, so they cannot keep out a large case
+      that fits in the other three quarters;
+    * **large** ones queue in arrival order among themselves. A large request at
+      the head of the queue that needs more than three quarters of the device
+      drains it: small ones wait too until it has started, so it is not starved.
+
+    Device run 11 (one H200, 16 workers) showed why small ones must not queue
+    behind large ones: a 41 GiB case waiting for a 98 GiB one to finish held up
+    every small case behind it for 50 s while 13 GiB stood free.
+    A request larger than the whole limit is the caller's bug: such cases are
+    skipped before the run with the reason.
     """
 
-    def __init__(self, limit: int):
+    def __init__(self, limit: int, slots: int = 1):
         if limit <= 0:
             raise ValueError(f"memory gate limit {limit} bytes: must be positive")
         self.limit = limit
+        self.small = limit // (4 * max(1, slots))
         self.reserved = 0
         self.peak = 0
         self._cond = threading.Condition()
         self._queue: deque = deque()
+        self._draining = False
 
     def reserve(self, n: int, stop: Optional[threading.Event] = None) -> bool:
         """Wait until ``n`` bytes are free and take them; False (nothing taken) if ``stop`` is set meanwhile."""
         if n > self.limit:
             raise ValueError(f"a case needs {n} bytes, over the gate's whole limit of {self.limit}: "
                              "skip it before the run (cli._over_memory does)")
-        ticket = object()
         with self._cond:
+            if n <= self.small:
+                while self._draining or self.reserved + n > self.limit:
+                    if stop is not None and stop.is_set():
+                        return False
+                    self._cond.wait(0.2)
+                self._take(n)
+                return True
+            ticket = object()
             self._queue.append(ticket)
             try:
                 while self._queue[0] is not ticket or self.reserved + n > self.limit:
                     if stop is not None and stop.is_set():
                         return False
+                    if self._queue[0] is ticket and n > self.limit - self.limit // 4:
+                        self._draining = True
                     self._cond.wait(0.2)
-                self.reserved += n
-                self.peak = max(self.peak, self.reserved)
+                self._take(n)
                 return True
             finally:
+                if self._queue[0] is ticket:
+                    self._draining = False
                 self._queue.remove(ticket)
                 self._cond.notify_all()
+
+    def _take(self, n: int) -> None:
+        self.reserved += n
+        self.peak = max(self.peak, self.reserved)
 
     def release(self, n: int) -> None:
         with self._cond:
