@@ -97,7 +97,13 @@ def content(report: dict) -> list[dict]:
 
 
 def load_report(path) -> dict:
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    """A run report from ``path``; ``.gz`` reports (as docs/data keeps them) are read as they are."""
+    raw = Path(path).read_bytes()
+    if str(path).endswith(".gz"):
+        import gzip
+
+        raw = gzip.decompress(raw)
+    data = json.loads(raw.decode("utf-8"))
     if not (isinstance(data, dict) and data.get("schema") == SCHEMA):
         raise ValueError(f"{path}: not a run report (want schema {SCHEMA!r}; sdpa-bwd run --json writes one)")
     return data

@@ -482,7 +482,10 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     # torch's CPU threads: a share of the cores each, not every core in every worker (16 workers x 16
     # threads on 16 cores thrash on the host-side work of each case)
     threads = str(max(1, (os.cpu_count() or 1) // workers))
-    envs = [{**e, WORKER_THREADS_ENV: threads} for e in _gpu_env(workers)]
+    # expandable segments: a 2^31-element case's float64 judging otherwise fails on fragmentation
+    # (device run 12: 16 GiB reserved but unallocated when a 16 GiB request failed)
+    alloc = {} if "PYTORCH_CUDA_ALLOC_CONF" in os.environ else {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
+    envs = [{**e, **alloc, WORKER_THREADS_ENV: threads} for e in _gpu_env(workers)]
     skip = skip or {}
     t0 = time.perf_counter()
     results: list[Optional[CaseResult]] = [None] * len(cases)
