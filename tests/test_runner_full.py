@@ -177,3 +177,14 @@ def test_pytest_plugin_collects_a_plan_level(pytester):
     result = pytester.runpytest_subprocess("--sdpa-bwd-engine", "reference", "--sdpa-bwd-level", "quick",
                                            "--collect-only", "-q")
     result.stdout.fnmatch_lines([f"*::{ids[0]}", f"*::{ids[-1]}", f"{len(ids)} tests collected*"])
+
+
+def test_reports_kept_gzipped_load_like_plain_ones(tmp_path):
+    """docs/data keeps device reports as .json.gz; matrix, merge and claims read them as they are."""
+    import gzip
+    import json
+
+    rep = {"schema": "sdpa-bwd.run/1", "results": [{"engine": "e", "case": "a", "verdict": "passed"}]}
+    (tmp_path / "r.json").write_text(json.dumps(rep))
+    (tmp_path / "r.json.gz").write_bytes(gzip.compress(json.dumps(rep).encode()))
+    assert load_report(tmp_path / "r.json.gz") == load_report(tmp_path / "r.json") == rep
