@@ -81,6 +81,23 @@ def test_order_dependent_failure_names_the_case_before_it_and_layout_control_bla
     assert padded.layout_control["conclusion"].startswith("the layout's")
 
 
+def test_replays_go_to_the_plans_first_failures_on_any_worker_count(fault_engines):
+    """Replays start beside the workers as failures appear (run_isolated), yet which failures get one
+    does not depend on that timing: the first --replay-limit of them in the plan's order."""
+    cases = [Case(f"p{i}", B=1, H_q=2, S_q=9 + (i % 3), D_qk=16, seed=i,
+                  storage={"dq": Storage("bhsd", pad={"s": 2})} if i % 2 else ()) for i in range(8)]
+    failing = [c.id for c in cases if c.storage]           # p1, p3, p5, p7 break on padded rows
+    for workers in (1, 3):
+        timing = {}
+        results = {r.case_id: r for r in run_isolated("test-breaks-padded", cases, progress=False, workers=workers,
+                                                      replay_limit=2, timing=timing)}
+        assert [i for i in failing if results[i].replay and "verdict" in results[i].replay] == failing[:2]
+        assert all(results[i].replay == {"skipped": "over --replay-limit 2"} for i in failing[2:])
+        assert all(results[i].layout_control["verdict"] == "passed" for i in failing[:2])
+        assert all(results[c.id].replay is None for c in cases if c.id not in failing)
+        assert "replays_s" in timing
+
+
 def test_packed_control_keeps_values_and_drops_storage():
     c = BUILTIN_CASES[3]  # padded-rows
     p = packed_control(c)

@@ -31,6 +31,7 @@ alone, packed-layout controls, several workers at once.
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 import threading
@@ -516,6 +517,57 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
 
     stop = threading.Event()  # set when the caller is interrupted: threads end after their current case
 
+    # Replays of failing cases alone in fresh processes start as soon as a failure is found, on
+    # up to two threads beside the workers, instead of after the last case (a serial tail of
+    # process starts). Each replays a copy of the result; the chosen copies replace the results.
+    replays: dict = {}  # case index -> Future of its replayed copy (None if the run was stopped)
+    replayer = ThreadPoolExecutor(max(1, min(2, workers)), thread_name_prefix="sdpa-bwd-replay") \
+        if replay else None
+    spares: dict[int, Worker] = {}  # per replay thread: its next process, already starting
+
+    def spawned(env) -> Worker:
+        w = Worker(env=env, timeout=timeout)
+        w.spawn()
+        return w
+
+    def fresh_worker(env) -> Worker:
+        me = threading.get_ident()
+        with lock:
+            w = spares.pop(me, None)
+        if w is None or w.env != env:
+            if w is not None:
+                w.close()
+            w = spawned(env)
+        spare = spawned(env)
+        with lock:
+            spares[me] = spare
+        return w
+
+    def replay_one(slot: int, i: int, result: CaseResult) -> Optional[CaseResult]:
+        env = envs[slot % len(envs)]
+        gate = gates.get(env.get("CUDA_VISIBLE_DEVICES"))
+        need = min(needs[i], gate.limit) if gate else 0
+        if stop.is_set() or (gate and not gate.reserve(need, stop)):
+            return None
+        w = fresh_worker(env)
+        with lock:
+            live.add(w)
+        try:
+            _replay(engine, cases[i], result, source=source, reruns=reruns, controls=controls, worker=w)
+        finally:
+            with lock:
+                live.discard(w)
+            if gate:
+                gate.release(need)
+        return None if stop.is_set() else result
+
+    def replay_early(i: int, r: CaseResult, slot: int) -> None:
+        if replayer is None or not _replay_suspect(r):
+            return
+        with lock:
+            if len(replays) < replay_limit and not stop.is_set():
+                replays[i] = replayer.submit(replay_one, slot, i, copy.copy(r))
+
     def run_one(w: Worker, gate: Optional[MemoryGate], i: int, slot: int) -> None:
         case = cases[i]
         if case.id in skip:
@@ -533,6 +585,7 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
                 gate.release(need)
         if not stop.is_set():  # a case in flight when the run was stopped: its worker was killed, no verdict
             done(i, r)
+            replay_early(i, r, slot)
 
     def run_part(part: int) -> None:
         gate = gates.get(envs[part].get("CUDA_VISIBLE_DEVICES"))
@@ -563,6 +616,8 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
                 for w in list(live):
                     w.kill()
             pool.shutdown(wait=False, cancel_futures=True)
+            if replayer is not None:
+                replayer.shutdown(wait=False, cancel_futures=True)
             raise
         pool.shutdown()
 
@@ -577,57 +632,43 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
             timing["memory_peak_bytes"] = max(g.peak for g in gates.values())
 
     if replay:
-        suspects = [i for i, r in enumerate(results)
-                    if r.failing and r.purpose != "probe" and r.verdict != "invalid-case"]
+        # Deterministic choice: the first ``replay_limit`` failing cases in the plan's order.
+        # Those already replayed during the case phase keep their replay; the rest run now;
+        # replays of later failures that started early are waited for and dropped.
+        suspects = [i for i, r in enumerate(results) if r is not None and _replay_suspect(r)]
+        chosen = suspects[:replay_limit]
         for i in suspects[replay_limit:]:
             results[i].replay = {"skipped": f"over --replay-limit {replay_limit}"}
-
-        # Each replay needs a fresh process; a thread spawns its next one while this one runs,
-        # so the torch import and engine start-up overlap the replay before.
-        spares: dict[int, Worker] = {}  # per replay thread: its next process, already starting
-
-        def spawned(env) -> Worker:
-            w = Worker(env=env, timeout=timeout)
-            w.spawn()
-            return w
-
-        def fresh_worker(env) -> Worker:
-            me = threading.get_ident()
-            w = spares.pop(me, None)
-            if w is None or w.env != env:
-                if w is not None:
-                    w.close()
-                w = spawned(env)
-            spares[me] = spawned(env)
-            return w
-
-        def replay_one(job: tuple[int, int]) -> None:
-            n, i = job
-            env = envs[n % len(envs)]
-            gate = gates.get(env.get("CUDA_VISIBLE_DEVICES"))
-            need = min(needs[i], gate.limit) if gate else 0
-            if stop.is_set() or (gate and not gate.reserve(need, stop)):
-                return
-            w = fresh_worker(env)
-            with lock:
-                live.add(w)
-            try:
-                _replay(engine, cases[i], results[i], source=source, reruns=reruns, controls=controls, worker=w)
-            finally:
-                with lock:
-                    live.discard(w)
-                if gate:
-                    gate.release(need)
-
         replays_t0 = time.perf_counter()
         try:
-            in_threads(replay_one, enumerate(suspects[:replay_limit]))
-        finally:  # the replays closed their own workers; the spares are left
-            for w in spares.values():
-                w.close()
+            with lock:
+                for i in chosen:
+                    if i not in replays:
+                        replays[i] = replayer.submit(replay_one, i % len(envs), i, copy.copy(results[i]))
+            for i, future in list(replays.items()):
+                replayed = future.result()
+                if i in chosen and replayed is not None:
+                    results[i] = replayed
+        except BaseException:  # SIGTERM or ^C while waiting for replays
+            stop.set()
+            with lock:
+                for w in list(live):
+                    w.kill()
+            replayer.shutdown(wait=False, cancel_futures=True)
+            raise
+        finally:
             if timing is not None:
                 timing["replays_s"] = round(time.perf_counter() - replays_t0, 3)
+    if replayer is not None:
+        replayer.shutdown()
+        for w in spares.values():  # the replays closed their own workers; the spares are left
+            w.close()
     return results  # type: ignore[return-value]
+
+
+def _replay_suspect(r: CaseResult) -> bool:
+    """Is this result's case replayed alone (and its packed control run)?"""
+    return r.failing and r.purpose != "probe" and r.verdict != "invalid-case"
 
 
 def _replay(engine: str, case: Case, result: CaseResult, *, source, reruns, controls, worker) -> None:
