@@ -165,3 +165,17 @@ def test_cli_unknown_case_says_what_to_do():
 
     with pytest.raises(SystemExit, match="no case with id nope"):
         main(["run", "--case", "nope"])
+
+
+def test_a_result_says_where_its_time_went():
+    """phases: wall seconds of materialize, oracle, engine, judge, reruns (and forward for engines
+    with one), summing to no more than the case's own seconds."""
+    from sdpa_bwd.cases import Case
+    from sdpa_bwd.engines import get_engine
+    from sdpa_bwd.runner import run_case
+
+    r = run_case(get_engine("reference"), Case("timed", S_q=19, D_qk=16, seed=3), reruns=2)
+    assert r.verdict == "passed"
+    assert {"materialize", "oracle", "engine", "judge", "reruns"} <= set(r.phases)
+    assert all(v >= 0 for v in r.phases.values()) and sum(r.phases.values()) <= r.seconds + 1e-3
+    assert r.to_dict()["phases"] == r.phases
