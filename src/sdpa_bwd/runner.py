@@ -466,9 +466,10 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     worker i runs on GPU i mod n. ``memory_limit`` (bytes, per device) gates
     the cases: a case waits until the memory the cost model says it needs is
     free on its device (``machine``: whose rates estimate the seconds).
-    Then every failing case (up to ``replay_limit``) runs again alone in a
-    fresh process, and, if it is not stored packed, so does its packed-BHSD
-    control. ``skip`` maps case ids to reasons for cases not to run at all.
+    Every failing case (up to ``replay_limit``, the first in the plan's order)
+    runs again alone in a fresh process, and, if it is not stored packed, so
+    does its packed-BHSD control; replays start as soon as a failure is found,
+    beside the workers. ``skip`` maps case ids to reasons for cases not to run at all.
     ``timing``, a dict, receives the wall seconds of the phases (``cases_s``, ``replays_s``).
     Results come back in the order of ``cases``; a run stopped by SIGTERM or
     ^C kills its workers and leaves the cases in flight without a result (not
@@ -516,6 +517,15 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
                 bar.update(task, advance=1, current=r.case_id)
 
     stop = threading.Event()  # set when the caller is interrupted: threads end after their current case
+
+    def halt() -> None:
+        """SIGTERM or ^C in the caller: stop handing out work and kill every process running a case."""
+        stop.set()
+        with lock:
+            for w in list(live):
+                w.kill()
+        if replayer is not None:
+            replayer.shutdown(wait=False, cancel_futures=True)
 
     # Replays of failing cases alone in fresh processes start as soon as a failure is found, on
     # up to two threads beside the workers, instead of after the last case (a serial tail of
@@ -611,13 +621,8 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
         try:
             list(pool.map(fn, items))
         except BaseException:  # SIGTERM or ^C in the caller: do not wait for the remaining cases
-            stop.set()
-            with lock:
-                for w in list(live):
-                    w.kill()
+            halt()
             pool.shutdown(wait=False, cancel_futures=True)
-            if replayer is not None:
-                replayer.shutdown(wait=False, cancel_futures=True)
             raise
         pool.shutdown()
 
@@ -650,11 +655,7 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
                 if i in chosen and replayed is not None:
                     results[i] = replayed
         except BaseException:  # SIGTERM or ^C while waiting for replays
-            stop.set()
-            with lock:
-                for w in list(live):
-                    w.kill()
-            replayer.shutdown(wait=False, cancel_futures=True)
+            halt()
             raise
         finally:
             if timing is not None:
