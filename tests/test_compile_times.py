@@ -1,0 +1,96 @@
+"""tools/compile_times.py: the enumeration and dedupe of kernel specialisations (no compiling)."""
+
+import importlib.util
+import os
+import sys
+
+import pytest
+
+from sdpa_bwd.cases import Case
+
+_TOOL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools", "compile_times.py")
+_spec = importlib.util.spec_from_file_location("compile_times", _TOOL)
+ct = importlib.util.module_from_spec(_spec)
+sys.modules.setdefault("compile_times", ct)
+_spec.loader.exec_module(ct)
+
+
+def keys(case):
+    return [ln.key() for ln in ct.case_launches(case)]
+
+
+def by_kernel(case):
+    return {ln.kernel: ln for ln in ct.case_launches(case)}
+
+
+def test_values_do_not_change_the_specialisation():
+    a = Case("a", B=2, H_q=4, S_q=128, D_qk=64, seed=0)
+    b = Case("b", B=2, H_q=4, S_q=128, D_qk=64, seed=7, scale=0.3)
+    assert keys(a) == keys(b)
+    specs, users, _ = ct.enumerate_specs([a, b])
+    assert len(specs) == len(keys(a)) and all(u == ["a", "b"] for u in users.values())
+
+
+def test_launches_of_a_plain_case_use_gpu_configs():
+    ks = by_kernel(Case("c", B=2, H_q=4, S_q=128, D_qk=64))
+    assert set(ks) == {"attention_bwd_preprocess_kernel", "attention_bwd_dkdv_kernel",
+                       "attention_bwd_dq_kernel", "attention_fwd_kernel"}
+    fwd = dict(ks["attention_fwd_kernel"].constexprs)
+    assert (fwd["BLOCK_M"], fwd["BLOCK_N"], fwd["TMA"], fwd["DOT_PRECISION"]) == (128, 64, True, "tf32")
+    assert ks["attention_fwd_kernel"].num_warps == 4 and ks["attention_fwd_kernel"].num_stages == 3
+    assert dict(ks["attention_bwd_preprocess_kernel"].constexprs)["BLOCK_M"] == 64
+    sig = dict(ks["attention_bwd_dkdv_kernel"].signature)
+    assert sig["q_ptr"] == "*bf16" and sig["stride_qd"] == "constexpr"      # head-dim stride 1
+    assert "S_q" in ks["attention_bwd_dkdv_kernel"].divisible               # 128 % 16 == 0
+
+
+def test_length_one_uses_the_any_len_twins():
+    ks = by_kernel(Case("d", B=1, H_q=2, S_q=1, S_kv=40, D_qk=32))
+    assert "attention_bwd_dkdv_kernel_any_len" in ks and "attention_bwd_dkdv_kernel" not in ks
+    assert "attention_fwd_kernel_any_len" in ks and "attention_bwd_dq_kernel_any_len" in ks
+    sig = dict(ks["attention_bwd_dkdv_kernel_any_len"].signature)
+    assert sig["S_q"] == "i32" and sig["S_kv"] == "i32"     # do_not_specialize: not constexpr 1
+    assert "S_q" not in ks["attention_bwd_dkdv_kernel_any_len"].divisible
+    cls = ct.spec_class(ks["attention_bwd_dkdv_kernel_any_len"])
+    assert cls["any_len"] and cls["family"] == "dkdv"
+
+
+def test_dtypes_differ():
+    b = by_kernel(Case("e", S_q=64, D_qk=64, dtype="bfloat16"))
+    f = by_kernel(Case("f", S_q=64, D_qk=64, dtype="float32"))
+    assert not set(ln.key() for ln in b.values() if ln.kernel != "attention_bwd_preprocess_kernel") & \
+        set(ln.key() for ln in f.values())
+    assert dict(f["attention_fwd_kernel"].constexprs)["DOT_PRECISION"] == "ieee"
+    assert ct.spec_class(f["attention_bwd_dq_kernel"])["dtype"] == "fp32"
+
+
+def test_band_and_gqa_split_are_classed():
+    ks = ct.case_launches(Case("g", H_q=4, H_k=2, H_v=1, S_q=64, D_qk=64, right_bound=0))
+    dkdv = [ct.spec_class(ln) for ln in ks if ct.family(ln.kernel) == "dkdv"]
+    assert sorted(c["split"] for c in dkdv) == ["dk", "dv"]
+    assert all(c["band"] == "right" for c in dkdv)
+
+
+def test_probes_give_no_launches():
+    assert ct.case_launches(Case("p", purpose="probe", D_qk=512, expected_rejection="x")) == []
+
+
+@pytest.mark.parametrize("value,expect", [(1, ("constexpr", 1)), (32, ("i32", "D")), (17, ("i32", "")),
+                                          (0, ("i32", "D")), (1 << 31, ("i64", "D")), (2.0, ("fp32", None))])
+def test_int_specialisation_rules(value, expect):
+    assert ct.specialize_value(value) == expect
+
+
+def test_kernels_do_not_specialise_on_head_counts_ratios_or_band_offsets():
+    """Their divisibility buys nothing, and every pattern of it was one more cold compile."""
+    from sdpa_bwd import kernels
+    from sdpa_bwd.kernels.attention_fwd import _NO_SPECIALIZE, _RUNTIME_ONLY
+
+    for name in ("attention_fwd_kernel", "attention_bwd_dkdv_kernel", "attention_bwd_dq_kernel",
+                 "attention_fwd_kernel_any_len", "attention_bwd_dkdv_kernel_any_len",
+                 "attention_bwd_dq_kernel_any_len", "attention_bwd_preprocess_kernel"):
+        jit = getattr(kernels, name)
+        unspecialised = set(ct.unspecialised(jit))
+        assert unspecialised >= set(jit.arg_names) & set(_RUNTIME_ONLY), name
+        assert ("S_q" in unspecialised) == name.endswith("_any_len"), name   # lengths stay specialised
+        assert set(_NO_SPECIALIZE) <= unspecialised or not name.endswith("_any_len")
