@@ -60,7 +60,7 @@ def _taker(gate, order, name, n, hold, stop=None):
         order.append(name)
         time.sleep(hold)
         gate.release(n)
-    t = threading.Thread(target=run)
+    t = threading.Thread(target=run, daemon=True)  # a failing test must not hang on a blocked taker
     t.start()
     return t
 
@@ -102,7 +102,7 @@ def test_memory_gate_stops_waiting_when_the_run_is_stopped_and_refuses_the_impos
     assert gate.reserve(80)
     stop = threading.Event()
     got = []
-    t = threading.Thread(target=lambda: got.append(gate.reserve(50, stop)))
+    t = threading.Thread(target=lambda: got.append(gate.reserve(50, stop)), daemon=True)
     t.start()
     time.sleep(0.1)
     stop.set()
