@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import inspect
+import itertools
 import json
 import os
 import random
@@ -734,15 +735,19 @@ def summarize(specs, users, outcome, results, *, command: str, elapsed: float, b
     w("## Classes (kernel family x dtype x D_QK_PAD/D_V_PAD[+D_QK_SPLIT]), by estimated total\n")
     w("| family | dtype | D pad | specs | compiled | mean s | min-max s | est. total s | share | cum. |")
     w("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
-    groups = defaultdict(list)
-    for k, c in classes.items():
-        groups[coarse(c)].append(k)
+    def by_class(key):
+        """(class, its spec keys, measured seconds, estimated total, mean), dearest class first."""
+        groups = defaultdict(list)
+        for k, c in classes.items():
+            groups[key(c)].append(k)
+        for cl, ks in sorted(groups.items(), key=lambda x: -sum(est[k] for k in x[1])):
+            ms = [measured[k]["seconds"] for k in ks if k in measured]
+            yield cl, ks, ms, sum(est[k] for k in ks), \
+                statistics.mean(ms) if ms else statistics.mean(est[k] for k in ks)
+
     cum = 0.0
-    for cl, ks in sorted(groups.items(), key=lambda x: -sum(est[k] for k in x[1])):
-        ms = [measured[k]["seconds"] for k in ks if k in measured]
-        t = sum(est[k] for k in ks)
+    for cl, ks, ms, t, mean in by_class(coarse):
         cum += t
-        mean = statistics.mean(ms) if ms else statistics.mean(est[k] for k in ks)
         rng = f"{min(ms):.1f}-{max(ms):.1f}" if ms else "-"
         w(f"| {cl[0]} | {cl[1]} | {cl[2]} | {len(ks)} | {len(ms)} | {mean:.1f}{'' if ms else '*'} | {rng} | "
           f"{t:.0f} | {100 * t / total:.1f}% | {100 * cum / total:.0f}% |")
@@ -751,14 +756,8 @@ def summarize(specs, users, outcome, results, *, command: str, elapsed: float, b
     w("## Finer classes (kernel x dtype x D pad x TMA x WIDE x band x dK/dV split), top 25 by estimated total\n")
     w("| kernel | dtype | D pad | TMA | WIDE | band | split | tiles | specs | compiled | mean s | est. total s | share |")
     w("|---|---|---|---|---|---|---|---|---:|---:|---:|---:|---:|")
-    groups = defaultdict(list)
-    for k, c in classes.items():
-        groups[fine(c)].append(k)
-    for cl, ks in sorted(groups.items(), key=lambda x: -sum(est[k] for k in x[1]))[:25]:
-        ms = [measured[k]["seconds"] for k in ks if k in measured]
-        t = sum(est[k] for k in ks)
+    for cl, ks, ms, t, mean in itertools.islice(by_class(fine), 25):
         tiles = ", ".join(sorted({classes[k]["tiles"] for k in ks}))
-        mean = statistics.mean(ms) if ms else statistics.mean(est[k] for k in ks)
         w(f"| {cl[0]} | {cl[1]} | {cl[2]} | {cl[3]} | {cl[4]} | {cl[5]} | {cl[6]} | {tiles} | {len(ks)} | {len(ms)} | "
           f"{mean:.1f}{'' if ms else '*'} | {t:.0f} | {100 * t / total:.1f}% |")
     w("")

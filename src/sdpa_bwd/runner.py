@@ -518,6 +518,10 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
 
     stop = threading.Event()  # set when the caller is interrupted: threads end after their current case
 
+    def need_on(gate: Optional[MemoryGate], i: int) -> int:
+        """What case i reserves on its device (the cost model's bytes; at most the whole limit)."""
+        return min(needs[i], gate.limit) if gate else 0
+
     def halt() -> None:
         """SIGTERM or ^C in the caller: stop handing out work and kill every process running a case."""
         stop.set()
@@ -556,7 +560,7 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     def replay_one(slot: int, i: int, result: CaseResult) -> Optional[CaseResult]:
         env = envs[slot % len(envs)]
         gate = gates.get(env.get("CUDA_VISIBLE_DEVICES"))
-        need = min(needs[i], gate.limit) if gate else 0
+        need = need_on(gate, i)
         if stop.is_set() or (gate and not gate.reserve(need, stop)):
             return None
         w = fresh_worker(env)
@@ -583,7 +587,7 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
         if case.id in skip:
             done(i, skipped_result(engine, case, skip[case.id], source))
             return
-        need = min(needs[i], gate.limit) if gate else 0
+        need = need_on(gate, i)
         if gate and not gate.reserve(need, stop):
             return
         started = time.perf_counter() - t0

@@ -163,7 +163,9 @@ def _return_cached_memory() -> None:
 def _die_with_parent() -> None:
     """Linux: SIGKILL this worker when the runner dies (it runs in a session of its own, so a
     signal to the runner's group does not reach it; without this a runner killed by SIGKILL would
-    leave a worker busy in a long kernel behind)."""
+    leave a worker busy in a long kernel behind). The kernel ties the signal to the runner *thread*
+    that started the worker: every worker is closed by the thread that started it, or is a replay
+    spare that is idle when its thread ends."""
     parent = int(os.environ.get(RUNNER_PID_ENV) or 0)
     try:
         import ctypes
