@@ -179,3 +179,53 @@ def test_a_result_says_where_its_time_went():
     assert {"materialize", "oracle", "engine", "judge", "reruns"} <= set(r.phases)
     assert all(v >= 0 for v in r.phases.values()) and sum(r.phases.values()) <= r.seconds + 1e-3
     assert r.to_dict()["phases"] == r.phases
+
+
+class CompilesOnce(ReferenceEngine):
+    """Tells Triton's compilation listener what a cold and a warm first launch would."""
+
+    name = "test-compiles-once"
+
+    def backward(self, problem, t):
+        from types import SimpleNamespace
+
+        from triton import knobs
+
+        def kernel(q_ptr, stride_qm, BLOCK: "tl.constexpr"):  # noqa: F821 - only its argument names matter
+            pass
+
+        kernel.arg_names = ["q_ptr", "stride_qm", "BLOCK"]
+        src = SimpleNamespace(fn=kernel, name="_toy_kernel", constants={(2,): 64},
+                              attrs={(0,): [["tt.divisibility", 16]], (1,): [["tt.divisibility", 16]]})
+        listen = knobs.compilation.listener
+        listen(src=src, metadata={}, metadata_group={}, times=SimpleNamespace(total=2_500_000), cache_hit=False)
+        listen(src=src, metadata={}, metadata_group={}, times=SimpleNamespace(total=9_000), cache_hit=True)
+        return super().backward(problem, t)
+
+
+def test_a_result_counts_the_kernels_it_compiled(monkeypatch):
+    """compiles: what Triton compiled from source (a cold cache: its time, the kernel and its
+    specialisation) and what it loaded from its disk cache, while the case ran; the listener that
+    was installed before is called too and is back afterwards."""
+    pytest.importorskip("triton.knobs")
+    from triton import knobs
+
+    from sdpa_bwd.cli import compile_totals
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    seen = []
+    monkeypatch.setattr(knobs.compilation, "listener", lambda **kw: seen.append(kw["cache_hit"]))
+    r = run_case(CompilesOnce(), Case("compiling", S_q=9, D_qk=16, seed=4))
+    assert r.verdict == "passed", r.message
+    assert r.compiles == {"compiled": 1, "loaded": 1, "compile_s": 2.5,
+                          "kernels": ["_toy_kernel[BLOCK=64, q_ptr:16, stride_qm:16]"]}
+    assert seen == [False, True]
+    assert knobs.compilation.listener is not None and knobs.compilation.listener.__name__ == "<lambda>"
+    assert r.to_dict()["compiles"] == r.compiles
+    assert compile_totals([r, r]) == {"compiled": 2, "loaded": 2, "compile_s": 5.0, "cases_compiling": 2}
+
+
+def test_nothing_is_counted_under_the_interpreter(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    r = run_case(get_engine("reference"), Case("interpreted", S_q=9, D_qk=16, seed=4))
+    assert r.verdict == "passed" and r.compiles is None

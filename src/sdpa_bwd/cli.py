@@ -136,6 +136,16 @@ def cmd_run(args) -> int:
     return 1 if any(r.failing for r in results) else 0
 
 
+def compile_totals(results) -> dict:
+    """Kernels compiled and loaded over a run's cases (nothing where no case was watched)."""
+    watched = [r.compiles for r in results if r.compiles]
+    if not watched:
+        return {}
+    return {"compiled": sum(w["compiled"] for w in watched), "loaded": sum(w["loaded"] for w in watched),
+            "compile_s": round(sum(w["compile_s"] for w in watched), 1),
+            "cases_compiling": sum(1 for w in watched if w["compiled"])}
+
+
 def _run_engines(args, cases, source, skips, arch, results, done, console, phases) -> None:
     from . import claims as claims_mod
     from .engines import get_engine
@@ -160,9 +170,13 @@ def _run_engines(args, cases, source, skips, arch, results, done, console, phase
                                           progress=not args.no_progress, skip=skip_now, on_result=done.append,
                                           memory_limit=memory_limit,
                                           machine="gpu" if engine.device() == "cuda" else "cpu", timing=timing)
+            timing.update(compile_totals(engine_results))
             phases[name] = timing
             console.print(f"{name}: cases {timing.get('cases_s', 0):.1f} s"
-                          + (f", replays {timing['replays_s']:.1f} s" if "replays_s" in timing else ""))
+                          + (f", replays {timing['replays_s']:.1f} s" if "replays_s" in timing else "")
+                          + (f"; Triton compiled {timing['compiled']} kernels ({timing['compile_s']:.0f} s) "
+                             f"in {timing['cases_compiling']} cases, loaded {timing['loaded']} from its cache"
+                             if "compiled" in timing else ""))
         if skips:
             skips.apply(name, engine_results)
         if args.enforce_claims:

@@ -46,6 +46,7 @@ import torch
 from . import oracle
 from .cases import Case
 from .compare import TensorCheck, check_tensor
+from .compiles import CompileWatch
 from .engines import Engine
 from .problem import OUTPUTS
 from .tensors import TORCH_DTYPE, check_outputs, is_poison, materialize, snapshot_inputs
@@ -81,6 +82,7 @@ class CaseResult:
     skip_reason: Optional[str] = None                    # a skip-list entry matched (known defect)
     tolerance_classes: dict = field(default_factory=dict)  # tensor -> tolerance class name (sdpa_bwd.tolerance)
     phases: dict = field(default_factory=dict)           # seconds of materialize, oracle, engine, judge, reruns, forward
+    compiles: Optional[dict] = None                      # Triton kernels compiled / loaded from disk (sdpa_bwd.compiles)
     started: Optional[float] = None                      # isolated runner: seconds after the run began
     worker: Optional[int] = None                         # isolated runner: which worker slot ran it
     claim_broken: Optional[str] = None                   # a claims file says this case passes
@@ -117,7 +119,8 @@ class CaseResult:
                 "runs": self.runs, "rerun_changed": self.rerun_changed, "previous_case": self.previous_case,
                 "replay": self.replay, "layout_control": self.layout_control, "fault": self.fault,
                 "skip_reason": self.skip_reason, "claim_broken": self.claim_broken,
-                "tolerance_classes": self.tolerance_classes, "phases": self.phases, "started": self.started,
+                "tolerance_classes": self.tolerance_classes, "phases": self.phases, "compiles": self.compiles,
+                "started": self.started,
                 "worker": self.worker}
 
     def brief(self) -> dict:
@@ -218,7 +221,11 @@ def run_case(engine: Engine, case: Case, *, source: Optional[str] = None, reruns
             result.verdict, result.reasons = "declined", reasons
             result.message = reasons[0]
             return result
-        _run_checks(engine, case, problem, result, reruns)
+        with CompileWatch() as watch:
+            try:
+                _run_checks(engine, case, problem, result, reruns)
+            finally:
+                result.compiles = watch.summary()
     except Exception as exc:  # the engine raised: record it, keep going
         result.verdict = "error"
         result.message = f"{type(exc).__name__}: {exc}".strip()

@@ -1,0 +1,106 @@
+"""Which Triton kernels a case compiled, and which it loaded from Triton's disk cache.
+
+A warm run should compile nothing; a case that takes seconds where it took a tenth of
+one in the last run usually compiled. :class:`CompileWatch` hooks Triton's compilation
+listener (``triton.knobs.compilation.listener``, Triton >= 3.4) for the length of a
+``with`` block and counts what Triton's ``compile()`` did:
+
+* ``compiled``: kernels built from source (a disk-cache miss), with the seconds Triton
+  spent and, for the first few, the kernel's name and specialisation, so that two runs
+  of one case that compiled different specialisations can be told apart;
+* ``loaded``: kernels found in the disk cache (first use in this process).
+
+Kernels already in the process's in-memory cache never reach ``compile()`` and are not
+counted. Without Triton, under ``TRITON_INTERPRET=1`` (the interpreter compiles nothing),
+or on a Triton without the listener, the watch records nothing and says so in ``None``.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Optional
+
+KEEP = 6  # compiled kernels described per case; the rest are only counted
+
+_lock = threading.Lock()
+
+
+def _knobs():
+    try:
+        from triton import knobs
+    except ImportError:
+        return None
+    compilation = getattr(knobs, "compilation", None)
+    return compilation if compilation is not None and hasattr(compilation, "listener") else None
+
+
+def describe_source(src: Any) -> str:
+    """A kernel's name and specialisation, short: ``_dkdv[BLOCK_M=64, H_q=1, q:16]`` (constexprs and
+    arguments specialised to a value, then the arguments Triton assumed divisible by 16)."""
+    fn = getattr(src, "fn", None)
+    name = getattr(src, "name", None) or getattr(fn, "__name__", None) or type(src).__name__
+    names = list(getattr(fn, "arg_names", []) or [])
+
+    def label(key) -> str:
+        index = key[0] if isinstance(key, tuple) and len(key) == 1 else key
+        return names[index] if isinstance(index, int) and 0 <= index < len(names) else str(index)
+
+    parts = [f"{label(k)}={v}" for k, v in (getattr(src, "constants", None) or {}).items()
+             if isinstance(v, (bool, int, float, str))]
+    attrs = getattr(src, "attrs", None) or {}
+    aligned = [label(k) for k, values in attrs.items()
+               if any(isinstance(v, (list, tuple)) and len(v) == 2 and v[1] == 16 for v in values or ())]
+    parts += [f"{a}:16" for a in aligned]
+    return f"{name}[{', '.join(parts)}]" if parts else str(name)
+
+
+class CompileWatch:
+    """``with CompileWatch() as watch: ...`` then ``watch.summary()`` (None where nothing is watched)."""
+
+    def __init__(self) -> None:
+        self.compiled = 0
+        self.loaded = 0
+        self.compile_us = 0
+        self.kernels: list[str] = []
+        self._compilation = None
+        self._previous = None
+        self.watched = False
+
+    def listen(self, *, src, metadata, metadata_group, times, cache_hit) -> None:
+        with _lock:
+            if cache_hit:
+                self.loaded += 1
+            else:
+                self.compiled += 1
+                self.compile_us += int(getattr(times, "total", 0) or 0)
+                if len(self.kernels) < KEEP:
+                    self.kernels.append(describe_source(src))
+        if self._previous is not None:
+            self._previous(src=src, metadata=metadata, metadata_group=metadata_group, times=times,
+                           cache_hit=cache_hit)
+
+    def __enter__(self) -> "CompileWatch":
+        import os
+
+        if os.environ.get("TRITON_INTERPRET", "0") not in ("", "0"):
+            return self
+        self._compilation = _knobs()
+        if self._compilation is not None:
+            self._previous = self._compilation.listener
+            self._compilation.listener = self.listen
+            self.watched = True
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._compilation is not None:
+            self._compilation.listener = self._previous
+            self._compilation = None
+
+    def summary(self) -> Optional[dict]:
+        if not self.watched:
+            return None
+        out = {"compiled": self.compiled, "loaded": self.loaded,
+               "compile_s": round(self.compile_us / 1e6, 3)}
+        if self.kernels:
+            out["kernels"] = list(self.kernels)
+        return out
