@@ -63,6 +63,32 @@ def _footprint(spec: TensorSpec, device) -> torch.Tensor:
     return idx.reshape(-1)
 
 
+def _disjoint(spec: TensorSpec) -> bool:
+    """Is every logical element of ``spec`` at its own storage element? (Sufficient test: with the
+    dims sorted by stride, each stride passes everything the smaller ones reach.) A broadcast
+    (zero-stride) or otherwise self-overlapping tensor is not."""
+    reach = 0
+    for stride, dim in sorted((s, d) for d, s in zip(spec.dims, spec.strides) if d > 1):
+        if stride <= reach:
+            return False
+        reach += (dim - 1) * stride
+    return True
+
+
+def _logical(flat: torch.Tensor, spec: TensorSpec) -> torch.Tensor:
+    return flat.as_strided(spec.dims, spec.strides, GUARD + spec.offset)
+
+
+def _mark(mask: torch.Tensor, spec: TensorSpec) -> None:
+    """Set ``mask`` (a buffer-sized bool tensor) at every logical element of ``spec``: through the
+    strided view where the tensor does not overlap itself (no index list: a 2^31-element tensor's
+    would take 16 GiB), through flat indices where it does."""
+    if _disjoint(spec):
+        _logical(mask, spec).fill_(True)
+    else:
+        mask[_footprint(spec, mask.device)] = True
+
+
 def poison_(flat: torch.Tensor, dtype: str) -> None:
     flat.view(_INT_VIEW[flat.element_size()]).fill_(_signed(POISON_BITS[dtype], flat.element_size()))
 
@@ -100,10 +126,13 @@ def materialize(problem: Problem, *, seed: int, device="cpu", forward: bool = Tr
         buf = buffers[spec.buffer or name]
         views[name] = buf.flat.as_strided(spec.dims, spec.strides, GUARD + spec.offset)
 
-    gen = torch.Generator(device="cpu").manual_seed(int(seed))
+    # Drawn on the device that holds the tensors (a CUDA generator gives other values than the CPU
+    # one for a seed, but the same ones on every run): a 2^31-element input drawn on one CPU thread
+    # took tens of seconds.
+    gen = torch.Generator(device=device).manual_seed(int(seed))
     for name in ("q", "k", "v", "do"):
         spec = specs[name]
-        values = torch.randn(spec.dims, generator=gen, dtype=torch.float32)
+        values = torch.randn(spec.dims, generator=gen, dtype=torch.float32, device=device)
         # Through flat indices, not view.copy_: a broadcast (zero-stride) input
         # overlaps itself, which copy_ refuses; the last write wins and the
         # oracle reads the view afterwards, so everyone sees the same values.
@@ -118,20 +147,24 @@ def materialize(problem: Problem, *, seed: int, device="cpu", forward: bool = Tr
 
 
 def _write(flat: torch.Tensor, spec: TensorSpec, values: torch.Tensor) -> None:
-    flat[_footprint(spec, flat.device)] = values.reshape(-1).to(device=flat.device, dtype=flat.dtype)
+    values = values.to(device=flat.device, dtype=flat.dtype)
+    if _disjoint(spec):
+        _logical(flat, spec).copy_(values.reshape(spec.dims))
+    else:  # overlapping: through flat indices, the last write wins
+        flat[_footprint(spec, flat.device)] = values.reshape(-1)
 
 
 def repoison_outputs(m: Materialized) -> None:
     """Poison every buffer that holds an output again (before a rerun)."""
     for buf in m.buffers.values():
         if any(n in OUTPUTS for n in buf.members):
-            outside = torch.ones(buf.flat.numel(), dtype=torch.bool, device=buf.flat.device)
+            inside = torch.zeros(buf.flat.numel(), dtype=torch.bool, device=buf.flat.device)
             for n in buf.members:
                 if n not in OUTPUTS:
-                    outside[_footprint(m.problem.tensor(n), buf.flat.device)] = False
-            keep = buf.flat[~outside].clone()
+                    _mark(inside, m.problem.tensor(n))
+            keep = buf.flat[inside].clone()
             poison_(buf.flat, buf.dtype)
-            buf.flat[~outside] = keep
+            buf.flat[inside] = keep
 
 
 @dataclass
@@ -156,7 +189,7 @@ def check_outputs(m: Materialized, inputs_before: Optional[dict] = None) -> Guar
     for buf in m.buffers.values():
         inside = torch.zeros(buf.flat.numel(), dtype=torch.bool, device=buf.flat.device)
         for n in buf.members:
-            inside[_footprint(m.problem.tensor(n), buf.flat.device)] = True
+            _mark(inside, m.problem.tensor(n))
         lost = ~is_poison(buf.flat, buf.dtype) & ~inside
         count = int(lost.sum())
         written_outside[buf.name] = count

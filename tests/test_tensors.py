@@ -1,0 +1,49 @@
+"""The harness's tensor writes: the strided fast path must touch exactly what the index path does."""
+
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sdpa_bwd.problem import TensorSpec
+from sdpa_bwd.tensors import GUARD, _disjoint, _footprint, _mark, _write
+
+shapes = st.lists(st.tuples(st.integers(1, 4), st.integers(0, 9)), min_size=1, max_size=4)
+
+
+def _spec(pairs, offset):
+    return TensorSpec(tuple(d for d, _ in pairs), tuple(s for _, s in pairs), "float32", offset=offset)
+
+
+@settings(max_examples=300, deadline=None)
+@given(shapes, st.integers(0, 5))
+def test_disjoint_only_where_no_two_elements_share_storage(pairs, offset):
+    spec = _spec(pairs, offset)
+    idx = _footprint(spec, "cpu")
+    if _disjoint(spec):
+        assert idx.unique().numel() == idx.numel(), (spec, "called disjoint but elements share storage")
+
+
+@settings(max_examples=200, deadline=None)
+@given(shapes, st.integers(0, 5), st.integers(0, 2**31 - 1))
+def test_mark_and_write_touch_what_the_index_path_touches(pairs, offset, seed):
+    spec = _spec(pairs, offset)
+    size = GUARD * 2 + offset + 1 + sum((d - 1) * s for d, s in zip(spec.dims, spec.strides))
+    mask = torch.zeros(size, dtype=torch.bool)
+    _mark(mask, spec)
+    expected = torch.zeros(size, dtype=torch.bool)
+    expected[_footprint(spec, "cpu")] = True
+    assert torch.equal(mask, expected)
+    if _disjoint(spec):  # overlapping writes are last-write-wins through the index path either way
+        values = torch.randn(spec.dims, generator=torch.Generator().manual_seed(seed))
+        flat = torch.full((size,), float("nan"))
+        _write(flat, spec, values)
+        reference = torch.full((size,), float("nan"))
+        reference[_footprint(spec, "cpu")] = values.reshape(-1)
+        assert torch.equal(flat.nan_to_num(7.0), reference.nan_to_num(7.0))
+
+
+def test_a_broadcast_tensor_is_not_disjoint():
+    assert not _disjoint(TensorSpec((2, 3), (0, 1), "float32"))
+    assert not _disjoint(TensorSpec((2, 3), (2, 1), "float32"))  # rows overlap by one element
+    assert _disjoint(TensorSpec((2, 3), (3, 1), "float32"))
+    assert _disjoint(TensorSpec((3, 2), (1, 3), "float32"))      # column-major
