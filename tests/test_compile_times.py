@@ -80,3 +80,17 @@ def test_probes_give_no_launches():
 def test_int_specialisation_rules(value, expect):
     assert ct.specialize_value(value) == expect
 
+
+def test_kernels_do_not_specialise_on_head_counts_ratios_or_band_offsets():
+    """Their divisibility buys nothing, and every pattern of it was one more cold compile."""
+    from sdpa_bwd import kernels
+    from sdpa_bwd.kernels.attention_fwd import _NO_SPECIALIZE, _RUNTIME_ONLY
+
+    for name in ("attention_fwd_kernel", "attention_bwd_dkdv_kernel", "attention_bwd_dq_kernel",
+                 "attention_fwd_kernel_any_len", "attention_bwd_dkdv_kernel_any_len",
+                 "attention_bwd_dq_kernel_any_len", "attention_bwd_preprocess_kernel"):
+        jit = getattr(kernels, name)
+        unspecialised = set(ct.unspecialised(jit))
+        assert unspecialised >= set(jit.arg_names) & set(_RUNTIME_ONLY), name
+        assert ("S_q" in unspecialised) == name.endswith("_any_len"), name   # lengths stay specialised
+        assert set(_NO_SPECIALIZE) <= unspecialised or not name.endswith("_any_len")

@@ -21,13 +21,13 @@ tile. ODO reads only O and dO (D_v) and needs no split.
 import triton
 import triton.language as tl
 
-from .attention_fwd import (_NO_SPECIALIZE, band_keep, band_keep_t, key_tile_bounds, load_rows, mma, mma_acc,
+from .attention_fwd import (_NO_SPECIALIZE, kernel_jit, band_keep, band_keep_t, key_tile_bounds, load_rows, mma, mma_acc,
                             query_tile_bounds, row_tiles, second_chunk_cols)
 
 LOG2E = tl.constexpr(1.4426950408889634)
 
 
-@triton.jit
+@kernel_jit()
 def attention_bwd_preprocess_kernel(
     o_ptr, do_ptr, stats_ptr, delta_ptr, lse2_ptr,
     stride_ob, stride_oh, stride_om, stride_od,
@@ -171,7 +171,7 @@ def _dkdv_tiles(dk, dk_b, dv, k, k_b, v, q_ptr, do_ptr, q_desc, q_b_desc, do_des
     return dk, dk_b, dv
 
 
-@triton.jit
+@kernel_jit()
 def attention_bwd_dkdv_kernel(
     q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, lse2_ptr, delta_ptr, dq_acc_ptr,
     stride_qb, stride_qh, stride_qm, stride_qd,
@@ -366,7 +366,7 @@ def _dq_tiles(dq, dq_b, q, q_b, do, lse2, delta, k_ptr, v_ptr, k_desc, k_b_desc,
     return dq, dq_b
 
 
-@triton.jit
+@kernel_jit()
 def attention_bwd_dq_kernel(
     q_ptr, k_ptr, v_ptr, do_ptr, dq_ptr, lse2_ptr, delta_ptr,
     stride_qb, stride_qh, stride_qm, stride_qd,
@@ -469,7 +469,7 @@ def attention_bwd_dq_kernel(
         tl.store(dq_b_ptrs, (dq_b * scale).to(dq_ptr.dtype.element_ty), mask=qmask_b)
 
 
-@triton.jit
+@kernel_jit()
 def attention_bwd_dq_convert_kernel(
     dq_acc_ptr, dq_ptr,
     stride_dqb, stride_dqh, stride_dqm, stride_dqd,
@@ -511,5 +511,5 @@ def attention_bwd_dq_convert_kernel(
                  + offs_d_b[None, :] * stride_dqd, (acc_b * scale).to(dq_ptr.dtype.element_ty), mask=mask_b)
 
 
-attention_bwd_dkdv_kernel_any_len = triton.jit(do_not_specialize=_NO_SPECIALIZE)(attention_bwd_dkdv_kernel.fn)
-attention_bwd_dq_kernel_any_len = triton.jit(do_not_specialize=_NO_SPECIALIZE)(attention_bwd_dq_kernel.fn)
+attention_bwd_dkdv_kernel_any_len = kernel_jit(*_NO_SPECIALIZE)(attention_bwd_dkdv_kernel.fn)
+attention_bwd_dq_kernel_any_len = kernel_jit(*_NO_SPECIALIZE)(attention_bwd_dq_kernel.fn)

@@ -29,6 +29,8 @@ Band semantics (cuDNN): query i keeps key j iff
 ``hi_off = right_bound + shift``; the launcher folds the alignment shift in.
 """
 
+import inspect
+
 import triton
 import triton.language as tl
 
@@ -44,6 +46,19 @@ BIG = tl.constexpr(1 << 30)
 # divisible-by-16 mark) the backward at (2,16,4096,128) bf16 took 2.51 ms
 # instead of 1.99 ms on the H200 (A/B run 4, docs/perf-log.md).
 _NO_SPECIALIZE = ["S_q", "S_kv"]
+# Integer arguments Triton would otherwise specialise (divisible by 16, equal to 1) that only
+# index heads or bound a band: their divisibility buys no vectorisation or alignment, but every
+# pattern of them was a separate compile. The full plan asked for 1422 specialisations on a cold
+# cache, 37% of the compile time in such patterns (docs/data/compile-times-sm90.md).
+_RUNTIME_ONLY = ["H_q", "H_owner", "ratio_k", "ratio_v", "lo_off", "hi_off"]
+
+
+def kernel_jit(*extra: str):
+    """``triton.jit`` for a launched kernel: no specialisation on ``_RUNTIME_ONLY`` and ``extra``."""
+    def wrap(fn):
+        names = list(inspect.signature(fn).parameters)
+        return triton.jit(do_not_specialize=[n for n in names if n in _RUNTIME_ONLY or n in extra])(fn)
+    return wrap
 
 
 @triton.jit
@@ -254,7 +269,7 @@ def _fwd_tiles(acc, m_i, l_i, q, q_b, k_ptr, v_ptr, k_desc, k_b_desc, v_desc,
     return acc, m_i, l_i
 
 
-@triton.jit
+@kernel_jit()
 def attention_fwd_kernel(
     q_ptr, k_ptr, v_ptr, o_ptr, stats_ptr,
     stride_qb, stride_qh, stride_qm, stride_qd,
@@ -353,4 +368,4 @@ def attention_fwd_kernel(
     tl.store(s_ptrs, stats, mask=row_ok)
 
 
-attention_fwd_kernel_any_len = triton.jit(do_not_specialize=_NO_SPECIALIZE)(attention_fwd_kernel.fn)
+attention_fwd_kernel_any_len = kernel_jit(*_NO_SPECIALIZE)(attention_fwd_kernel.fn)
