@@ -227,6 +227,13 @@ def d_qk_chunks(d_qk: int, dtype: torch.dtype, split: bool = True) -> tuple[int,
 def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type: str) -> ForwardConfig:
     if device_type != "cuda":
         return _INTERPRETER_FWD
+    if dtype == torch.float32:
+        # fp32 dots are FMA loops (no tensor cores): the 16-bit tiles only cost compile time and
+        # shared memory. The hd128 one needs 229,888 B of the H200's 232,448 in fp32 and compiles in
+        # 13.1 s; 64/32 on 2 stages: 73,984 B and 5.9 s (hd64: 12.8 -> 3.0 s; local ptxas, Triton
+        # 3.6, sm_90a). The fp32 forward was 20% of a cold compile of the full plan
+        # (docs/data/compile-times-sm90.md); 64/32 s2 is the config fp32 hd256 already ran with.
+        return ForwardConfig(64, 32, num_warps=4, num_stages=2)
     d = max(d_qk_pad, d_v_pad)
     if d <= 64:
         return ForwardConfig(128, 64, num_warps=4, num_stages=3)
