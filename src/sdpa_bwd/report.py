@@ -88,7 +88,7 @@ def to_json(results: Sequence[CaseResult], extra: dict | None = None) -> dict:
 
 
 # Fields that differ between two runs of the same cases even when every verdict agrees.
-VOLATILE = ("seconds", "previous_case", "started", "worker", "phases", "compiles")
+VOLATILE = ("seconds", "previous_case", "started", "worker", "phases", "compiles", "memory_peak_bytes")
 
 
 def content(report: dict) -> list[dict]:

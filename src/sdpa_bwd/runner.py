@@ -83,6 +83,7 @@ class CaseResult:
     tolerance_classes: dict = field(default_factory=dict)  # tensor -> tolerance class name (sdpa_bwd.tolerance)
     phases: dict = field(default_factory=dict)           # seconds of materialize, oracle, engine, judge, reruns, forward
     compiles: Optional[dict] = None                      # Triton kernels compiled / loaded from disk (sdpa_bwd.compiles)
+    memory_peak_bytes: Optional[int] = None              # CUDA: the most torch's allocator reserved during the case
     started: Optional[float] = None                      # isolated runner: seconds after the run began
     worker: Optional[int] = None                         # isolated runner: which worker slot ran it
     claim_broken: Optional[str] = None                   # a claims file says this case passes
@@ -120,7 +121,7 @@ class CaseResult:
                 "replay": self.replay, "layout_control": self.layout_control, "fault": self.fault,
                 "skip_reason": self.skip_reason, "claim_broken": self.claim_broken,
                 "tolerance_classes": self.tolerance_classes, "phases": self.phases, "compiles": self.compiles,
-                "started": self.started,
+                "memory_peak_bytes": self.memory_peak_bytes, "started": self.started,
                 "worker": self.worker}
 
     def brief(self) -> dict:
@@ -246,6 +247,18 @@ def _run_checks(engine: Engine, case: Case, problem, result: CaseResult, reruns:
     attrs = dict(scale=problem.effective_scale, left_bound=problem.left_bound,
                  right_bound=problem.right_bound, alignment=problem.alignment)
     clock = _PhaseClock(device, result.phases)
+    cuda = device.startswith("cuda")
+    if cuda:  # what the case really held, beside the cost model's estimate that the memory gate used
+        torch.cuda.reset_peak_memory_stats()
+    try:
+        _judged_runs(engine, case, problem, result, reruns, attrs, clock)
+    finally:
+        if cuda:
+            result.memory_peak_bytes = int(torch.cuda.max_memory_reserved())
+
+
+def _judged_runs(engine, case, problem, result, reruns, attrs, clock) -> None:
+    device = engine.device()
     m = materialize(problem, seed=case.seed, device=device)
     t = m.tensors
     clock.lap("materialize")
