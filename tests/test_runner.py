@@ -195,10 +195,17 @@ class CompilesOnce(ReferenceEngine):
             pass
 
         kernel.arg_names = ["q_ptr", "stride_qm", "BLOCK"]
+        kernel.cache_key = "toy-source-key"
         src = SimpleNamespace(fn=kernel, name="_toy_kernel", constants={(2,): 64},
-                              attrs={(0,): [["tt.divisibility", 16]], (1,): [["tt.divisibility", 16]]})
+                              attrs={(0,): [["tt.divisibility", 16]], (1,): [["tt.divisibility", 16]]},
+                              signature={"q_ptr": "*fp16", "stride_qm": "i32"}, hash=lambda: "toy-src-hash")
+        hashed = SimpleNamespace(hash=lambda: "toy")
+        import triton.compiler.compiler as cc
+
+        cc.get_cache_key(src, hashed, hashed, {})  # what Triton's compile() asks first
         listen = knobs.compilation.listener
-        listen(src=src, metadata={}, metadata_group={}, times=SimpleNamespace(total=2_500_000), cache_hit=False)
+        listen(src=src, metadata={"hash": "0123456789abcdef"}, metadata_group={},
+               times=SimpleNamespace(total=2_500_000), cache_hit=False)
         listen(src=src, metadata={}, metadata_group={}, times=SimpleNamespace(total=9_000), cache_hit=True)
         return super().backward(problem, t)
 
@@ -217,8 +224,14 @@ def test_a_result_counts_the_kernels_it_compiled(monkeypatch):
     monkeypatch.setattr(knobs.compilation, "listener", lambda **kw: seen.append(kw["cache_hit"]))
     r = run_case(CompilesOnce(), Case("compiling", S_q=9, D_qk=16, seed=4))
     assert r.verdict == "passed", r.message
-    assert r.compiles == {"compiled": 1, "loaded": 1, "compile_s": 2.5,
-                          "kernels": ["_toy_kernel[BLOCK=64, q_ptr:16, stride_qm:16]"]}
+    kernels = r.compiles.pop("kernels")
+    assert r.compiles == {"compiled": 1, "loaded": 1, "compile_s": 2.5}
+    assert len(kernels) == 1 and kernels[0].startswith("_toy_kernel[BLOCK=64, q_ptr:16, stride_qm:16] #0123456789ab fn:")
+    assert all(f" {part}:" in kernels[0] for part in ("attrs", "sig", "const", "backend", "opts", "env"))
+    import triton.compiler.compiler as cc
+
+    assert cc.get_cache_key.__name__ == "get_cache_key", "the key recorder must be removed after the case"
+    r.compiles["kernels"] = kernels
     assert seen == [False, True]
     assert knobs.compilation.listener is not None and knobs.compilation.listener.__name__ == "<lambda>"
     assert r.to_dict()["compiles"] == r.compiles

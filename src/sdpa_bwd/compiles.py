@@ -17,6 +17,7 @@ or on a Triton without the listener, the watch records nothing and says so in ``
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from typing import Any, Optional
 
@@ -64,6 +65,8 @@ class CompileWatch:
         self.kernels: list[str] = []
         self._compilation = None
         self._previous = None
+        self._key_parts: Optional[str] = None
+        self._unwrap = None
         self.watched = False
 
     def listen(self, *, src, metadata, metadata_group, times, cache_hit) -> None:
@@ -74,7 +77,10 @@ class CompileWatch:
                 self.compiled += 1
                 self.compile_us += int(getattr(times, "total", 0) or 0)
                 if len(self.kernels) < KEEP:
-                    self.kernels.append(describe_source(src))
+                    digest = str(metadata.get("hash", ""))[:12] if isinstance(metadata, dict) else ""
+                    self.kernels.append(describe_source(src) + (f" #{digest}" if digest else "")
+                                        + (f" {self._key_parts}" if self._key_parts else ""))
+            self._key_parts = None
         if self._previous is not None:
             self._previous(src=src, metadata=metadata, metadata_group=metadata_group, times=times,
                            cache_hit=cache_hit)
@@ -89,12 +95,47 @@ class CompileWatch:
             self._previous = self._compilation.listener
             self._compilation.listener = self.listen
             self.watched = True
+            self._watch_keys()
         return self
+
+    def _watch_keys(self) -> None:
+        """Note a digest of each part of the disk-cache key Triton computes next (kernel source,
+        specialisation, signature, constants, backend, options, environment), so that a kernel a
+        warm run compiled again can be compared part by part with its cold compile."""
+        try:
+            import triton.compiler.compiler as cc
+        except ImportError:
+            return
+        original = getattr(cc, "get_cache_key", None)
+        if original is None:
+            return
+
+        def keyed(src, backend, backend_options, env_vars):
+            key = original(src, backend, backend_options, env_vars)
+            try:
+                parts = {"fn": src.fn.cache_key, "attrs": str(src.attrs),
+                         "sig": str(sorted(src.signature.items())), "const": str(sorted(
+                             (k, str(v)) for k, v in src.constants.items())),
+                         "backend": backend.hash(), "opts": backend_options.hash(), "env": str(sorted(env_vars.items()))}
+                self._key_parts = " ".join(f"{k}:{hashlib.sha1(v.encode()).hexdigest()[:6]}" for k, v in parts.items())
+            except Exception:  # another Triton's source objects: the key itself is still returned
+                self._key_parts = None
+            return key
+
+        cc.get_cache_key = keyed
+
+        def unwrap():
+            cc.get_cache_key = original
+
+        self._unwrap = unwrap
 
     def __exit__(self, *exc) -> None:
         if self._compilation is not None:
             self._compilation.listener = self._previous
             self._compilation = None
+        if self._unwrap is not None:
+            self._unwrap()
+            self._unwrap = None
 
     def summary(self) -> Optional[dict]:
         if not self.watched:
