@@ -24,6 +24,7 @@ from .engines.base import Tensors
 from .problem import INPUTS, OUTPUTS, TENSORS, Problem, TensorSpec
 
 GUARD = 256  # elements of poison before and after every buffer
+GUARD_CHUNK = 1 << 26  # buffer elements checked for lost poison at a time
 
 TORCH_DTYPE = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32,
                "float64": torch.float64}
@@ -190,11 +191,17 @@ def check_outputs(m: Materialized, inputs_before: Optional[dict] = None) -> Guar
         inside = torch.zeros(buf.flat.numel(), dtype=torch.bool, device=buf.flat.device)
         for n in buf.members:
             _mark(inside, m.problem.tensor(n))
-        lost = ~is_poison(buf.flat, buf.dtype) & ~inside
-        count = int(lost.sum())
+        count, first = 0, None
+        for start in range(0, buf.flat.numel(), GUARD_CHUNK):  # a 2^31-element buffer: no 2 GiB temporaries
+            piece = slice(start, start + GUARD_CHUNK)
+            lost = ~is_poison(buf.flat[piece], buf.dtype) & ~inside[piece]
+            n_lost = int(lost.sum())
+            if n_lost and first is None:
+                first = start + int(torch.nonzero(lost)[0]) - GUARD
+            count += n_lost
         written_outside[buf.name] = count
         if count:
-            first_outside[buf.name] = int(torch.nonzero(lost)[0]) - GUARD
+            first_outside[buf.name] = first
     for n in OUTPUTS:
         unwritten[n] = int(is_poison(m.view(n), m.problem.tensor(n).dtype).sum())
     for n, before in (inputs_before or {}).items():
