@@ -118,7 +118,7 @@ def test_command_diagnoses_a_report_failure_with_the_debug_switch(tmp_path, monk
     dump_cases([case], cases)
     engine = "triton-defect:stats-batch-head-swapped"
     report = tmp_path / "run.json"
-    report.write_text(json.dumps({"results": [{"case": "swapped", "engine": engine, "verdict": "failed"}]}))
+    report.write_text(json.dumps({"schema": "sdpa-bwd.run/1", "results": [{"case": "swapped", "engine": engine, "verdict": "failed"}]}))
     monkeypatch.setenv("SDPA_BWD_DEFECTS", "1")
     try:
         rc = main(["diagnose", "--engine", engine, "--report", str(report), "--cases", str(cases), "--no-replay",
@@ -153,7 +153,7 @@ def test_report_failures_include_the_runners_failing_verdicts(tmp_path):
     from sdpa_bwd.diagnose import failures_in_report
 
     report = tmp_path / "r.json"
-    report.write_text(json.dumps({"results": [
+    report.write_text(json.dumps({"schema": "sdpa-bwd.run/1", "results": [
         {"case": "a", "engine": "e", "verdict": "passed"}, {"case": "b", "engine": "e", "verdict": "order-dependent"},
         {"case": "c", "engine": "e", "verdict": "fault"}, {"case": "d", "engine": "x", "verdict": "failed"}]}))
     assert [r["case"] for r in failures_in_report(str(report), "e")] == ["b", "c"]

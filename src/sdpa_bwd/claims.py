@@ -37,11 +37,9 @@ ACTIONS = ("known", "skip")
 
 # -- claims -----------------------------------------------------------------------
 def _report(path) -> dict:
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    if not (isinstance(data, dict) and str(data.get("schema", "")).startswith("sdpa-bwd.run/")):
-        raise ValueError(f"{path}: not a run report (sdpa-bwd run --json writes one); "
-                         f"schema is {data.get('schema') if isinstance(data, dict) else type(data).__name__!r}")
-    return data
+    from .report import load_report  # reads .json and .json.gz, and checks the schema
+
+    return load_report(path)
 
 
 def harvest(report_paths: Sequence, out_dir) -> list[Path]:

@@ -1101,7 +1101,9 @@ REPORT_FAILURES = ("failed", "error", "fault", "order-dependent", "nondeterminis
 
 
 def failures_in_report(path: str, engine: Optional[str] = None) -> list[dict]:
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    from .report import load_report
+
+    data = load_report(path)
     return [r for r in data.get("results", []) if r.get("verdict") in REPORT_FAILURES
             and (engine is None or r.get("engine") == engine)]
 
@@ -1115,7 +1117,9 @@ def cmd_diagnose(args) -> int:
     targets: list[tuple[str, Optional[str]]] = []
     if args.report:
         failed = failures_in_report(args.report, engine_name)
-        verdicts = {r["case"]: r["verdict"] for r in json.loads(Path(args.report).read_text())["results"]
+        from .report import load_report
+
+        verdicts = {r["case"]: r["verdict"] for r in load_report(args.report)["results"]
                     if r.get("engine") == engine_name}
         if args.case_id:
             targets = [(args.case_id, verdicts.get(args.case_id))]
