@@ -6,7 +6,8 @@
 # Usage: ENGINE=triton RUNS="full:cold:16:330 full:warm:16 quick:warm:4" DEADLINE_S=540 \
 #          bash tools/device_levels.sh "$OUT"
 # Writes into $OUT as it goes (a call stopped by the device's limit keeps what finished):
-# <engine>-<level>-<tag>.json and .txt, timings.tsv, log.txt.
+# <engine>-<level>-<tag>.json and .txt, timings.tsv, log.txt. PACK=file.tgz also packs them
+# into one archive at the end (the device returns at most 8 files a call).
 set -u
 out=${1:-/tmp/out}; mkdir -p "$out"
 export PYTHONPATH=${SRC:-src} PYTHONUNBUFFERED=1 COLUMNS=160
@@ -31,3 +32,4 @@ left() { echo $(( deadline - SECONDS > 5 ? deadline - SECONDS : 5 )); }
   done
   cat "$out/timings.tsv"
 } 2>&1 | tee -a "$out/log.txt"
+[ -z "${PACK:-}" ] || tar czf "$PACK" -C "$out" .
