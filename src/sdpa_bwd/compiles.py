@@ -6,8 +6,11 @@ listener (``triton.knobs.compilation.listener``, Triton >= 3.4) for the length o
 ``with`` block and counts what Triton's ``compile()`` did:
 
 * ``compiled``: kernels built from source (a disk-cache miss), with the seconds Triton
-  spent and, for the first few, the kernel's name and specialisation, so that two runs
-  of one case that compiled different specialisations can be told apart;
+  spent and, for the first few, the kernel's name and specialisation, its cache hash and a
+  short digest of each part of Triton's cache key (``fn`` source, ``attrs``, ``sig``,
+  ``const``, ``backend``, ``opts``, ``env``), so that a warm run's recompile can be set
+  beside its cold compile part by part (that is how the Triton 3.6 key-order bug that
+  ``sdpa_bwd.kernels`` works around was found);
 * ``loaded``: kernels found in the disk cache (first use in this process).
 
 Kernels already in the process's in-memory cache never reach ``compile()`` and are not
