@@ -18,6 +18,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Optional
 
+import numpy as np
 import torch
 
 EPS = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** -23}
@@ -126,7 +127,9 @@ def check_tensor(name: str, got: torch.Tensor, want: torch.Tensor, ref: Optional
         mismatches = sum(int((err > tolerance).sum()) for _, _, _, _, err in pieces())
     worst = wg = ww = None
     if worst_flat is not None:
-        worst = tuple(int(i) for i in torch.unravel_index(torch.tensor(worst_flat), shape))
+        # numpy's, not torch.unravel_index: torch's first call imports sympy (torch.fx's symbolic
+        # shapes), 0.3 s on one idle core and seconds in 16 workers starting at once
+        worst = tuple(int(i) for i in np.unravel_index(int(worst_flat), tuple(shape)))
         wg, ww = float(got_flat[worst_flat]), float(want_flat[worst_flat])
     margin = math.inf if max_err == 0 else tolerance / max_err
     rel = math.sqrt(err_sq) / (math.sqrt(want_sq) or 1.0)
