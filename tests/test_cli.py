@@ -93,3 +93,30 @@ def test_the_memory_limit_is_per_device_and_not_split_between_workers(monkeypatc
     assert case_cost(biggest).bytes > limit // 12           # what the old split refused
     assert biggest.id not in _over_memory(full, limit)       # fits the device: runs
     assert biggest.id in _over_memory(full, case_cost(biggest).bytes - 1)
+
+
+def test_timings_from_an_earlier_report_reach_the_scheduler(tmp_path, monkeypatch):
+    """--timings REPORT: the measured seconds of that run (a .json.gz as docs/data keeps them, too)
+    replace the cost model's for the engine being run."""
+    import gzip
+    import json
+
+    from sdpa_bwd import cli, runner
+
+    report = {"schema": "sdpa-bwd.run/1", "results": [
+        {"case": "bhsd", "engine": "reference", "verdict": "passed", "seconds": 4.5},
+        {"case": "bhsd", "engine": "triton", "verdict": "passed", "seconds": 9.0}]}
+    path = tmp_path / "earlier.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(report).encode()))
+    seen = {}
+
+    def fake_run_isolated(name, cases, **kw):
+        seen["measured"] = kw.get("measured")
+        return []
+
+    monkeypatch.setattr(runner, "run_isolated", fake_run_isolated)
+    cli.main(["run", "--engine", "reference", "--case", "bhsd", "--workers", "2", "--no-progress",
+              "--timings", str(path)])
+    assert seen["measured"] == {"bhsd": 4.5}
+    cli.main(["run", "--engine", "reference", "--case", "bhsd", "--workers", "2", "--no-progress"])
+    assert seen["measured"] is None

@@ -124,3 +124,38 @@ def test_isolated_run_on_two_workers_records_when_and_where_each_case_ran_and_th
     assert all(r.verdict == "passed" for r in results)
     assert {r.worker for r in results} <= {0, 1} and all(r.started >= 0 for r in results)
     assert timing["cases_s"] > 0 and 0 < timing["memory_peak_bytes"] <= 1 << 30
+
+
+def test_measured_seconds_take_the_median_less_compiles_for_the_one_engine():
+    from sdpa_bwd.schedule import measured_seconds
+
+    def report(*rows):
+        return {"results": [dict(zip(("case", "engine", "verdict", "seconds", "compiles"), r)) for r in rows]}
+
+    reports = [report(("a", "triton", "passed", 2.0, {"compiled": 1, "compile_s": 1.5}),
+                      ("b", "triton", "failed", 1.0, None), ("c", "triton", "skipped", 0.0, None),
+                      ("a", "torch-math", "passed", 9.0, None)),
+               report(("a", "triton", "passed", 0.7, None), ("b", "triton", "passed", 3.0, None)),
+               report(("a", "triton", "passed", 0.6, None))]
+    got = measured_seconds(reports, "triton")
+    assert got == {"a": pytest.approx(0.6), "b": 3.0}   # a: median of 0.5, 0.7, 0.6; c never finished
+
+
+def test_measured_seconds_replace_estimates_and_make_finer_chunks():
+    from sdpa_bwd.schedule import MEASURED_CHUNKS_PER_WORKER, plan_chunks
+
+    sizes = [8 + 8 * (i % 2) for i in range(64)]
+    cases = _cases(sizes)
+    estimates = [0.1] * 64
+    assert len(plan_chunks(cases, 2, estimates)) == len(chunks(cases, 2, estimates))
+    measured = {c.id: 0.1 + CASE_OVERHEAD_S for c in cases}
+    measured[cases[50].id] = 20.0    # the model thought it cheap; the last run says otherwise
+    parts = plan_chunks(cases, 2, estimates, measured)
+    assert len(parts) > len(chunks(cases, 2, estimates))
+    assert len(parts) <= 2 * MEASURED_CHUNKS_PER_WORKER + 1
+    first = dispatch_order(parts)[0]
+    assert first.start <= 50 < first.stop
+    assert first.seconds == pytest.approx(20.0 + (len(first) - 1) * (0.1 + CASE_OVERHEAD_S))
+    # a case the report lacks keeps the model's estimate
+    del measured[cases[50].id]
+    assert max(p.seconds for p in plan_chunks(cases, 2, estimates, measured)) < 5

@@ -7,7 +7,8 @@
 #          bash tools/device_levels.sh "$OUT"
 # Writes into $OUT as it goes (a call stopped by the device's limit keeps what finished):
 # <engine>-<level>-<tag>.json and .txt, timings.tsv, log.txt. PACK=file.tgz also packs them
-# into one archive at the end (the device returns at most 8 files a call).
+# into one archive at the end (the device returns at most 8 files a call). TIMINGS="report ..." passes
+# each as --timings: earlier measured seconds balance the workers instead of the cost model.
 set -u
 out=${1:-/tmp/out}; mkdir -p "$out"
 export PYTHONPATH=${SRC:-src} PYTHONUNBUFFERED=1 COLUMNS=160
@@ -22,8 +23,9 @@ left() { echo $(( deadline - SECONDS > 5 ? deadline - SECONDS : 5 )); }
     cap=${cap:-$(left)}; [ "$cap" -le "$(left)" ] || cap=$(left)
     [ "$cap" -gt 20 ] || { echo "no time left for $level $tag"; break; }
     name="$level-$tag"; t0=$EPOCHREALTIME
+    timings=(); for t in ${TIMINGS:-}; do timings+=(--timings "$t"); done
     timeout -k 10 "$cap" python3 -m sdpa_bwd.cli run --no-progress --engine "$engine" --level "$level" \
-      --workers "$workers" --replay-limit "${REPLAY_LIMIT:-8}" --json "$out/$engine-$name.json" \
+      --workers "$workers" --replay-limit "${REPLAY_LIMIT:-8}" --json "$out/$engine-$name.json" "${timings[@]}" \
       > "$out/$engine-$name.txt" 2>&1
     code=$?; t1=$EPOCHREALTIME
     wall=$(awk "BEGIN{printf \"%.1f\", $t1 - $t0}")

@@ -136,6 +136,16 @@ def cmd_run(args) -> int:
     return 1 if any(r.failing for r in results) else 0
 
 
+def _measured(args, engine: str) -> Optional[dict]:
+    """Seconds per case from the --timings reports, for ``engine`` (None without --timings)."""
+    if not getattr(args, "timings", None):
+        return None
+    from .report import load_report
+    from .schedule import measured_seconds
+
+    return measured_seconds([load_report(p) for p in args.timings], engine)
+
+
 def compile_totals(results) -> dict:
     """Kernels compiled and loaded over a run's cases (nothing where no case was watched)."""
     watched = [r.compiles for r in results if r.compiles]
@@ -168,7 +178,7 @@ def _run_engines(args, cases, source, skips, arch, results, done, console, phase
                                           workers=args.workers, replay=not args.no_replay,
                                           replay_limit=args.replay_limit, controls=not args.no_controls,
                                           progress=not args.no_progress, skip=skip_now, on_result=done.append,
-                                          memory_limit=memory_limit,
+                                          memory_limit=memory_limit, measured=_measured(args, name),
                                           machine="gpu" if engine.device() == "cuda" else "cpu", timing=timing)
             timing.update(compile_totals(engine_results))
             phases[name] = timing
@@ -256,6 +266,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="memory of one device for the cases running on it at once: a case waits until "
                           "what the cost model says it needs is free, and one needing more is skipped "
                           "(default: 80%% of free GPU memory, 4 GiB on the CPU)")
+    run.add_argument("--timings", action="append", metavar="REPORT",
+                     help="an earlier run's --json report (repeatable): its measured seconds per case, not the "
+                          "cost model's, balance the workers' chunks (cases it lacks keep the model's estimate)")
     run.add_argument("--skips", metavar="FILE",
                      help="known-defect skip list (JSON): matching failures do not fail the run; "
                           "stale entries are reported")

@@ -475,7 +475,7 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
                  timeout: float = 300.0, workers: int = 1, replay: bool = True, replay_limit: int = 20,
                  controls: bool = True, progress: bool = True, skip: Optional[dict] = None,
                  on_result=None, memory_limit: Optional[int] = None, machine: str = "cpu",
-                 timing: Optional[dict] = None) -> list[CaseResult]:
+                 timing: Optional[dict] = None, measured: Optional[dict] = None) -> list[CaseResult]:
     """Run ``cases`` against the engine named ``engine`` in worker processes.
 
     Cases go to ``workers`` processes in contiguous chunks of about equal
@@ -491,13 +491,15 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     does its packed-BHSD control; replays start as soon as a failure is found,
     beside the workers. ``skip`` maps case ids to reasons for cases not to run at all.
     ``timing``, a dict, receives the wall seconds of the phases (``cases_s``, ``replays_s``).
+    ``measured`` maps case ids to seconds an earlier run took (``schedule.measured_seconds``): those
+    replace the cost model's estimates, and the chunks get finer.
     Results come back in the order of ``cases``; a run stopped by SIGTERM or
     ^C kills its workers and leaves the cases in flight without a result (not
     run, rather than a fault the engine did not cause).
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from .schedule import MemoryGate, chunks, dispatch_order
+    from .schedule import MemoryGate, dispatch_order, plan_chunks
     from .worker import WORKER_THREADS_ENV, Worker
 
     workers = max(1, min(workers, len(cases) or 1))
@@ -512,7 +514,7 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     t0 = time.perf_counter()
     results: list[Optional[CaseResult]] = [None] * len(cases)
     seconds, needs = _case_costs(cases, machine)
-    parts = chunks(cases, workers, seconds)
+    parts = plan_chunks(cases, workers, seconds, measured)
     todo = deque(dispatch_order(parts) if workers > 1 else parts)  # one worker: the plan's order
     devices = [e.get("CUDA_VISIBLE_DEVICES") for e in envs]
     gates = {key: MemoryGate(memory_limit, slots=devices.count(key)) for key in set(devices)} \

@@ -75,6 +75,39 @@ def chunks(cases: Sequence[Case], workers: int, seconds: Sequence[float],
     return out
 
 
+# With measured seconds (an earlier run's report, ``sdpa-bwd run --timings``) the estimates are good
+# enough for finer chunks. Replaying device run 17's warm case times with run 14's as the estimates
+# (tools/schedule_replay.py, 5 s worker start): the full level's last worker ends at 28.5 s with 16
+# chunks a worker, where the cost model's estimates give 37.0 s (nightly 17.4 against 19.6).
+MEASURED_CHUNKS_PER_WORKER = 16
+
+
+def measured_seconds(reports: Sequence[dict], engine: str) -> dict[str, float]:
+    """Case id -> seconds ``engine`` took in earlier run reports (the median where several have the
+    case), less the Triton compiles they record: a warm cache compiles nothing. Cases that did not
+    finish (interrupted, skipped) are left to the cost model."""
+    seen: dict[str, list[float]] = {}
+    for report in reports:
+        for r in report.get("results", []):
+            if r.get("engine") != engine or r.get("verdict") in ("skipped", None) or not r.get("seconds"):
+                continue
+            compile_s = (r.get("compiles") or {}).get("compile_s", 0.0)
+            seen.setdefault(r["case"], []).append(max(0.0, float(r["seconds"]) - compile_s))
+    return {case: sorted(v)[len(v) // 2] for case, v in seen.items()}
+
+
+def plan_chunks(cases: Sequence[Case], workers: int, estimates: Sequence[float],
+                measured: Optional[dict] = None) -> list[Chunk]:
+    """The chunks of a run: by the cost model's ``estimates``, or where ``measured`` (case id ->
+    seconds, :func:`measured_seconds`) has a case, by what it took, in finer chunks."""
+    if not measured:
+        return chunks(cases, workers, estimates)
+    # a measured case's seconds include the fixed overhead that chunks() adds to each case
+    seconds = [max(0.0, measured[c.id] - CASE_OVERHEAD_S) if c.id in measured else e
+               for c, e in zip(cases, estimates)]
+    return chunks(cases, workers, seconds, MEASURED_CHUNKS_PER_WORKER)
+
+
 def dispatch_order(parts: Sequence[Chunk]) -> list[Chunk]:
     """Costliest first; ties keep plan order, so a run's schedule is the same every time."""
     return sorted(parts, key=lambda c: (-c.seconds, c.start))
