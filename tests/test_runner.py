@@ -217,7 +217,7 @@ def test_a_result_counts_the_kernels_it_compiled(monkeypatch):
     pytest.importorskip("triton.knobs")
     from triton import knobs
 
-    from sdpa_bwd.cli import compile_totals
+    from sdpa_bwd.compiles import compile_totals
 
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     seen = []

@@ -25,6 +25,7 @@ def child(case_ids: list[str]) -> int:
     import triton.compiler.compiler as cc
     from triton import knobs
 
+    from sdpa_bwd.compiles import key_parts
     from sdpa_bwd.engines import get_engine
     from sdpa_bwd.plan import load_level
     from sdpa_bwd.runner import run_case
@@ -34,13 +35,7 @@ def child(case_ids: list[str]) -> int:
 
     def keyed(src, backend, backend_options, env_vars):
         key = original(src, backend, backend_options, env_vars)
-        sig = [v for _, v in sorted(src.signature.items())]
-        pending["parts"] = {
-            "fn_key": src.fn.cache_key, "attrs": str(src.attrs), "signature": str(sig),
-            "constants": str(sorted((k, str(v)) for k, v in src.constants.items())),
-            "backend": backend.hash(), "options": str(sorted((k, str(v)) for k, v in backend_options.__dict__.items())),
-            "env": str(sorted(env_vars.items())),
-        }
+        pending["parts"] = key_parts(src, backend, backend_options, env_vars)
         return key
 
     cc.get_cache_key = keyed
@@ -80,7 +75,7 @@ def main(argv=None) -> int:
     for i, records in enumerate(runs):
         for r in records:
             if "name" in r:
-                groups[(r["name"], r.get("signature"), r.get("constants"))].append((i, r))
+                groups[(r["name"], r.get("sig"), r.get("const"))].append((i, r))
     print(f"{len(runs)} processes; verdicts: {[[r for r in rs if 'case' in r] for rs in runs][:2]}")
     differing = 0
     for (name, _, consts), items in groups.items():
@@ -90,7 +85,7 @@ def main(argv=None) -> int:
         print(line)
         if len(hashes) > 1:
             differing += 1
-            for part in ("fn_key", "attrs", "signature", "constants", "backend", "options", "env"):
+            for part in ("fn", "attrs", "sig", "const", "backend", "opts", "env"):
                 values = defaultdict(list)
                 for i, r in items:
                     values[r.get(part)].append(i)

@@ -20,12 +20,7 @@ import statistics
 def replay(cases, real, estimates, *, workers: int, start: float, overhead: float, per_worker: int) -> float:
     from sdpa_bwd import schedule
 
-    saved = schedule.CASE_OVERHEAD_S
-    schedule.CASE_OVERHEAD_S = overhead
-    try:
-        parts = schedule.dispatch_order(schedule.chunks(cases, workers, estimates, per_worker))
-    finally:
-        schedule.CASE_OVERHEAD_S = saved
+    parts = schedule.dispatch_order(schedule.chunks(cases, workers, estimates, per_worker, overhead))
     free = [(start, w) for w in range(workers)]
     heapq.heapify(free)
     end = 0.0

@@ -136,31 +136,15 @@ def cmd_run(args) -> int:
     return 1 if any(r.failing for r in results) else 0
 
 
-def _measured(args, engine: str) -> Optional[dict]:
-    """Seconds per case from the --timings reports, for ``engine`` (None without --timings)."""
-    if not getattr(args, "timings", None):
-        return None
-    from .report import load_report
-    from .schedule import measured_seconds
-
-    return measured_seconds([load_report(p) for p in args.timings], engine)
-
-
-def compile_totals(results) -> dict:
-    """Kernels compiled and loaded over a run's cases (nothing where no case was watched)."""
-    watched = [r.compiles for r in results if r.compiles]
-    if not watched:
-        return {}
-    return {"compiled": sum(w["compiled"] for w in watched), "loaded": sum(w["loaded"] for w in watched),
-            "compile_s": round(sum(w["compile_s"] for w in watched), 1),
-            "cases_compiling": sum(1 for w in watched if w["compiled"])}
-
-
 def _run_engines(args, cases, source, skips, arch, results, done, console, phases) -> None:
     from . import claims as claims_mod
     from .engines import get_engine
+    from .compiles import compile_totals
+    from .report import load_report
     from .runner import run_cases, run_isolated
+    from .schedule import measured_seconds
 
+    earlier = [load_report(p) for p in args.timings or []]  # --timings: measured seconds per case
     for name in args.engine or ["triton"]:
         engine = get_engine(name)
         skip_now = {e.case: f"the skip list {skips.path} says: {e.reason}" for e in skips.entries_for(name)
@@ -178,7 +162,8 @@ def _run_engines(args, cases, source, skips, arch, results, done, console, phase
                                           workers=args.workers, replay=not args.no_replay,
                                           replay_limit=args.replay_limit, controls=not args.no_controls,
                                           progress=not args.no_progress, skip=skip_now, on_result=done.append,
-                                          memory_limit=memory_limit, measured=_measured(args, name),
+                                          memory_limit=memory_limit,
+                                          measured=measured_seconds(earlier, name) if earlier else None,
                                           machine="gpu" if engine.device() == "cuda" else "cpu", timing=timing)
             timing.update(compile_totals(engine_results))
             phases[name] = timing

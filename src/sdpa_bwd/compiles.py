@@ -63,6 +63,16 @@ def describe_source(src: Any) -> str:
     return f"{name}[{', '.join(parts)}]" if parts else str(name)
 
 
+def key_parts(src, backend, backend_options, env_vars) -> dict[str, str]:
+    """The parts Triton's disk-cache key is made of (``triton.runtime.cache.get_cache_key``), as text:
+    the kernel function's own key, its specialisation, signature and constants, the backend, the
+    compile options and the cache-invalidating environment."""
+    return {"fn": src.fn.cache_key, "attrs": str(src.attrs), "sig": str(sorted(src.signature.items())),
+            "const": str(sorted((k, str(v)) for k, v in src.constants.items())),
+            "backend": backend.hash(), "opts": str(sorted((k, str(v)) for k, v in backend_options.__dict__.items())),
+            "env": str(sorted(env_vars.items()))}
+
+
 class CompileWatch:
     """``with CompileWatch() as watch: ...`` then ``watch.summary()`` (None where nothing is watched)."""
 
@@ -121,10 +131,7 @@ class CompileWatch:
         def keyed(src, backend, backend_options, env_vars):
             key = original(src, backend, backend_options, env_vars)
             try:
-                parts = {"fn": src.fn.cache_key, "attrs": str(src.attrs),
-                         "sig": str(sorted(src.signature.items())), "const": str(sorted(
-                             (k, str(v)) for k, v in src.constants.items())),
-                         "backend": backend.hash(), "opts": backend_options.hash(), "env": str(sorted(env_vars.items()))}
+                parts = key_parts(src, backend, backend_options, env_vars)
                 self._key_parts = " ".join(f"{k}:{hashlib.sha1(v.encode()).hexdigest()[:6]}" for k, v in parts.items())
             except Exception:  # another Triton's source objects: the key itself is still returned
                 self._key_parts = None
@@ -153,3 +160,13 @@ class CompileWatch:
         if self.kernels:
             out["kernels"] = list(self.kernels)
         return out
+
+
+def compile_totals(results) -> dict:
+    """Kernels compiled and loaded over a run's results (nothing where no case was watched)."""
+    watched = [r.compiles for r in results if r.compiles]
+    if not watched:
+        return {}
+    return {"compiled": sum(w["compiled"] for w in watched), "loaded": sum(w["loaded"] for w in watched),
+            "compile_s": round(sum(w["compile_s"] for w in watched), 1),
+            "cases_compiling": sum(1 for w in watched if w["compiled"])}

@@ -222,11 +222,16 @@ def run_case(engine: Engine, case: Case, *, source: Optional[str] = None, reruns
             result.verdict, result.reasons = "declined", reasons
             result.message = reasons[0]
             return result
+        cuda = engine.device().startswith("cuda")
+        if cuda:  # what the case really held, beside the cost model's estimate that the memory gate used
+            torch.cuda.reset_peak_memory_stats()
         with CompileWatch() as watch:
             try:
                 _run_checks(engine, case, problem, result, reruns)
             finally:
                 result.compiles = watch.summary()
+                if cuda:
+                    result.memory_peak_bytes = int(torch.cuda.max_memory_reserved())
     except Exception as exc:  # the engine raised: record it, keep going
         result.verdict = "error"
         result.message = f"{type(exc).__name__}: {exc}".strip()
@@ -247,18 +252,6 @@ def _run_checks(engine: Engine, case: Case, problem, result: CaseResult, reruns:
     attrs = dict(scale=problem.effective_scale, left_bound=problem.left_bound,
                  right_bound=problem.right_bound, alignment=problem.alignment)
     clock = _PhaseClock(device, result.phases)
-    cuda = device.startswith("cuda")
-    if cuda:  # what the case really held, beside the cost model's estimate that the memory gate used
-        torch.cuda.reset_peak_memory_stats()
-    try:
-        _judged_runs(engine, case, problem, result, reruns, attrs, clock)
-    finally:
-        if cuda:
-            result.memory_peak_bytes = int(torch.cuda.max_memory_reserved())
-
-
-def _judged_runs(engine, case, problem, result, reruns, attrs, clock) -> None:
-    device = engine.device()
     m = materialize(problem, seed=case.seed, device=device)
     t = m.tensors
     clock.lap("materialize")

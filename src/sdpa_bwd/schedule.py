@@ -55,7 +55,7 @@ class Chunk:
 
 
 def chunks(cases: Sequence[Case], workers: int, seconds: Sequence[float],
-           per_worker: int = CHUNKS_PER_WORKER) -> list[Chunk]:
+           per_worker: int = CHUNKS_PER_WORKER, overhead: float = CASE_OVERHEAD_S) -> list[Chunk]:
     """Contiguous chunks of ``cases`` (in order, covering every case once) of roughly equal
     estimated cost (``seconds[i]`` for case i, plus a fixed overhead each); never split between
     two neighbours of the same sizes."""
@@ -63,7 +63,7 @@ def chunks(cases: Sequence[Case], workers: int, seconds: Sequence[float],
         raise ValueError(f"{len(seconds)} cost estimates for {len(cases)} cases: need one per case")
     if not cases:
         return []
-    costs = [max(0.0, s) + CASE_OVERHEAD_S for s in seconds]
+    costs = [max(0.0, s) + overhead for s in seconds]
     target = sum(costs) / max(1, workers * per_worker)
     out, start, acc = [], 0, 0.0
     for i, cost in enumerate(costs):
