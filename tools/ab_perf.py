@@ -1,7 +1,14 @@
 """A/B timing of the Triton engine's variants in one GPU run (issue 7's perf log).
 
     PYTHONPATH=src python3 tools/ab_perf.py --out $OUT [--budget 420] [--d-qk 192] [--variants default/tma,padded]
+    PYTHONPATH=src python3 tools/ab_perf.py --table s6 --out $OUT      # session 6: start order, dV after dP
     (on two GPUs, with the GPU tests and the plan beside it: bash tools/device_run4.sh $OUT)
+
+A variant is (name, tma, config or None, knobs): ``knobs`` are launch-level switches set for
+that variant alone (``head_group``: ``launch.set_head_group``; ``dv_after_dp``:
+``launch.DV_AFTER_DP``). A row may name a storage layout (benchmarks/common.py's ``make``).
+``--warm-only --shard i/n`` runs each of its share of the variants once, untimed, so that n
+processes started side by side fill Triton's cache before the timed run compiles nothing.
 
 For each row (shape, causal, dtype; BHSD) and variant (TMA on/off, configs) it
 times one backward call (ODO + DKDV + DQ) and, where asked, one forward call,
@@ -18,6 +25,7 @@ import argparse
 import dataclasses
 import json
 import os
+import sys
 import time
 import warnings
 
@@ -28,10 +36,13 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from sdpa_bwd import launch
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "benchmarks"))
+from common import make  # noqa: E402  (benchmarks/common.py: the benchmark's layouts)
+
 BC = launch.BackwardConfig
 FC = launch.ForwardConfig
 
-ROWS = [  # (B, H_q, H_kv, S, D or (D_qk, D_v), causal, dtype); variants are keyed by D
+ROWS = [  # (B, H_q, H_kv, S, D or (D_qk, D_v), causal, dtype[, layout]); variants are keyed by D
     (1, 16, 16, 4096, (192, 128), False, torch.bfloat16),
     (2, 16, 16, 4096, 128, False, torch.bfloat16),
     (1, 16, 16, 4096, (192, 128), True, torch.bfloat16),
@@ -89,6 +100,53 @@ FWD_VARIANTS = {
 }
 
 
+# Session 6: the programs' start order (groups of HEAD_GROUP heads, costliest tile first; 1 = the
+# head-by-head order every earlier number measured) and the DKDV pass's dV product issued after
+# dP's wait. Causal rows carry the order's predicted gain (a greedy-dispatch model: 0.87-0.89 of
+# ideal head by head, 0.97-1.00 grouped); non-causal rows must not move. The BSHD rows split the
+# 10% BSHD-vs-BHSD gap of run 15's (2,16,4096,128) row by kernel.
+ROWS_S6 = [
+    (2, 16, 16, 4096, 128, True, torch.bfloat16),
+    (1, 16, 16, 8192, 128, True, torch.bfloat16),
+    (4, 16, 16, 2048, 64, True, torch.bfloat16),
+    (1, 16, 16, 4096, (192, 128), True, torch.bfloat16),
+    (1, 32, 8, 8192, 128, True, torch.bfloat16),
+    (2, 16, 16, 4096, 128, False, torch.bfloat16),
+    (2, 16, 16, 4096, 128, False, torch.bfloat16, "bshd"),
+    (4, 16, 16, 2048, 64, False, torch.bfloat16),
+    (1, 16, 16, 4096, (192, 128), False, torch.bfloat16),
+]
+_S6 = [("hg1", "on", None, dict(head_group=1)), ("hg4", "on", None, dict(head_group=4)),
+       ("hg8", "on", None, dict(head_group=8)), ("hg16", "on", None, dict(head_group=16)),
+       ("hg1 dv-late", "on", None, dict(head_group=1, dv_after_dp=True)),
+       ("hg8 dv-late", "on", None, dict(head_group=8, dv_after_dp=True))]
+BWD_VARIANTS_S6 = {(192, 128): _S6, 128: _S6, 64: _S6}
+_S6_FWD = [v for v in _S6 if "dv_after_dp" not in v[3]]
+FWD_VARIANTS_S6 = {(192, 128): _S6_FWD, 128: _S6_FWD, 64: _S6_FWD}
+
+
+class knobs_set:
+    """Launch-level switches for one variant, put back afterwards."""
+
+    def __init__(self, knobs):
+        self.knobs = knobs or {}
+
+    def __enter__(self):
+        self.before = (launch.HEAD_GROUP, launch.DV_AFTER_DP)
+        if "head_group" in self.knobs:
+            launch.set_head_group(self.knobs["head_group"])
+        if "dv_after_dp" in self.knobs:
+            launch.DV_AFTER_DP = bool(self.knobs["dv_after_dp"])
+
+    def __exit__(self, *exc):
+        launch.set_head_group(self.before[0])
+        launch.DV_AFTER_DP = self.before[1]
+
+
+def _variant(v):
+    return v if len(v) == 4 else (*v, None)
+
+
 def bench(fn):
     return triton.testing.do_bench(fn, warmup=10, rep=50, return_mode="median")
 
@@ -122,69 +180,93 @@ def main():
                     help="only the rows with this D_qk (192: the split-vs-padded A/B alone)")
     ap.add_argument("--variants", default=None,
                     help="comma-separated variant names to run (both tables), e.g. default/tma,padded")
+    ap.add_argument("--table", choices=("configs", "s6"), default="configs",
+                    help="configs: the tile/atomic/TMA variants of sessions 2-4; s6: start order and dV after dP")
+    ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
+    ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()
+    rows, bwd_table, fwd_table = ((ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6) if args.table == "s6"
+                                  else (ROWS, BWD_VARIANTS, FWD_VARIANTS))
+    shard_i, shard_n = (int(x) for x in args.shard.split("/"))
     wanted = None if args.variants is None else set(args.variants.split(","))
     warnings.filterwarnings("ignore")
     os.makedirs(args.out, exist_ok=True)
     t0 = time.time()
     results = []
     meta = dict(device=torch.cuda.get_device_name(), torch=torch.__version__, triton=triton.__version__,
-                when=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+                when=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), table=args.table)
+    out_name = "ab_perf.json" if args.table == "configs" else f"ab_perf_{args.table}.json"
+    pair_no = 0
+
+    def mine() -> bool:   # this shard's (row, variant) pairs, round robin
+        nonlocal pair_no
+        pair_no += 1
+        return (pair_no - 1) % shard_n == shard_i - 1
 
     def save():  # after every measurement, so a run stopped by a time limit keeps what it measured
-        with open(os.path.join(args.out, "ab_perf.json"), "w") as f:
+        if args.warm_only:
+            return
+        with open(os.path.join(args.out, out_name), "w") as f:
             json.dump(dict(meta=meta, results=results), f, indent=1)
-    for B, Hq, Hkv, S, D, causal, dtype in ROWS:
+    for row in rows:
+        B, Hq, Hkv, S, D, causal, dtype = row[:7]
+        layout = row[7] if len(row) > 7 else "bhsd"
         d_qk, d_v = D if isinstance(D, tuple) else (D, D)
         if args.d_qk is not None and d_qk != args.d_qk:
             continue
         gen = torch.Generator(device="cuda").manual_seed(S + d_qk + d_v + causal)
-        q = torch.randn(B, Hq, S, d_qk, generator=gen, device="cuda").to(dtype)
-        do = torch.randn(B, Hq, S, d_v, generator=gen, device="cuda").to(dtype)
-        k = torch.randn(B, Hkv, S, d_qk, generator=gen, device="cuda").to(dtype)
-        v = torch.randn(B, Hkv, S, d_v, generator=gen, device="cuda").to(dtype)
+        q = make(B, Hq, S, d_qk, layout, dtype, gen)
+        do = make(B, Hq, S, d_v, layout, dtype, gen)
+        k = make(B, Hkv, S, d_qk, layout, dtype, gen)
+        v = make(B, Hkv, S, d_v, layout, dtype, gen)
         rb = 0 if causal else None
-        tag = f"({B},{Hq}/{Hkv},{S},{d_qk}/{d_v}) {'causal' if causal else 'nc'} {str(dtype)[6:]}"
-        qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))
-        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-            out = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, enable_gqa=Hq != Hkv)
-            ref = torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True)
-            t_cudnn = bench(lambda: torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True))
-            t_cudnn_fwd = bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal,
-                                                                        enable_gqa=Hq != Hkv))
-        print(f"{tag}: cuDNN bwd {t_cudnn:.3f} ms, fwd {t_cudnn_fwd:.3f} ms", flush=True)
+        tag = f"({B},{Hq}/{Hkv},{S},{d_qk}/{d_v}) {'causal' if causal else 'nc'} {str(dtype)[6:]} {layout}"
+        t_cudnn = t_cudnn_fwd = float("nan")
+        ref = out = None
+        if not args.warm_only:
+            qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))
+            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                out = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, enable_gqa=Hq != Hkv)
+                ref = torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True)
+                t_cudnn = bench(lambda: torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True))
+                t_cudnn_fwd = bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal,
+                                                                            enable_gqa=Hq != Hkv))
+            print(f"{tag}: cuDNN bwd {t_cudnn:.3f} ms, fwd {t_cudnn_fwd:.3f} ms", flush=True)
         base = None
         launch.set_tma_mode("off")
         o, st = launch.attention_forward(q, k, v, right_bound=rb)
-        for name, tma, cfg in BWD_VARIANTS[D]:
-            if wanted is not None and name not in wanted:
+        for name, tma, cfg, knobs in map(_variant, bwd_table[D]):
+            if (wanted is not None and name not in wanted) or not mine():
                 continue
             if time.time() - t0 > args.budget:
                 print("budget spent", flush=True)
                 break
             launch.set_tma_mode(tma)
             try:
-                fn = lambda: launch.attention_backward(q, k, v, o, do, st, right_bound=rb, config=cfg)  # noqa: E731
-                grads = fn()
-                t = bench(fn)
-                parts = split(fn)
+                with knobs_set(knobs):
+                    fn = lambda: launch.attention_backward(q, k, v, o, do, st, right_bound=rb, config=cfg)  # noqa: E731
+                    grads = fn()
+                    if args.warm_only:
+                        continue
+                    t = bench(fn)
+                    parts = split(fn)
                 e_ref = max(rel(a, b) for a, b in zip(grads, ref))
                 e_base = 0.0 if base is None else max(rel(a, b) for a, b in zip(grads, base))
                 if base is None:
                     base = grads
                 r = dict(row=tag, kind="bwd", variant=name, tma=tma, config=cfg and dataclasses.asdict(cfg),
-                         ms=t, cudnn_ms=t_cudnn, ratio=t_cudnn / t, err_vs_cudnn=e_ref, err_vs_default=e_base,
-                         split=parts)
+                         knobs=knobs, ms=t, cudnn_ms=t_cudnn, ratio=t_cudnn / t, err_vs_cudnn=e_ref,
+                         err_vs_default=e_base, split=parts)
                 print(f"  bwd {name:18} {t:.3f} ms ratio {t_cudnn / t:.3f} err cudnn {e_ref:.1e} "
-                      f"default {e_base:.1e} split {parts}", flush=True)
+                      f"first variant {e_base:.1e} split {parts}", flush=True)
             except Exception as exc:
                 r = dict(row=tag, kind="bwd", variant=name, error=f"{type(exc).__name__}: {str(exc)[:300]}")
                 print(f"  bwd {name}: FAILED {r['error']}", flush=True)
             results.append(r)
             save()
-        o_ref = out.detach()
-        for name, tma, cfg in FWD_VARIANTS[D]:
-            if wanted is not None and name not in wanted:
+        o_ref = None if out is None else out.detach()
+        for name, tma, cfg, knobs in map(_variant, fwd_table[D]):
+            if (wanted is not None and name not in wanted) or not mine():
                 continue
             if time.time() - t0 > args.budget:
                 break
@@ -193,12 +275,15 @@ def main():
                 if cfg is not None:
                     orig = launch.forward_config
                     launch.forward_config = lambda *a, _c=cfg: _c
-                fn = lambda: launch.attention_forward(q, k, v, right_bound=rb)  # noqa: E731
-                o2, _ = fn()
-                t = bench(fn)
+                with knobs_set(knobs):
+                    fn = lambda: launch.attention_forward(q, k, v, right_bound=rb)  # noqa: E731
+                    o2, _ = fn()
+                    if args.warm_only:
+                        continue
+                    t = bench(fn)
                 e = rel(o2, o_ref)
                 r = dict(row=tag, kind="fwd", variant=name, tma=tma, config=cfg and dataclasses.asdict(cfg),
-                         ms=t, cudnn_ms=t_cudnn_fwd, ratio=t_cudnn_fwd / t, err_vs_cudnn=e)
+                         knobs=knobs, ms=t, cudnn_ms=t_cudnn_fwd, ratio=t_cudnn_fwd / t, err_vs_cudnn=e)
                 print(f"  fwd {name:18} {t:.3f} ms ratio {t_cudnn_fwd / t:.3f} err cudnn {e:.1e}", flush=True)
             except Exception as exc:
                 r = dict(row=tag, kind="fwd", variant=name, error=f"{type(exc).__name__}: {str(exc)[:300]}")
@@ -212,7 +297,8 @@ def main():
         del out, ref, base
         torch.cuda.empty_cache()
     save()
-    print(f"ab_perf: {len(results)} measurements in {time.time() - t0:.0f} s", flush=True)
+    print(f"ab_perf{' (warm-only)' if args.warm_only else ''}: {len(results)} measurements in "
+          f"{time.time() - t0:.0f} s", flush=True)
 
 
 if __name__ == "__main__":

@@ -62,6 +62,24 @@ _TMA_MODES = ("auto", "on", "off")
 _HAS_TMA = hasattr(triton.language, "make_tensor_descriptor")  # device-side descriptors (Triton >= 3.4)
 
 
+# Programs start in groups of this many heads, costliest tile first inside a group
+# (kernels.attention_fwd.program_tile); 1 is the plain head-by-head order.
+HEAD_GROUP = int(os.environ.get("SDPA_BWD_HEAD_GROUP", "8"))
+
+
+# DKDV issues the dV product after the dP product's wait, so that it runs under the dS arithmetic
+# (kernels.attention_bwd._dkdv_tiles); False keeps the order dV, dP. An A/B switch until measured.
+DV_AFTER_DP = False
+
+
+def set_head_group(n: int) -> None:
+    """Launch order of the programs: groups of ``n`` heads, costliest tile first (1: head by head)."""
+    global HEAD_GROUP
+    if not isinstance(n, int) or n < 1:
+        raise ValueError(f"head group {n!r}: expected an integer >= 1")
+    HEAD_GROUP = n
+
+
 def set_tma_mode(mode: str) -> None:
     """Choose how streamed tiles are read: "auto" (CUDA only), "on" or "off" (see TMA_MODE)."""
     global TMA_MODE
@@ -508,7 +526,7 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
         BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n,
         D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, D_V=D_v, D_V_PAD=d_v_pad,
         HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=_dot_precision(q.dtype, q.device.type),
-        WIDE=_wide(q, k, v, o, stats), TMA=_use_tma(k, v),
+        WIDE=_wide(q, k, v, o, stats), TMA=_use_tma(k, v), HEAD_GROUP=HEAD_GROUP,
         num_warps=cfg.num_warps, num_stages=cfg.num_stages,
     )
     return o, stats
@@ -601,7 +619,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
             qk_scale_log2, scale, lo_off, hi_off,
             BLOCK_M=cfg.block_m1, BLOCK_N=cfg.block_n1,
             COMPUTE_DK=compute_dk, COMPUTE_DV=compute_dv, ATOMIC_DQ=atomic_dq, TMA=tma_qdo,
-            DQ_TMA=atomic_dq and dq_tma, **common,
+            DQ_TMA=atomic_dq and dq_tma, HEAD_GROUP=HEAD_GROUP, DV_AFTER_DP=DV_AFTER_DP, **common,
         )
 
     if H_k == H_v:
@@ -625,7 +643,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
             *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(),
             H_q, H_q // H_k, H_q // H_v, S_q, S_kv,
             qk_scale_log2, scale, lo_off, hi_off,
-            BLOCK_M=cfg.block_m2, BLOCK_N=cfg.block_n2, TMA=_use_tma(k, v),
+            BLOCK_M=cfg.block_m2, BLOCK_N=cfg.block_n2, TMA=_use_tma(k, v), HEAD_GROUP=HEAD_GROUP,
             **dict(common, num_warps=cfg.dq_num_warps or cfg.num_warps,
                    num_stages=cfg.dq_num_stages or cfg.num_stages),
         )

@@ -114,6 +114,32 @@ def test_gpu_default_backward_is_repeatable_within_rounding():
         assert (x.float() - y.float()).abs().max().item() < 0.05 * (1 + x.float().abs().max().item())
 
 
+@pytest.mark.parametrize("band", [dict(right_bound=0), dict(left_bound=300), {}], ids=["causal", "left", "none"])
+def test_gpu_start_order_and_dv_after_dp_change_no_bit(band):
+    """The programs' start order (launch.HEAD_GROUP) and the DKDV pass's dV-after-dP issue order
+    (launch.DV_AFTER_DP) schedule the same products: every output bitwise equal, GQA and a head
+    count no group divides included."""
+    gen = torch.Generator().manual_seed(11)
+    q, do = (torch.randn(2, 12, 1500, 128, generator=gen).cuda().bfloat16() for _ in range(2))
+    k, v = (torch.randn(2, 4, 1500, 128, generator=gen).cuda().bfloat16() for _ in range(2))
+    before = (launch.HEAD_GROUP, launch.DV_AFTER_DP)
+    runs = {}
+    try:
+        for group, late in ((1, False), (8, False), (5, True), (16, True)):
+            launch.set_head_group(group)
+            launch.DV_AFTER_DP = late
+            o, st = launch.attention_forward(q, k, v, **band)
+            runs[group, late] = (o, st) + tuple(launch.attention_backward(q, k, v, o, do, st, deterministic=True,
+                                                                         **band))
+    finally:
+        launch.set_head_group(before[0])
+        launch.DV_AFTER_DP = before[1]
+    base = runs[1, False]
+    for key, outs in runs.items():
+        for name, a, b in zip(("o", "stats", "dq", "dk", "dv"), base, outs):
+            assert torch.equal(a, b), f"{name} with HEAD_GROUP, DV_AFTER_DP = {key} differs from (1, False)"
+
+
 try:
     from hypothesis import given, seed, settings, strategies as st
 except ImportError:  # pragma: no cover

@@ -22,7 +22,7 @@ import triton
 import triton.language as tl
 
 from .attention_fwd import (_NO_SPECIALIZE, kernel_jit, band_keep, band_keep_t, key_tile_bounds, load_rows, mma, mma_acc,
-                            query_tile_bounds, row_tiles, second_chunk_cols)
+                            program_tile, query_tile_bounds, row_tiles, second_chunk_cols)
 
 LOG2E = tl.constexpr(1.4426950408889634)
 
@@ -76,7 +76,8 @@ def _dkdv_tiles(dk, dk_b, dv, k, k_b, v, q_ptr, do_ptr, q_desc, q_b_desc, do_des
                 D_V: tl.constexpr, D_V_PAD: tl.constexpr, MASK: tl.constexpr,
                 HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
                 COMPUTE_DK: tl.constexpr, COMPUTE_DV: tl.constexpr, ATOMIC_DQ: tl.constexpr,
-                DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr, DQ_TMA: tl.constexpr):
+                DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr, DQ_TMA: tl.constexpr,
+                DV_AFTER_DP: tl.constexpr):
     """Accumulate one key block's dK/dV over query tiles [m_begin, m_end) of one q head.
 
     Pointers q_ptr/do_ptr/dq_acc_ptr point at row 0 of that head; lse2_ptr and
@@ -132,11 +133,17 @@ def _dkdv_tiles(dk, dk_b, dv, k, k_b, v, q_ptr, do_ptr, q_desc, q_b_desc, do_des
             keep = band_keep_t(offs_n, offs_m, lo_off, hi_off, HAS_LEFT, HAS_RIGHT) \
                 & (offs_n < S_kv)[:, None]
             p_t = tl.where(keep, p_t, 0.0)
-        if COMPUTE_DV:
+        if COMPUTE_DV and not DV_AFTER_DP:
             dv += mma(p_t.to(do.dtype), do, DOT_PRECISION)
         if COMPUTE_DK:
             delta = tl.load(delta_ptr + offs_m, mask=row_ok, other=0.0)
+            # Triton 3.6 waits for every MMA in flight right after a product whose result is used in
+            # the iteration (dP here), but not after the dK/dV accumulations: with DV_AFTER_DP the dV
+            # product is issued after that wait and runs under the dS arithmetic below.
             dp_t = mma(v, tl.trans(do), DOT_PRECISION)
+        if COMPUTE_DV and DV_AFTER_DP:
+            dv += mma(p_t.to(do.dtype), do, DOT_PRECISION)
+        if COMPUTE_DK:
             ds_t = (p_t * (dp_t - delta[None, :])).to(q.dtype)
             dk += mma(ds_t, q, DOT_PRECISION)
             if D_QK_SPLIT:
@@ -187,7 +194,7 @@ def attention_bwd_dkdv_kernel(
     HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
     COMPUTE_DK: tl.constexpr, COMPUTE_DV: tl.constexpr, ATOMIC_DQ: tl.constexpr,
     DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False, DQ_TMA: tl.constexpr = False,
-    D_QK_SPLIT: tl.constexpr = 0,
+    D_QK_SPLIT: tl.constexpr = 0, HEAD_GROUP: tl.constexpr = 1, DV_AFTER_DP: tl.constexpr = False,
 ):
     """DQDKDV main pass for one key block of one owner head.
 
@@ -196,8 +203,8 @@ def attention_bwd_dkdv_kernel(
     owns its dK/dV rows, so dK/dV need no atomics and are bitwise reproducible.
     With ATOMIC_DQ it also adds scale-free dQ partials into the fp32 dq_accum.
     """
-    pid_n = tl.program_id(0)
-    pid_bh = tl.program_id(1)
+    # Costliest key blocks first (the lowest under a right bound, the highest under a left one).
+    pid_n, pid_bh = program_tile(HEAD_GROUP, HAS_LEFT and not HAS_RIGHT)
     b = (pid_bh // H_owner).to(tl.int64)
     owner = (pid_bh % H_owner).to(tl.int64)
     group = H_q // H_owner
@@ -276,19 +283,22 @@ def attention_bwd_dkdv_kernel(
                                    stride_qm, stride_qd, stride_dom, stride_dod,
                                    offs_n, start, mid_lo, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
                                    BLOCK_M, D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
-                                   COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA)
+                                   COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA,
+                                   DV_AFTER_DP)
         dk, dk_b, dv = _dkdv_tiles(dk, dk_b, dv, k, k_b, v, q_head, do_head, q_desc, q_b_desc, do_desc, lse2_head,
                                    delta_head, dq_head, dq_desc, dq_b_desc,
                                    stride_qm, stride_qd, stride_dom, stride_dod,
                                    offs_n, mid_lo, mid_hi, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
                                    BLOCK_M, D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, False, HAS_LEFT, HAS_RIGHT,
-                                   COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA)
+                                   COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA,
+                                   DV_AFTER_DP)
         dk, dk_b, dv = _dkdv_tiles(dk, dk_b, dv, k, k_b, v, q_head, do_head, q_desc, q_b_desc, do_desc, lse2_head,
                                    delta_head, dq_head, dq_desc, dq_b_desc,
                                    stride_qm, stride_qd, stride_dom, stride_dod,
                                    offs_n, mid_hi, stop, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
                                    BLOCK_M, D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
-                                   COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA)
+                                   COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA,
+                                   DV_AFTER_DP)
 
     if COMPUTE_DK:
         dk_ptrs = dk_ptr + b * stride_dkb + owner * stride_dkh + key0 * stride_dkn \
@@ -380,15 +390,15 @@ def attention_bwd_dq_kernel(
     D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr,
     HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
     DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False, D_QK_SPLIT: tl.constexpr = 0,
+    HEAD_GROUP: tl.constexpr = 1,
 ):
     """dQ for one block of query rows of one (b, h), looping over its key blocks.
 
     No atomics: this is the deterministic dQ (it recomputes P and dP).
     """
-    # Highest query blocks first: under a causal band they have the most key tiles,
+    # Costliest query blocks first (the highest under a right bound, the lowest under a left one),
     # so the long programs start early and the short ones fill the tail.
-    pid_m = tl.num_programs(0) - 1 - tl.program_id(0)
-    pid_bh = tl.program_id(1)
+    pid_m, pid_bh = program_tile(HEAD_GROUP, not (HAS_LEFT and not HAS_RIGHT))
     b = (pid_bh // H_q).to(tl.int64)
     h = (pid_bh % H_q).to(tl.int64)
     hk = h // ratio_k
