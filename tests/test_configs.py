@@ -17,7 +17,7 @@ def test_fp32_192_128_keeps_the_hd256_configs_that_fit_shared_memory():
 def test_bf16_192_128_has_its_measured_configs():
     cfg = launch.backward_config(256, 128, torch.bfloat16, "cuda", False)
     assert (cfg.block_m1, cfg.block_n1, cfg.block_m2, cfg.block_n2, cfg.num_stages) == (64, 64, 128, 32, 2)
-    assert launch.forward_config(256, 128, torch.float16, "cuda") == launch.ForwardConfig(64, 64, 4, 3)
+    assert launch.forward_config(256, 128, torch.float16, "cuda") == launch.ForwardConfig(64, 64, 4, 3, head_group=4)
 
 
 def test_fp32_forward_uses_the_small_tiles_at_every_head_dim():
@@ -27,4 +27,4 @@ def test_fp32_forward_uses_the_small_tiles_at_every_head_dim():
     assert small == launch.ForwardConfig(64, 32, 4, 2)
     for d in (16, 32, 64, 128):
         assert launch.forward_config(d, d, torch.float32, "cuda") == small
-    assert launch.forward_config(128, 128, torch.bfloat16, "cuda") == launch.ForwardConfig(128, 64, 8, 3)
+    assert launch.forward_config(128, 128, torch.bfloat16, "cuda") == launch.ForwardConfig(128, 64, 8, 3, head_group=4)

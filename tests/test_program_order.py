@@ -1,5 +1,6 @@
 """The order programs start in (kernels.attention_fwd.program_tile): every (tile, head) exactly once,
-costliest tile first inside each group of heads, and the same gradients whatever the grouping.
+costliest tile first inside each group of heads, and the same gradients whatever the grouping (and
+whichever of the DKDV pass's dV and dP products is issued first, launch.DV_AFTER_DP).
 
 Runs the kernels under TRITON_INTERPRET=1 on the CPU (tests/conftest.py sets it).
 """
@@ -86,24 +87,28 @@ def test_gradients_do_not_depend_on_the_start_order(band):
     q, do = (torch.randn(B, H_q, S_q, D, generator=gen).to(DEVICE, torch.float16) for _ in range(2))
     k = torch.randn(B, H_k, S_kv, D, generator=gen).to(DEVICE, torch.float16)
     v = torch.randn(B, H_v, S_kv, D, generator=gen).to(DEVICE, torch.float16)
-    before = launch.HEAD_GROUP
+    before = (launch.HEAD_GROUP, launch.DV_AFTER_DP)
     runs = {}
     try:
-        for group in (1, 4, 8):
+        for group, late in ((1, False), (4, True), (8, False), (8, True)):
             launch.set_head_group(group)
+            launch.DV_AFTER_DP = late
             o, stats = launch.attention_forward(q, k, v, **band)
             grads = launch.attention_backward(q, k, v, o, do, stats, deterministic=True, **band)
-            runs[group] = (o, stats) + tuple(grads)
+            runs[group, late] = (o, stats) + tuple(grads)
     finally:
-        launch.set_head_group(before)
+        launch.set_head_group(before[0])
+        launch.DV_AFTER_DP = before[1]
     names = ("o", "stats", "dq", "dk", "dv")
-    for group in (4, 8):
-        for name, a, b in zip(names, runs[1], runs[group]):
+    base = runs[1, False]
+    for key, outs in runs.items():
+        for name, a, b in zip(names, base, outs):
             assert torch.equal(a.nan_to_num(), b.nan_to_num()), (
-                f"{name} with HEAD_GROUP={group} differs from the head-by-head order (max diff "
-                f"{(a.double() - b.double()).abs().max().item():.3e}): a program's (tile, head) mapping is wrong")
+                f"{name} with HEAD_GROUP, DV_AFTER_DP = {key} differs from the head-by-head order with dV before "
+                f"dP (max diff {(a.double() - b.double()).abs().max().item():.3e}): a program's (tile, head) "
+                "mapping, or the DKDV pass's products, differ")
     # and the order-independent result is the right one
-    want = oracle.backward(q, k, v, runs[1][0], do, runs[1][1], **band)
-    for name, got, ref in zip(("dq", "dk", "dv"), runs[8][2:], want[:3]):
+    want = oracle.backward(q, k, v, base[0], do, base[1], **band)
+    for name, got, ref in zip(("dq", "dk", "dv"), runs[8, True][2:], want[:3]):
         err = (got.double() - ref).abs().max().item()
         assert err < 0.05, f"{name}: max error {err:.3e} against the float64 oracle with HEAD_GROUP=8"

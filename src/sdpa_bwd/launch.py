@@ -62,21 +62,18 @@ _TMA_MODES = ("auto", "on", "off")
 _HAS_TMA = hasattr(triton.language, "make_tensor_descriptor")  # device-side descriptors (Triton >= 3.4)
 
 
-# Programs start in groups of this many heads, costliest tile first inside a group
-# (kernels.attention_fwd.program_tile); 1 is the plain head-by-head order.
-HEAD_GROUP = int(os.environ.get("SDPA_BWD_HEAD_GROUP", "8"))
+# Overrides of the configs' ``head_group`` and ``dv_after_dp`` for A/B runs and tests
+# (tools/ab_perf.py); None: the config's own. $SDPA_BWD_HEAD_GROUP sets the first.
+HEAD_GROUP: Optional[int] = int(os.environ["SDPA_BWD_HEAD_GROUP"]) if os.environ.get("SDPA_BWD_HEAD_GROUP") else None
+DV_AFTER_DP: Optional[bool] = None
 
 
-# DKDV issues the dV product after the dP product's wait, so that it runs under the dS arithmetic
-# (kernels.attention_bwd._dkdv_tiles); False keeps the order dV, dP. An A/B switch until measured.
-DV_AFTER_DP = False
-
-
-def set_head_group(n: int) -> None:
-    """Launch order of the programs: groups of ``n`` heads, costliest tile first (1: head by head)."""
+def set_head_group(n: Optional[int]) -> None:
+    """Start order of the programs for every launch: groups of ``n`` heads, costliest tile
+    first (1: head by head); None: each config's own ``head_group``."""
     global HEAD_GROUP
-    if not isinstance(n, int) or n < 1:
-        raise ValueError(f"head group {n!r}: expected an integer >= 1")
+    if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 1):
+        raise ValueError(f"head group {n!r}: expected an integer >= 1, or None for the config's own")
     HEAD_GROUP = n
 
 
@@ -193,6 +190,9 @@ class ForwardConfig:
     # Cover D_qk with two power-of-two column chunks where ``d_qk_chunks`` says so (192 = 128 + 64)
     # rather than padding it to the next power of two; False forces the pad (the A/B baseline).
     split_d_qk: bool = True
+    # Programs start in groups of this many heads, costliest tile first inside a group
+    # (kernels.attention_fwd.program_tile); 1 is the plain head-by-head order.
+    head_group: int = 8
 
 
 @dataclass(frozen=True)
@@ -213,10 +213,16 @@ class BackwardConfig:
     dq_num_stages: Optional[int] = None
     # As ForwardConfig.split_d_qk, for every backward kernel.
     split_d_qk: bool = True
+    # As ForwardConfig.head_group, for the DKDV and DQ passes.
+    head_group: int = 8
+    # DKDV issues the dV product after the dP product's wait, so that it runs under the dS
+    # arithmetic (kernels.attention_bwd._dkdv_tiles); False: dV, then dP.
+    dv_after_dp: bool = False
 
 
 _INTERPRETER_FWD = ForwardConfig(block_m=16, block_n=16, num_warps=4, num_stages=1)
-_INTERPRETER_BWD = BackwardConfig(16, 16, 16, 16, num_warps=4, num_stages=1, dq_mode="atomic")
+# dV after dP as on the GPU's hd <= 128 configs; tests/test_program_order.py checks the other order too.
+_INTERPRETER_BWD = BackwardConfig(16, 16, 16, 16, num_warps=4, num_stages=1, dq_mode="atomic", dv_after_dp=True)
 
 
 def head_dim_pad(d: int) -> int:
@@ -253,11 +259,15 @@ def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type:
         # (docs/data/compile-times-sm90.md); 64/32 s2 is the config fp32 hd256 already ran with.
         return ForwardConfig(64, 32, num_warps=4, num_stages=2)
     d = max(d_qk_pad, d_v_pad)
+    # head_group: the start order's A/B, H200 bf16 (ab_perf --table s6, run 18, docs/perf-log.md session 6),
+    # causal rows against the head-by-head order: (4,16,2048,64) 0.132 -> 0.115 ms with groups of 16
+    # (0.128 with 8); (2,16,4096,128) 0.358 -> 0.322, (1,32/8,8192,128) 1.208 -> 1.174 with 4 (0.323, 1.206
+    # with 8); non-causal rows within 1%.
     if d <= 64:
-        return ForwardConfig(128, 64, num_warps=4, num_stages=3)
+        return ForwardConfig(128, 64, num_warps=4, num_stages=3, head_group=16)
     if d <= 128:
         # FA2/Triton-tutorial shape for hd128 on H100-class parts.
-        return ForwardConfig(128, 64, num_warps=8, num_stages=3)
+        return ForwardConfig(128, 64, num_warps=8, num_stages=3, head_group=4)
     if d_qk_pad == 256 and d_v_pad <= 128 and dtype != torch.float32:
         # fp32 keeps the hd256 config: these tiles need 272-320 KiB of shared memory in fp32
         # (OutOfResources on plan cases pair-025/pair-070, device run 2026-12-01).
@@ -266,7 +276,8 @@ def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type:
         # Measured padded to 256; kept for the 128 + 64 split (d_qk_chunks), which needs less: a K stage
         # is 64 x 192 x 2 B = 24 KiB instead of 32, so 3 x (24 + 16 for V) + 24 for Q = 144 KiB instead
         # of 176 (ptxas, sm_90a, Triton 3.6: 145 KiB with TMA, 149-150 registers, no stack, as padded).
-        return ForwardConfig(64, 64, num_warps=4, num_stages=3)
+        # Start order: (1,16,4096,192/128) causal 0.265 -> 0.248 ms with groups of 4 (run 18).
+        return ForwardConfig(64, 64, num_warps=4, num_stages=3, head_group=4)
     # hd256: a 128x256 fp32 accumulator plus Q does not fit with deeper pipelining.
     return ForwardConfig(64, 32, num_warps=4, num_stages=2)
 
@@ -281,8 +292,11 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
             # H200, bf16, (4,16,2048,64) BHSD, TMA on (A/B run 6, docs/perf-log.md): a 128/64 dQ
             # pass on 8 warps, 3 stages: 0.547 ms non-causal, 0.399 causal, against 0.590 / 0.427
             # for the 128/32 dQ pass on 4 warps that run 4 had kept (0.604 ms with pointers).
+            # Run 18 (ab_perf --table s6, (4,16,2048,64) bf16): the start order in groups of 16 heads
+            # 0.435 -> 0.377 ms causal (groups of 8: 0.406), non-causal unchanged; dV after dP 0.545 ->
+            # 0.523 non-causal, 0.406 -> 0.395 causal (both with groups of 8).
             cfg = BackwardConfig(32, 128, 128, 64, num_warps=4, num_stages=4, dq_mode="separate",
-                                 dq_num_warps=8, dq_num_stages=3)
+                                 dq_num_warps=8, dq_num_stages=3, head_group=16, dv_after_dp=True)
         elif d <= 128:
             # H200, bf16, (2,16,4096,128) non-causal BHSD, TMA on (A/B run 6): 1.786 ms, DKDV 1.146,
             # DQ 0.644; 2 or 4 stages, BLOCK_M1 32, 64/64 DKDV tiles, atomic dQ all slower.
@@ -290,7 +304,12 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
             # atomic dQ 2.32 ms, 2 stages 2.27, BLOCK_M2/N2 = 64/128 2.56, all-64 tiles on
             # 4 warps 2.57, 32/128 tiles on 4 warps 4.58. Split (profiler): DKDV 1.30 ms,
             # DQ 0.65 ms, ODO 0.02 ms.
-            cfg = BackwardConfig(64, 128, 128, 64, num_warps=8, num_stages=3, dq_mode="separate")
+            # Run 18 (ab_perf --table s6, bf16): the start order in groups of 8 heads and dV after dP,
+            # against the head-by-head order with dV before dP: (2,16,4096) causal 1.162 -> 1.044 ms,
+            # (1,16,8192) causal 2.031 -> 1.849, (1,32/8,8192) causal 4.148 -> 3.726, (2,16,4096)
+            # non-causal 1.802 -> 1.712 (DKDV 1.123 -> 1.067; dV after dP alone: 1.722).
+            cfg = BackwardConfig(64, 128, 128, 64, num_warps=8, num_stages=3, dq_mode="separate",
+                                 head_group=8, dv_after_dp=True)
         elif d_qk_pad == 256 and d_v_pad <= 128 and dtype != torch.float32:  # fp32: see forward_config
             # D_qk 192 / D_v 128, H200 bf16 (1,16,4096) (A/B, session 3, docs/perf-log.md): DKDV 64/64 on
             # 2 stages, dQ pass 128/32: 2.29 ms nc / 1.42 causal against 5.36 / 2.97 for the hd256 config.
@@ -303,7 +322,10 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
             # Registers a thread (256 threads): the dK accumulator 64 x 192 fp32 = 48 (was 64), the dQ
             # accumulator 128 x 192 = 96 (was 128). DKDV stays at the 255-register ceiling with spills of
             # the same order (TMA 640 B of stack, padded 552 B); the DQ pass drops 239 -> 190 registers.
-            cfg = BackwardConfig(64, 64, 128, 32, num_warps=8, num_stages=2, dq_mode="separate")
+            # Run 18, (1,16,4096,192/128) bf16: start order in groups of 4 heads 1.477 -> 1.311 ms causal,
+            # 2.122 -> 2.114 non-causal (groups of 8: 1.307 / 2.180). dV after dP costs here: 1.307 ->
+            # 1.501 causal (DKDV 0.909 -> 1.101), so the split keeps dV before dP.
+            cfg = BackwardConfig(64, 64, 128, 32, num_warps=8, num_stages=2, dq_mode="separate", head_group=4)
         else:
             # hd256: dK+dV accumulators (2 x 64 x 256 fp32) already fill the register file.
             cfg = BackwardConfig(32, 64, 64, 32, num_warps=8, num_stages=1, dq_mode="separate")
@@ -318,7 +340,8 @@ def _fp32_config(cfg: BackwardConfig) -> BackwardConfig:
     # fp32 tiles take twice the shared memory of 16-bit ones.
     return BackwardConfig(max(16, cfg.block_m1 // 2), max(16, cfg.block_n1 // 2),
                           max(16, cfg.block_m2 // 2), max(16, cfg.block_n2 // 2),
-                          num_warps=cfg.num_warps, num_stages=1, dq_mode=cfg.dq_mode, split_d_qk=cfg.split_d_qk)
+                          num_warps=cfg.num_warps, num_stages=1, dq_mode=cfg.dq_mode, split_d_qk=cfg.split_d_qk,
+                          head_group=cfg.head_group, dv_after_dp=cfg.dv_after_dp)
 
 
 def backward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, deterministic: bool) -> list:
@@ -526,7 +549,7 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
         BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n,
         D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, D_V=D_v, D_V_PAD=d_v_pad,
         HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=_dot_precision(q.dtype, q.device.type),
-        WIDE=_wide(q, k, v, o, stats), TMA=_use_tma(k, v), HEAD_GROUP=HEAD_GROUP,
+        WIDE=_wide(q, k, v, o, stats), TMA=_use_tma(k, v), HEAD_GROUP=HEAD_GROUP or cfg.head_group,
         num_warps=cfg.num_warps, num_stages=cfg.num_stages,
     )
     return o, stats
@@ -608,6 +631,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     qk_scale_log2 = scale * LOG2E
 
     tma_qdo = _use_tma(q, do)  # DKDV streams Q and dO
+    head_group = HEAD_GROUP or cfg.head_group
     dq_tma = atomic and _dq_reduce_tma(dq_accum, S_q, D_qk)
 
     def dkdv(owner_heads: int, compute_dk: bool, compute_dv: bool, atomic_dq: bool):
@@ -619,7 +643,8 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
             qk_scale_log2, scale, lo_off, hi_off,
             BLOCK_M=cfg.block_m1, BLOCK_N=cfg.block_n1,
             COMPUTE_DK=compute_dk, COMPUTE_DV=compute_dv, ATOMIC_DQ=atomic_dq, TMA=tma_qdo,
-            DQ_TMA=atomic_dq and dq_tma, HEAD_GROUP=HEAD_GROUP, DV_AFTER_DP=DV_AFTER_DP, **common,
+            DQ_TMA=atomic_dq and dq_tma, HEAD_GROUP=head_group,
+            DV_AFTER_DP=cfg.dv_after_dp if DV_AFTER_DP is None else DV_AFTER_DP, **common,
         )
 
     if H_k == H_v:
@@ -643,7 +668,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
             *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(),
             H_q, H_q // H_k, H_q // H_v, S_q, S_kv,
             qk_scale_log2, scale, lo_off, hi_off,
-            BLOCK_M=cfg.block_m2, BLOCK_N=cfg.block_n2, TMA=_use_tma(k, v), HEAD_GROUP=HEAD_GROUP,
+            BLOCK_M=cfg.block_m2, BLOCK_N=cfg.block_n2, TMA=_use_tma(k, v), HEAD_GROUP=head_group,
             **dict(common, num_warps=cfg.dq_num_warps or cfg.num_warps,
                    num_stages=cfg.dq_num_stages or cfg.num_stages),
         )
