@@ -68,3 +68,10 @@ def test_guard_check_in_chunks_equals_one_pass(hits, chunk):
     finally:
         tensors.GUARD_CHUNK = old
     assert pieces == whole
+    # and both say what an independent count says: positions outside every tensor, the first of them
+    inside = torch.zeros(buf.flat.numel(), dtype=torch.bool)
+    for n in buf.members:
+        inside[_footprint(m.problem.tensor(n), "cpu")] = True
+    outside = sorted({h % buf.flat.numel() for h in hits} - set(torch.nonzero(inside).view(-1).tolist()))
+    assert whole.written_outside[buf.name] == len(outside)
+    assert whole.first_outside.get(buf.name) == (outside[0] - GUARD if outside else None)

@@ -80,16 +80,20 @@ def check_tensor(name: str, got: torch.Tensor, want: torch.Tensor, ref: Optional
     value and the same-dtype reference's error, which fix the tolerance; the
     second counts mismatches against it. A 2^31-element gradient would otherwise
     need seven float64 copies of itself (112 GiB) just to be judged.
+
+    Every statistic stays on the tensors' device until one read at the end of a pass
+    (one for a tensor of one chunk: its tolerance and mismatch count are computed there
+    too, with the same float64 operations as on the host): each read waits for the
+    device, and with 16 runner workers time-sharing one GPU the judging of a small case
+    took 0.20 s of its 0.43 s (run 17, warm, median) in ~10 reads a tensor.
     """
     shape = tuple(got.shape)
     n = got.numel()
     got_flat = got.reshape(-1)            # a copy in got's dtype only where got is strided
     want_flat = want.reshape(-1)
     ref_flat = ref.reshape(-1) if ref is not None else None
-    nan = inf = 0
-    max_err, worst_flat, want_max, ref_err = 0.0, None, 0.0, 0.0
-    worst_key = -1.0
-    err_sq = want_sq = 0.0
+    red_sqrt = math.sqrt(max(reduction, 1))
+    floor_unit = floor_ulps * EPS.get(dtype, EPS["float32"])
 
     def pieces():
         for lo in range(0, n, chunk):
@@ -103,34 +107,57 @@ def check_tensor(name: str, got: torch.Tensor, want: torch.Tensor, ref: Optional
             err = torch.where(torch.isnan(err), torch.full_like(err, math.inf), err)
             yield lo, got64, want64, both_inf, err
 
+    # Pass 1, one row of statistics a chunk:
+    # nan, inf, max|want|, ||want||, ||err||, max err, worst flat index, its key, max ref err, got/want there
+    rows = []
+    single = n <= chunk
     for lo, got64, want64, both_inf, err in pieces():
-        nan += int(torch.isnan(got64).sum())
-        inf += int(torch.isinf(got64).sum()) - int(both_inf.sum())
         finite_want = torch.where(torch.isinf(want64), torch.zeros_like(want64), want64)
-        want_max = max(want_max, float(finite_want.abs().max()))
-        want_sq += float(torch.linalg.vector_norm(finite_want)) ** 2
-        err_sq += float(torch.linalg.vector_norm(torch.where(torch.isinf(err), torch.zeros_like(err), err))) ** 2
-        max_err = max(max_err, float(err.max()))
         keyed = torch.where(torch.isinf(err), torch.full_like(err, 1e300), err)
-        at = int(torch.argmax(keyed))
-        if float(keyed[at]) > worst_key:   # strictly: the first occurrence wins, as one argmax would
-            worst_key, worst_flat = float(keyed[at]), lo + at
+        at = torch.argmax(keyed)    # the first occurrence of the largest, as one argmax over the whole
         if ref_flat is not None:
             ref_err_t = (ref_flat[lo:lo + err.numel()].to(torch.float64) - want64).abs()
             ref_err_t = torch.where(torch.isnan(ref_err_t) | both_inf, torch.zeros_like(ref_err_t), ref_err_t)
-            ref_err = max(ref_err, float(ref_err_t.max()))
-    scale = max(want_max * math.sqrt(max(reduction, 1)), magnitude or 0.0)
-    floor = floor_ulps * EPS.get(dtype, EPS["float32"]) * max(scale, 1e-6)
-    tolerance = k * ref_err + floor
-    mismatches = 0
-    if n:
-        mismatches = sum(int((err > tolerance).sum()) for _, _, _, _, err in pieces())
-    worst = wg = ww = None
+            ref_max = ref_err_t.max()
+        else:
+            ref_max = torch.zeros((), dtype=torch.float64, device=err.device)
+        row = [torch.isnan(got64).sum(), torch.isinf(got64).sum() - both_inf.sum(),
+               finite_want.abs().max(), torch.linalg.vector_norm(finite_want),
+               torch.linalg.vector_norm(torch.where(torch.isinf(err), torch.zeros_like(err), err)),
+               err.max(), at + lo, keyed[at], ref_max, got64[at], want64[at]]
+        if single:   # the tolerance and the mismatch count too: the host's formula, in float64 here
+            scale = torch.clamp_min(row[2] * red_sqrt, magnitude or 0.0)
+            tolerance_t = k * ref_max + floor_unit * torch.clamp_min(scale, 1e-6)
+            row += [tolerance_t, (err > tolerance_t).sum()]
+        rows.append(torch.stack([x.to(torch.float64) for x in row]))
+    stats = torch.stack(rows).tolist() if rows else []
+    nan = inf = 0
+    max_err, worst_flat, want_max, ref_err = 0.0, None, 0.0, 0.0
+    worst_key, wg, ww = -1.0, None, None
+    err_sq = want_sq = 0.0
+    for r in stats:
+        nan += int(r[0])
+        inf += int(r[1])
+        want_max = max(want_max, r[2])
+        want_sq += r[3] ** 2
+        err_sq += r[4] ** 2
+        max_err = max(max_err, r[5])
+        if r[7] > worst_key:   # strictly: the first occurrence wins, as one argmax would
+            worst_key, worst_flat, wg, ww = r[7], int(r[6]), r[9], r[10]
+        ref_err = max(ref_err, r[8])
+    if single and stats:
+        tolerance, mismatches = stats[0][11], int(stats[0][12])
+    else:
+        scale = max(want_max * red_sqrt, magnitude or 0.0)
+        tolerance = k * ref_err + floor_unit * max(scale, 1e-6)
+        mismatches = 0
+        if n:   # pass 2
+            mismatches = int(sum((err > tolerance).sum() for _, _, _, _, err in pieces()))
+    worst = None
     if worst_flat is not None:
         # numpy's, not torch.unravel_index: torch's first call imports sympy (torch.fx's symbolic
         # shapes), 0.3 s on one idle core and seconds in 16 workers starting at once
-        worst = tuple(int(i) for i in np.unravel_index(int(worst_flat), tuple(shape)))
-        wg, ww = float(got_flat[worst_flat]), float(want_flat[worst_flat])
+        worst = tuple(int(i) for i in np.unravel_index(worst_flat, tuple(shape)))
     margin = math.inf if max_err == 0 else tolerance / max_err
     rel = math.sqrt(err_sq) / (math.sqrt(want_sq) or 1.0)
     if nan or inf:

@@ -312,23 +312,28 @@ def _rerun(engine, problem, m, before, side, result: CaseResult, reruns: int) ->
     messages = []
     for _ in range(reruns - 1):
         repoison_outputs(m)
-        for n, values in before.items():   # an engine that wrote its inputs already failed; rerun on the originals
-            view = m.view(n)
-            if not torch.equal(_bits(view), _bits(values)):
+        # an engine that wrote its inputs already failed; rerun on the originals (one read of the device
+        # for all of them, as for the counts below: see compare.check_tensor)
+        differs = {n: (_bits(m.view(n)) != _bits(values)).any() for n, values in before.items()}
+        flags = dict(zip(differs, torch.stack(list(differs.values())).tolist())) if differs else {}
+        for n, values in before.items():
+            if flags[n]:
                 try:
-                    view.copy_(values)
+                    m.view(n).copy_(values)
                 except RuntimeError:   # a broadcast input overlaps itself; keep what is there
                     messages.append(f"input {n} could not be restored for a rerun")
         again = engine.backward(problem, m.tensors) or {}
         _sync(engine.device())
         result.runs += 1
+        changed = {}
         for n in names:
             now = getattr(m.tensors, n) if n in OUTPUTS else again.get(n)
-            if now is None:
-                continue
-            changed = int((_bits(now) != first[n]).sum())
-            if changed:
-                result.rerun_changed[n] = max(changed, result.rerun_changed.get(n, 0))
+            if now is not None:
+                changed[n] = (_bits(now) != first[n]).sum()
+        counts = dict(zip(changed, torch.stack(list(changed.values())).tolist())) if changed else {}
+        for n, count in counts.items():
+            if count:
+                result.rerun_changed[n] = max(count, result.rerun_changed.get(n, 0))
     return messages
 
 
@@ -341,13 +346,13 @@ def _check_forward(engine, case, problem, result, attrs) -> list[str]:
     engine.forward(problem, t)
     _sync(engine.device())
     messages = []
-    for name in ("o", "stats"):
-        spec = problem.tensor(name)
-        # O and stats are inputs of the backward, so check_outputs does not
-        # look for their unwritten elements; do it here.
-        unwritten = int(is_poison(getattr(t, name), spec.dtype).sum())
-        if unwritten:
-            messages.append(f"forward {name}: {unwritten} logical elements never written")
+    # O and stats are inputs of the backward, so check_outputs does not look for their unwritten
+    # elements; do it here (one read of the device for both).
+    unwritten = torch.stack([is_poison(getattr(t, name), problem.tensor(name).dtype).sum()
+                             for name in ("o", "stats")]).tolist()
+    for name, count in zip(("o", "stats"), unwritten):
+        if count:
+            messages.append(f"forward {name}: {count} logical elements never written")
     cls = tolerance_class(problem, "o", case.tolerance_class)
     result.tolerance_classes["o"] = cls.name
     result.checks["o"] = check_tensor("o", t.o, want_o, ref_o, problem.dtype, cls.k,

@@ -186,26 +186,34 @@ def snapshot_inputs(m: Materialized) -> dict[str, torch.Tensor]:
 
 
 def check_outputs(m: Materialized, inputs_before: Optional[dict] = None) -> GuardReport:
-    written_outside, first_outside, unwritten, modified = {}, {}, {}, {}
+    """Poison lost outside the tensors, outputs left unwritten, inputs changed: every count is kept on
+    the device and read back once (each read waits for the device; see compare.check_tensor)."""
+    counts: dict[tuple, torch.Tensor] = {}   # (kind, name) -> device scalar
     for buf in m.buffers.values():
         inside = torch.zeros(buf.flat.numel(), dtype=torch.bool, device=buf.flat.device)
         for n in buf.members:
             _mark(inside, m.problem.tensor(n))
-        count, first = 0, None
+        count = first = None
         for start in range(0, buf.flat.numel(), GUARD_CHUNK):  # a 2^31-element buffer: no 2 GiB temporaries
             piece = slice(start, start + GUARD_CHUNK)
             lost = ~is_poison(buf.flat[piece], buf.dtype) & ~inside[piece]
-            n_lost = int(lost.sum())
-            if n_lost and first is None:
-                first = start + int(torch.nonzero(lost)[0]) - GUARD
-            count += n_lost
-        written_outside[buf.name] = count
-        if count:
-            first_outside[buf.name] = first
+            n_lost = lost.sum()
+            # the first lost element of the first chunk that has one (argmax: the first True)
+            at = torch.where(n_lost > 0, torch.argmax(lost.to(torch.uint8)) + start, -1)
+            first = at if first is None else torch.where(first >= 0, first, at)
+            count = n_lost if count is None else count + n_lost
+        if count is not None:
+            counts["outside", buf.name] = count
+            counts["first", buf.name] = first
     for n in OUTPUTS:
-        unwritten[n] = int(is_poison(m.view(n), m.problem.tensor(n).dtype).sum())
+        counts["unwritten", n] = is_poison(m.view(n), m.problem.tensor(n).dtype).sum()
     for n, before in (inputs_before or {}).items():
         now = m.view(n)
         same = (now == before) | (torch.isnan(now) & torch.isnan(before))
-        modified[n] = int((~same).sum())
+        counts["modified", n] = (~same).sum()
+    values = dict(zip(counts, torch.stack([c.to(torch.int64) for c in counts.values()]).tolist())) if counts else {}
+    written_outside = {b: values.get(("outside", b), 0) for b in m.buffers}
+    first_outside = {b: values[("first", b)] - GUARD for b in m.buffers if written_outside[b]}
+    unwritten = {n: values[("unwritten", n)] for n in OUTPUTS}
+    modified = {n: values[("modified", n)] for n in (inputs_before or {})}
     return GuardReport(written_outside, first_outside, unwritten, modified)
