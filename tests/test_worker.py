@@ -89,3 +89,31 @@ def test_one_gpu_per_worker_when_there_are_enough(monkeypatch):
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "4")
     assert _gpu_env(3) == [{}, {}, {}]  # one GPU: every worker shares it
     assert _gpu_env(1) == [{}]
+
+
+def test_prestarted_workers_are_the_ones_that_run_the_cases(monkeypatch):
+    """The CLI starts its workers before it loads the plan (runner.prestart_workers); the run must
+    take those over instead of starting its own, and close them when it is done."""
+    from sdpa_bwd import runner
+
+    pool = runner.prestart_workers(2, "test-aborts", timeout=60)
+    pids = {w.pid for w in pool}
+    spawned = []
+    real_spawn = Worker.spawn
+    monkeypatch.setattr(Worker, "spawn", lambda self: spawned.append(self) or real_spawn(self))
+    seen = []
+    real_run = Worker.run
+    monkeypatch.setattr(Worker, "run", lambda self, *a, **k: seen.append(self.pid) or real_run(self, *a, **k))
+    ok = [CASES[0], CASES[2]]
+    results = run_isolated("test-aborts", ok, workers=2, pool=pool, progress=False, replay=False)
+    assert verdicts(results) == {"before": "passed", "after": "passed"}
+    assert spawned == [], "the run started processes of its own beside the prestarted ones"
+    assert set(seen) <= pids and seen, (seen, pids)
+    assert all(w.proc is None for w in pool), "the run left prestarted workers open"
+
+
+def test_a_warm_up_that_fails_leaves_the_worker_usable(monkeypatch):
+    from sdpa_bwd.worker import WARM_ENV
+
+    with Worker(env={WARM_ENV: "no-such-engine"}, timeout=60) as w:
+        assert w.run("test-aborts", CASES[0]).verdict == "passed"

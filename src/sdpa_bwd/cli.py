@@ -72,12 +72,28 @@ def _stop_on_sigterm(signum, frame):
 def cmd_run(args) -> int:
     from rich.console import Console
 
-    from .report import print_table, write_json
-    from .runner import parse_shard, shard
     from .worker import import_engine_modules
 
     console = Console()
     import_engine_modules()
+    pool = []
+    if not args.in_process and args.workers > 1:
+        # The first engine's workers start now, while the plan loads (runner.prestart_workers).
+        from .runner import prestart_workers
+
+        pool = prestart_workers(args.workers, (args.engine or ["triton"])[0], timeout=args.timeout)
+    try:
+        return _cmd_run(args, console, pool)
+    finally:
+        for w in pool:   # any the run did not take over (no cases, a bad argument, a stop): no case of theirs runs
+            w.kill()
+            w.close()
+
+
+def _cmd_run(args, console, pool) -> int:
+    from .report import print_table, write_json
+    from .runner import parse_shard, shard
+
     cases, source = _select_cases(args)
     if args.shard:
         try:
@@ -108,7 +124,7 @@ def cmd_run(args) -> int:
 
     previous_handler = signal.signal(signal.SIGTERM, _stop_on_sigterm)
     try:
-        _run_engines(args, cases, source, skips, arch, results, done, console, phases)
+        _run_engines(args, cases, source, skips, arch, results, done, console, phases, pool)
     except (_Stopped, KeyboardInterrupt) as exc:
         interrupted = (f"stopped ({exc or 'interrupt'}) after {len(done)} of "
                        f"{len(cases) * len(args.engine or ['triton'])} cases; the report holds those")
@@ -136,7 +152,7 @@ def cmd_run(args) -> int:
     return 1 if any(r.failing for r in results) else 0
 
 
-def _run_engines(args, cases, source, skips, arch, results, done, console, phases) -> None:
+def _run_engines(args, cases, source, skips, arch, results, done, console, phases, pool=()) -> None:
     from . import claims as claims_mod
     from .engines import get_engine
     from .compiles import compile_totals
@@ -164,7 +180,8 @@ def _run_engines(args, cases, source, skips, arch, results, done, console, phase
                                           progress=not args.no_progress, skip=skip_now, on_result=done.append,
                                           memory_limit=memory_limit,
                                           measured=measured_seconds(earlier, name) if earlier else None,
-                                          machine="gpu" if engine.device() == "cuda" else "cpu", timing=timing)
+                                          machine="gpu" if engine.device() == "cuda" else "cpu", timing=timing,
+                                          pool=pool if name == (args.engine or ["triton"])[0] else None)
             timing.update(compile_totals(engine_results))
             phases[name] = timing
             console.print(f"{name}: cases {timing.get('cases_s', 0):.1f} s"

@@ -469,11 +469,44 @@ def _case_costs(cases: Sequence[Case], machine: str) -> tuple[list[float], list[
     return [c.seconds(machine) for c in costs], [c.bytes for c in costs]
 
 
+def worker_envs(workers: int) -> list[dict]:
+    """The environment each of ``workers`` worker processes adds to the runner's: its GPU, its share
+    of the CPU threads, expandable CUDA segments."""
+    from .worker import WORKER_THREADS_ENV
+
+    # torch's CPU threads: a share of the cores each, not every core in every worker (16 workers x 16
+    # threads on 16 cores thrash on the host-side work of each case)
+    threads = str(max(1, (os.cpu_count() or 1) // workers))
+    # expandable segments: a 2^31-element case's float64 judging otherwise fails on fragmentation
+    # (device run 12: 16 GiB reserved but unallocated when a 16 GiB request failed)
+    alloc = {} if "PYTORCH_CUDA_ALLOC_CONF" in os.environ else {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
+    return [{**e, **alloc, WORKER_THREADS_ENV: threads} for e in _gpu_env(workers)]
+
+
+def prestart_workers(workers: int, engine: str, timeout: float = 300.0) -> list:
+    """Start ``workers`` worker processes now, for ``run_isolated(..., pool=...)`` to use later.
+
+    The CLI calls this before it loads the plan, so that the workers' start (importing torch and
+    the engine, a CUDA context, a warm-up case through the harness: ``worker.WARM_ENV``) overlaps
+    the runner's own. Run 17's workers spent 4.5-7 s on their first case, against 0.43 s for a
+    typical one, every worker of 16 at the same time.
+    """
+    from .worker import WARM_ENV, Worker
+
+    pool = []
+    for env in worker_envs(max(1, workers)):
+        w = Worker(env={**env, WARM_ENV: engine}, timeout=timeout)
+        w.spawn()
+        pool.append(w)
+    return pool
+
+
 def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = None, reruns: int = 2,
                  timeout: float = 300.0, workers: int = 1, replay: bool = True, replay_limit: int = 20,
                  controls: bool = True, progress: bool = True, skip: Optional[dict] = None,
                  on_result=None, memory_limit: Optional[int] = None, machine: str = "cpu",
-                 timing: Optional[dict] = None, measured: Optional[dict] = None) -> list[CaseResult]:
+                 timing: Optional[dict] = None, measured: Optional[dict] = None,
+                 pool: Optional[list] = None) -> list[CaseResult]:
     """Run ``cases`` against the engine named ``engine`` in worker processes.
 
     Cases go to ``workers`` processes in contiguous chunks of about equal
@@ -494,20 +527,26 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     Results come back in the order of ``cases``; a run stopped by SIGTERM or
     ^C kills its workers and leaves the cases in flight without a result (not
     run, rather than a fault the engine did not cause).
+    ``pool``: workers started earlier (``prestart_workers``) that the run takes over, each for the
+    part whose environment it has; it closes them all, used or not.
     """
     from concurrent.futures import ThreadPoolExecutor
 
     from .schedule import MemoryGate, dispatch_order, plan_chunks
-    from .worker import WORKER_THREADS_ENV, Worker
+    from .worker import WARM_ENV, Worker
 
     workers = max(1, min(workers, len(cases) or 1))
-    # torch's CPU threads: a share of the cores each, not every core in every worker (16 workers x 16
-    # threads on 16 cores thrash on the host-side work of each case)
-    threads = str(max(1, (os.cpu_count() or 1) // workers))
-    # expandable segments: a 2^31-element case's float64 judging otherwise fails on fragmentation
-    # (device run 12: 16 GiB reserved but unallocated when a 16 GiB request failed)
-    alloc = {} if "PYTORCH_CUDA_ALLOC_CONF" in os.environ else {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
-    envs = [{**e, **alloc, WORKER_THREADS_ENV: threads} for e in _gpu_env(workers)]
+    envs = worker_envs(workers)
+    pool = list(pool or [])
+
+    def from_pool(env) -> Optional[Worker]:
+        with lock:
+            for w in pool:
+                if {k: v for k, v in w.env.items() if k != WARM_ENV} == env:
+                    pool.remove(w)
+                    return w
+        return None
+
     skip = skip or {}
     t0 = time.perf_counter()
     results: list[Optional[CaseResult]] = [None] * len(cases)
@@ -623,7 +662,7 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
 
     def run_part(part: int) -> None:
         gate = gates.get(envs[part].get("CUDA_VISIBLE_DEVICES"))
-        with Worker(env=envs[part], timeout=timeout) as w:
+        with (from_pool(envs[part]) or Worker(env=envs[part], timeout=timeout)) as w:
             with lock:
                 live.add(w)
             try:
@@ -653,6 +692,8 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     try:
         in_threads(run_part, range(workers))
     finally:
+        for w in pool:   # started for parts this run did not have
+            w.close()
         if bar is not None:
             bar.stop()
         if timing is not None:

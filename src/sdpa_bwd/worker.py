@@ -42,6 +42,7 @@ from typing import Mapping, Optional
 IMPORTS_ENV = "SDPA_BWD_ENGINE_IMPORTS"
 RUNNER_PID_ENV = "SDPA_BWD_RUNNER_PID"
 WORKER_THREADS_ENV = "SDPA_BWD_WORKER_THREADS"   # torch CPU threads of a worker (the runner's share of the cores)
+WARM_ENV = "SDPA_BWD_WORKER_WARM"   # an engine name: import it and warm the harness up before saying ready
 CACHE_KEEP_BYTES = 256 << 20  # a worker returns cached CUDA memory above this after each case (16 workers x 1 GiB
                               # kept was memory the gate did not see: run 13's warm full level ran out)
 DEFAULT_TIMEOUT_S = 300.0    # per case: a Triton JIT compile on a cold cache takes tens of seconds
@@ -118,8 +119,10 @@ def serve(proto_in, proto_out) -> int:
         torch.set_num_threads(int(os.environ[WORKER_THREADS_ENV]))
 
     import_engine_modules()
-    _send(proto_out, {"ready": os.getpid()})
     engines: dict = {}
+    if os.environ.get(WARM_ENV):
+        _warm_up(os.environ[WARM_ENV], engines)
+    _send(proto_out, {"ready": os.getpid()})
     while True:
         request = _recv(proto_in)
         if request is None:
@@ -148,6 +151,27 @@ def serve(proto_in, proto_out) -> int:
         _send(proto_out, {"result": result})
         if poisoned:
             return 3
+
+
+def _warm_up(name: str, engines: dict) -> None:
+    """Before the first case: import the engine (Triton's kernels hash at import) and, on CUDA, put
+    a tiny case through the harness with the reference engine, so that the CUDA context, the
+    generator and the first uses of the oracle's and the judge's operations are paid while the
+    runner is still loading its plan. No engine kernel runs: on a cold Triton cache every worker
+    would compile the same kernels at once. A warm-up that fails changes nothing: the first case
+    meets the same failure and reports it."""
+    from .cases import Case
+    from .engines import get_engine
+    from .runner import run_case
+
+    try:
+        engines[name] = get_engine(name)
+        if engines[name].device().startswith("cuda"):
+            run_case(get_engine("reference"), Case("worker-warm-up", B=1, H_q=2, H_k=1, S_q=16, D_qk=16,
+                                                    right_bound=0, seed=1), reruns=2)
+            _return_cached_memory()
+    except Exception:
+        engines.pop(name, None)
 
 
 def _return_cached_memory() -> None:
