@@ -120,3 +120,36 @@ def test_timings_from_an_earlier_report_reach_the_scheduler(tmp_path, monkeypatc
     assert seen["measured"] == {"bhsd": 4.5}
     cli.main(["run", "--engine", "reference", "--case", "bhsd", "--workers", "2", "--no-progress"])
     assert seen["measured"] is None
+
+
+def test_a_sigterm_after_the_cases_still_leaves_the_whole_report(tmp_path, monkeypatch):
+    """Device run 20: torch-cudnn's full level finished every case and replay, then the call's limit
+    sent SIGTERM while the 585-row table printed, and the report was lost. Reports come first now."""
+    import json
+    import os
+    import signal
+
+    from sdpa_bwd import cli, report
+
+    def table_then_stop(results, console):
+        os.kill(os.getpid(), signal.SIGTERM)   # delivered here, in the main thread, before this returns
+
+    monkeypatch.setattr(report, "print_table", table_then_stop)
+    out = tmp_path / "r.json"
+
+    class Killed(Exception):
+        pass
+
+    def default(signum, frame):   # stands in for the default action (the process dies) without killing pytest
+        raise Killed("SIGTERM reached the handler the runner had before: the report was not written first")
+
+    before = signal.signal(signal.SIGTERM, default)
+    try:
+        code = cli.main(["run", "--engine", "reference", "--in-process", "--case", "gqa", "--no-progress",
+                         "--json", str(out)])
+        assert signal.getsignal(signal.SIGTERM) is default, "the runner left its SIGTERM handler installed"
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert code == 3
+    results = json.loads(out.read_text())["results"]
+    assert [r["case"] for r in results] == ["gqa"] and results[0]["verdict"] == "passed"

@@ -123,31 +123,44 @@ def _cmd_run(args, console, pool) -> int:
     import signal
 
     previous_handler = signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    late_stop: list = []
     try:
-        _run_engines(args, cases, source, skips, arch, results, done, console, phases, pool)
-    except (_Stopped, KeyboardInterrupt) as exc:
-        interrupted = (f"stopped ({exc or 'interrupt'}) after {len(done)} of "
-                       f"{len(cases) * len(args.engine or ['triton'])} cases; the report holds those")
-        results = done
-        console.print(f"[red]{interrupted}[/]")
+        try:
+            _run_engines(args, cases, source, skips, arch, results, done, console, phases, pool)
+        except (_Stopped, KeyboardInterrupt) as exc:
+            interrupted = (f"stopped ({exc or 'interrupt'}) after {len(done)} of "
+                           f"{len(cases) * len(args.engine or ['triton'])} cases; the report holds those")
+            results = done
+            console.print(f"[red]{interrupted}[/]")
+        # From here a SIGTERM only cuts the output short: the reports are written first. (Device run
+        # 20: torch-cudnn's full level finished its cases and replays, then the call's limit arrived
+        # while the 585-row table printed, and the default handler lost the whole report.)
+        signal.signal(signal.SIGTERM, lambda signum, frame: late_stop.append(signum))
+        extra = {"argv": sys.argv[1:], "shard": args.shard, "reruns": args.reruns, "phases": phases}
+        if interrupted:
+            extra["interrupted"] = interrupted
+        written = []
+        if args.json:
+            write_json(results, args.json, extra)
+            written.append(f"report written to {args.json}")
+        if args.junit:
+            from .junit import write_junit
+
+            write_junit(results, args.junit)
+            written.append(f"JUnit XML written to {args.junit}")
+        if not late_stop:
+            print_table(results, console)
+            if skips:
+                for line in skips.stale(cases, results):
+                    console.print(f"[yellow]stale skip entry[/] {line}")
+        if late_stop:
+            console.print(f"[red]stopped (signal {late_stop[0]}) after the cases had finished[/]: "
+                          "the reports hold every result; the table was not printed")
+        for line in written:
+            console.print(line)
     finally:
         signal.signal(signal.SIGTERM, previous_handler)
-    print_table(results, console)
-    if skips:
-        for line in skips.stale(cases, results):
-            console.print(f"[yellow]stale skip entry[/] {line}")
-    extra = {"argv": sys.argv[1:], "shard": args.shard, "reruns": args.reruns, "phases": phases}
-    if interrupted:
-        extra["interrupted"] = interrupted
-    if args.json:
-        write_json(results, args.json, extra)
-        console.print(f"report written to {args.json}")
-    if args.junit:
-        from .junit import write_junit
-
-        write_junit(results, args.junit)
-        console.print(f"JUnit XML written to {args.junit}")
-    if interrupted:
+    if interrupted or late_stop:
         return 3
     return 1 if any(r.failing for r in results) else 0
 
