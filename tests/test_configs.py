@@ -16,8 +16,43 @@ def test_fp32_192_128_keeps_the_hd256_configs_that_fit_shared_memory():
 
 def test_bf16_192_128_has_its_measured_configs():
     cfg = launch.backward_config(256, 128, torch.bfloat16, "cuda", False)
-    assert (cfg.block_m1, cfg.block_n1, cfg.block_m2, cfg.block_n2, cfg.num_stages) == (64, 64, 128, 32, 2)
-    assert launch.forward_config(256, 128, torch.float16, "cuda") == launch.ForwardConfig(64, 64, 4, 3, head_group=4)
+    assert (cfg.block_m1, cfg.block_n1, cfg.num_warps, cfg.num_stages) == (32, 64, 4, 3)
+    assert (cfg.block_m2, cfg.block_n2, cfg.dq_num_warps, cfg.dq_num_stages) == (64, 32, 4, 3)
+    assert launch.forward_config(256, 128, torch.float16, "cuda") == launch.ForwardConfig(128, 64, 8, 3, head_group=4)
+
+
+# Head dims whose 16-bit configs run on tensor cores; hd256 is the exception below.
+_TENSOR_CORE_DIMS = [(16, 16), (32, 32), (64, 64), (128, 128), (64, 128), (256, 128)]
+
+
+def _mma_rows(cfg):
+    """(rows of each pass's MMA results, warps of that pass): DKDV's are key rows, DQ's and the forward's query rows."""
+    if isinstance(cfg, launch.ForwardConfig):
+        return [(cfg.block_m, cfg.num_warps)]
+    return [(cfg.block_n1, cfg.num_warps), (cfg.block_m2, cfg.dq_num_warps or cfg.num_warps)]
+
+
+def test_16bit_configs_give_every_warpgroup_its_own_rows():
+    """A Hopper MMA covers 64 rows a warpgroup (16 a warp). With fewer rows than 16 x warps Triton 3.6 lays
+    the result over every warp anyway and each warpgroup computes the same rows: the 192/128 DKDV at 64 keys
+    on 8 warps did S^T and dP^T twice (156 HGMMA against 96 at 128 keys, local sm_90a compile) and ran at
+    half the hd128 pass's rate until session 7."""
+    for dtype in (torch.bfloat16, torch.float16):
+        for d_qk, d_v in _TENSOR_CORE_DIMS:
+            cfgs = [launch.forward_config(d_qk, d_v, dtype, "cuda")] + \
+                [launch.backward_config(d_qk, d_v, dtype, "cuda", det) for det in (False, True)]
+            for cfg in cfgs:
+                for rows, warps in _mma_rows(cfg):
+                    assert rows >= 16 * warps, (
+                        f"{dtype} D {d_qk}/{d_v}: {cfg} puts {rows}-row MMA results on {warps} warps; each "
+                        f"warpgroup would compute the same rows: give it >= {16 * warps} rows or {rows // 16} warps")
+
+
+def test_hd256_backward_is_the_documented_exception():
+    # dK + dV accumulators of 64 keys x 512 columns fp32 are 256 registers a thread on one warpgroup:
+    # the hd256 DKDV keeps 8 warps over 64 keys and pays the duplicated S^T / dP^T (no A/B yet).
+    cfg = launch.backward_config(256, 256, torch.bfloat16, "cuda", False)
+    assert (cfg.block_n1, cfg.num_warps) == (64, 8)
 
 
 def test_fp32_forward_uses_the_small_tiles_at_every_head_dim():
@@ -27,4 +62,4 @@ def test_fp32_forward_uses_the_small_tiles_at_every_head_dim():
     assert small == launch.ForwardConfig(64, 32, 4, 2)
     for d in (16, 32, 64, 128):
         assert launch.forward_config(d, d, torch.float32, "cuda") == small
-    assert launch.forward_config(128, 128, torch.bfloat16, "cuda") == launch.ForwardConfig(128, 64, 8, 3, head_group=4)
+    assert launch.forward_config(128, 128, torch.bfloat16, "cuda") == launch.ForwardConfig(128, 128, 8, 3, head_group=4)

@@ -2,6 +2,7 @@
 
     PYTHONPATH=src python3 tools/ab_perf.py --out $OUT [--budget 420] [--d-qk 192] [--variants default/tma,padded]
     PYTHONPATH=src python3 tools/ab_perf.py --table s6 --out $OUT      # session 6: start order, dV after dP
+    PYTHONPATH=src python3 tools/ab_perf.py --table s7 --out $OUT      # session 7: warps against tile rows
     (on two GPUs, with the GPU tests and the plan beside it: bash tools/device_run4.sh $OUT)
 
 A variant is (name, tma, config or None, knobs): ``knobs`` are launch-level switches set for
@@ -125,6 +126,120 @@ _S6_FWD = [v for v in _S6 if "dv_after_dp" not in v[3]]
 FWD_VARIANTS_S6 = {(192, 128): _S6_FWD, 128: _S6_FWD, 64: _S6_FWD}
 
 
+# Session 7: warps against tile rows. Triton lays an MMA's result over warpsPerCTA = [warps, 1]
+# along M when M = 16 x warps, but a DKDV key block of 64 rows on 8 warps gets [8, 1] for the S^T and
+# dP^T tiles too: each warpgroup computes the same 64 rows (a local Triton 3.6 compile of the
+# 192/128 DKDV at 64/64 on 8 warps: 156 HGMMA against 96 at 64/128, S^T and dP^T at N = 32 on both
+# warpgroups, converted to [4, 2] for dK/dV). So the 192/128 DKDV did S^T and dP^T twice; 128-key
+# blocks on 8 warps, or 64 on 4, give each warpgroup its own rows. The hd64 DKDV (32/128, 4 warps)
+# and the forwards get the tiles the hd128 ones run at, as a check that those are not stuck on the
+# same thing.
+ROWS_S7 = [
+    (1, 16, 16, 4096, (192, 128), False, torch.bfloat16),
+    (1, 16, 16, 4096, (192, 128), True, torch.bfloat16),
+    (4, 16, 16, 2048, 64, False, torch.bfloat16),
+    (4, 16, 16, 2048, 64, True, torch.bfloat16),
+    (2, 16, 16, 4096, 128, False, torch.bfloat16),
+    (2, 16, 16, 4096, 128, True, torch.bfloat16),
+]
+BWD_VARIANTS_S7 = {
+    (192, 128): [
+        ("default/tma", "on", None),
+        ("n128 m32 s2", "on", BC(32, 128, 128, 32, 8, 2, "separate", head_group=4)),
+        ("n128 m32 s2 late", "on", BC(32, 128, 128, 32, 8, 2, "separate", head_group=4, dv_after_dp=True)),
+        ("n128 m64 s2", "on", BC(64, 128, 128, 32, 8, 2, "separate", head_group=4)),
+        ("n128 m64 s2 late", "on", BC(64, 128, 128, 32, 8, 2, "separate", head_group=4, dv_after_dp=True)),
+        ("n128 m32 s3", "on", BC(32, 128, 128, 32, 8, 3, "separate", head_group=4)),
+        ("n128 m16 s3", "on", BC(16, 128, 128, 32, 8, 3, "separate", head_group=4)),
+        ("n64 m64 4w", "on", BC(64, 64, 128, 32, 4, 2, "separate", dq_num_warps=8, head_group=4)),
+        ("n64 m32 4w s3", "on", BC(32, 64, 128, 32, 4, 3, "separate", dq_num_warps=8, dq_num_stages=2,
+                                   head_group=4)),
+        ("n128 m32 s2 dq128/64", "on", BC(32, 128, 128, 64, 8, 2, "separate", head_group=4)),
+    ],
+    64: [
+        ("default/tma", "on", None),
+        ("n128 m64 8w s3", "on", BC(64, 128, 128, 64, 8, 3, "separate", head_group=16, dv_after_dp=True)),
+        ("n128 m64 8w s4", "on", BC(64, 128, 128, 64, 8, 4, "separate", head_group=16, dv_after_dp=True)),
+        ("n128 m32 4w s3", "on", BC(32, 128, 128, 64, 4, 3, "separate", dq_num_warps=8, dq_num_stages=3,
+                                    head_group=16, dv_after_dp=True)),
+    ],
+    128: [
+        ("default/tma", "on", None),
+        ("dq 128/128 s2", "on", BC(64, 128, 128, 128, 8, 3, "separate", dq_num_stages=2, dv_after_dp=True)),
+        ("dq 128/64 s4", "on", BC(64, 128, 128, 64, 8, 3, "separate", dq_num_stages=4, dv_after_dp=True)),
+    ],
+}
+FWD_VARIANTS_S7 = {
+    (192, 128): [("default/tma", "on", None), ("128/64 8w s2", "on", FC(128, 64, 8, 2, head_group=4)),
+                 ("128/64 8w s3", "on", FC(128, 64, 8, 3, head_group=4)),
+                 ("128/128 8w s2", "on", FC(128, 128, 8, 2, head_group=4))],
+    64: [("default/tma", "on", None), ("128/128 4w s3", "on", FC(128, 128, 4, 3, head_group=16)),
+         ("128/64 8w s3", "on", FC(128, 64, 8, 3, head_group=16)),
+         ("128/128 8w s3", "on", FC(128, 128, 8, 3, head_group=16))],
+    128: [("default/tma", "on", None), ("128/128 8w s2", "on", FC(128, 128, 8, 2, head_group=4)),
+          ("128/128 8w s3", "on", FC(128, 128, 8, 3, head_group=4)),
+          ("128/64 8w s4", "on", FC(128, 64, 8, 4, head_group=4))],
+}
+# Session 7, second round (run 22's winners): the 192/128 DKDV on one warpgroup (64 keys, 32 query rows,
+# 3 stages: 0.711 ms against 1.372, two programs an SM) and the dQ pass on 3 stages (0.477 against
+# 0.707); the same one-warpgroup DKDV and dQ pass for hd128 and hd64; the forward tiles that won
+# (128/64 8w s3 at 192/128, 128/128 8w s3 at hd128) beside one-warpgroup forwards.
+ROWS_S7B = ROWS_S7[:2] + [(2, 16, 16, 4096, 128, False, torch.bfloat16), (2, 16, 16, 4096, 128, True, torch.bfloat16),
+                          (1, 32, 8, 8192, 128, False, torch.bfloat16), (4, 16, 16, 2048, 64, False, torch.bfloat16),
+                          (4, 16, 16, 2048, 64, True, torch.bfloat16)]
+BWD_VARIANTS_S7B = {
+    (192, 128): [
+        ("default/tma", "on", None),
+        ("1wg s3 dq s3", "on", BC(32, 64, 128, 32, 4, 3, "separate", dq_num_warps=8, dq_num_stages=3, head_group=4)),
+        ("1wg s3 dq s3 late", "on", BC(32, 64, 128, 32, 4, 3, "separate", dq_num_warps=8, dq_num_stages=3,
+                                       head_group=4, dv_after_dp=True)),
+        ("1wg s2 dq s3", "on", BC(32, 64, 128, 32, 4, 2, "separate", dq_num_warps=8, dq_num_stages=3, head_group=4)),
+        ("1wg s4 dq s3", "on", BC(32, 64, 128, 32, 4, 4, "separate", dq_num_warps=8, dq_num_stages=3, head_group=4)),
+        ("1wg s3 dq s4", "on", BC(32, 64, 128, 32, 4, 3, "separate", dq_num_warps=8, dq_num_stages=4, head_group=4)),
+        ("1wg s3 dq 64/32 4w s3", "on", BC(32, 64, 64, 32, 4, 3, "separate", dq_num_warps=4, dq_num_stages=3,
+                                           head_group=4)),
+        ("1wg s3 dq s3 hg8", "on", BC(32, 64, 128, 32, 4, 3, "separate", dq_num_warps=8, dq_num_stages=3,
+                                      head_group=8)),
+    ],
+    128: [
+        ("default/tma", "on", None),
+        ("1wg s3", "on", BC(32, 64, 128, 64, 4, 3, "separate", dq_num_warps=8, dq_num_stages=3, dv_after_dp=True)),
+        ("1wg s3 early", "on", BC(32, 64, 128, 64, 4, 3, "separate", dq_num_warps=8, dq_num_stages=3)),
+        ("1wg s2", "on", BC(32, 64, 128, 64, 4, 2, "separate", dq_num_warps=8, dq_num_stages=3, dv_after_dp=True)),
+        ("1wg s4", "on", BC(32, 64, 128, 64, 4, 4, "separate", dq_num_warps=8, dq_num_stages=3, dv_after_dp=True)),
+        ("1wg m64 s2", "on", BC(64, 64, 128, 64, 4, 2, "separate", dq_num_warps=8, dq_num_stages=3, dv_after_dp=True)),
+        ("dq 64/64 4w s3", "on", BC(64, 128, 64, 64, 8, 3, "separate", dq_num_warps=4, dq_num_stages=3,
+                                    dv_after_dp=True)),
+        ("dq 64/128 4w s2", "on", BC(64, 128, 64, 128, 8, 3, "separate", dq_num_warps=4, dq_num_stages=2,
+                                     dv_after_dp=True)),
+    ],
+    64: [
+        ("default/tma", "on", None),
+        ("1wg n64 m32 s3", "on", BC(32, 64, 128, 64, 4, 3, "separate", dq_num_warps=8, dq_num_stages=3,
+                                    head_group=16, dv_after_dp=True)),
+        ("1wg n64 m64 s3", "on", BC(64, 64, 128, 64, 4, 3, "separate", dq_num_warps=8, dq_num_stages=3,
+                                    head_group=16, dv_after_dp=True)),
+        ("dq 64/64 4w s3", "on", BC(32, 128, 64, 64, 4, 4, "separate", dq_num_warps=4, dq_num_stages=3,
+                                    head_group=16, dv_after_dp=True)),
+    ],
+}
+FWD_VARIANTS_S7B = {
+    (192, 128): [("default/tma", "on", None), ("128/64 8w s3", "on", FC(128, 64, 8, 3, head_group=4)),
+                 ("128/64 8w s4", "on", FC(128, 64, 8, 4, head_group=4)),
+                 ("128/64 8w s3 hg8", "on", FC(128, 64, 8, 3, head_group=8)),
+                 ("64/64 4w s2", "on", FC(64, 64, 4, 2, head_group=4))],
+    128: [("default/tma", "on", None), ("128/128 8w s3", "on", FC(128, 128, 8, 3, head_group=4)),
+          ("128/128 8w s4", "on", FC(128, 128, 8, 4, head_group=4)),
+          ("128/128 8w s3 hg8", "on", FC(128, 128, 8, 3, head_group=8)),
+          ("64/64 4w s3", "on", FC(64, 64, 4, 3, head_group=4)), ("64/128 4w s2", "on", FC(64, 128, 4, 2, head_group=4))],
+    64: [("default/tma", "on", None), ("128/64 8w s3", "on", FC(128, 64, 8, 3, head_group=16)),
+         ("128/64 8w s4", "on", FC(128, 64, 8, 4, head_group=16)),
+         ("128/128 8w s2", "on", FC(128, 128, 8, 2, head_group=16)), ("64/64 4w s3", "on", FC(64, 64, 4, 3, head_group=16))],
+}
+TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
+          "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B)}
+
+
 class knobs_set:
     """Launch-level switches for one variant, put back afterwards."""
 
@@ -180,13 +295,13 @@ def main():
                     help="only the rows with this D_qk (192: the split-vs-padded A/B alone)")
     ap.add_argument("--variants", default=None,
                     help="comma-separated variant names to run (both tables), e.g. default/tma,padded")
-    ap.add_argument("--table", choices=("configs", "s6"), default="configs",
-                    help="configs: the tile/atomic/TMA variants of sessions 2-4; s6: start order and dV after dP")
+    ap.add_argument("--table", choices=sorted(TABLES), default="configs",
+                    help="configs: the tile/atomic/TMA variants of sessions 2-4; s6: start order and dV after dP; "
+                         "s7: warps against tile rows")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()
-    rows, bwd_table, fwd_table = ((ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6) if args.table == "s6"
-                                  else (ROWS, BWD_VARIANTS, FWD_VARIANTS))
+    rows, bwd_table, fwd_table = TABLES[args.table]
     shard_i, shard_n = (int(x) for x in args.shard.split("/"))
     wanted = None if args.variants is None else set(args.variants.split(","))
     warnings.filterwarnings("ignore")

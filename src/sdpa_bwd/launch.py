@@ -266,8 +266,10 @@ def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type:
     if d <= 64:
         return ForwardConfig(128, 64, num_warps=4, num_stages=3, head_group=16)
     if d <= 128:
-        # FA2/Triton-tutorial shape for hd128 on H100-class parts.
-        return ForwardConfig(128, 64, num_warps=8, num_stages=3, head_group=4)
+        # Run 23 (ab_perf --table s7b, bf16): 128/128 on 3 stages against the 128/64 of the FA2/Triton
+        # tutorial shape that every earlier number ran: (2,16,4096) 0.575 -> 0.514 ms non-causal, 0.324 ->
+        # 0.306 causal, (1,32/8,8192) 2.206 -> 1.972 (4 stages need 296 KB of shared memory).
+        return ForwardConfig(128, 128, num_warps=8, num_stages=3, head_group=4)
     if d_qk_pad == 256 and d_v_pad <= 128 and dtype != torch.float32:
         # fp32 keeps the hd256 config: these tiles need 272-320 KiB of shared memory in fp32
         # (OutOfResources on plan cases pair-025/pair-070, device run 2026-12-01).
@@ -277,7 +279,9 @@ def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type:
         # is 64 x 192 x 2 B = 24 KiB instead of 32, so 3 x (24 + 16 for V) + 24 for Q = 144 KiB instead
         # of 176 (ptxas, sm_90a, Triton 3.6: 145 KiB with TMA, 149-150 registers, no stack, as padded).
         # Start order: (1,16,4096,192/128) causal 0.265 -> 0.248 ms with groups of 4 (run 18).
-        return ForwardConfig(64, 64, num_warps=4, num_stages=3, head_group=4)
+        # Runs 22-23 (ab_perf --table s7, s7b): 128/64 on 8 warps, 3 stages, which the split's smaller K
+        # stages let fit, 0.432 -> 0.339-0.344 ms non-causal, 0.249 -> 0.193 causal (2 stages: 0.437 / 0.257).
+        return ForwardConfig(128, 64, num_warps=8, num_stages=3, head_group=4)
     # hd256: a 128x256 fp32 accumulator plus Q does not fit with deeper pipelining.
     return ForwardConfig(64, 32, num_warps=4, num_stages=2)
 
@@ -295,8 +299,10 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
             # Run 18 (ab_perf --table s6, (4,16,2048,64) bf16): the start order in groups of 16 heads
             # 0.435 -> 0.377 ms causal (groups of 8: 0.406), non-causal unchanged; dV after dP 0.545 ->
             # 0.523 non-causal, 0.406 -> 0.395 causal (both with groups of 8).
-            cfg = BackwardConfig(32, 128, 128, 64, num_warps=4, num_stages=4, dq_mode="separate",
-                                 dq_num_warps=8, dq_num_stages=3, head_group=16, dv_after_dp=True)
+            # Run 23 (ab_perf --table s7b): the dQ pass on one warpgroup, 64/64 on 3 stages, 0.370 -> 0.335 ms
+            # causal, 0.527 -> 0.531 non-causal (two programs an SM where the 8-warp one ran one).
+            cfg = BackwardConfig(32, 128, 64, 64, num_warps=4, num_stages=4, dq_mode="separate",
+                                 dq_num_warps=4, dq_num_stages=3, head_group=16, dv_after_dp=True)
         elif d <= 128:
             # H200, bf16, (2,16,4096,128) non-causal BHSD, TMA on (A/B run 6): 1.786 ms, DKDV 1.146,
             # DQ 0.644; 2 or 4 stages, BLOCK_M1 32, 64/64 DKDV tiles, atomic dQ all slower.
@@ -325,7 +331,16 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
             # Run 18, (1,16,4096,192/128) bf16: start order in groups of 4 heads 1.477 -> 1.311 ms causal,
             # 2.122 -> 2.114 non-causal (groups of 8: 1.307 / 2.180). dV after dP costs here: 1.307 ->
             # 1.501 causal (DKDV 0.909 -> 1.101), so the split keeps dV before dP.
-            cfg = BackwardConfig(64, 64, 128, 32, num_warps=8, num_stages=2, dq_mode="separate", head_group=4)
+            # Session 7: that 64-key block on 8 warps computed S^T and dP^T twice. Triton 3.6 lays an MMA
+            # result of M = 64 rows over warpsPerCTA = [8, 1], one copy per warpgroup (local sm_90a
+            # compile: 156 HGMMA against 96 for 128 keys on 8 warps, S^T and dP^T at N = 32, then converted
+            # to [4, 2] for dK/dV). One warpgroup per 64 keys instead (4 warps, 32 query rows, 3 stages,
+            # 83 KiB of shared memory on 2 stages: two programs an SM), and the dQ pass on one warpgroup
+            # too (64/32, 3 stages): runs 22-23 (ab_perf --table s7, s7b), (1,16,4096,192/128) bf16,
+            # 2.094 -> 1.205 ms non-causal (DKDV 1.372 -> 0.71), 1.318 -> 0.671 causal; 128 keys on 8
+            # warps: 1.50-1.69 / 0.81-0.99; dV after dP still loses (1.210 -> 1.319 non-causal).
+            cfg = BackwardConfig(32, 64, 64, 32, num_warps=4, num_stages=3, dq_mode="separate",
+                                 dq_num_warps=4, dq_num_stages=3, head_group=4)
         else:
             # hd256: dK+dV accumulators (2 x 64 x 256 fp32) already fill the register file.
             cfg = BackwardConfig(32, 64, 64, 32, num_warps=8, num_stages=1, dq_mode="separate")
@@ -351,11 +366,20 @@ def backward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, determi
     d = max(d_qk_pad, d_v_pad)
     B = BackwardConfig
     if d <= 64:
-        extra = [B(32, 128, 128, 32, 4, 4, "separate"), B(32, 128, 128, 64, 4, 3, "separate", dq_num_warps=8),
+        extra = [B(32, 128, 128, 64, 4, 4, "separate", dq_num_warps=8, dq_num_stages=3, head_group=16,
+                   dv_after_dp=True),
+                 B(32, 128, 128, 32, 4, 4, "separate"), B(32, 128, 128, 64, 4, 3, "separate", dq_num_warps=8),
                  B(64, 128, 128, 64, 8, 3, "separate", dq_num_warps=8)]
     elif d <= 128:
         extra = [B(64, 128, 128, 64, 8, 3, "separate", dq_num_stages=4), B(64, 128, 128, 64, 8, 4, "separate"),
-                 B(32, 128, 128, 64, 8, 3, "separate")]
+                 B(32, 128, 128, 64, 8, 3, "separate"),
+                 B(64, 64, 128, 64, 4, 2, "separate", dq_num_warps=8, dq_num_stages=3, dv_after_dp=True)]
+    elif d_qk_pad == 256 and d_v_pad <= 128:
+        # 192/128: the 8-warp 64-key DKDV the table had until session 7, and the runners-up of runs 22-23.
+        extra = [B(64, 64, 128, 32, 8, 2, "separate", head_group=4),
+                 B(32, 64, 128, 32, 4, 3, "separate", dq_num_warps=8, dq_num_stages=3, head_group=4),
+                 B(32, 64, 128, 32, 4, 2, "separate", dq_num_warps=8, dq_num_stages=3, head_group=4),
+                 B(32, 128, 128, 32, 8, 3, "separate", head_group=4)]
     else:
         # 64/64 on 2 stages: 392 B of stack and 145 KiB of shared memory for 192/128 with TMA
         # (tools/kernel_resources.py, local sm_90a compile), against 448 B for the table's 1 stage.
@@ -375,9 +399,10 @@ def forward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype) -> list:
     table = forward_config(d_qk_pad, d_v_pad, dtype, "cuda")
     d = max(d_qk_pad, d_v_pad)
     F = ForwardConfig
-    extra = ([F(128, 64, 4, 4), F(128, 128, 8, 3)] if d <= 64 else
-             [F(128, 64, 8, 4), F(128, 128, 8, 2)] if d <= 128 else
-             [F(64, 64, 4, 2), F(128, 32, 8, 2), F(64, 32, 4, 3)])
+    extra = ([F(128, 64, 4, 4), F(128, 128, 8, 3), F(128, 64, 8, 3, head_group=16)] if d <= 64 else
+             [F(128, 64, 8, 3, head_group=4), F(128, 64, 8, 4), F(128, 128, 8, 2)] if d <= 128 else
+             [F(64, 64, 4, 3, head_group=4), F(128, 64, 8, 4, head_group=4), F(64, 64, 4, 2), F(128, 32, 8, 2),
+              F(64, 32, 4, 3)])
     if dtype == torch.float32:
         extra = [F(max(16, c.block_m // 2), max(16, c.block_n // 2), c.num_warps, 1) for c in extra]
     return [table] + [c for c in extra if c != table]
