@@ -17,7 +17,9 @@ Times: median of ``triton.testing.do_bench`` with warm-up 10 ms and rep 40 ms (a
 five timed calls on the slowest rows; --warmup / --rep change them), chosen so that both
 dtypes should finish in about 4 minutes on an H200 (an estimate, mostly Triton compiles:
 about 16 kernel sets of ~10 s each on a cold cache; meta.wall_s and each row's row_wall_s
-record the real figure).
+record the real figure). With cuDNN among the peers, ours and cuDNN's are each timed twice,
+interleaved (ours, cuDNN, ours, cuDNN), and the row keeps the faster of each (``ours_ms_runs``,
+``cudnn_ms_runs`` hold both), so a slow spell of the card does not land on one row alone.
 Ours is ``launch.attention_backward`` (ODO + main pass + dQ, side-buffer and output
 allocation included); a peer is ``torch.autograd.grad`` on a retained SDPA graph under
 ``sdpa_kernel(backend)``. Every row checks our gradients against cuDNN's (relative L2).
@@ -118,7 +120,17 @@ def run_row(shape, causal, layout, dtype, config=None, peers=True, check=True, d
                 with sdpa_kernel(backend):
                     out = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, enable_gqa=H_q != H_kv)
                     grads = torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True)
-                    t = bench(lambda: torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True))
+                    peer_fn = lambda: torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True)  # noqa: E731
+                    t = bench(peer_fn)
+                    if name == "cudnn":
+                        # A second timing of both, interleaved (ours, cuDNN, ours again, cuDNN again), and the
+                        # faster of each: one median per row let a slow spell of the card land on one
+                        # layout's row (run 20: a BSHD row 1.23x its BHSD twin, 1.0x in run 18).
+                        t_ours2 = bench(ours_fn)
+                        t2 = bench(peer_fn)
+                        row["ours_ms_runs"], row["cudnn_ms_runs"] = [t_ours, t_ours2], [t, t2]
+                        t_ours, t = min(t_ours, t_ours2), min(t, t2)
+                        row["ours_ms"], row["ours_tflops"] = t_ours, flops / t_ours / 1e9
                     row[f"{name}_ms"] = t
                     row[f"{name}_tflops"] = flops / t / 1e9
                     if name == "cudnn" and check:
@@ -136,6 +148,8 @@ def run_row(shape, causal, layout, dtype, config=None, peers=True, check=True, d
                 row[f"{name}_error"] = f"{type(exc).__name__}: {str(exc)[:160]}"
         if row.get("cudnn_ms"):
             row["ratio_vs_cudnn"] = row["cudnn_ms"] / t_ours
+        if "ours_det_ms" in row:  # against the faster default timing: conservative for the deterministic bar
+            row["det_over_default"] = row["ours_det_ms"] / t_ours
         if row.get("ours_peak_bytes") and row.get("cudnn_peak_bytes"):
             row["mem_ratio_vs_cudnn"] = row["ours_peak_bytes"] / row["cudnn_peak_bytes"]
     row["row_wall_s"] = time.time() - t_row
