@@ -1,4 +1,5 @@
-"""The launch's config table: the 192/128 configs measured on the H200 are for 16-bit dtypes only."""
+"""The launch's config table (the 192/128 configs measured on the H200 are for 16-bit dtypes only), and its
+switches."""
 
 import torch
 
@@ -63,3 +64,12 @@ def test_fp32_forward_uses_the_small_tiles_at_every_head_dim():
     for d in (16, 32, 64, 128):
         assert launch.forward_config(d, d, torch.float32, "cuda") == small
     assert launch.forward_config(128, 128, torch.bfloat16, "cuda") == launch.ForwardConfig(128, 128, 8, 3, head_group=4)
+
+
+def test_concurrent_dq_pass_is_refused_when_dq_shares_storage():
+    """Outputs handed in as views of one buffer: the launcher cannot cheaply prove them apart, so the dQ
+    pass keeps the sequential order (the aliasing test is by storage, conservative)."""
+    buf = torch.empty(3, 1, 2, 8, 16, dtype=torch.bfloat16)
+    assert not launch._storage_apart(buf[0], (buf[1], buf[2]))
+    assert not launch._storage_apart(buf[0], (torch.empty(1), buf[2]))
+    assert launch._storage_apart(buf[0], (torch.empty_like(buf[1]), torch.empty(4)))

@@ -7,7 +7,7 @@
 
 A variant is (name, tma, config or None, knobs): ``knobs`` are launch-level switches set for
 that variant alone (``head_group``: ``launch.set_head_group``; ``dv_after_dp``:
-``launch.DV_AFTER_DP``). A row may name a storage layout (benchmarks/common.py's ``make``).
+``launch.DV_AFTER_DP``; ``concurrent_dq``: ``launch.CONCURRENT_DQ``). A row may name a storage layout (benchmarks/common.py's ``make``).
 ``--warm-only --shard i/n`` runs each of its share of the variants once, untimed, so that n
 processes started side by side fill Triton's cache before the timed run compiles nothing.
 
@@ -236,8 +236,24 @@ FWD_VARIANTS_S7B = {
          ("128/64 8w s4", "on", FC(128, 64, 8, 4, head_group=16)),
          ("128/128 8w s2", "on", FC(128, 128, 8, 2, head_group=16)), ("64/64 4w s3", "on", FC(64, 64, 4, 3, head_group=16))],
 }
+# Session 7, third round: the dQ pass on a second stream beside the DKDV pass (launch.CONCURRENT_DQ),
+# against one after the other, on every benchmark shape (BHSD, bf16). Predicted: the DKDV pass's last
+# wave (7.8 waves of 132 programs at (2,16,4096,128)) filled by dQ programs, 2-4% off the backward.
+ROWS_S7C = [
+    (2, 16, 16, 4096, 128, False, torch.bfloat16), (2, 16, 16, 4096, 128, True, torch.bfloat16),
+    (1, 16, 16, 8192, 128, False, torch.bfloat16), (1, 16, 16, 8192, 128, True, torch.bfloat16),
+    (4, 16, 16, 2048, 64, False, torch.bfloat16), (4, 16, 16, 2048, 64, True, torch.bfloat16),
+    (1, 32, 8, 8192, 128, False, torch.bfloat16), (1, 32, 8, 8192, 128, True, torch.bfloat16),
+    (1, 16, 16, 4096, (192, 128), False, torch.bfloat16), (1, 16, 16, 4096, (192, 128), True, torch.bfloat16),
+]
+_S7C = [("sequential", "on", None, dict(concurrent_dq=False)), ("concurrent", "on", None, dict(concurrent_dq=True)),
+        ("sequential again", "on", None, dict(concurrent_dq=False)),
+        ("concurrent again", "on", None, dict(concurrent_dq=True))]
+BWD_VARIANTS_S7C = {(192, 128): _S7C, 128: _S7C, 64: _S7C}
+FWD_VARIANTS_S7C = {(192, 128): [], 128: [], 64: []}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
-          "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B)}
+          "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
+          "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C)}
 
 
 class knobs_set:
@@ -247,7 +263,9 @@ class knobs_set:
         self.knobs = knobs or {}
 
     def __enter__(self):
-        self.before = (launch.HEAD_GROUP, launch.DV_AFTER_DP)
+        self.before = (launch.HEAD_GROUP, launch.DV_AFTER_DP, launch.CONCURRENT_DQ)
+        if "concurrent_dq" in self.knobs:
+            launch.CONCURRENT_DQ = bool(self.knobs["concurrent_dq"])
         if "head_group" in self.knobs:
             launch.set_head_group(self.knobs["head_group"])
         if "dv_after_dp" in self.knobs:
@@ -256,6 +274,7 @@ class knobs_set:
     def __exit__(self, *exc):
         launch.set_head_group(self.before[0])
         launch.DV_AFTER_DP = self.before[1]
+        launch.CONCURRENT_DQ = self.before[2]
 
 
 def _variant(v):

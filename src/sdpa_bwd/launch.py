@@ -66,6 +66,28 @@ _HAS_TMA = hasattr(triton.language, "make_tensor_descriptor")  # device-side des
 # (tools/ab_perf.py); None: the config's own. $SDPA_BWD_HEAD_GROUP sets the first.
 HEAD_GROUP: Optional[int] = int(os.environ["SDPA_BWD_HEAD_GROUP"]) if os.environ.get("SDPA_BWD_HEAD_GROUP") else None
 DV_AFTER_DP: Optional[bool] = None
+# The dQ pass on a second stream, beside the DKDV pass (both need only ODO's side buffers): its
+# programs fill the SMs the DKDV pass's last wave leaves idle. Device run 26 (ab_perf --table s7c):
+# hd64 rows 3.5-4.5% faster, the rest within +-2% (geomean 1.0095 over the ten BHSD bf16 shapes);
+# every output bitwise equal (tests/gpu). Off by default ($SDPA_BWD_CONCURRENT_DQ=1 turns it on)
+# until the full plan has run with it on the GPU. Never where dQ shares storage with another tensor
+# of the call (the order would then decide the result; the problem model rejects such calls, the
+# launcher may be handed them directly).
+CONCURRENT_DQ: bool = os.environ.get("SDPA_BWD_CONCURRENT_DQ", "0") == "1"
+_SIDE_STREAMS: dict = {}
+
+
+def _side_stream(device: torch.device) -> torch.cuda.Stream:
+    key = device.index if device.index is not None else torch.cuda.current_device()
+    if key not in _SIDE_STREAMS:
+        _SIDE_STREAMS[key] = torch.cuda.Stream(device=key)
+    return _SIDE_STREAMS[key]
+
+
+def _storage_apart(t: torch.Tensor, others) -> bool:
+    """True when ``t``'s storage is none of ``others``' (a cheap, conservative aliasing test)."""
+    base = t.untyped_storage().data_ptr()
+    return all(o.untyped_storage().data_ptr() != base for o in others)
 
 
 def set_head_group(n: Optional[int]) -> None:
@@ -405,7 +427,11 @@ def forward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype) -> list:
               F(64, 32, 4, 3)])
     if dtype == torch.float32:
         extra = [F(max(16, c.block_m // 2), max(16, c.block_n // 2), c.num_warps, 1) for c in extra]
-    return [table] + [c for c in extra if c != table]
+    out = [table]
+    for c in extra:  # halving the fp32 tiles can make two 16-bit candidates one
+        if c not in out:
+            out.append(c)
+    return out
 
 
 def _tune_d_qk(d_qk: int, dtype: torch.dtype) -> int:
@@ -672,21 +698,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
             DV_AFTER_DP=cfg.dv_after_dp if DV_AFTER_DP is None else DV_AFTER_DP, **common,
         )
 
-    if H_k == H_v:
-        # One program per (b, kv head, key block) owns both dK and dV rows.
-        dkdv(H_k, True, True, atomic)
-    else:
-        # K and V groups differ: one pass owns dK rows per K head, one owns dV rows per V head.
-        dkdv(H_k, True, False, atomic)
-        dkdv(H_v, False, True, False)
-
-    if atomic:
-        conv_block = 64 if dev.type == "cuda" else 16
-        attention_bwd_dq_convert_kernel[(triton.cdiv(S_q, conv_block), B * H_q)](
-            dq_accum, dq, *dq.stride(), H_q, S_q, scale,
-            BLOCK_M=conv_block, D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, WIDE=wide, num_warps=4,
-        )
-    else:
+    def dq_pass():
         grid = (triton.cdiv(S_q, cfg.block_m2), B * H_q)
         _kernel(attention_bwd_dq_kernel, attention_bwd_dq_kernel_any_len, S_q, S_kv)[grid](
             q, k, v, do, dq, lse2, delta,
@@ -697,6 +709,36 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
             **dict(common, num_warps=cfg.dq_num_warps or cfg.num_warps,
                    num_stages=cfg.dq_num_stages or cfg.num_stages),
         )
+
+    concurrent = (not atomic and CONCURRENT_DQ and dev.type == "cuda" and torch.cuda.is_available()
+                  and not torch.cuda.is_current_stream_capturing()
+                  and _storage_apart(dq, (q, k, v, o, do, stats, dk, dv)))
+    if concurrent:
+        main, side = torch.cuda.current_stream(dev), _side_stream(dev)
+        side.wait_stream(main)  # after ODO
+    if H_k == H_v:
+        # One program per (b, kv head, key block) owns both dK and dV rows.
+        dkdv(H_k, True, True, atomic)
+    else:
+        # K and V groups differ: one pass owns dK rows per K head, one owns dV rows per V head.
+        dkdv(H_k, True, False, atomic)
+        dkdv(H_v, False, True, False)
+    if concurrent:
+        # Submitted after the DKDV pass, so that its shorter programs fill that pass's last wave.
+        # The caller's stream waits for it before anything else runs there, so every tensor this call
+        # touches is free for reuse on that stream afterwards (no record_stream needed).
+        with torch.cuda.stream(side):
+            dq_pass()
+        main.wait_stream(side)
+
+    if atomic:
+        conv_block = 64 if dev.type == "cuda" else 16
+        attention_bwd_dq_convert_kernel[(triton.cdiv(S_q, conv_block), B * H_q)](
+            dq_accum, dq, *dq.stride(), H_q, S_q, scale,
+            BLOCK_M=conv_block, D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, WIDE=wide, num_warps=4,
+        )
+    elif not concurrent:
+        dq_pass()
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, S_q)
     return dq, dk, dv

@@ -140,6 +140,34 @@ def test_gpu_start_order_and_dv_after_dp_change_no_bit(band):
             assert torch.equal(a, b), f"{name} with HEAD_GROUP, DV_AFTER_DP = {key} differs from (1, False)"
 
 
+@pytest.mark.parametrize("shape", [(2, 12, 4, 4, 1500, 128, 128), (1, 4, 1, 2, 777, 192, 128), (3, 8, 8, 8, 300, 64, 64)])
+def test_gpu_concurrent_dq_pass_changes_no_bit(shape):
+    """The dQ pass on a second stream beside the DKDV pass (launch.CONCURRENT_DQ) computes the same
+    products: every gradient bitwise equal to the one-after-the-other order, GQA, H_k != H_v (two DKDV
+    passes) and the 192/128 split included; and the caller's stream sees finished gradients without
+    synchronising (a product on it right after the call)."""
+    B, H_q, H_k, H_v, S, D_qk, D_v = shape
+    gen = torch.Generator().manual_seed(12)
+    q = torch.randn(B, H_q, S, D_qk, generator=gen).cuda().bfloat16()
+    k = torch.randn(B, H_k, S, D_qk, generator=gen).cuda().bfloat16()
+    v = torch.randn(B, H_v, S, D_v, generator=gen).cuda().bfloat16()
+    do = torch.randn(B, H_q, S, D_v, generator=gen).cuda().bfloat16()
+    o, st = launch.attention_forward(q, k, v, right_bound=0)
+    before = launch.CONCURRENT_DQ
+    runs = {}
+    try:
+        for concurrent in (False, True):
+            launch.CONCURRENT_DQ = concurrent
+            grads = launch.attention_backward(q, k, v, o, do, st, right_bound=0)
+            runs[concurrent] = tuple(g.float().sum() for g in grads), tuple(g.clone() for g in grads)
+    finally:
+        launch.CONCURRENT_DQ = before
+    for name, a, b in zip(("dq", "dk", "dv"), runs[False][1], runs[True][1]):
+        assert torch.equal(a, b), f"{name} with the dQ pass on a second stream differs from the sequential order"
+    for name, a, b in zip(("dq", "dk", "dv"), runs[False][0], runs[True][0]):
+        assert torch.equal(a, b), f"{name}'s sum, taken on the caller's stream right after the call, differs"
+
+
 try:
     from hypothesis import given, seed, settings, strategies as st
 except ImportError:  # pragma: no cover
