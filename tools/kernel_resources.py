@@ -9,6 +9,7 @@ row/batch/head strides and lengths divisible by 16, head-dim stride 1), then rea
 variants with each other, not with the card's numbers.
 """
 
+import inspect
 import os
 import re
 import subprocess
@@ -27,6 +28,10 @@ SIDE = ("lse2_ptr", "delta_ptr", "dq_acc_ptr")
 def resources(fn, consts, num_warps, num_stages):
     """(registers, stack bytes, shared bytes) of ``fn`` compiled with ``consts``."""
     aligned = {n for n in fn.arg_names if n.startswith("stride_") and not n.endswith("d")} | {"S_q", "S_kv"}
+    # constexpr parameters the row leaves out keep their defaults (HEAD_GROUP, DV_AFTER_DP, ...); without
+    # this they were typed as i32 runtime arguments and the compile failed
+    consts = {**{p.name: p.default for p in fn.params if p.is_constexpr and p.name not in consts
+                 and p.default is not inspect.Parameter.empty}, **consts}
     sig, attrs = {}, {}
     for i, name in enumerate(fn.arg_names):
         if name in consts:
@@ -50,10 +55,10 @@ def resources(fn, consts, num_warps, num_stages):
 
 def report(kernel_name, fn, rows, extra):
     for tma in (False, True):
-        for block_m, block_n, warps, stages, d_qk_pad, d_qk, d_v, tag in rows:
+        for block_m, block_n, warps, stages, d_qk_pad, d_qk, d_v, tag, *split in rows:
             consts = dict(BLOCK_M=block_m, BLOCK_N=block_n, D_QK=d_qk, D_QK_PAD=d_qk_pad, D_V=d_v, D_V_PAD=d_v,
-                          HAS_LEFT=False, HAS_RIGHT=False, DOT_PRECISION="tf32", WIDE=False, TMA=tma, D_QK_SPLIT=0,
-                          **extra)
+                          HAS_LEFT=False, HAS_RIGHT=False, DOT_PRECISION="tf32", WIDE=False, TMA=tma,
+                          D_QK_SPLIT=split[0] if split else 0, **extra)
             consts.update({n: 1 for n in fn.arg_names if n.startswith("stride_") and n.endswith("d")})
             try:
                 regs, stack, smem = resources(fn, consts, warps, stages)
@@ -64,15 +69,17 @@ def report(kernel_name, fn, rows, extra):
 
 
 if __name__ == "__main__":
+    # A row: (BLOCK_M, BLOCK_N, warps, stages, D_QK_PAD, D_QK, D_V, tag[, D_QK_SPLIT]); 192/128 runs as a
+    # 128 + 64 split (launch.d_qk_chunks), the "padded" rows as one chunk of 256.
     report("DKDV", attention_bwd_dkdv_kernel, [
         (64, 128, 8, 3, 128, 128, 128, "hd128 table"),
         (32, 128, 4, 4, 64, 64, 64, "hd64 table"),
-        (32, 64, 8, 1, 256, 192, 128, "192/128 table"),
-        (64, 64, 8, 2, 256, 192, 128, "192/128 64/64 s2"),
-        (64, 128, 8, 1, 256, 192, 128, "192/128 64/128 s1"),
+        (32, 64, 4, 3, 128, 192, 128, "192/128 table", 64),
+        (64, 64, 8, 2, 128, 192, 128, "192/128 64/64 8w", 64),
+        (64, 64, 8, 2, 256, 192, 128, "192/128 padded"),
     ], dict(COMPUTE_DK=True, COMPUTE_DV=True, ATOMIC_DQ=False, DQ_TMA=False))
     report("DQ", attention_bwd_dq_kernel, [
         (128, 64, 8, 3, 128, 128, 128, "hd128 table"),
-        (128, 64, 8, 3, 64, 64, 64, "hd64 table"),
-        (64, 32, 8, 1, 256, 192, 128, "192/128 table"),
+        (64, 64, 4, 3, 64, 64, 64, "hd64 table"),
+        (64, 32, 4, 3, 128, 192, 128, "192/128 table", 64),
     ], {})
