@@ -87,18 +87,12 @@ def test_gradients_do_not_depend_on_the_start_order(band):
     q, do = (torch.randn(B, H_q, S_q, D, generator=gen).to(DEVICE, torch.float16) for _ in range(2))
     k = torch.randn(B, H_k, S_kv, D, generator=gen).to(DEVICE, torch.float16)
     v = torch.randn(B, H_v, S_kv, D, generator=gen).to(DEVICE, torch.float16)
-    before = (launch.HEAD_GROUP, launch.DV_AFTER_DP)
     runs = {}
-    try:
-        for group, late in ((1, False), (4, True), (8, False), (8, True)):
-            launch.set_head_group(group)
-            launch.DV_AFTER_DP = late
+    for group, late in ((1, False), (4, True), (8, False), (8, True)):
+        with launch.switches(head_group=group, dv_after_dp=late):
             o, stats = launch.attention_forward(q, k, v, **band)
             grads = launch.attention_backward(q, k, v, o, do, stats, deterministic=True, **band)
-            runs[group, late] = (o, stats) + tuple(grads)
-    finally:
-        launch.set_head_group(before[0])
-        launch.DV_AFTER_DP = before[1]
+        runs[group, late] = (o, stats) + tuple(grads)
     names = ("o", "stats", "dq", "dk", "dv")
     base = runs[1, False]
     for key, outs in runs.items():

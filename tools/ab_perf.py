@@ -6,8 +6,7 @@
     (on two GPUs, with the GPU tests and the plan beside it: bash tools/device_run4.sh $OUT)
 
 A variant is (name, tma, config or None, knobs): ``knobs`` are launch-level switches set for
-that variant alone (``head_group``: ``launch.set_head_group``; ``dv_after_dp``:
-``launch.DV_AFTER_DP``; ``concurrent_dq``: ``launch.CONCURRENT_DQ``). A row may name a storage layout (benchmarks/common.py's ``make``).
+that variant alone (``launch.switches``: ``head_group``, ``dv_after_dp``, ``concurrent_dq``). A row may name a storage layout (benchmarks/common.py's ``make``).
 ``--warm-only --shard i/n`` runs each of its share of the variants once, untimed, so that n
 processes started side by side fill Triton's cache before the timed run compiles nothing.
 
@@ -256,27 +255,6 @@ TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VAR
           "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C)}
 
 
-class knobs_set:
-    """Launch-level switches for one variant, put back afterwards."""
-
-    def __init__(self, knobs):
-        self.knobs = knobs or {}
-
-    def __enter__(self):
-        self.before = (launch.HEAD_GROUP, launch.DV_AFTER_DP, launch.CONCURRENT_DQ)
-        if "concurrent_dq" in self.knobs:
-            launch.CONCURRENT_DQ = bool(self.knobs["concurrent_dq"])
-        if "head_group" in self.knobs:
-            launch.set_head_group(self.knobs["head_group"])
-        if "dv_after_dp" in self.knobs:
-            launch.DV_AFTER_DP = bool(self.knobs["dv_after_dp"])
-
-    def __exit__(self, *exc):
-        launch.set_head_group(self.before[0])
-        launch.DV_AFTER_DP = self.before[1]
-        launch.CONCURRENT_DQ = self.before[2]
-
-
 def _variant(v):
     return v if len(v) == 4 else (*v, None)
 
@@ -377,7 +355,7 @@ def main():
                 break
             launch.set_tma_mode(tma)
             try:
-                with knobs_set(knobs):
+                with launch.switches(**(knobs or {})):
                     fn = lambda: launch.attention_backward(q, k, v, o, do, st, right_bound=rb, config=cfg)  # noqa: E731
                     grads = fn()
                     if args.warm_only:
@@ -409,7 +387,7 @@ def main():
                 if cfg is not None:
                     orig = launch.forward_config
                     launch.forward_config = lambda *a, _c=cfg: _c
-                with knobs_set(knobs):
+                with launch.switches(**(knobs or {})):
                     fn = lambda: launch.attention_forward(q, k, v, right_bound=rb)  # noqa: E731
                     o2, _ = fn()
                     if args.warm_only:

@@ -16,6 +16,7 @@ through their own strides; every element of them is written, nothing else.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import os
@@ -97,6 +98,31 @@ def set_head_group(n: Optional[int]) -> None:
     if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 1):
         raise ValueError(f"head group {n!r}: expected an integer >= 1, or None for the config's own")
     HEAD_GROUP = n
+
+
+_SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq")
+
+
+@contextlib.contextmanager
+def switches(**values):
+    """Set the launch-level A/B switches for a block and put them back after it (tools/ab_perf.py, tests):
+    ``head_group`` (``set_head_group``), ``dv_after_dp`` (``DV_AFTER_DP``; None: each config's own),
+    ``concurrent_dq`` (``CONCURRENT_DQ``). A switch not named keeps its value."""
+    global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ
+    unknown = sorted(set(values) - set(_SWITCHES))
+    if unknown:
+        raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
+    before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ)
+    try:
+        if "head_group" in values:
+            set_head_group(values["head_group"])
+        if "dv_after_dp" in values:
+            DV_AFTER_DP = None if values["dv_after_dp"] is None else bool(values["dv_after_dp"])
+        if "concurrent_dq" in values:
+            CONCURRENT_DQ = bool(values["concurrent_dq"])
+        yield
+    finally:
+        HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ = before
 
 
 def set_tma_mode(mode: str) -> None:

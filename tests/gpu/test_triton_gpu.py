@@ -122,18 +122,12 @@ def test_gpu_start_order_and_dv_after_dp_change_no_bit(band):
     gen = torch.Generator().manual_seed(11)
     q, do = (torch.randn(2, 12, 1500, 128, generator=gen).cuda().bfloat16() for _ in range(2))
     k, v = (torch.randn(2, 4, 1500, 128, generator=gen).cuda().bfloat16() for _ in range(2))
-    before = (launch.HEAD_GROUP, launch.DV_AFTER_DP)
     runs = {}
-    try:
-        for group, late in ((1, False), (8, False), (5, True), (16, True)):
-            launch.set_head_group(group)
-            launch.DV_AFTER_DP = late
+    for group, late in ((1, False), (8, False), (5, True), (16, True)):
+        with launch.switches(head_group=group, dv_after_dp=late):
             o, st = launch.attention_forward(q, k, v, **band)
             runs[group, late] = (o, st) + tuple(launch.attention_backward(q, k, v, o, do, st, deterministic=True,
                                                                          **band))
-    finally:
-        launch.set_head_group(before[0])
-        launch.DV_AFTER_DP = before[1]
     base = runs[1, False]
     for key, outs in runs.items():
         for name, a, b in zip(("o", "stats", "dq", "dk", "dv"), base, outs):
@@ -153,15 +147,11 @@ def test_gpu_concurrent_dq_pass_changes_no_bit(shape):
     v = torch.randn(B, H_v, S, D_v, generator=gen).cuda().bfloat16()
     do = torch.randn(B, H_q, S, D_v, generator=gen).cuda().bfloat16()
     o, st = launch.attention_forward(q, k, v, right_bound=0)
-    before = launch.CONCURRENT_DQ
     runs = {}
-    try:
-        for concurrent in (False, True):
-            launch.CONCURRENT_DQ = concurrent
+    for concurrent in (False, True):
+        with launch.switches(concurrent_dq=concurrent):
             grads = launch.attention_backward(q, k, v, o, do, st, right_bound=0)
-            runs[concurrent] = tuple(g.float().sum() for g in grads), tuple(g.clone() for g in grads)
-    finally:
-        launch.CONCURRENT_DQ = before
+        runs[concurrent] = tuple(g.float().sum() for g in grads), tuple(g.clone() for g in grads)
     for name, a, b in zip(("dq", "dk", "dv"), runs[False][1], runs[True][1]):
         assert torch.equal(a, b), f"{name} with the dQ pass on a second stream differs from the sequential order"
     for name, a, b in zip(("dq", "dk", "dv"), runs[False][0], runs[True][0]):
