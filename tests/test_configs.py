@@ -66,10 +66,31 @@ def test_fp32_forward_uses_the_small_tiles_at_every_head_dim():
     assert launch.forward_config(128, 128, torch.bfloat16, "cuda") == launch.ForwardConfig(128, 128, 8, 3, head_group=4)
 
 
-def test_concurrent_dq_pass_is_refused_when_dq_shares_storage():
-    """Outputs handed in as views of one buffer: the launcher cannot cheaply prove them apart, so the dQ
-    pass keeps the sequential order (the aliasing test is by storage, conservative)."""
+def test_storage_apart_counts_views_of_one_buffer_as_shared():
+    """The concurrent dQ pass's aliasing test is by storage, conservative: views of one buffer are not
+    apart even where their elements are (tests/gpu checks that the launcher then keeps the sequential
+    order)."""
     buf = torch.empty(3, 1, 2, 8, 16, dtype=torch.bfloat16)
     assert not launch._storage_apart(buf[0], (buf[1], buf[2]))
     assert not launch._storage_apart(buf[0], (torch.empty(1), buf[2]))
     assert launch._storage_apart(buf[0], (torch.empty_like(buf[1]), torch.empty(4)))
+
+
+def test_switches_put_every_switch_back_and_reject_unknown_names():
+    before = (launch.HEAD_GROUP, launch.DV_AFTER_DP, launch.CONCURRENT_DQ)
+    try:
+        with launch.switches(head_group=5, dv_after_dp=True, concurrent_dq=not before[2]):
+            assert (launch.HEAD_GROUP, launch.DV_AFTER_DP, launch.CONCURRENT_DQ) == (5, True, not before[2])
+            raise RuntimeError("inside the block")
+    except RuntimeError:
+        pass
+    assert (launch.HEAD_GROUP, launch.DV_AFTER_DP, launch.CONCURRENT_DQ) == before
+    with launch.switches(dv_after_dp=False):
+        assert launch.HEAD_GROUP == before[0] and launch.DV_AFTER_DP is False
+    for bad in (dict(head_grup=4), dict(head_group=0)):
+        try:
+            with launch.switches(**bad):
+                raise AssertionError(f"{bad} entered the block")
+        except ValueError:
+            pass
+        assert (launch.HEAD_GROUP, launch.DV_AFTER_DP, launch.CONCURRENT_DQ) == before

@@ -135,7 +135,7 @@ def test_gpu_start_order_and_dv_after_dp_change_no_bit(band):
 
 
 @pytest.mark.parametrize("shape", [(2, 12, 4, 4, 1500, 128, 128), (1, 4, 1, 2, 777, 192, 128), (3, 8, 8, 8, 300, 64, 64)])
-def test_gpu_concurrent_dq_pass_changes_no_bit(shape):
+def test_gpu_concurrent_dq_pass_changes_no_bit(shape, monkeypatch):
     """The dQ pass on a second stream beside the DKDV pass (launch.CONCURRENT_DQ) computes the same
     products: every gradient bitwise equal to the one-after-the-other order, GQA, H_k != H_v (two DKDV
     passes) and the 192/128 split included; and the caller's stream sees finished gradients without
@@ -147,15 +147,35 @@ def test_gpu_concurrent_dq_pass_changes_no_bit(shape):
     v = torch.randn(B, H_v, S, D_v, generator=gen).cuda().bfloat16()
     do = torch.randn(B, H_q, S, D_v, generator=gen).cuda().bfloat16()
     o, st = launch.attention_forward(q, k, v, right_bound=0)
+    side_calls = []
+    side_stream = launch._side_stream
+    monkeypatch.setattr(launch, "_side_stream", lambda dev: side_calls.append(dev) or side_stream(dev))
     runs = {}
     for concurrent in (False, True):
+        side_calls.clear()
         with launch.switches(concurrent_dq=concurrent):
             grads = launch.attention_backward(q, k, v, o, do, st, right_bound=0)
         runs[concurrent] = tuple(g.float().sum() for g in grads), tuple(g.clone() for g in grads)
+        assert len(side_calls) == int(concurrent), (
+            f"CONCURRENT_DQ={concurrent}: the side stream was taken {len(side_calls)} times; the comparison below "
+            "would compare the sequential order with itself")
     for name, a, b in zip(("dq", "dk", "dv"), runs[False][1], runs[True][1]):
         assert torch.equal(a, b), f"{name} with the dQ pass on a second stream differs from the sequential order"
     for name, a, b in zip(("dq", "dk", "dv"), runs[False][0], runs[True][0]):
         assert torch.equal(a, b), f"{name}'s sum, taken on the caller's stream right after the call, differs"
+
+
+def test_gpu_concurrent_dq_pass_not_taken_when_outputs_share_a_buffer(monkeypatch):
+    """dQ, dK and dV handed in as views of one buffer: the launcher keeps the sequential order."""
+    gen = torch.Generator().manual_seed(13)
+    q, k, v, do = (torch.randn(1, 2, 256, 64, generator=gen).cuda().bfloat16() for _ in range(4))
+    o, st = launch.attention_forward(q, k, v)
+    buf = torch.empty(3, 1, 2, 256, 64, device="cuda", dtype=torch.bfloat16)
+    side_calls = []
+    monkeypatch.setattr(launch, "_side_stream", lambda dev: side_calls.append(dev))
+    with launch.switches(concurrent_dq=True):
+        launch.attention_backward(q, k, v, o, do, st, dq=buf[0], dk=buf[1], dv=buf[2])
+    assert not side_calls, "the dQ pass went to the side stream although dQ shares its storage with dK and dV"
 
 
 try:
