@@ -322,30 +322,6 @@ def test_backward_case(case, tma_mode):
     run_case(case)
 
 
-# The atomic mode's dQ partials computed transposed (BackwardConfig.dq_transposed): padded and split
-# head dims, GQA with H_k != H_v, masks with empty rows, odd lengths and layouts.
-DQ_T_CASES = [CASES[i] for i in (0, 3, 7, 13, 15, 20, 21, 23, 24, 30)] + [
-    Case(D_qk=176, D_v=128, S_q=19, S_kv=23, B=1, H_q=2, H_k=1, H_v=1, dtype="bf16", right_bound=0, q=BSHD,
-         seed=47),  # D_qk as two chunks, 128 + 64 (launch.d_qk_chunks), the second one padded
-]
-assert not any(c.deterministic or c.S_kv == 1 for c in DQ_T_CASES), "cases without dQ partials to check"
-
-
-@pytest.mark.parametrize("case", DQ_T_CASES, ids=[c.id() for c in DQ_T_CASES])
-def test_backward_case_with_transposed_dq_partials(case, monkeypatch):
-    table = launch.backward_config
-    seen = []
-
-    def transposed(*args, **kwargs):
-        cfg = dataclasses.replace(table(*args, **kwargs), dq_mode="atomic", dq_transposed=True)
-        seen.append(cfg)
-        return cfg
-
-    monkeypatch.setattr(launch, "backward_config", transposed)
-    run_case(case)
-    assert seen and all(c.dq_transposed for c in seen), "the launcher did not take the patched table"
-
-
 def test_tma_path_is_taken_where_the_layout_allows_it(monkeypatch):
     launch.set_tma_mode("on")
     try:

@@ -250,45 +250,9 @@ _S7C = [("sequential", "on", None, dict(concurrent_dq=False)), ("concurrent", "o
         ("concurrent again", "on", None, dict(concurrent_dq=True))]
 BWD_VARIANTS_S7C = {(192, 128): _S7C, 128: _S7C, 64: _S7C}
 FWD_VARIANTS_S7C = {(192, 128): [], 128: [], 64: []}
-# Session 8: the atomic dQ mode (5 products, no recomputed S and dP) again, now with the dQ partials
-# computed transposed (dQ^T = K^T dS^T, BackwardConfig.dq_transposed), which keeps a 32-row query tile on
-# the warpgroup MMA; on one warpgroup, two programs an SM. Local sm_90a compile (Triton 3.6): hd128
-# 32/64 4w s2 136 B of stack, 86 KiB of shared memory (the separate 1wg s3: 144 B, 83 KiB; the old
-# atomic 64/128 8w s3: 600 B, 210 KiB); hd64 64/64 4w s3 72 B, 90 KiB. Predicted, (2,16,4096,128)
-# nc: DKDV on one warpgroup 1.14 ms (run 23) x 5/4 products + the fp32 convert ~0.05 = ~1.5 ms against
-# 1.71 (the dQ pass's 0.65 ms gone); causal ~0.85 against 1.05.
-ROWS_S8 = [
-    (2, 16, 16, 4096, 128, False, torch.bfloat16), (2, 16, 16, 4096, 128, True, torch.bfloat16),
-    (1, 32, 8, 8192, 128, False, torch.bfloat16), (1, 32, 8, 8192, 128, True, torch.bfloat16),
-    (4, 16, 16, 2048, 64, False, torch.bfloat16), (4, 16, 16, 2048, 64, True, torch.bfloat16),
-    (1, 16, 16, 4096, (192, 128), False, torch.bfloat16), (1, 16, 16, 4096, (192, 128), True, torch.bfloat16),
-]
-
-
-def _at(m1, n1, warps, stages, group, late, transposed=True):
-    return BC(m1, n1, 64, 64, warps, stages, "atomic", head_group=group, dv_after_dp=late, dq_transposed=transposed)
-
-
-BWD_VARIANTS_S8 = {
-    128: [("default", "on", None),
-          ("at 1wg 32/64 s2 late", "on", _at(32, 64, 4, 2, 8, True)),
-          ("at 1wg 32/64 s3 late", "on", _at(32, 64, 4, 3, 8, True)),
-          ("at 1wg 32/64 s2", "on", _at(32, 64, 4, 2, 8, False)),
-          ("at 1wg 16/64 s3 late", "on", _at(16, 64, 4, 3, 8, True)),
-          ("at 8w 32/128 s2", "on", _at(32, 128, 8, 2, 8, False)),
-          ("at 8w 64/128 s3 late untransposed", "on", _at(64, 128, 8, 3, 8, True, False))],
-    64: [("default", "on", None),
-         ("at 1wg 64/64 s3 late", "on", _at(64, 64, 4, 3, 16, True)),
-         ("at 1wg 32/128 s3 late", "on", _at(32, 128, 4, 3, 16, True)),
-         ("at 1wg 32/64 s3 late", "on", _at(32, 64, 4, 3, 16, True))],
-    (192, 128): [("default", "on", None),
-                 ("at 1wg 32/64 s2", "on", _at(32, 64, 4, 2, 4, False)),
-                 ("at 1wg 16/64 s3", "on", _at(16, 64, 4, 3, 4, False))],
-}
-FWD_VARIANTS_S8 = {(192, 128): [], 128: [], 64: []}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
-          "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8": (ROWS_S8, BWD_VARIANTS_S8, FWD_VARIANTS_S8)}
+          "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C)}
 
 
 def _variant(v):
@@ -330,7 +294,7 @@ def main():
                     help="comma-separated variant names to run (both tables), e.g. default/tma,padded")
     ap.add_argument("--table", choices=sorted(TABLES), default="configs",
                     help="configs: the tile/atomic/TMA variants of sessions 2-4; s6: start order and dV after dP; "
-                         "s7: warps against tile rows; s8: the atomic dQ mode with transposed partials")
+                         "s7: warps against tile rows")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()

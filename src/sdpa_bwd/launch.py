@@ -266,9 +266,6 @@ class BackwardConfig:
     # DKDV issues the dV product after the dP product's wait, so that it runs under the dS
     # arithmetic (kernels.attention_bwd._dkdv_tiles); False: dV, then dP.
     dv_after_dp: bool = False
-    # Atomic mode only: the DKDV pass computes its dQ partials transposed (dQ^T = K^T dS^T), which
-    # keeps a 32-row query tile on the warpgroup MMA (M = D_qk rather than the query rows).
-    dq_transposed: bool = False
 
 
 _INTERPRETER_FWD = ForwardConfig(block_m=16, block_n=16, num_warps=4, num_stages=1)
@@ -724,8 +721,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
             BLOCK_M=cfg.block_m1, BLOCK_N=cfg.block_n1,
             COMPUTE_DK=compute_dk, COMPUTE_DV=compute_dv, ATOMIC_DQ=atomic_dq, TMA=tma_qdo,
             DQ_TMA=atomic_dq and dq_tma, HEAD_GROUP=head_group,
-            DV_AFTER_DP=cfg.dv_after_dp if DV_AFTER_DP is None else DV_AFTER_DP,
-            DQ_T=atomic_dq and cfg.dq_transposed, **common,
+            DV_AFTER_DP=cfg.dv_after_dp if DV_AFTER_DP is None else DV_AFTER_DP, **common,
         )
 
     def dq_pass():

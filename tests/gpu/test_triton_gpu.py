@@ -68,18 +68,16 @@ def test_gpu_case(case):
     run_case(case)
 
 
-@pytest.mark.parametrize("transposed", [False, True], ids=["dq", "dq-t"])
 @pytest.mark.parametrize("case", [c for c in GPU_CASES if not c.deterministic],
                          ids=[c.id() for c in GPU_CASES if not c.deterministic])
-def test_gpu_atomic_dq_case(case, transposed, monkeypatch):
+def test_gpu_atomic_dq_case(case, monkeypatch):
     """Every case again with dQ added from the DKDV pass (the "atomic" mode), whose
-    partials go by TMA bulk reduce into the packed fp32 accumulator on the GPU; and with
-    those partials computed transposed (dQ^T = K^T dS^T, BackwardConfig.dq_transposed)."""
+    partials go by TMA bulk reduce into the packed fp32 accumulator on the GPU."""
     table = launch.backward_config
 
     def atomic(*args, **kwargs):
         import dataclasses
-        return dataclasses.replace(table(*args, **kwargs), dq_mode="atomic", dq_transposed=transposed)
+        return dataclasses.replace(table(*args, **kwargs), dq_mode="atomic")
 
     monkeypatch.setattr(launch, "backward_config", atomic)
     run_case(case)

@@ -77,7 +77,7 @@ def _dkdv_tiles(dk, dk_b, dv, k, k_b, v, q_ptr, do_ptr, q_desc, q_b_desc, do_des
                 HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
                 COMPUTE_DK: tl.constexpr, COMPUTE_DV: tl.constexpr, ATOMIC_DQ: tl.constexpr,
                 DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr, DQ_TMA: tl.constexpr,
-                DV_AFTER_DP: tl.constexpr, DQ_T: tl.constexpr):
+                DV_AFTER_DP: tl.constexpr):
     """Accumulate one key block's dK/dV over query tiles [m_begin, m_end) of one q head.
 
     Pointers q_ptr/do_ptr/dq_acc_ptr point at row 0 of that head; lse2_ptr and
@@ -149,16 +149,9 @@ def _dkdv_tiles(dk, dk_b, dv, k, k_b, v, q_ptr, do_ptr, q_desc, q_b_desc, do_des
             if D_QK_SPLIT:
                 dk_b += mma(ds_t, q_b, DOT_PRECISION)
             if ATOMIC_DQ:
-                if DQ_T:
-                    # dQ^T = K^T dS^T: D_qk rows, so one warpgroup's MMA has M >= 64 even for a
-                    # 32-row query tile (dS^T is the B operand, staged in shared memory as it is).
-                    dq = tl.trans(mma(tl.trans(k), ds_t, DOT_PRECISION))
-                    if D_QK_SPLIT:
-                        dq_b = tl.trans(mma(tl.trans(k_b), ds_t, DOT_PRECISION))
-                else:
-                    dq = mma(tl.trans(ds_t), k, DOT_PRECISION)
-                    if D_QK_SPLIT:
-                        dq_b = mma(tl.trans(ds_t), k_b, DOT_PRECISION)
+                dq = mma(tl.trans(ds_t), k, DOT_PRECISION)
+                if D_QK_SPLIT:
+                    dq_b = mma(tl.trans(ds_t), k_b, DOT_PRECISION)
                 if DQ_TMA:
                     # Rows >= S_q and columns >= D_QK fall outside the descriptor and are dropped.
                     dq_desc.atomic_add([m0, 0], dq)
@@ -202,7 +195,6 @@ def attention_bwd_dkdv_kernel(
     COMPUTE_DK: tl.constexpr, COMPUTE_DV: tl.constexpr, ATOMIC_DQ: tl.constexpr,
     DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False, DQ_TMA: tl.constexpr = False,
     D_QK_SPLIT: tl.constexpr = 0, HEAD_GROUP: tl.constexpr = 1, DV_AFTER_DP: tl.constexpr = False,
-    DQ_T: tl.constexpr = False,
 ):
     """DQDKDV main pass for one key block of one owner head.
 
@@ -292,21 +284,21 @@ def attention_bwd_dkdv_kernel(
                                    offs_n, start, mid_lo, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
                                    BLOCK_M, D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
                                    COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA,
-                                   DV_AFTER_DP, DQ_T)
+                                   DV_AFTER_DP)
         dk, dk_b, dv = _dkdv_tiles(dk, dk_b, dv, k, k_b, v, q_head, do_head, q_desc, q_b_desc, do_desc, lse2_head,
                                    delta_head, dq_head, dq_desc, dq_b_desc,
                                    stride_qm, stride_qd, stride_dom, stride_dod,
                                    offs_n, mid_lo, mid_hi, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
                                    BLOCK_M, D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, False, HAS_LEFT, HAS_RIGHT,
                                    COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA,
-                                   DV_AFTER_DP, DQ_T)
+                                   DV_AFTER_DP)
         dk, dk_b, dv = _dkdv_tiles(dk, dk_b, dv, k, k_b, v, q_head, do_head, q_desc, q_b_desc, do_desc, lse2_head,
                                    delta_head, dq_head, dq_desc, dq_b_desc,
                                    stride_qm, stride_qd, stride_dom, stride_dod,
                                    offs_n, mid_hi, stop, S_q, S_kv, lo_off, hi_off, qk_scale_log2,
                                    BLOCK_M, D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
                                    COMPUTE_DK, COMPUTE_DV, ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA,
-                                   DV_AFTER_DP, DQ_T)
+                                   DV_AFTER_DP)
 
     if COMPUTE_DK:
         dk_ptrs = dk_ptr + b * stride_dkb + owner * stride_dkh + key0 * stride_dkn \
