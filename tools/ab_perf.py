@@ -250,9 +250,36 @@ _S7C = [("sequential", "on", None, dict(concurrent_dq=False)), ("concurrent", "o
         ("concurrent again", "on", None, dict(concurrent_dq=True))]
 BWD_VARIANTS_S7C = {(192, 128): _S7C, 128: _S7C, 64: _S7C}
 FWD_VARIANTS_S7C = {(192, 128): [], 128: [], 64: []}
+# Session 8, second round: the hd128 DKDV pass on one warpgroup (two programs an SM) for causal masks only.
+# Run 23 (s7b) had it 1.054 -> 1.007 ms at (2,16,4096,128) causal and 1.707 -> 1.760 non-causal: a config
+# that depends on the mask. Checked here on every causal hd128 benchmark shape (GQA and fp16 too), with
+# the concurrent dQ pass now on by default; and the concurrent pass against the sequential order once
+# more at hd64, where run 29's default rows came out 7% (nc) and 90% (causal) slower than run 26's.
+ROWS_S8B = [
+    (2, 16, 16, 4096, 128, True, torch.bfloat16), (1, 16, 16, 8192, 128, True, torch.bfloat16),
+    (1, 32, 8, 8192, 128, True, torch.bfloat16), (2, 16, 16, 4096, 128, True, torch.float16),
+    (2, 16, 16, 4096, 128, False, torch.bfloat16),
+    (4, 16, 16, 2048, 64, True, torch.bfloat16), (4, 16, 16, 2048, 64, False, torch.bfloat16),
+]
+
+
+def _one_wg(stages=3, late=True, group=8, dq_stages=3):
+    return BC(32, 64, 128, 64, 4, stages, "separate", dq_num_warps=8, dq_num_stages=dq_stages, head_group=group,
+              dv_after_dp=late)
+
+
+BWD_VARIANTS_S8B = {
+    128: [("default", "on", None), ("1wg s3 late", "on", _one_wg()), ("1wg s3 late hg16", "on", _one_wg(group=16)),
+          ("1wg s3 early", "on", _one_wg(late=False)), ("1wg s4 late", "on", _one_wg(stages=4)),
+          ("1wg s3 late dq s2", "on", _one_wg(dq_stages=2)),
+          ("default sequential", "on", None, dict(concurrent_dq=False))],
+    64: [("default", "on", None), ("sequential", "on", None, dict(concurrent_dq=False)),
+         ("default again", "on", None), ("sequential again", "on", None, dict(concurrent_dq=False))],
+}
+FWD_VARIANTS_S8B = {128: [], 64: []}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
-          "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C)}
+          "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B)}
 
 
 def _variant(v):
@@ -294,7 +321,7 @@ def main():
                     help="comma-separated variant names to run (both tables), e.g. default/tma,padded")
     ap.add_argument("--table", choices=sorted(TABLES), default="configs",
                     help="configs: the tile/atomic/TMA variants of sessions 2-4; s6: start order and dV after dP; "
-                         "s7: warps against tile rows")
+                         "s7: warps against tile rows; s8b: hd128's one-warpgroup DKDV pass under causal masks")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()
