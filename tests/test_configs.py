@@ -41,7 +41,8 @@ def test_16bit_configs_give_every_warpgroup_its_own_rows():
     for dtype in (torch.bfloat16, torch.float16):
         for d_qk, d_v in _TENSOR_CORE_DIMS:
             cfgs = [launch.forward_config(d_qk, d_v, dtype, "cuda")] + \
-                [launch.backward_config(d_qk, d_v, dtype, "cuda", det) for det in (False, True)]
+                [launch.backward_config(d_qk, d_v, dtype, "cuda", det, causal) for det in (False, True)
+                 for causal in (False, True)]
             for cfg in cfgs:
                 for rows, warps in _mma_rows(cfg):
                     assert rows >= 16 * warps, (
@@ -94,3 +95,32 @@ def test_switches_put_every_switch_back_and_reject_unknown_names():
         except ValueError:
             pass
         assert (launch.HEAD_GROUP, launch.DV_AFTER_DP, launch.CONCURRENT_DQ) == before
+
+
+def test_hd128_causal_has_its_measured_config():
+    """Run 30 (ab_perf --table s8b): the one-warpgroup DKDV pass is 4-6% faster on every causal hd128
+    shape and 6% slower non-causal, so only the causal 16-bit entry has it; a window or other right
+    bound keeps the general entry (not measured apart)."""
+    for dtype in (torch.bfloat16, torch.float16):
+        causal = launch.backward_config(128, 128, dtype, "cuda", False, True)
+        general = launch.backward_config(128, 128, dtype, "cuda", False, False)
+        assert (causal.block_m1, causal.block_n1, causal.num_warps) == (32, 64, 4)
+        assert (general.block_m1, general.block_n1, general.num_warps) == (64, 128, 8)
+        assert launch.backward_config(128, 128, dtype, "cuda", True, True).dq_mode == "separate"
+    assert launch.backward_config(128, 128, torch.float32, "cuda", False, True) == \
+        launch.backward_config(128, 128, torch.float32, "cuda", False, False)
+    for d in (64, 256):
+        assert launch.backward_config(d, d, torch.bfloat16, "cuda", False, True) == \
+            launch.backward_config(d, d, torch.bfloat16, "cuda", False, False)
+
+
+def test_the_launch_picks_the_causal_entry_only_for_right_bound_zero(monkeypatch):
+    seen = []
+    real = launch.backward_config
+    monkeypatch.setattr(launch, "backward_config", lambda *a, **k: seen.append(a[5:]) or real(*a, **k))
+    q = torch.randn(1, 1, 8, 16)
+    o, st = launch.attention_forward(q, q, q)
+    for lb, rb, alignment in ((None, 0, "top_left"), (None, 0, "bottom_right"), (None, 3, "top_left"),
+                              (4, 0, "top_left"), (None, None, "top_left")):
+        launch.attention_backward(q, q, q, o, q, st, left_bound=lb, right_bound=rb, alignment=alignment)
+    assert seen == [(True,), (True,), (False,), (False,), (False,)], seen

@@ -62,9 +62,11 @@ def test_candidates_that_fail_are_recorded_and_all_failing_gives_none(cache):
 def test_candidate_lists_start_with_the_table_and_have_no_repeats():
     for dqk, dv in ((16, 16), (64, 64), (128, 128), (256, 128), (256, 256)):
         for dtype in (torch.float16, torch.bfloat16, torch.float32):
-            for det in (False, True):
-                cands = launch.backward_candidates(dqk, dv, dtype, det)
-                assert cands[0] == launch.backward_config(dqk, dv, dtype, "cuda", det)
+            for det, causal in ((False, False), (True, False), (False, True), (True, True)):
+                cands = launch.backward_candidates(dqk, dv, dtype, det, causal)
+                assert cands[0] == launch.backward_config(dqk, dv, dtype, "cuda", det, causal)
+                assert launch.backward_config(dqk, dv, dtype, "cuda", det, not causal) in cands, (
+                    "the other mask class's table entry is a candidate too")
                 assert len(set(cands)) == len(cands)
                 assert all(c.dq_mode == "separate" for c in cands) or not det
             fwd = launch.forward_candidates(dqk, dv, dtype)

@@ -356,7 +356,7 @@ class UnwrittenTailTile(DefectiveTriton):
         from .launch import backward_config, head_dim_pad
 
         cfg = backward_config(head_dim_pad(problem.D_qk), head_dim_pad(problem.D_v), t.q.dtype, t.q.device.type,
-                              problem.deterministic)
+                              problem.deterministic, problem.is_causal)
         dk, dv = scratch_like(t.dk), scratch_like(t.dv)
         self._launch(problem, t.q, t.k, t.v, t.o, t.do, t.stats, t.dq, dk, dv)
         full = problem.S_kv // cfg.block_n1 * cfg.block_n1

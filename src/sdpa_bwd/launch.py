@@ -335,7 +335,9 @@ def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type:
 
 
 def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type: str,
-                    deterministic: bool) -> BackwardConfig:
+                    deterministic: bool, causal: bool = False) -> BackwardConfig:
+    """The measured config for a head-dim class; ``causal`` (right_bound 0, no left bound, either
+    alignment) picks the hd128 16-bit table's causal entry, the one mask it was measured apart for."""
     if device_type != "cuda":
         cfg = _INTERPRETER_BWD
     else:
@@ -364,6 +366,13 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
             # non-causal 1.802 -> 1.712 (DKDV 1.123 -> 1.067; dV after dP alone: 1.722).
             cfg = BackwardConfig(64, 128, 128, 64, num_warps=8, num_stages=3, dq_mode="separate",
                                  head_group=8, dv_after_dp=True)
+            if causal and dtype != torch.float32:
+                # Causal only: the DKDV pass on one warpgroup (64 keys, 32 query rows, two programs an
+                # SM). Run 30 (ab_perf --table s8b, BHSD): (2,16,4096) bf16 1.035 -> 0.995 ms, fp16
+                # 1.076 -> 1.034, (1,16,8192) 1.951 -> 1.844, (1,32/8,8192) 3.840 -> 3.687; run 23
+                # 1.054 -> 1.007. Non-causal it loses: 1.730 -> 1.833 (run 30), 1.707 -> 1.760 (run 23).
+                cfg = BackwardConfig(32, 64, 128, 64, num_warps=4, num_stages=3, dq_mode="separate",
+                                     dq_num_warps=8, dq_num_stages=3, head_group=8, dv_after_dp=True)
         elif d_qk_pad == 256 and d_v_pad <= 128 and dtype != torch.float32:  # fp32: see forward_config
             # D_qk 192 / D_v 128, H200 bf16 (1,16,4096) (A/B, session 3, docs/perf-log.md): DKDV 64/64 on
             # 2 stages, dQ pass 128/32: 2.29 ms nc / 1.42 causal against 5.36 / 2.97 for the hd256 config.
@@ -407,10 +416,11 @@ def _fp32_config(cfg: BackwardConfig) -> BackwardConfig:
                           head_group=cfg.head_group, dv_after_dp=cfg.dv_after_dp)
 
 
-def backward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, deterministic: bool) -> list:
+def backward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, deterministic: bool,
+                        causal: bool = False) -> list:
     """Configs the autotuner times (``sdpa_bwd.tuning``): the table's choice first, then the
     runners-up of the H200 A/B runs and, for head dims over 128, untried shapes."""
-    table = backward_config(d_qk_pad, d_v_pad, dtype, "cuda", deterministic)
+    table = backward_config(d_qk_pad, d_v_pad, dtype, "cuda", deterministic, causal)
     d = max(d_qk_pad, d_v_pad)
     B = BackwardConfig
     if d <= 64:
@@ -436,6 +446,8 @@ def backward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, determi
                  B(64, 128, 128, 64, 8, 1, "separate")]
     if dtype == torch.float32:
         extra = [_fp32_config(c) for c in extra]
+    # the table's entry for the other mask class (hd128 has a causal one), as the table made it
+    extra.insert(0, backward_config(d_qk_pad, d_v_pad, dtype, "cuda", deterministic, not causal))
     out = [table]
     for c in extra:
         if c not in out:
@@ -673,14 +685,15 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
         return dq, dk, dv
 
     d_qk_pad, d_v_pad = head_dim_pad(D_qk), head_dim_pad(D_v)
+    causal = left_bound is None and right_bound == 0
     cfg = config or _BWD_OVERRIDE or _tuned(
         "bwd", q, _tune_d_qk(D_qk, q.dtype), d_v_pad, left_bound, right_bound, gqa=H_k != H_q or H_v != H_q,
         deterministic=deterministic, seq=max(S_q, S_kv), config_type=BackwardConfig,
-        candidates=lambda: backward_candidates(d_qk_pad, d_v_pad, q.dtype, deterministic),
+        candidates=lambda: backward_candidates(d_qk_pad, d_v_pad, q.dtype, deterministic, causal),
         run=lambda c: attention_backward(q, k, v, o, do, stats, scale=scale, left_bound=left_bound,
                                          right_bound=right_bound, alignment=alignment,
                                          deterministic=deterministic, config=c),
-    ) or backward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type, deterministic)
+    ) or backward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type, deterministic, causal)
     if deterministic and cfg.dq_mode != "separate":
         cfg = dataclasses.replace(cfg, dq_mode="separate")
     qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype, cfg.split_d_qk)
