@@ -70,11 +70,14 @@ DV_AFTER_DP: Optional[bool] = None
 # The dQ pass on a second stream, beside the DKDV pass (both need only ODO's side buffers): its
 # programs fill the SMs the DKDV pass's last wave leaves idle. Device run 26 (ab_perf --table s7c):
 # hd64 rows 3.5-4.5% faster, the rest within +-2% (geomean 1.0095 over the ten BHSD bf16 shapes);
-# every output bitwise equal (tests/gpu). On by default since device run 28 ran the full plan with it
-# on (546 passed, 38 rejected, pair-015: the sequential order's verdicts); $SDPA_BWD_CONCURRENT_DQ=0
-# turns it off. Never where dQ shares storage with another tensor of the call (the order would then
-# decide the result; the problem model rejects such calls, the launcher may be handed them directly).
-CONCURRENT_DQ: bool = os.environ.get("SDPA_BWD_CONCURRENT_DQ", "1") != "0"
+# every output bitwise equal (tests/gpu); run 28: the full plan with it on gives the sequential order's
+# verdicts (546 passed, 38 rejected, pair-015). Off by default all the same ($SDPA_BWD_CONCURRENT_DQ=1
+# turns it on): it costs 41-77 us of host time a call (run 30, tools/host_overhead.py: 252-296 against
+# 211-219 us), and with it on the benchmark's hd64 rows (0.32 ms of GPU time) came out host-bound in
+# half their timings (run 31: 0.32 or 0.55 ms for the same row; one det/default of 1.28). Never where
+# dQ shares storage with another tensor of the call (the order would then decide the result; the
+# problem model rejects such calls, the launcher may be handed them directly).
+CONCURRENT_DQ: bool = os.environ.get("SDPA_BWD_CONCURRENT_DQ", "0") == "1"
 _SIDE_STREAMS: dict = {}
 
 
