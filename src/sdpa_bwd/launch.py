@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import math
 import os
 from dataclasses import dataclass
@@ -277,7 +278,15 @@ _INTERPRETER_BWD = BackwardConfig(16, 16, 16, 16, num_warps=4, num_stages=1, dq_
 
 
 def head_dim_pad(d: int) -> int:
-    return max(16, triton.next_power_of_2(d))
+    """The power of two (at least 16) a head dim's tiles are padded to. Plain int arithmetic, as
+    ``_cdiv``: ``triton.next_power_of_2`` / ``triton.cdiv`` are constexpr functions, a few us of
+    host time a call each (``tools/host_overhead.py --python-only``)."""
+    return 16 if d <= 16 else 1 << (d - 1).bit_length()
+
+
+def _cdiv(a: int, b: int) -> int:
+    """ceil(a / b) for ints, b > 0: a launch grid's tile count."""
+    return -(-a // b)
 
 
 def d_qk_chunks(d_qk: int, dtype: torch.dtype, split: bool = True) -> tuple[int, int]:
@@ -299,6 +308,7 @@ def d_qk_chunks(d_qk: int, dtype: torch.dtype, split: bool = True) -> tuple[int,
     return head_dim_pad(d_qk), 0
 
 
+@functools.lru_cache(maxsize=None)
 def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type: str) -> ForwardConfig:
     if device_type != "cuda":
         return _INTERPRETER_FWD
@@ -337,6 +347,7 @@ def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type:
     return ForwardConfig(64, 32, num_warps=4, num_stages=2)
 
 
+@functools.lru_cache(maxsize=None)
 def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type: str,
                     deterministic: bool, causal: bool = False) -> BackwardConfig:
     """The measured config for a head-dim class; ``causal`` (right_bound 0, no left bound, either
@@ -632,7 +643,7 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
                                         alignment=alignment, config=c),
     ) or forward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type)
     qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype, cfg.split_d_qk)
-    grid = (triton.cdiv(S_q, cfg.block_m), B * H_q)
+    grid = (_cdiv(S_q, cfg.block_m), B * H_q)
     _kernel(attention_fwd_kernel, attention_fwd_kernel_any_len, S_q, S_kv)[grid](
         q, k, v, o, stats,
         *q.stride(), *k.stride(), *v.stride(), *o.stride(), *st,
@@ -708,7 +719,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     delta = torch.empty(B * H_q * S_q, dtype=torch.float32, device=dev)
     lse2 = torch.empty(B * H_q * S_q, dtype=torch.float32, device=dev)
     pre_block = 64 if dev.type == "cuda" else 16
-    attention_bwd_preprocess_kernel[(triton.cdiv(S_q, pre_block), B * H_q)](
+    attention_bwd_preprocess_kernel[(_cdiv(S_q, pre_block), B * H_q)](
         o, do, stats, delta, lse2,
         *o.stride(), *do.stride(), *st,
         H_q, S_q,
@@ -728,7 +739,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     dq_tma = atomic and _dq_reduce_tma(dq_accum, S_q, D_qk)
 
     def dkdv(owner_heads: int, compute_dk: bool, compute_dv: bool, atomic_dq: bool):
-        grid = (triton.cdiv(S_kv, cfg.block_n1), B * owner_heads)
+        grid = (_cdiv(S_kv, cfg.block_n1), B * owner_heads)
         _kernel(attention_bwd_dkdv_kernel, attention_bwd_dkdv_kernel_any_len, S_q, S_kv)[grid](
             q, k, v, do, dk, dv, lse2, delta, dq_accum,
             *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
@@ -741,7 +752,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
         )
 
     def dq_pass():
-        grid = (triton.cdiv(S_q, cfg.block_m2), B * H_q)
+        grid = (_cdiv(S_q, cfg.block_m2), B * H_q)
         _kernel(attention_bwd_dq_kernel, attention_bwd_dq_kernel_any_len, S_q, S_kv)[grid](
             q, k, v, do, dq, lse2, delta,
             *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(),
@@ -775,7 +786,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
 
     if atomic:
         conv_block = 64 if dev.type == "cuda" else 16
-        attention_bwd_dq_convert_kernel[(triton.cdiv(S_q, conv_block), B * H_q)](
+        attention_bwd_dq_convert_kernel[(_cdiv(S_q, conv_block), B * H_q)](
             dq_accum, dq, *dq.stride(), H_q, S_q, scale,
             BLOCK_M=conv_block, D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, WIDE=wide, num_warps=4,
         )
