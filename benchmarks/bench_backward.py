@@ -48,7 +48,7 @@ import common  # noqa: E402
 from common import (  # noqa: E402,F401  (make, kept_pairs, rel_err: this module's names since run 2)
     DTYPES, LAYOUTS, OURS_BACKWARD_WORKSPACE_FORMULA, SHAPE_COLUMNS, SHAPES, add_layout_spread,
     backward_flops, bench, dtype_short, kept_pairs, make, markdown_table, norm_shape, ours_backward_workspace_bytes,
-    parse_dtypes, parse_layouts, peak_bytes, rel_err, row_seed, row_selected, shape_label, summarize, summary_lines,
+    host_ms, parse_dtypes, parse_layouts, peak_bytes, rel_err, row_seed, row_selected, shape_label, summarize, summary_lines,
 )
 
 from sdpa_bwd import launch  # noqa: E402
@@ -129,6 +129,7 @@ def run_row(shape, causal, layout, dtype, config=None, peers=True, check=True, d
                         t2 = bench(peer_fn)
                         row["ours_ms_runs"], row["cudnn_ms_runs"] = [t_ours, t_ours2], [t, t2]
                         t_ours, t = min(t_ours, t_ours2), min(t, t2)
+                        row["cudnn_host_ms"] = host_ms(peer_fn)
                         row["ours_ms"], row["ours_tflops"] = t_ours, flops / t_ours / 1e9
                     row[f"{name}_ms"] = t
                     row[f"{name}_tflops"] = flops / t / 1e9
@@ -149,6 +150,8 @@ def run_row(shape, causal, layout, dtype, config=None, peers=True, check=True, d
             row["ratio_vs_cudnn"] = row["cudnn_ms"] / t_ours
         if row.get("ours_peak_bytes") and row.get("cudnn_peak_bytes"):
             row["mem_ratio_vs_cudnn"] = row["ours_peak_bytes"] / row["cudnn_peak_bytes"]
+    row["ours_host_ms"] = host_ms(ours_fn)
+    row["ours_host_over_ms"] = row["ours_host_ms"] / t_ours
     if "ours_det_ms" in row:  # against the (faster, with cuDNN timed) default: conservative for the bar
         row["det_over_default"] = row["ours_det_ms"] / t_ours
     row["row_wall_s"] = time.time() - t_row
@@ -248,6 +251,7 @@ def chart(rows, path):
 def row_line(r):
     """The line printed as each row finishes."""
     det = f" det/def {r['det_over_default']:.2f}" if r.get("det_over_default") else ""
+    det += f" host {r['ours_host_ms']:.3f} ms" if r.get("ours_host_ms") else ""
     mem = f" mem {r['mem_ratio_vs_cudnn']:.2f}" if r.get("mem_ratio_vs_cudnn") else ""
     err = r.get("rel_err_vs_cudnn")
     decl = f" cudnn: {r['cudnn_error'][:70]}" if r.get("cudnn_error") else ""
@@ -261,6 +265,7 @@ TABLE_COLUMNS = SHAPE_COLUMNS + common.SPEED_COLUMNS + [
     ("ratio", lambda r: r.get("ratio_vs_cudnn"), ".2f"),
     ("vs BHSD", lambda r: r.get("ours_vs_bhsd"), ".2f"),
     ("det/default", lambda r: r.get("det_over_default"), ".2f"),
+    ("host ms", lambda r: r.get("ours_host_ms"), ".3f"),
     ("mem ours MiB", lambda r: r["ours_peak_bytes"] / 2**20 if r.get("ours_peak_bytes") is not None else None, ".1f"),
     ("mem cuDNN MiB", lambda r: r["cudnn_peak_bytes"] / 2**20 if r.get("cudnn_peak_bytes") is not None else None,
      ".1f"),

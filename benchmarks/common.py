@@ -1,7 +1,8 @@
 """Helpers shared by ``bench_backward.py`` and ``bench_forward.py``.
 
 Pure helpers (shapes, row labels and filters, FLOP counts, geomeans, the per-dtype
-summary, Markdown tables) run anywhere; ``make``, ``bench`` and ``peak_bytes`` need CUDA.
+summary, Markdown tables) run anywhere; ``make``, ``bench``, ``peak_bytes`` and ``host_ms`` (by
+default) need CUDA.
 
 Timing: median of ``triton.testing.do_bench(fn, warmup=WARMUP_MS, rep=REP_MS)``;
 both are milliseconds of device time (warm-up 10 ms, then about 40 ms of timed runs,
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import math
 import subprocess
+import time
 import zlib
 
 import torch
@@ -192,6 +194,8 @@ def summarize(rows, dtypes, max_keys=()):
             (r["ours_vs_bhsd"] for r in rs if r.get("ours_vs_bhsd")), default=None)
         for k in max_keys:
             s[f"max_{k}_{dt}"] = max((r[k] for r in rs if r.get(k) is not None), default=None)
+        s[f"host_bound_rows_{dt}"] = [row_label(r) for r in rs
+                                      if (r.get("ours_host_over_ms") or 0) >= HOST_BOUND_AT]
     all_ratios = [r["ratio_vs_cudnn"] for r in rows if r.get("ratio_vs_cudnn")]
     s["geomean_ratio_vs_cudnn"] = (s["geomean_ratio_vs_cudnn_bf16"] if "bf16" in dtypes
                                    else geomean(all_ratios))
@@ -264,6 +268,9 @@ def summary_lines(summary, dtypes, extra=()):
                  f"worst layout / BHSD = {fmt(summary.get(f'worst_layout_slowdown_vs_bhsd_{dt}'), '.3f')}"]
         for label, prefix, spec in extra:
             parts.append(f"{label} = {fmt(summary.get(f'{prefix}_{dt}'), spec)}")
+        host_bound = summary.get(f"host_bound_rows_{dt}")
+        if host_bound:
+            parts.append(f"host-bound (host ms >= {HOST_BOUND_AT} x timed ms): {', '.join(host_bound)}")
         lines.append("; ".join(parts))
     lines.append(f"max rel err vs cuDNN = {fmt(summary.get('max_rel_err_vs_cudnn'), '.2e')}; "
                  f"cuDNN declined: {', '.join(summary.get('cudnn_declined') or []) or 'none'}")
@@ -295,6 +302,26 @@ def bench(fn, warmup=None, rep=None):
     import triton.testing
     return triton.testing.do_bench(fn, warmup=WARMUP_MS if warmup is None else warmup,
                                    rep=REP_MS if rep is None else rep, return_mode="median")
+
+
+def host_ms(fn, calls=5, sync=None):
+    """Host time of one call: the least of ``calls`` calls, each started with the GPU idle (``sync``,
+    torch.cuda.synchronize by default, before it, not inside), so what is timed is the call's Python and
+    its launches, not the GPU's work. A row whose host time nears its timed ms is host-bound: do_bench's
+    events then time how fast the host enqueues, and one row can time either way from run to run
+    (run 31: 0.32 or 0.55 ms for the same hd64 causal row)."""
+    sync = torch.cuda.synchronize if sync is None else sync
+    best = math.inf
+    for _ in range(calls):
+        sync()
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    sync()
+    return best * 1e3
+
+
+HOST_BOUND_AT = 0.7  # host ms / timed ms from which summarize counts a row as host-bound (or close to it)
 
 
 def rel_err(a, b):

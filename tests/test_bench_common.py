@@ -1,0 +1,36 @@
+"""The benchmarks' host-time helpers (benchmarks/common.py), which run without a GPU given a sync."""
+
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+
+import common  # noqa: E402
+
+
+def test_host_ms_times_the_call_and_syncs_before_each():
+    events = []
+
+    def fn():
+        events.append("call")
+        time.sleep(0.002)
+
+    ms = common.host_ms(fn, calls=3, sync=lambda: events.append("sync"))
+    assert 2.0 <= ms < 50.0, f"host_ms = {ms} ms for a 2 ms call"
+    assert events == ["sync", "call"] * 3 + ["sync"], events
+
+
+def _row(host_over_ms, S=2048, layout="bhsd"):
+    return dict(B=4, H_q=16, H_kv=16, S=S, D_qk=64, D_v=64, causal=True, layout=layout, dtype="bfloat16",
+                ratio_vs_cudnn=0.9, ours_ms=0.33, ours_host_over_ms=host_over_ms)
+
+
+def test_summary_names_the_host_bound_rows():
+    rows = [_row(0.95), _row(0.2, layout="bshd"), _row(None, layout="sbhd")]
+    common.add_layout_spread(rows)
+    s = common.summarize(rows, ["bf16"])
+    assert s["host_bound_rows_bf16"] == [common.row_label(rows[0])]
+    line = common.summary_lines(s, ["bf16"])[0]
+    assert "host-bound" in line and common.row_label(rows[0]) in line
+    assert "host-bound" not in common.summary_lines(common.summarize(rows[1:], ["bf16"]), ["bf16"])[0]
