@@ -52,7 +52,8 @@ def test_16bit_configs_give_every_warpgroup_its_own_rows():
 
 def test_hd256_backward_is_the_documented_exception():
     # dK + dV accumulators of 64 keys x 512 columns fp32 are 256 registers a thread on one warpgroup:
-    # the hd256 DKDV keeps 8 warps over 64 keys and pays the duplicated S^T / dP^T (no A/B yet).
+    # the hd256 DKDV keeps 8 warps over 64 keys and pays the duplicated S^T / dP^T until an A/B decides
+    # (tools/ab_perf.py --table s9: the pass split in two, BackwardConfig.split_dkdv, one warpgroup each).
     cfg = launch.backward_config(256, 256, torch.bfloat16, "cuda", False)
     assert (cfg.block_n1, cfg.num_warps) == (64, 8)
 

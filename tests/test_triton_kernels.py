@@ -322,6 +322,29 @@ def test_backward_case(case, tma_mode):
     run_case(case)
 
 
+# The DKDV pass split into a dK pass and a dV pass although H_k == H_v (BackwardConfig.split_dkdv):
+# layouts, head dims up to 256, masks with empty rows, deterministic and atomic dQ.
+SPLIT_DKDV_CASES = [CASES[i] for i in (0, 4, 7, 10, 16, 22, 30, 38)] + [
+    Case(D_qk=256, D_v=256, S_q=19, S_kv=23, B=1, H_q=2, H_k=1, H_v=1, dtype="bf16", right_bound=0, seed=48),
+]
+assert all(c.H_k == c.H_v for c in SPLIT_DKDV_CASES), "H_k != H_v splits the pass anyway"
+
+
+@pytest.mark.parametrize("case", SPLIT_DKDV_CASES, ids=[c.id() for c in SPLIT_DKDV_CASES])
+def test_backward_case_with_the_dkdv_pass_split(case, monkeypatch):
+    table = launch.backward_config
+    seen = []
+
+    def split(*args, **kwargs):
+        cfg = dataclasses.replace(table(*args, **kwargs), split_dkdv=True)
+        seen.append(cfg)
+        return cfg
+
+    monkeypatch.setattr(launch, "backward_config", split)
+    run_case(case)
+    assert seen, "the launcher did not take the patched table"
+
+
 def test_tma_path_is_taken_where_the_layout_allows_it(monkeypatch):
     launch.set_tma_mode("on")
     try:

@@ -270,6 +270,10 @@ class BackwardConfig:
     # DKDV issues the dV product after the dP product's wait, so that it runs under the dS
     # arithmetic (kernels.attention_bwd._dkdv_tiles); False: dV, then dP.
     dv_after_dp: bool = False
+    # The DKDV pass as two passes even when H_k == H_v, one owning dK and one dV (as for H_k != H_v):
+    # one accumulator a pass, so hd256's fits one warpgroup (64 x 256 fp32 = 128 registers a thread)
+    # at the price of S^T and P computed in both. Not in any table yet: an A/B candidate (ab_perf s9).
+    split_dkdv: bool = False
 
 
 _INTERPRETER_FWD = ForwardConfig(block_m=16, block_n=16, num_warps=4, num_stages=1)
@@ -427,7 +431,7 @@ def _fp32_config(cfg: BackwardConfig) -> BackwardConfig:
     return BackwardConfig(max(16, cfg.block_m1 // 2), max(16, cfg.block_n1 // 2),
                           max(16, cfg.block_m2 // 2), max(16, cfg.block_n2 // 2),
                           num_warps=cfg.num_warps, num_stages=1, dq_mode=cfg.dq_mode, split_d_qk=cfg.split_d_qk,
-                          head_group=cfg.head_group, dv_after_dp=cfg.dv_after_dp)
+                          head_group=cfg.head_group, dv_after_dp=cfg.dv_after_dp, split_dkdv=cfg.split_dkdv)
 
 
 def backward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, deterministic: bool,
@@ -455,7 +459,8 @@ def backward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, determi
     else:
         # 64/64 on 2 stages: 392 B of stack and 145 KiB of shared memory for 192/128 with TMA
         # (tools/kernel_resources.py, local sm_90a compile), against 448 B for the table's 1 stage.
-        extra = [B(32, 64, 64, 32, 8, 2, "separate"), B(64, 64, 64, 64, 8, 2, "separate"),
+        extra = [B(32, 64, 64, 32, 4, 2, "separate", dq_num_warps=4, dq_num_stages=2, split_dkdv=True),
+                 B(32, 64, 64, 32, 8, 2, "separate"), B(64, 64, 64, 64, 8, 2, "separate"),
                  B(64, 64, 64, 64, 8, 1, "separate"), B(32, 128, 128, 32, 8, 1, "separate"),
                  B(64, 128, 128, 64, 8, 1, "separate")]
     if dtype == torch.float32:
@@ -769,11 +774,12 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     if concurrent:
         main, side = torch.cuda.current_stream(dev), _side_stream(dev)
         side.wait_stream(main)  # after ODO
-    if H_k == H_v:
+    if H_k == H_v and not cfg.split_dkdv:
         # One program per (b, kv head, key block) owns both dK and dV rows.
         dkdv(H_k, True, True, atomic)
     else:
-        # K and V groups differ: one pass owns dK rows per K head, one owns dV rows per V head.
+        # K and V groups differ (or the config splits the pass): one pass owns dK rows per K head,
+        # one owns dV rows per V head.
         dkdv(H_k, True, False, atomic)
         dkdv(H_v, False, True, False)
     if concurrent:

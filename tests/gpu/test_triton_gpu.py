@@ -94,6 +94,24 @@ def test_gpu_padded_192_still_correct(case, monkeypatch):
     run_case(case)
 
 
+_SPLIT_DKDV = [c for c in GPU_CASES if c.H_k == c.H_v and (c.D_qk >= 192 or c.seed in (100, 103, 106))]
+
+
+@pytest.mark.parametrize("case", _SPLIT_DKDV, ids=[c.id() for c in _SPLIT_DKDV])
+def test_gpu_split_dkdv_case(case, monkeypatch):
+    """The DKDV pass as a dK pass and a dV pass although H_k == H_v (BackwardConfig.split_dkdv, the
+    hd256 A/B candidate of ab_perf --table s9), on one warpgroup with the dQ pass on one too."""
+    import dataclasses
+
+    table = launch.backward_config
+
+    def split(*args, **kwargs):
+        return dataclasses.replace(table(*args, **kwargs), split_dkdv=True, num_warps=4, dq_num_warps=4)
+
+    monkeypatch.setattr(launch, "backward_config", split)
+    run_case(case)
+
+
 def test_gpu_dq_reduce_takes_the_tma_path():
     acc = torch.zeros(4 * 128, device="cuda")
     assert launch._dq_reduce_tma(acc, 4, 128) == launch._HAS_TMA
