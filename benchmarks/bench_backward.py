@@ -251,12 +251,12 @@ def chart(rows, path):
 def row_line(r):
     """The line printed as each row finishes."""
     det = f" det/def {r['det_over_default']:.2f}" if r.get("det_over_default") else ""
-    det += f" host {r['ours_host_ms']:.3f} ms" if r.get("ours_host_ms") else ""
+    host = f" host {r['ours_host_ms']:.3f} ms" if r.get("ours_host_ms") else ""
     mem = f" mem {r['mem_ratio_vs_cudnn']:.2f}" if r.get("mem_ratio_vs_cudnn") else ""
     err = r.get("rel_err_vs_cudnn")
     decl = f" cudnn: {r['cudnn_error'][:70]}" if r.get("cudnn_error") else ""
     return (common.row_head(r) + f"cudnn {r.get('cudnn_tflops') or 0:.0f} flash {r.get('flash_tflops') or 0:.0f} "
-            f"eff {r.get('efficient_tflops') or 0:.0f} | ratio {r.get('ratio_vs_cudnn') or 0:.2f}{det}{mem} "
+            f"eff {r.get('efficient_tflops') or 0:.0f} | ratio {r.get('ratio_vs_cudnn') or 0:.2f}{det}{host}{mem} "
             f"err {common.fmt(err, '.1e')} ({r.get('row_wall_s', 0):.1f} s){decl}")
 
 

@@ -2,7 +2,7 @@
 GPU-bound (the CPU's launch path is what a call costs there).
 
     PYTHONPATH=src python3 tools/host_overhead.py [--shape 1,1,128,64] [--calls 200] [--profile]
-    PYTHONPATH=src TRITON_INTERPRET=1 python3 tools/host_overhead.py --python-only [--profile]
+    PYTHONPATH=src python3 tools/host_overhead.py --python-only [--profile]
 
 ``--python-only`` needs no GPU: it times our launcher's own Python (checks, configs, buffers, argument
 lists) on CPU tensors with every kernel launch replaced by a no-op, i.e. the host time a call costs
@@ -15,6 +15,7 @@ are bounded below by it.
 """
 
 import argparse
+import os
 import time
 
 import torch
@@ -24,15 +25,29 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 from sdpa_bwd import launch
 
 
-def per_call_us(fn, calls):
+def per_call_us(fn, calls, sync=None):
+    sync = torch.cuda.synchronize if sync is None else sync
     for _ in range(10):
         fn()
-    torch.cuda.synchronize()
+    sync()
     t0 = time.perf_counter()
     for _ in range(calls):
         fn()
-    torch.cuda.synchronize()
+    sync()
     return (time.perf_counter() - t0) / calls * 1e6
+
+
+def print_profile(fn, calls, top, sync=lambda: None):
+    """cProfile of ``calls`` calls of fn (then ``sync``), the ``top`` functions by own time."""
+    import cProfile
+    import pstats
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(calls):
+        fn()
+    sync()
+    prof.disable()
+    pstats.Stats(prof).sort_stats("tottime").print_stats(top)
 
 
 class _NoLaunch:
@@ -43,6 +58,7 @@ class _NoLaunch:
 
 
 def python_only(shape, calls, profile):
+    os.environ["TRITON_INTERPRET"] = "1"  # the launcher takes CPU tensors only then; no kernel runs anyway
     kernels = [n for n in dir(launch) if n.startswith("attention_") and n.endswith(("_kernel", "_any_len"))]
     for name in kernels:
         setattr(launch, name, _NoLaunch())
@@ -52,26 +68,13 @@ def python_only(shape, calls, profile):
     for causal in (False, True):
         rb = 0 if causal else None
         fn = lambda: launch.attention_backward(q, k, v, o, do, st, right_bound=rb)  # noqa: E731
-        for _ in range(50):
-            fn()
-        runs = []
-        for _ in range(7):  # the least of seven: a shared CPU's noise only ever adds
-            t0 = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            runs.append((time.perf_counter() - t0) / calls * 1e6)
+        # the least of seven: a shared CPU's noise only ever adds
+        runs = [per_call_us(fn, calls, sync=lambda: None) for _ in range(7)]
         print(f"{','.join(map(str, shape))} {'causal' if causal else 'nc'}: our launcher's Python {min(runs):.1f} us a "
               f"backward call on the CPU (least of 7 x {calls} calls, median {sorted(runs)[3]:.1f}; {len(kernels)} "
               "kernels stubbed; the interpreter's config)", flush=True)
     if profile:
-        import cProfile
-        import pstats
-        prof = cProfile.Profile()
-        prof.enable()
-        for _ in range(calls):
-            launch.attention_backward(q, k, v, o, do, st)
-        prof.disable()
-        pstats.Stats(prof).sort_stats("tottime").print_stats(15)
+        print_profile(lambda: launch.attention_backward(q, k, v, o, do, st), calls, 15)
 
 
 def main():
@@ -99,16 +102,9 @@ def main():
         print(f"{args.shape} {'causal' if causal else 'nc'}: backward ours {ours_b:.0f} us, cuDNN {cud_b:.0f} us; "
               f"forward ours {ours_f:.0f} us, cuDNN {cud_f:.0f} us", flush=True)
     if args.profile:
-        import cProfile
-        import pstats
         o, st = launch.attention_forward(q, k, v)
-        prof = cProfile.Profile()
-        prof.enable()
-        for _ in range(args.calls):
-            launch.attention_backward(q, k, v, o, do, st)
-        torch.cuda.synchronize()
-        prof.disable()
-        pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+        print_profile(lambda: launch.attention_backward(q, k, v, o, do, st), args.calls, 25,
+                      sync=torch.cuda.synchronize)
 
 
 if __name__ == "__main__":
