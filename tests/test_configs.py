@@ -22,8 +22,8 @@ def test_bf16_192_128_has_its_measured_configs():
     assert launch.forward_config(256, 128, torch.float16, "cuda") == launch.ForwardConfig(128, 64, 8, 3, head_group=4)
 
 
-# Head dims whose 16-bit configs run on tensor cores; hd256 is the exception below.
-_TENSOR_CORE_DIMS = [(16, 16), (32, 32), (64, 64), (128, 128), (64, 128), (256, 128)]
+# Head dims whose 16-bit configs run on tensor cores.
+_TENSOR_CORE_DIMS = [(16, 16), (32, 32), (64, 64), (128, 128), (64, 128), (256, 128), (256, 256), (128, 256)]
 
 
 def _mma_rows(cfg):
@@ -50,12 +50,15 @@ def test_16bit_configs_give_every_warpgroup_its_own_rows():
                         f"warpgroup would compute the same rows: give it >= {16 * warps} rows or {rows // 16} warps")
 
 
-def test_hd256_backward_is_the_documented_exception():
-    # dK + dV accumulators of 64 keys x 512 columns fp32 are 256 registers a thread on one warpgroup:
-    # the hd256 DKDV keeps 8 warps over 64 keys and pays the duplicated S^T / dP^T until an A/B decides
-    # (tools/ab_perf.py --table s9: the pass split in two, BackwardConfig.split_dkdv, one warpgroup each).
-    cfg = launch.backward_config(256, 256, torch.bfloat16, "cuda", False)
-    assert (cfg.block_n1, cfg.num_warps) == (64, 8)
+def test_hd256_backward_has_its_measured_split_config():
+    # Run 33 (ab_perf --table s9): the DKDV pass split into a dK and a dV pass on one warpgroup each, and
+    # the dQ pass on one warpgroup, 2.4-2.8x faster than 8 warps over 64 keys. fp32 keeps the 8-warp config.
+    for d_qk, d_v in ((256, 256), (128, 256)):
+        cfg = launch.backward_config(d_qk, d_v, torch.bfloat16, "cuda", False)
+        assert cfg == launch.BackwardConfig(32, 64, 64, 32, 4, 3, "separate", dq_num_warps=4, dq_num_stages=3,
+                                            split_dkdv=True)
+    fp32 = launch.backward_config(256, 256, torch.float32, "cuda", False)
+    assert not fp32.split_dkdv and fp32.num_warps == 8
 
 
 def test_fp32_forward_uses_the_small_tiles_at_every_head_dim():

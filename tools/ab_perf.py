@@ -278,8 +278,7 @@ BWD_VARIANTS_S8B = {
 }
 FWD_VARIANTS_S8B = {128: [], 64: []}
 # Session 8, prepared for the next device run: hd256's DKDV pass on 8 warps over 64 keys has each warpgroup
-# compute the same S^T and dP^T rows (the 192/128 defect of session 7; tests/test_configs.py's documented
-# exception), and so does its dQ pass (64 rows on 8 warps). Local sm_90a compile (Triton 3.6, TMA on): the
+# compute the same S^T and dP^T rows (the 192/128 defect of session 7), and so does its dQ pass (64 rows on 8 warps). Local sm_90a compile (Triton 3.6, TMA on): the
 # table's DKDV 204 HGMMA, 840 B of stack; split into a dK pass and a dV pass on one warpgroup each
 # (BackwardConfig.split_dkdv) 102 + 54 HGMMA, 280 + 80 B of stack, 131 + 98 KiB of shared memory on 2
 # stages; the dQ pass 64/32 on 4 warps, 2 stages: 68 HGMMA against 132, no stack against 160 B.
@@ -299,10 +298,52 @@ BWD_VARIANTS_S9 = {
           ("split 8w s1", "on", BC(32, 64, 64, 32, 8, 1, "separate", split_dkdv=True))],
 }
 FWD_VARIANTS_S9 = {256: []}
+# Session 9: the split DKDV pass (one accumulator a pass, one warpgroup) won 2.4-2.8x at hd256 (run 33).
+# Here at hd128 and hd64, where the default's DKDV is one pass with both accumulators: the split costs one
+# more product (S^T in both passes: 8 against 7), so it wins only if one-accumulator programs (64 registers
+# a thread for hd128 on 4 warps, against 128) run the products >= 8/7 faster, two or three programs an SM.
+# And more hd256 shapes around run 33's winner, and hd256 forward tiles (the 64/32 s2 config is untimed).
+ROWS_S10 = [
+    (2, 16, 16, 4096, 128, False, torch.bfloat16), (2, 16, 16, 4096, 128, True, torch.bfloat16),
+    (4, 16, 16, 2048, 64, False, torch.bfloat16), (4, 16, 16, 2048, 64, True, torch.bfloat16),
+    (1, 16, 16, 4096, 256, False, torch.bfloat16), (1, 16, 16, 4096, 256, True, torch.bfloat16),
+]
+
+
+def _split(m1, n1, warps, stages, m2, n2, dq_warps, dq_stages, group=8, late=True):
+    return BC(m1, n1, m2, n2, warps, stages, "separate", dq_num_warps=dq_warps, dq_num_stages=dq_stages,
+              head_group=group, dv_after_dp=late, split_dkdv=True)
+
+
+BWD_VARIANTS_S10 = {
+    128: [("default", "on", None),
+          ("split 32/64 4w s3", "on", _split(32, 64, 4, 3, 128, 64, 8, 3)),
+          ("split 64/64 4w s3", "on", _split(64, 64, 4, 3, 128, 64, 8, 3)),
+          ("split 32/64 4w s4", "on", _split(32, 64, 4, 4, 128, 64, 8, 3)),
+          ("split 64/128 8w s3", "on", _split(64, 128, 8, 3, 128, 64, 8, 3)),
+          ("split 32/128 8w s3", "on", _split(32, 128, 8, 3, 128, 64, 8, 3))],
+    64: [("default", "on", None),
+         ("split 32/128 4w s4", "on", _split(32, 128, 4, 4, 64, 64, 4, 3, group=16)),
+         ("split 64/64 4w s3", "on", _split(64, 64, 4, 3, 64, 64, 4, 3, group=16)),
+         ("split 64/128 8w s3", "on", _split(64, 128, 8, 3, 64, 64, 4, 3, group=16))],
+    256: [("default", "on", None),
+          ("split s3 hg4", "on", _split(32, 64, 4, 3, 64, 32, 4, 3, group=4, late=False)),
+          ("split s3 hg16", "on", _split(32, 64, 4, 3, 64, 32, 4, 3, group=16, late=False)),
+          ("split s4", "on", _split(32, 64, 4, 4, 64, 32, 4, 3, late=False)),
+          ("split s3, dq 64/64 s2", "on", _split(32, 64, 4, 3, 64, 64, 4, 2, late=False)),
+          ("split s3, dq 128/32 8w s3", "on", _split(32, 64, 4, 3, 128, 32, 8, 3, late=False)),
+          ("split 64/64 s2", "on", _split(64, 64, 4, 2, 64, 32, 4, 3, late=False))],
+}
+FWD_VARIANTS_S10 = {
+    128: [], 64: [],
+    256: [("default/tma", "on", None), ("64/64 4w s2", "on", FC(64, 64, 4, 2)), ("64/32 4w s3", "on", FC(64, 32, 4, 3)),
+          ("128/64 8w s2", "on", FC(128, 64, 8, 2)), ("128/32 8w s3", "on", FC(128, 32, 8, 3)),
+          ("64/64 4w s2 hg4", "on", FC(64, 64, 4, 2, head_group=4))],
+}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
-          "s9": (ROWS_S9, BWD_VARIANTS_S9, FWD_VARIANTS_S9)}
+          "s9": (ROWS_S9, BWD_VARIANTS_S9, FWD_VARIANTS_S9), "s10": (ROWS_S10, BWD_VARIANTS_S10, FWD_VARIANTS_S10)}
 
 
 def _variant(v):
@@ -345,7 +386,7 @@ def main():
     ap.add_argument("--table", choices=sorted(TABLES), default="configs",
                     help="configs: the tile/atomic/TMA variants of sessions 2-4; s6: start order and dV after dP; "
                          "s7: warps against tile rows; s8b: hd128's one-warpgroup DKDV pass under causal masks; "
-                         "s9: hd256 on one warpgroup (split DKDV)")
+                         "s9: hd256 on one warpgroup (split DKDV); s10: the split at hd128 / hd64, hd256 shapes")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()

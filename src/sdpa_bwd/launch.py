@@ -272,7 +272,7 @@ class BackwardConfig:
     dv_after_dp: bool = False
     # The DKDV pass as two passes even when H_k == H_v, one owning dK and one dV (as for H_k != H_v):
     # one accumulator a pass, so hd256's fits one warpgroup (64 x 256 fp32 = 128 registers a thread)
-    # at the price of S^T and P computed in both. Not in any table yet: an A/B candidate (ab_perf s9).
+    # at the price of S^T and P computed in both. The hd256 16-bit entry (ab_perf --table s9, run 33).
     split_dkdv: bool = False
 
 
@@ -416,9 +416,21 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
             # warps: 1.50-1.69 / 0.81-0.99; dV after dP still loses (1.210 -> 1.319 non-causal).
             cfg = BackwardConfig(32, 64, 64, 32, num_warps=4, num_stages=3, dq_mode="separate",
                                  dq_num_warps=4, dq_num_stages=3, head_group=4)
-        else:
-            # hd256: dK+dV accumulators (2 x 64 x 256 fp32) already fill the register file.
+        elif dtype == torch.float32:
+            # fp32 hd256 keeps the 8-warp config it ran the plan with (halved by _fp32_config); the split
+            # below was measured for 16-bit dtypes only.
             cfg = BackwardConfig(32, 64, 64, 32, num_warps=8, num_stages=1, dq_mode="separate")
+        else:
+            # hd256: dK + dV accumulators (2 x 64 x 256 fp32) are 256 registers a thread on one warpgroup,
+            # and on 8 warps over 64 keys each warpgroup computed the same S^T / dP^T rows (the 192/128
+            # defect of session 7). So the DKDV pass runs as a dK pass and a dV pass (split_dkdv), one
+            # accumulator and one warpgroup each, and the dQ pass on one warpgroup. Run 33 (ab_perf --table
+            # s9, BHSD): (1,16,4096,256) bf16 7.031 -> 2.536 ms non-causal (DKDV 3.80 -> 1.72, dQ 3.21 ->
+            # 0.79), 3.564 -> 1.442 causal; (2,16,2048,256) fp16 3.584 -> 1.393, 1.940 -> 0.877. 2 stages:
+            # 3.583 / 1.760 ms; the split on 8 warps: 9.347 / 4.343. cuDNN, same run: 1.788 / 0.972 ms and
+            # 1.012 / 0.572 (ratios 0.25-0.30 -> 0.65-0.73).
+            cfg = BackwardConfig(32, 64, 64, 32, num_warps=4, num_stages=3, dq_mode="separate",
+                                 dq_num_warps=4, dq_num_stages=3, split_dkdv=True)
         if dtype == torch.float32:
             cfg = _fp32_config(cfg)
     if deterministic and cfg.dq_mode != "separate":
@@ -457,9 +469,10 @@ def backward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, determi
                  B(32, 64, 128, 32, 4, 2, "separate", dq_num_warps=8, dq_num_stages=3, head_group=4),
                  B(32, 128, 128, 32, 8, 3, "separate", head_group=4)]
     else:
-        # 64/64 on 2 stages: 392 B of stack and 145 KiB of shared memory for 192/128 with TMA
-        # (tools/kernel_resources.py, local sm_90a compile), against 448 B for the table's 1 stage.
-        extra = [B(32, 64, 64, 32, 4, 2, "separate", dq_num_warps=4, dq_num_stages=2, split_dkdv=True),
+        # hd256: run 33's runners-up (the split on 2 stages, in head groups of 4), the 8-warp config the
+        # table had until then, and untried shapes.
+        extra = [B(32, 64, 64, 32, 4, 2, "separate", dq_num_warps=4, dq_num_stages=2, head_group=4, split_dkdv=True),
+                 B(32, 64, 64, 32, 8, 1, "separate"),
                  B(32, 64, 64, 32, 8, 2, "separate"), B(64, 64, 64, 64, 8, 2, "separate"),
                  B(64, 64, 64, 64, 8, 1, "separate"), B(32, 128, 128, 32, 8, 1, "separate"),
                  B(64, 128, 128, 64, 8, 1, "separate")]
