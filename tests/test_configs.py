@@ -51,19 +51,22 @@ def test_16bit_configs_give_every_warpgroup_its_own_rows():
 
 
 def test_hd256_backward_has_its_measured_split_config():
-    # Run 33 (ab_perf --table s9): the DKDV pass split into a dK and a dV pass on one warpgroup each, and
-    # the dQ pass on one warpgroup, 2.4-2.8x faster than 8 warps over 64 keys. fp32 keeps the 8-warp config.
+    # Runs 33-34 (ab_perf --table s9, s10): the DKDV pass split into a dK and a dV pass on one warpgroup each, and
+    # the dQ pass 128/32 on 8 warps, 2.4-2.8x faster than 8 warps over 64 keys; the forward 128/64 on 8 warps.
+    # fp32 keeps the 8-warp config.
     for d_qk, d_v in ((256, 256), (128, 256)):
         cfg = launch.backward_config(d_qk, d_v, torch.bfloat16, "cuda", False)
-        assert cfg == launch.BackwardConfig(32, 64, 64, 32, 4, 3, "separate", dq_num_warps=4, dq_num_stages=3,
+        assert cfg == launch.BackwardConfig(32, 64, 128, 32, 4, 3, "separate", dq_num_warps=8, dq_num_stages=3,
                                             split_dkdv=True)
+        assert launch.forward_config(d_qk, d_v, torch.bfloat16, "cuda") == launch.ForwardConfig(128, 64, 8, 2)
     fp32 = launch.backward_config(256, 256, torch.float32, "cuda", False)
     assert not fp32.split_dkdv and fp32.num_warps == 8
 
 
 def test_fp32_forward_uses_the_small_tiles_at_every_head_dim():
     """fp32 dots are FMA loops: the 16-bit forward tiles only cost compile time (13 s a kernel at hd128)
-    and shared memory (229,888 of 232,448 B); every fp32 head dim gets the hd256 config, which runs."""
+    and shared memory (229,888 of 232,448 B); every fp32 head dim gets 64/32 on 2 stages, the
+    config fp32 hd256 ran the plan with (16-bit hd256 moved to 128/64 on 8 warps in run 34)."""
     small = launch.forward_config(256, 256, torch.float32, "cuda")
     assert small == launch.ForwardConfig(64, 32, 4, 2)
     for d in (16, 32, 64, 128):

@@ -347,8 +347,10 @@ def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type:
         # Runs 22-23 (ab_perf --table s7, s7b): 128/64 on 8 warps, 3 stages, which the split's smaller K
         # stages let fit, 0.432 -> 0.339-0.344 ms non-causal, 0.249 -> 0.193 causal (2 stages: 0.437 / 0.257).
         return ForwardConfig(128, 64, num_warps=8, num_stages=3, head_group=4)
-    # hd256: a 128x256 fp32 accumulator plus Q does not fit with deeper pipelining.
-    return ForwardConfig(64, 32, num_warps=4, num_stages=2)
+    # hd256 (16-bit; fp32 returned above): run 34 (ab_perf --table s10, (1,16,4096,256) bf16): 128/64 on
+    # 8 warps, 2 stages, 0.676 -> 0.559 ms non-causal, 0.365 -> 0.295 causal against the 64/32 4-warp
+    # s2 config it had (cuDNN 0.380 / 0.262); 128/32 8w s3 0.589 / 0.315, 64/64 4w s2 0.855 / 0.422.
+    return ForwardConfig(128, 64, num_warps=8, num_stages=2)
 
 
 @functools.lru_cache(maxsize=None)
@@ -428,9 +430,11 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
             # s9, BHSD): (1,16,4096,256) bf16 7.031 -> 2.536 ms non-causal (DKDV 3.80 -> 1.72, dQ 3.21 ->
             # 0.79), 3.564 -> 1.442 causal; (2,16,2048,256) fp16 3.584 -> 1.393, 1.940 -> 0.877. 2 stages:
             # 3.583 / 1.760 ms; the split on 8 warps: 9.347 / 4.343. cuDNN, same run: 1.788 / 0.972 ms and
-            # 1.012 / 0.572 (ratios 0.25-0.30 -> 0.65-0.73).
-            cfg = BackwardConfig(32, 64, 64, 32, num_warps=4, num_stages=3, dq_mode="separate",
-                                 dq_num_warps=4, dq_num_stages=3, split_dkdv=True)
+            # 1.012 / 0.572 (ratios 0.25-0.30 -> 0.65-0.73). Run 34 (--table s10, (1,16,4096,256) bf16):
+            # the dQ pass 128/32 on 8 warps, 3 stages, 2.547 -> 2.468 ms non-causal (dQ 0.785 -> 0.709),
+            # 1.436 -> 1.398 causal; head groups of 4 / 16, 4 stages, 64/64 tiles within 1% or slower.
+            cfg = BackwardConfig(32, 64, 128, 32, num_warps=4, num_stages=3, dq_mode="separate",
+                                 dq_num_warps=8, dq_num_stages=3, split_dkdv=True)
         if dtype == torch.float32:
             cfg = _fp32_config(cfg)
     if deterministic and cfg.dq_mode != "separate":
@@ -471,7 +475,8 @@ def backward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, determi
     else:
         # hd256: run 33's runners-up (the split on 2 stages, in head groups of 4), the 8-warp config the
         # table had until then, and untried shapes.
-        extra = [B(32, 64, 64, 32, 4, 2, "separate", dq_num_warps=4, dq_num_stages=2, head_group=4, split_dkdv=True),
+        extra = [B(32, 64, 64, 32, 4, 3, "separate", dq_num_warps=4, dq_num_stages=3, split_dkdv=True),
+                 B(32, 64, 64, 32, 4, 2, "separate", dq_num_warps=4, dq_num_stages=2, head_group=4, split_dkdv=True),
                  B(32, 64, 64, 32, 8, 1, "separate"),
                  B(32, 64, 64, 32, 8, 2, "separate"), B(64, 64, 64, 64, 8, 2, "separate"),
                  B(64, 64, 64, 64, 8, 1, "separate"), B(32, 128, 128, 32, 8, 1, "separate"),
@@ -494,7 +499,7 @@ def forward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype) -> list:
     extra = ([F(128, 64, 4, 4), F(128, 128, 8, 3), F(128, 64, 8, 3, head_group=16)] if d <= 64 else
              [F(128, 64, 8, 3, head_group=4), F(128, 64, 8, 4), F(128, 128, 8, 2)] if d <= 128 else
              [F(64, 64, 4, 3, head_group=4), F(128, 64, 8, 4, head_group=4), F(64, 64, 4, 2), F(128, 32, 8, 2),
-              F(64, 32, 4, 3)])
+              F(128, 32, 8, 3), F(64, 32, 4, 3), F(64, 32, 4, 2)])
     if dtype == torch.float32:
         extra = [F(max(16, c.block_m // 2), max(16, c.block_n // 2), c.num_warps, 1) for c in extra]
     out = [table]
