@@ -48,7 +48,7 @@ import common  # noqa: E402
 from common import (  # noqa: E402,F401  (make, kept_pairs, rel_err: this module's names since run 2)
     DTYPES, LAYOUTS, OURS_BACKWARD_WORKSPACE_FORMULA, SHAPE_COLUMNS, SHAPES, add_layout_spread,
     backward_flops, bench, dtype_short, kept_pairs, make, markdown_table, norm_shape, ours_backward_workspace_bytes,
-    host_ms, parse_dtypes, parse_layouts, peak_bytes, rel_err, row_seed, row_selected, shape_label, summarize, summary_lines,
+    host_ms, parse_dtypes, parse_layouts, peak_bytes, rel_err, retime_interleaved, row_seed, row_selected, shape_label, summarize, summary_lines,
 )
 
 from sdpa_bwd import launch  # noqa: E402
@@ -122,13 +122,8 @@ def run_row(shape, causal, layout, dtype, config=None, peers=True, check=True, d
                     peer_fn = lambda: torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True)  # noqa: E731
                     t = bench(peer_fn)
                     if name == "cudnn":
-                        # A second timing of both, interleaved (ours, cuDNN, ours again, cuDNN again), and the
-                        # faster of each: one median per row let a slow spell of the card land on one
-                        # layout's row (run 20: a BSHD row 1.23x its BHSD twin, 1.0x in run 18).
-                        t_ours2 = bench(ours_fn)
-                        t2 = bench(peer_fn)
-                        row["ours_ms_runs"], row["cudnn_ms_runs"] = [t_ours, t_ours2], [t, t2]
-                        t_ours, t = min(t_ours, t_ours2), min(t, t2)
+                        t_ours, t, row["ours_ms_runs"], row["cudnn_ms_runs"] = retime_interleaved(
+                            ours_fn, peer_fn, t_ours, t)
                         row["cudnn_host_ms"] = host_ms(peer_fn)
                         row["ours_ms"], row["ours_tflops"] = t_ours, flops / t_ours / 1e9
                     row[f"{name}_ms"] = t

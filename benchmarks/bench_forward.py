@@ -19,7 +19,11 @@ Flash: ``F.scaled_dot_product_attention`` under ``sdpa_kernel(SDPBackend.FLASH_A
 FLOPs: 2 * kept_pairs * (D_qk + D_v) per (b, h_q), kept pairs counted exactly.
 Times: median of ``triton.testing.do_bench``, warm-up 10 ms, rep 40 ms (--warmup / --rep),
 chosen so that both dtypes should finish in about 2 minutes on an H200 (an estimate;
-meta.wall_s records the real figure).
+meta.wall_s records the real figure). Ours and cuDNN are timed twice, interleaved (ours, cuDNN,
+ours, cuDNN: ``common.retime_interleaved``), and a row keeps the faster of each (``ours_ms_runs``,
+``cudnn_ms_runs`` hold both), as the backward benchmark does since run 25. ``ours_host_ms`` /
+``cudnn_host_ms``: host time of one call (``common.host_ms``); the summary names the rows whose host
+time is at least ``common.HOST_BOUND_AT`` of their timed ms.
 Correctness per row: relative L2 error of our O against cuDNN's O (``rel_err_vs_cudnn``) and,
 when the aten call gave its LSE, the largest absolute difference of our stats from it.
 """
@@ -40,9 +44,9 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 from common import (  # noqa: E402
-    DTYPES, LAYOUTS, SHAPE_COLUMNS, SHAPES, add_layout_spread, bench, forward_flops, kept_pairs,
-    make, markdown_table, norm_shape, parse_dtypes, parse_layouts, rel_err, row_seed, row_selected, shape_label,
-    summarize, summary_lines,
+    DTYPES, LAYOUTS, SHAPE_COLUMNS, SHAPES, add_layout_spread, bench, forward_flops, host_ms, kept_pairs,
+    make, markdown_table, norm_shape, parse_dtypes, parse_layouts, rel_err, retime_interleaved, row_seed,
+    row_selected, shape_label, summarize, summary_lines,
 )
 
 from sdpa_bwd import launch  # noqa: E402
@@ -99,6 +103,9 @@ def run_row(shape, causal, layout, dtype, check=True, peer_names=PEER_NAMES):
             if aten_error:
                 row["cudnn_aten_error"] = aten_error
             t = bench(fn)
+            t_ours, t, row["ours_ms_runs"], row["cudnn_ms_runs"] = retime_interleaved(ours_fn, fn, t_ours, t)
+            row["ours_ms"], row["ours_tflops"] = t_ours, flops / t_ours / 1e9
+            row["cudnn_host_ms"] = host_ms(fn)
             row["cudnn_ms"] = t
             row["cudnn_tflops"] = flops / t / 1e9
             if check:
@@ -136,6 +143,8 @@ def run_row(shape, causal, layout, dtype, check=True, peer_names=PEER_NAMES):
             row["flash_error"] = _err(exc)
     if row.get("cudnn_ms"):
         row["ratio_vs_cudnn"] = row["cudnn_ms"] / t_ours
+    row["ours_host_ms"] = host_ms(ours_fn)
+    row["ours_host_over_ms"] = row["ours_host_ms"] / t_ours
     row["row_wall_s"] = time.time() - t_row
     return row
 
@@ -144,14 +153,16 @@ def row_line(r):
     err = r.get("rel_err_vs_cudnn")
     decl = f" cudnn: {r['cudnn_error'][:70]}" if r.get("cudnn_error") else ""
     path = f" [{r['cudnn_path']}]" if r.get("cudnn_path") else ""
+    host = f" host {r['ours_host_ms']:.3f} ms" if r.get("ours_host_ms") else ""
     return (common.row_head(r) + f"cudnn{path} {r.get('cudnn_tflops') or 0:.0f} flash {r.get('flash_tflops') or 0:.0f} | "
-            f"ratio {r.get('ratio_vs_cudnn') or 0:.2f} O err {common.fmt(err, '.1e')} "
+            f"ratio {r.get('ratio_vs_cudnn') or 0:.2f}{host} O err {common.fmt(err, '.1e')} "
             f"({r.get('row_wall_s', 0):.1f} s){decl}")
 
 
 TABLE_COLUMNS = SHAPE_COLUMNS + common.SPEED_COLUMNS + [
     ("ratio", lambda r: r.get("ratio_vs_cudnn"), ".2f"),
     ("vs BHSD", lambda r: r.get("ours_vs_bhsd"), ".2f"),
+    ("host ms", lambda r: r.get("ours_host_ms"), ".3f"),
     ("O err vs cuDNN", lambda r: r.get("rel_err_vs_cudnn"), ".1e"),
     ("LSE err", lambda r: r.get("stats_max_abs_err_vs_cudnn"), ".1e"),
     ("cuDNN via", lambda r: r.get("cudnn_path"), "s"),

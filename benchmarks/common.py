@@ -304,6 +304,16 @@ def bench(fn, warmup=None, rep=None):
                                    rep=REP_MS if rep is None else rep, return_mode="median")
 
 
+def retime_interleaved(ours_fn, peer_fn, t_ours, t_peer, timer=None):
+    """A second timing of both, interleaved with the first (ours, peer, ours again, peer again), and the
+    faster of each: one median per row let a slow spell of the card land on one layout's row (run 20: a
+    BSHD row 1.23x its BHSD twin, 1.0x in run 18). Returns (ours ms, peer ms, ours' two, peer's two)."""
+    timer = bench if timer is None else timer
+    t_ours2 = timer(ours_fn)
+    t_peer2 = timer(peer_fn)
+    return min(t_ours, t_ours2), min(t_peer, t_peer2), [t_ours, t_ours2], [t_peer, t_peer2]
+
+
 def host_ms(fn, calls=5, sync=None):
     """Host time of one call: the least of ``calls`` calls, each started with the GPU idle (``sync``,
     torch.cuda.synchronize by default, before it, not inside), so what is timed is the call's Python and

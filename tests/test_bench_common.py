@@ -34,3 +34,23 @@ def test_summary_names_the_host_bound_rows():
     line = common.summary_lines(s, ["bf16"])[0]
     assert "host-bound" in line and common.row_label(rows[0]) in line
     assert "host-bound" not in common.summary_lines(common.summarize(rows[1:], ["bf16"]), ["bf16"])[0]
+
+
+def test_retime_interleaved_times_ours_then_the_peer_and_keeps_the_faster_of_each():
+    order = []
+    times = {"ours": iter([1.5]), "peer": iter([0.7])}
+
+    def timer(fn):
+        order.append(fn.__name__)
+        return next(times[fn.__name__])
+
+    def ours():
+        pass
+
+    def peer():
+        pass
+
+    t_ours, t_peer, ours_runs, peer_runs = common.retime_interleaved(ours, peer, 1.2, 0.9, timer=timer)
+    assert order == ["ours", "peer"], "the second timing must run ours, then the peer, as the first did"
+    assert (t_ours, t_peer) == (1.2, 0.7)
+    assert ours_runs == [1.2, 1.5] and peer_runs == [0.9, 0.7]
