@@ -131,3 +131,19 @@ def test_the_launch_picks_the_causal_entry_only_for_right_bound_zero(monkeypatch
                               (4, 0, "top_left"), (None, None, "top_left")):
         launch.attention_backward(q, q, q, o, q, st, left_bound=lb, right_bound=rb, alignment=alignment)
     assert seen == [(True,), (True,), (False,), (False,), (False,)], seen
+
+
+def test_with_dq_mode_fits_the_atomic_form_of_a_split_config():
+    """The atomic mode stages a dQ partial tile in the DKDV pass: the hd256 split config on 3 stages then
+    asked for 234,496 B of shared memory (232,448 on the H200; GPU test, run 38)."""
+    import pytest
+
+    split = launch.backward_config(256, 256, torch.bfloat16, "cuda", False)
+    atomic = launch.with_dq_mode(split, "atomic")
+    assert (atomic.dq_mode, atomic.num_stages, atomic.split_dkdv) == ("atomic", 2, True)
+    assert launch.with_dq_mode(atomic, "separate").dq_mode == "separate"
+    hd128 = launch.backward_config(128, 128, torch.bfloat16, "cuda", False)
+    assert launch.with_dq_mode(hd128, "atomic") == launch.BackwardConfig(
+        **{**hd128.__dict__, "dq_mode": "atomic"}), "configs that are not split keep their stages"
+    with pytest.raises(ValueError, match="dq_mode"):
+        launch.with_dq_mode(hd128, "fused")

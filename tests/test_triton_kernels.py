@@ -408,7 +408,7 @@ def test_atomic_and_separate_dq_agree():
     base = launch.backward_config(32, 32, torch.float16, DEVICE, False)
     res = {}
     for mode in ("atomic", "separate"):
-        cfg = dataclasses.replace(base, dq_mode=mode)
+        cfg = launch.with_dq_mode(base, mode)
         res[mode] = launch.attention_backward(q, k, v, o, do, st, right_bound=3, config=cfg)
     for a, b in zip(res["atomic"], res["separate"]):
         assert (a.float() - b.float()).abs().max().item() < 4e-3

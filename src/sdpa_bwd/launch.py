@@ -438,8 +438,21 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
         if dtype == torch.float32:
             cfg = _fp32_config(cfg)
     if deterministic and cfg.dq_mode != "separate":
-        cfg = dataclasses.replace(cfg, dq_mode="separate")
+        cfg = with_dq_mode(cfg, "separate")
     return cfg
+
+
+def with_dq_mode(cfg: BackwardConfig, dq_mode: str) -> BackwardConfig:
+    """``cfg`` with dQ computed the other way ("atomic" or "separate"). The atomic mode adds a dQ partial
+    tile to the DKDV pass (BLOCK_M1 x D_qk, staged in shared memory for the TMA bulk reduce); the hd256
+    split config's dK pass on 3 stages then asks for 234,496 B of the H200's 232,448 (the GPU test
+    test_gpu_atomic_dq_case, run 38), so a split config's atomic form runs on at most 2 stages."""
+    if dq_mode not in ("atomic", "separate"):
+        raise ValueError(f"dq_mode = {dq_mode!r}: expected 'atomic' or 'separate'")
+    out = dataclasses.replace(cfg, dq_mode=dq_mode)
+    if dq_mode == "atomic" and cfg.split_dkdv and cfg.num_stages > 2:
+        out = dataclasses.replace(out, num_stages=2)
+    return out
 
 
 def _fp32_config(cfg: BackwardConfig) -> BackwardConfig:
@@ -732,7 +745,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
                                          deterministic=deterministic, config=c),
     ) or backward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type, deterministic, causal)
     if deterministic and cfg.dq_mode != "separate":
-        cfg = dataclasses.replace(cfg, dq_mode="separate")
+        cfg = with_dq_mode(cfg, "separate")
     qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype, cfg.split_d_qk)
     wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
     prec = _dot_precision(q.dtype, q.device.type)

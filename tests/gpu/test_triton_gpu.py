@@ -76,8 +76,7 @@ def test_gpu_atomic_dq_case(case, monkeypatch):
     table = launch.backward_config
 
     def atomic(*args, **kwargs):
-        import dataclasses
-        return dataclasses.replace(table(*args, **kwargs), dq_mode="atomic")
+        return launch.with_dq_mode(table(*args, **kwargs), "atomic")
 
     monkeypatch.setattr(launch, "backward_config", atomic)
     run_case(case)
