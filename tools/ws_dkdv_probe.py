@@ -12,10 +12,9 @@ BHSD, 16-bit, D 128, no mask, S a multiple of the tiles. dK and dV are checked a
 is set beside our DKDV kernel's (profiler) and our whole backward, and cuDNN's whole backward.
 """
 
-import argparse
-import json
 import math
 import os
+import sys
 
 import torch
 import torch.nn.functional as F
@@ -24,6 +23,10 @@ import triton.language as tl
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from sdpa_bwd import launch
+
+sys.path.insert(0, os.path.dirname(__file__))
+from ab_perf import rel, split  # noqa: E402  (relative L2 error; the profiler's per-kernel split)
+from ws_forward_probe import bench, facts_line, failed, kernel_facts, probe_args, save  # noqa: E402
 
 
 @triton.jit
@@ -68,30 +71,12 @@ ROWS = [(2, 16, 4096), (1, 16, 8192)]
 
 
 def dkdv_ms(fn):
-    """Device ms of our DKDV kernel in one backward call (profiler, mean of 5 calls)."""
-    fn()
-    torch.cuda.synchronize()
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        for _ in range(5):
-            fn()
-        torch.cuda.synchronize()
-    for ev in prof.key_averages():
-        t = getattr(ev, "device_time_total", None) or getattr(ev, "cuda_time_total", 0)
-        if t and "dkdv" in ev.key:
-            return t / 5 / 1000.0
-    return float("nan")
+    """Device ms of our DKDV kernel in one backward call (ab_perf's profiler split, mean of 5 calls)."""
+    return split(fn).get("bwd_dkdv_kernel", float("nan"))
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", default="/tmp/ws_probe")
-    ap.add_argument("--dtype", default="bfloat16")
-    args = ap.parse_args()
-    os.makedirs(args.out, exist_ok=True)
-    dtype = getattr(torch, args.dtype)
-    triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
-    bench = lambda fn: triton.testing.do_bench(fn, warmup=10, rep=50, return_mode="median")  # noqa: E731
-    rel = lambda a, b: ((a.float() - b.float()).norm() / b.float().norm()).item()  # noqa: E731
+    args, dtype = probe_args(__doc__)
     results, D = [], 128
     sm_scale = D ** -0.5
     for B, H, S in ROWS:
@@ -124,18 +109,13 @@ def main():
                 err = max(rel(dk, ref_dk), rel(dv, ref_dv))
                 t = bench(fn)
                 r = dict(row=tag, variant=name, ms=t, vs_ours_dkdv=t_ours_dkdv / t, err_vs_cudnn=err,
-                         n_regs=getattr(kern, "n_regs", None), n_spills=getattr(kern, "n_spills", None),
-                         shared=getattr(kern.metadata, "shared", None), total_warps=kern.metadata.num_warps)
+                         **kernel_facts(kern))
                 print(f"  {name:20} {t:.3f} ms ({flops / t / 1e9:.0f} TF) ours' DKDV / this {t_ours_dkdv / t:.3f} "
-                      f"err {err:.1e} regs {r['n_regs']} spills {r['n_spills']} warps {r['total_warps']} "
-                      f"smem {r['shared']}", flush=True)
+                      f"err {err:.1e} {facts_line(r)}", flush=True)
             except Exception as exc:
-                r = dict(row=tag, variant=name, error=f"{type(exc).__name__}: {str(exc)[:300]}")
-                print(f"  {name}: FAILED {r['error']}", flush=True)
+                r = failed(tag, name, exc)
             results.append(r)
-        with open(os.path.join(args.out, "ws_dkdv_probe.json"), "w") as f:
-            json.dump(dict(meta=dict(device=torch.cuda.get_device_name(), triton=triton.__version__,
-                                     torch=torch.__version__), results=results), f, indent=1)
+        save(args.out, "ws_dkdv_probe.json", results)
         del out, qg, kg, vg
         torch.cuda.empty_cache()
 

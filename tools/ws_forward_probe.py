@@ -66,6 +66,29 @@ def ws_probe_fwd(Q, K, V, O, LSE, qk_scale, BH, S, HEAD_DIM: tl.constexpr, BLOCK
     do.store([qrow, 0], (acc / l_i[:, None]).to(O.dtype.element_ty))
 
 
+def kernel_facts(kern) -> dict:
+    """Registers, spills, shared bytes and warps of a launched kernel (12 warps: the loop was specialised)."""
+    md = getattr(kern, "metadata", None)
+    return dict(n_regs=getattr(kern, "n_regs", None), n_spills=getattr(kern, "n_spills", None),
+                shared=getattr(md, "shared", None), total_warps=getattr(md, "num_warps", None))
+
+
+def facts_line(r: dict) -> str:
+    return f"regs {r['n_regs']} spills {r['n_spills']} warps {r['total_warps']} smem {r['shared']}"
+
+
+def failed(tag: str, name: str, exc: Exception) -> dict:
+    r = dict(row=tag, variant=name, error=f"{type(exc).__name__}: {str(exc)[:300]}")
+    print(f"  {name}: FAILED {r['error']}", flush=True)
+    return r
+
+
+def save(out_dir: str, file_name: str, results: list) -> None:
+    with open(os.path.join(out_dir, file_name), "w") as f:
+        json.dump(dict(meta=dict(device=torch.cuda.get_device_name(), triton=triton.__version__,
+                                 torch=torch.__version__), results=results), f, indent=1)
+
+
 VARIANTS = [  # name, BLOCK_N, num_warps, num_stages, WS
     ("ws 4w 128/64 s2", 64, 4, 2, True), ("ws 4w 128/64 s3", 64, 4, 3, True),
     ("ws 4w 128/128 s2", 128, 4, 2, True),
@@ -74,15 +97,23 @@ VARIANTS = [  # name, BLOCK_N, num_warps, num_stages, WS
 ROWS = [(2, 16, 4096, False), (2, 16, 4096, True), (1, 16, 8192, False), (1, 16, 8192, True)]
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def probe_args(doc: str):
+    """(args, dtype) of a probe's command line, its output folder made and the descriptors' allocator set."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="/tmp/ws_probe")
     ap.add_argument("--dtype", default="bfloat16")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    dtype = getattr(torch, args.dtype)
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
-    bench = lambda fn: triton.testing.do_bench(fn, warmup=10, rep=50, return_mode="median")  # noqa: E731
+    return args, getattr(torch, args.dtype)
+
+
+def bench(fn):
+    return triton.testing.do_bench(fn, warmup=10, rep=50, return_mode="median")
+
+
+def main():
+    args, dtype = probe_args(__doc__)
     results, D = [], 128
     for B, H, S, causal in ROWS:
         gen = torch.Generator(device="cuda").manual_seed(S + causal)
@@ -110,21 +141,14 @@ def main():
                 compile_s = time.time() - t0
                 err = ((o.float() - ref.float()).norm() / ref.float().norm()).item()
                 t = bench(fn)
-                md = getattr(kern, "metadata", None)
                 r = dict(row=tag, variant=name, ms=t, cudnn_ms=t_cudnn, ratio=t_cudnn / t, err_vs_cudnn=err,
-                         compile_s=compile_s, n_regs=getattr(kern, "n_regs", None),
-                         n_spills=getattr(kern, "n_spills", None), shared=getattr(md, "shared", None),
-                         total_warps=getattr(md, "num_warps", None))
+                         compile_s=compile_s, **kernel_facts(kern))
                 print(f"  {name:20} {t:.3f} ms ({flops / t / 1e9:.0f} TF) ratio {t_cudnn / t:.3f} vs ours "
-                      f"{t_ours / t:.3f} err {err:.1e} regs {r['n_regs']} spills {r['n_spills']} "
-                      f"warps {r['total_warps']} smem {r['shared']}", flush=True)
+                      f"{t_ours / t:.3f} err {err:.1e} {facts_line(r)}", flush=True)
             except Exception as exc:
-                r = dict(row=tag, variant=name, error=f"{type(exc).__name__}: {str(exc)[:300]}")
-                print(f"  {name}: FAILED {r['error']}", flush=True)
+                r = failed(tag, name, exc)
             results.append(r)
-        with open(os.path.join(args.out, "ws_forward_probe.json"), "w") as f:
-            json.dump(dict(meta=dict(device=torch.cuda.get_device_name(), triton=triton.__version__,
-                                     torch=torch.__version__), results=results), f, indent=1)
+        save(args.out, "ws_forward_probe.json", results)
 
 
 if __name__ == "__main__":
