@@ -3,7 +3,9 @@ oracle and the general kernel, and the launcher's choice of it, on the CPU under
 interpreter runs the loop unspecialised; tests/gpu runs it specialised). Inputs are fresh random numbers;
 O is written into a NaN-filled buffer whose margins must stay NaN while every element of O is written."""
 
+import dataclasses
 import os
+import sys
 
 import torch
 
@@ -97,7 +99,6 @@ def test_the_launcher_takes_the_ws_kernel_only_where_it_addresses_the_problem(mo
     assert _chosen(monkeypatch, strided, k, v) == [False], "a layout TMA cannot read takes the general kernel"
     _, _, v64 = _inputs(1, 2, 2, 20, 20, 32, 64, torch.float16, "bhsd", seed=4)
     assert _chosen(monkeypatch, q, k, v64) == [False], "D_qk and D_v of different widths take the general kernel"
-    import dataclasses
     for change in (dict(num_stages=3), dict(num_warps=8), dict(warp_specialize=False)):
         assert _chosen(monkeypatch, q, k, v, config=dataclasses.replace(WS, **change)) == [False], (
             f"{change}: Triton 3.6 specialises 4 warps only and computed NaN on 3 stages (runs 36-37)")
@@ -116,8 +117,6 @@ def test_no_table_turns_the_ws_kernel_on():
 def ws_table(monkeypatch, block_n=16, block_m=16, stages=1):
     """Patch launch.forward_config to ask for the warp-specialised kernel wherever it could run (16-bit, D up
     to 128); returns the list of _ws_forward_ok's answers, one per forward."""
-    import dataclasses
-
     table, real, seen = launch.forward_config, launch._ws_forward_ok, []
 
     def ws(d_qk_pad, d_v_pad, dtype, device_type):
@@ -139,7 +138,6 @@ def _ws_candidates(cases):
 
 
 def _kernel_cases():
-    import sys
     sys.path.insert(0, os.path.dirname(__file__))
     import test_triton_kernels as tk
     return tk, _ws_candidates(tk.CASES)

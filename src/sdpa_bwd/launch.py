@@ -511,8 +511,8 @@ def backward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, determi
                  B(32, 64, 128, 32, 4, 2, "separate", dq_num_warps=8, dq_num_stages=3, head_group=4),
                  B(32, 128, 128, 32, 8, 3, "separate", head_group=4)]
     else:
-        # hd256: run 33's runners-up (the split on 2 stages, in head groups of 4), the 8-warp config the
-        # table had until then, and untried shapes.
+        # hd256: run 33's winner (its dQ pass on 4 warps, before run 34's 8), its runners-up (the split on
+        # 2 stages, in head groups of 4), the 8-warp config the table had until then, and untried shapes.
         extra = [B(32, 64, 64, 32, 4, 3, "separate", dq_num_warps=4, dq_num_stages=3, split_dkdv=True),
                  B(32, 64, 64, 32, 4, 2, "separate", dq_num_warps=4, dq_num_stages=2, head_group=4, split_dkdv=True),
                  B(32, 64, 64, 32, 8, 1, "separate"),
