@@ -340,35 +340,10 @@ FWD_VARIANTS_S10 = {
           ("128/64 8w s2", "on", FC(128, 64, 8, 2)), ("128/32 8w s3", "on", FC(128, 32, 8, 3)),
           ("64/64 4w s2 hg4", "on", FC(64, 64, 4, 2, head_group=4))],
 }
-# Session 9, prepared for the next device run: the forward on kernels.attention_fwd_ws (one loop under Triton
-# 3.6's Hopper warp specialisation, ForwardConfig.warp_specialize) on the non-causal rows it takes. Run 36's
-# minimal kernel of this shape: (2,16,4096,128) 0.509 -> 0.487 ms, (1,16,8192,128) 1.082 -> 0.964 against our
-# forward; 64-key tiles on 3 stages computed NaN (so no 3-stage 64-key variant here). The err column is
-# against cuDNN's O: a NaN or a large error is a wrong result, whatever the time.
-ROWS_S11 = [
-    (2, 16, 16, 4096, 128, False, torch.bfloat16), (1, 16, 16, 8192, 128, False, torch.bfloat16),
-    (1, 32, 8, 8192, 128, False, torch.bfloat16), (2, 16, 16, 4096, 128, False, torch.float16),
-    (2, 16, 16, 4096, 128, False, torch.bfloat16, "bshd"), (2, 16, 16, 4096, 128, False, torch.bfloat16, "sbhd"),
-    (4, 16, 16, 2048, 64, False, torch.bfloat16),
-]
-
-
-def _ws(n, stages, group=4):
-    return FC(128, n, 4, stages, head_group=group, warp_specialize=True)
-
-
-FWD_VARIANTS_S11 = {
-    128: [("default/tma", "on", None), ("ws 128/128 s2", "on", _ws(128, 2)), ("ws 128/64 s2", "on", _ws(64, 2)),
-          ("ws 128/128 s2 hg8", "on", _ws(128, 2, group=8)), ("ws 128/128 s2 hg16", "on", _ws(128, 2, group=16))],
-    64: [("default/tma", "on", None), ("ws 128/128 s2", "on", _ws(128, 2, group=16)),
-         ("ws 128/64 s2", "on", _ws(64, 2, group=16))],
-}
-BWD_VARIANTS_S11 = {128: [], 64: []}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
-          "s9": (ROWS_S9, BWD_VARIANTS_S9, FWD_VARIANTS_S9), "s10": (ROWS_S10, BWD_VARIANTS_S10, FWD_VARIANTS_S10),
-          "s11": (ROWS_S11, BWD_VARIANTS_S11, FWD_VARIANTS_S11)}
+          "s9": (ROWS_S9, BWD_VARIANTS_S9, FWD_VARIANTS_S9), "s10": (ROWS_S10, BWD_VARIANTS_S10, FWD_VARIANTS_S10)}
 
 
 def _variant(v):
@@ -411,8 +386,7 @@ def main():
     ap.add_argument("--table", choices=sorted(TABLES), default="configs",
                     help="configs: the tile/atomic/TMA variants of sessions 2-4; s6: start order and dV after dP; "
                          "s7: warps against tile rows; s8b: hd128's one-warpgroup DKDV pass under causal masks; "
-                         "s9: hd256 on one warpgroup (split DKDV); s10: the split at hd128 / hd64, hd256 shapes; "
-                         "s11: the warp-specialised forward")
+                         "s9: hd256 on one warpgroup (split DKDV); s10: the split at hd128 / hd64, hd256 shapes")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()

@@ -37,8 +37,6 @@ from .kernels import (
     attention_bwd_preprocess_kernel,
     attention_fwd_kernel,
     attention_fwd_kernel_any_len,
-    attention_fwd_ws_kernel,
-    attention_fwd_ws_kernel_any_len,
 )
 
 LOG2E = 1.4426950408889634
@@ -161,23 +159,6 @@ def _tma_ok(t: torch.Tensor) -> bool:
 _ALLOCATOR_SET = False
 
 
-def _ws_forward_ok(cfg: ForwardConfig, q, k, v, o, d_qk_pad: int, d_v_pad: int, has_left: bool,
-                   has_right: bool) -> bool:
-    """Does ``cfg`` ask for kernels.attention_fwd_ws, and can it run this forward? 16-bit tensors, no band,
-    D_qk and D_v in one chunk of the same width (at most 128), and Q, K, V and O each readable by the
-    bulk-copy engine (TMA: the kernel has no pointer path, and a pointer load inside its loop stops the
-    warp specialisation). And 4 warps on at most 2 stages: Triton 3.6 specialises only 4 warps, and every
-    specialised loop on 3 stages it compiled for the H200 computed NaN (device runs 36-37: the forward on
-    64-key tiles, the DKDV probe); a config outside that runs the general kernel."""
-    if not cfg.warp_specialize or cfg.num_warps != 4 or cfg.num_stages > 2:
-        return False
-    if has_left or has_right or q.dtype not in (torch.float16, torch.bfloat16):
-        return False
-    if d_qk_pad != d_v_pad or d_qk_pad > 128 or o.dtype != q.dtype:
-        return False
-    return _use_tma(q, k, v, o)
-
-
 def _ensure_tma_allocator() -> None:
     """Device-side descriptors need scratch memory from a Triton allocator; give it torch's."""
     global _ALLOCATOR_SET
@@ -264,12 +245,6 @@ class ForwardConfig:
     # Programs start in groups of this many heads, costliest tile first inside a group
     # (kernels.attention_fwd.program_tile); 1 is the plain head-by-head order.
     head_group: int = 8
-    # Run kernels.attention_fwd_ws (one loop under Triton 3.6's Hopper warp specialisation: a TMA producer
-    # warp group and two consumer warp groups) where _ws_forward_ok lets the config and the problem through
-    # (4 warps, at most 2 stages, no band, TMA layouts), the general kernel elsewhere. In no table: device
-    # run 36's minimal kernel of this shape was 4-12% faster than ours non-causal at D 128, and computed NaN
-    # on 64-key tiles at 3 stages, so it waits for an A/B (tools/ab_perf.py --table s11) and the full plan.
-    warp_specialize: bool = False
 
 
 @dataclass(frozen=True)
@@ -703,18 +678,8 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
         run=lambda c: attention_forward(q, k, v, scale=scale, left_bound=left_bound, right_bound=right_bound,
                                         alignment=alignment, config=c),
     ) or forward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type)
-    grid = (_cdiv(S_q, cfg.block_m), B * H_q)
-    if _ws_forward_ok(cfg, q, k, v, o, d_qk_pad, d_v_pad, has_left, has_right):
-        _kernel(attention_fwd_ws_kernel, attention_fwd_ws_kernel_any_len, S_q, S_kv)[grid](
-            q, k, v, o, stats,
-            *q.stride()[:3], *k.stride()[:3], *v.stride()[:3], *o.stride()[:3], *st,
-            H_q, S_q, S_kv, H_q // H_k, H_q // H_v, scale * LOG2E,
-            BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n, D_QK=D_qk, D_V=D_v, D_PAD=d_qk_pad,
-            DOT_PRECISION=_dot_precision(q.dtype, q.device.type), HEAD_GROUP=HEAD_GROUP or cfg.head_group,
-            num_warps=cfg.num_warps, num_stages=cfg.num_stages,
-        )
-        return o, stats
     qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype, cfg.split_d_qk)
+    grid = (_cdiv(S_q, cfg.block_m), B * H_q)
     _kernel(attention_fwd_kernel, attention_fwd_kernel_any_len, S_q, S_kv)[grid](
         q, k, v, o, stats,
         *q.stride(), *k.stride(), *v.stride(), *o.stride(), *st,

@@ -111,41 +111,6 @@ def test_gpu_split_dkdv_case(case, monkeypatch):
     run_case(case)
 
 
-def _ws_gpu_cases():
-    from test_forward_ws import _ws_candidates
-    return _ws_candidates(GPU_CASES)
-
-
-_WS_CASES = _ws_gpu_cases()
-
-
-@pytest.mark.parametrize("block_n", [128, 64])
-@pytest.mark.parametrize("case", _WS_CASES, ids=[c.id() for c in _WS_CASES])
-def test_gpu_ws_forward_case(case, block_n, monkeypatch):
-    """The warp-specialised forward (ForwardConfig.warp_specialize, kernels.attention_fwd_ws) at 128 query
-    rows on 4 warps and 2 stages, the configs of ab_perf --table s11, through run_case: the oracle, poisoned
-    outputs, the backward from its O and stats. Layouts TMA cannot read fall back to the general kernel."""
-    from test_forward_ws import ws_table
-
-    seen = ws_table(monkeypatch, block_m=128, block_n=block_n, stages=2)
-    run_case(case)
-    assert seen, "the launcher did not consult _ws_forward_ok"
-
-
-def test_gpu_ws_forward_runs_specialised():
-    """At 4 warps Triton 3.6 splits the loop into 12 warps (a producer warp group and two consumers)."""
-    q, k, v = (torch.randn(1, 2, 256, 128, device="cuda", dtype=torch.bfloat16) for _ in range(3))
-    cfg = launch.ForwardConfig(128, 128, 4, 2, warp_specialize=True)
-    o, _ = launch.attention_forward(q, k, v, config=cfg)
-    # JITFunction.device_caches: device -> (compiled kernels by key, ...), Triton 3.6's runtime layout
-    kernels = [kern for cache in launch.attention_fwd_ws_kernel.device_caches.values() for kern in cache[0].values()]
-    assert kernels, "no compiled attention_fwd_ws_kernel: the launcher did not take it"
-    warps = sorted({kern.metadata.num_warps for kern in kernels})
-    assert warps == [12], f"warps {warps}: the loop was not specialised (12 = a producer and two consumer groups)"
-    ref, _ = launch.attention_forward(q, k, v)
-    assert (o.float() - ref.float()).abs().max().item() < 2e-2
-
-
 def test_gpu_dq_reduce_takes_the_tma_path():
     acc = torch.zeros(4 * 128, device="cuda")
     assert launch._dq_reduce_tma(acc, 4, 128) == launch._HAS_TMA

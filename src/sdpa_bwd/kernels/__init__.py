@@ -9,13 +9,10 @@ from .attention_bwd import (
     attention_bwd_preprocess_kernel,
 )
 from .attention_fwd import attention_fwd_kernel, attention_fwd_kernel_any_len
-from .attention_fwd_ws import attention_fwd_ws_kernel, attention_fwd_ws_kernel_any_len
 
 __all__ = [
     "attention_fwd_kernel",
     "attention_fwd_kernel_any_len",
-    "attention_fwd_ws_kernel",
-    "attention_fwd_ws_kernel_any_len",
     "attention_bwd_dkdv_kernel_any_len",
     "attention_bwd_dq_kernel_any_len",
     "attention_bwd_preprocess_kernel",
@@ -56,9 +53,9 @@ def callees_first(functions) -> list:
 def package_jit_functions() -> list:
     from triton.runtime.jit import JITFunction
 
-    from . import attention_bwd, attention_fwd, attention_fwd_ws
+    from . import attention_bwd, attention_fwd
 
-    return [v for m in (attention_fwd, attention_fwd_ws, attention_bwd) for v in vars(m).values() if isinstance(v, JITFunction)]
+    return [v for m in (attention_fwd, attention_bwd) for v in vars(m).values() if isinstance(v, JITFunction)]
 
 
 def _settle_cache_keys() -> None:
