@@ -50,6 +50,21 @@ def print_profile(fn, calls, top, sync=lambda: None):
     pstats.Stats(prof).sort_stats("tottime").print_stats(top)
 
 
+def print_gpu_time(fn, calls):
+    """The GPU time of fn's kernels a call (torch.profiler), kernel by kernel: is a call that takes longer
+    than its host path GPU-bound?"""
+    fn()
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    rows = [(ev.key[:60], (getattr(ev, "device_time_total", None) or getattr(ev, "cuda_time_total", 0)) / calls)
+            for ev in prof.key_averages()]
+    rows = [r for r in rows if r[1] > 0]
+    print(f"GPU time a call {sum(t for _, t in rows):.1f} us: " + ", ".join(f"{n} {t:.1f}" for n, t in rows))
+
+
 class _NoLaunch:
     """Stands in for a Triton kernel: ``kernel[grid](*args, **kwargs)`` does nothing."""
 
@@ -81,7 +96,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shape", default="1,1,128,64")
     ap.add_argument("--calls", type=int, default=200)
-    ap.add_argument("--profile", action="store_true", help="also cProfile our backward calls (top 25 by own time)")
+    ap.add_argument("--profile", action="store_true", help="also cProfile our backward calls (top 25 by own time) and sum their kernels' GPU time")
     ap.add_argument("--python-only", action="store_true",
                     help="no GPU: time our launcher's Python on CPU tensors, kernel launches stubbed out")
     args = ap.parse_args()
@@ -101,10 +116,11 @@ def main():
             cud_f = per_call_us(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal), args.calls)
         print(f"{args.shape} {'causal' if causal else 'nc'}: backward ours {ours_b:.0f} us, cuDNN {cud_b:.0f} us; "
               f"forward ours {ours_f:.0f} us, cuDNN {cud_f:.0f} us", flush=True)
-    if args.profile:
-        o, st = launch.attention_forward(q, k, v)
-        print_profile(lambda: launch.attention_backward(q, k, v, o, do, st), args.calls, 25,
-                      sync=torch.cuda.synchronize)
+        if args.profile:
+            print(f"cProfile, {'causal' if causal else 'nc'} backward:")
+            print_profile(lambda: launch.attention_backward(q, k, v, o, do, st, right_bound=rb), args.calls, 25,
+                          sync=torch.cuda.synchronize)
+            print_gpu_time(lambda: launch.attention_backward(q, k, v, o, do, st, right_bound=rb), 20)
 
 
 if __name__ == "__main__":
