@@ -276,13 +276,16 @@ class _Recorder:
 @contextlib.contextmanager
 def recording(sink: list, alloc: Optional[_Allocator] = None):
     """Within: ``launch``'s kernels append ``Launch`` records to ``sink`` instead of running,
-    on fake CUDA tensors; TMA mode "auto" (the GPU default), autotuning off, no interpreter."""
+    on fake CUDA tensors; TMA mode "auto" (the GPU default), autotuning and the launch cache off, no
+    interpreter."""
     from unittest import mock
 
-    from sdpa_bwd import launch
+    from sdpa_bwd import launch, launch_cache
 
     alloc = alloc or _Allocator()
-    patches = [mock.patch.object(launch, "torch", _FakeTorch(alloc)),
+    # the launch cache off: a replayed call would skip the kernels' launchers this records through
+    patches = [mock.patch.object(launch_cache, "ENABLED", False),
+               mock.patch.object(launch, "torch", _FakeTorch(alloc)),
                mock.patch.object(launch, "interpreter_active", lambda: False),
                mock.patch.object(launch, "TMA_MODE", "auto"),
                mock.patch.object(launch, "_ensure_tma_allocator", lambda: None),

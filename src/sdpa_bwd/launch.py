@@ -27,7 +27,7 @@ from typing import Optional
 import torch
 import triton
 
-from . import tuning
+from . import launch_cache, tuning
 from .kernels import (
     attention_bwd_dkdv_kernel,
     attention_bwd_dkdv_kernel_any_len,
@@ -200,6 +200,50 @@ def _kernel(specialised, any_len, S_q: int, S_kv: int):
 
 def interpreter_active() -> bool:
     return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+
+
+@functools.lru_cache(maxsize=None)
+def _globals_read() -> tuple:
+    """Every module-level name of this file that the two launchers read, directly or through the functions
+    here that they call (found in their code objects, nested functions included), whose value can be a dict
+    key: the switches, the config tables, the kernels. A call key holds their values, so a switch flipped
+    or a function replaced (``switches``, a test's monkeypatch, ab_perf's config tables) is a new key, and the
+    key's references keep a replaced function alive, so its id is never reused by another."""
+    g = globals()
+    names, seen, todo = set(), set(), [attention_forward.__code__, attention_backward.__code__]
+    while todo:
+        code = todo.pop()
+        if code in seen:
+            continue
+        seen.add(code)
+        todo.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+        for n in code.co_names:
+            if n in g and n not in ("_call_key", "launch_cache", "_ALLOCATOR_SET"):
+                names.add(n)
+                fn = getattr(g[n], "__wrapped__", g[n])
+                if getattr(fn, "__module__", None) == __name__ and hasattr(fn, "__code__"):
+                    todo.append(fn.__code__)
+    keep = []
+    for n in sorted(names):
+        try:
+            hash(g[n])
+        except TypeError:
+            continue  # state such as the side streams' dict: read only off the cached paths
+        keep.append(n)
+    return tuple(keep)
+
+
+def _call_key(kind: str, tensors, scalars):
+    """The launch cache's key for a call (``sdpa_bwd.launch_cache``), or None where a call must take the
+    full path: the cache off, the autotuner on (its choice may change between calls), or the dQ pass on a
+    second stream. Besides the tensors and the call's scalars it holds the value of every module-level name
+    the launcher reads (``_globals_read``) and the current CUDA device (Triton launches there)."""
+    if not launch_cache.ENABLED or CONCURRENT_DQ or tuning.enabled():
+        return None
+    device = torch.cuda.current_device() if tensors[0].device.type == "cuda" else interpreter_active()
+    g = globals()
+    return (kind, tuple(map(launch_cache.tensor_key, tensors)), launch_cache.alias_pattern(tensors), scalars,
+            device, tuple([g[n] for n in _globals_read()]))
 
 
 # ----------------------------------------------------------------------------
@@ -653,6 +697,18 @@ def _stats_strides(stats: torch.Tensor, B, H_q, S_q):
 def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None, alignment="top_left",
                       o=None, stats=None, config: Optional[ForwardConfig] = None):
     """(O, stats): O (B, H_q, S_q, D_v) in q's dtype, stats float32 (B, H_q, S_q) natural-log LSE."""
+    key = _call_key("fwd", (q, k, v, o, stats), (scale, left_bound, right_bound, alignment, config))
+    plan = launch_cache.lookup(key)
+    if plan is not None:
+        # The same call, other tensors: every check passed and every choice was made when it was recorded.
+        B, H_q, S_q, D_v = plan.extra
+        if o is None:
+            o = torch.empty((B, H_q, S_q, D_v), dtype=q.dtype, device=q.device)
+        if stats is None:
+            stats = torch.empty((B, H_q, S_q), dtype=torch.float32, device=q.device)
+        plan.replay((q, k, v, o, stats))
+        return o, stats
+    rec = launch_cache.Recorder(key)
     B, H_q, H_k, H_v, S_q, S_kv, D_qk, D_v = _dims(q, k, v)
     _raise_unsupported(q, D_qk, D_v)
     scale = 1.0 / math.sqrt(D_qk) if scale is None else float(scale)
@@ -680,7 +736,8 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
     ) or forward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type)
     qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype, cfg.split_d_qk)
     grid = (_cdiv(S_q, cfg.block_m), B * H_q)
-    _kernel(attention_fwd_kernel, attention_fwd_kernel_any_len, S_q, S_kv)[grid](
+    rec.launch(
+        _kernel(attention_fwd_kernel, attention_fwd_kernel_any_len, S_q, S_kv), grid,
         q, k, v, o, stats,
         *q.stride(), *k.stride(), *v.stride(), *o.stride(), *st,
         H_q, S_q, S_kv, H_q // H_k, H_q // H_v,
@@ -691,6 +748,7 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
         WIDE=_wide(q, k, v, o, stats), TMA=_use_tma(k, v), HEAD_GROUP=HEAD_GROUP or cfg.head_group,
         num_warps=cfg.num_warps, num_stages=cfg.num_stages,
     )
+    rec.finish((q, k, v, o, stats), extra=(B, H_q, S_q, D_v))
     return o, stats
 
 
@@ -706,6 +764,12 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     ``return_delta=True`` also returns ODO's side buffer, delta = rowsum(dO * O), packed
     fp32 (B, H_q, S_q): the first stage, for the diagnoser's stage split.
     """
+    key = _call_key("bwd", (q, k, v, o, do, stats, dq, dk, dv),
+                    (scale, left_bound, right_bound, alignment, deterministic, config, return_delta))
+    plan = launch_cache.lookup(key)
+    if plan is not None:
+        return _replay_backward(plan, q, k, v, o, do, stats, dq, dk, dv, return_delta)
+    rec = launch_cache.Recorder(key)
     B, H_q, H_k, H_v, S_q, S_kv, D_qk, D_v = _dims(q, k, v)
     _raise_unsupported(q, D_qk, D_v)
     for name, t in (("o", o), ("do", do)):
@@ -755,7 +819,8 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     delta = torch.empty(B * H_q * S_q, dtype=torch.float32, device=dev)
     lse2 = torch.empty(B * H_q * S_q, dtype=torch.float32, device=dev)
     pre_block = 64 if dev.type == "cuda" else 16
-    attention_bwd_preprocess_kernel[(_cdiv(S_q, pre_block), B * H_q)](
+    rec.launch(
+        attention_bwd_preprocess_kernel, (_cdiv(S_q, pre_block), B * H_q),
         o, do, stats, delta, lse2,
         *o.stride(), *do.stride(), *st,
         H_q, S_q,
@@ -776,7 +841,8 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
 
     def dkdv(owner_heads: int, compute_dk: bool, compute_dv: bool, atomic_dq: bool):
         grid = (_cdiv(S_kv, cfg.block_n1), B * owner_heads)
-        _kernel(attention_bwd_dkdv_kernel, attention_bwd_dkdv_kernel_any_len, S_q, S_kv)[grid](
+        rec.launch(
+            _kernel(attention_bwd_dkdv_kernel, attention_bwd_dkdv_kernel_any_len, S_q, S_kv), grid,
             q, k, v, do, dk, dv, lse2, delta, dq_accum,
             *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
             H_q, owner_heads, H_q // H_k, H_q // H_v, S_q, S_kv,
@@ -789,7 +855,8 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
 
     def dq_pass():
         grid = (_cdiv(S_q, cfg.block_m2), B * H_q)
-        _kernel(attention_bwd_dq_kernel, attention_bwd_dq_kernel_any_len, S_q, S_kv)[grid](
+        rec.launch(
+            _kernel(attention_bwd_dq_kernel, attention_bwd_dq_kernel_any_len, S_q, S_kv), grid,
             q, k, v, do, dq, lse2, delta,
             *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(),
             H_q, H_q // H_k, H_q // H_v, S_q, S_kv,
@@ -823,12 +890,30 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
 
     if atomic:
         conv_block = 64 if dev.type == "cuda" else 16
-        attention_bwd_dq_convert_kernel[(_cdiv(S_q, conv_block), B * H_q)](
+        rec.launch(
+            attention_bwd_dq_convert_kernel, (_cdiv(S_q, conv_block), B * H_q),
             dq_accum, dq, *dq.stride(), H_q, S_q, scale,
             BLOCK_M=conv_block, D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, WIDE=wide, num_warps=4,
         )
     elif not concurrent:
         dq_pass()
+    if D_v:  # D_v == 0 zeroed dQ before the launches; that call is not replayed
+        rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum), extra=(B, H_q, S_q, D_qk, atomic))
+    if return_delta:
+        return dq, dk, dv, delta.view(B, H_q, S_q)
+    return dq, dk, dv
+
+
+def _replay_backward(plan, q, k, v, o, do, stats, dq, dk, dv, return_delta: bool):
+    """attention_backward for a call whose key was recorded: its outputs and side buffers allocated as the
+    recorded call allocated them, then its launches."""
+    B, H_q, S_q, D_qk, atomic = plan.extra
+    dq, dk, dv = (torch.empty(ref.shape, dtype=ref.dtype, device=ref.device) if t is None else t
+                  for t, ref in ((dq, q), (dk, k), (dv, v)))
+    delta = torch.empty(B * H_q * S_q, dtype=torch.float32, device=q.device)
+    lse2 = torch.empty(B * H_q * S_q, dtype=torch.float32, device=q.device)
+    dq_accum = torch.zeros(B * H_q * S_q * D_qk, dtype=torch.float32, device=q.device) if atomic else delta
+    plan.replay((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum))
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, S_q)
     return dq, dk, dv
