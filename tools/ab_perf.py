@@ -340,10 +340,30 @@ FWD_VARIANTS_S10 = {
           ("128/64 8w s2", "on", FC(128, 64, 8, 2)), ("128/32 8w s3", "on", FC(128, 32, 8, 3)),
           ("64/64 4w s2 hg4", "on", FC(64, 64, 4, 2, head_group=4))],
 }
+# Session 10: the forward's fused softmax (ForwardConfig.fused_softmax: the score scale inside exp2's argument
+# as one FMA, P V accumulated through the product's accumulator), on each head dim's default tiles. Two
+# operations an element fewer of ~7 in the softmax; prediction: up to 5-10% where the forward's softmax
+# arithmetic, not its products, is the bound (hd128 / hd64), less at 192/128 and hd256.
+ROWS_S12 = [
+    (2, 16, 16, 4096, 128, False, torch.bfloat16), (2, 16, 16, 4096, 128, True, torch.bfloat16),
+    (1, 16, 16, 8192, 128, False, torch.bfloat16), (1, 32, 8, 8192, 128, False, torch.bfloat16),
+    (2, 16, 16, 4096, 128, False, torch.float16), (2, 16, 16, 4096, 128, False, torch.bfloat16, "sbhd"),
+    (4, 16, 16, 2048, 64, False, torch.bfloat16), (4, 16, 16, 2048, 64, True, torch.bfloat16),
+    (1, 16, 16, 4096, (192, 128), False, torch.bfloat16), (1, 16, 16, 4096, (192, 128), True, torch.bfloat16),
+    (1, 16, 16, 4096, 256, False, torch.bfloat16),
+]
+FWD_VARIANTS_S12 = {
+    128: [("default/tma", "on", None), ("fused", "on", FC(128, 128, 8, 3, head_group=4, fused_softmax=True))],
+    64: [("default/tma", "on", None), ("fused", "on", FC(128, 64, 4, 3, head_group=16, fused_softmax=True))],
+    (192, 128): [("default/tma", "on", None), ("fused", "on", FC(128, 64, 8, 3, head_group=4, fused_softmax=True))],
+    256: [("default/tma", "on", None), ("fused", "on", FC(128, 64, 8, 2, fused_softmax=True))],
+}
+BWD_VARIANTS_S12 = {k: [] for k in FWD_VARIANTS_S12}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
-          "s9": (ROWS_S9, BWD_VARIANTS_S9, FWD_VARIANTS_S9), "s10": (ROWS_S10, BWD_VARIANTS_S10, FWD_VARIANTS_S10)}
+          "s9": (ROWS_S9, BWD_VARIANTS_S9, FWD_VARIANTS_S9), "s10": (ROWS_S10, BWD_VARIANTS_S10, FWD_VARIANTS_S10),
+          "s12": (ROWS_S12, BWD_VARIANTS_S12, FWD_VARIANTS_S12)}
 
 
 def _variant(v):
@@ -386,7 +406,8 @@ def main():
     ap.add_argument("--table", choices=sorted(TABLES), default="configs",
                     help="configs: the tile/atomic/TMA variants of sessions 2-4; s6: start order and dV after dP; "
                          "s7: warps against tile rows; s8b: hd128's one-warpgroup DKDV pass under causal masks; "
-                         "s9: hd256 on one warpgroup (split DKDV); s10: the split at hd128 / hd64, hd256 shapes")
+                         "s9: hd256 on one warpgroup (split DKDV); s10: the split at hd128 / hd64, hd256 shapes; "
+                         "s12: the forward's fused softmax")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()

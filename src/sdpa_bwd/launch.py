@@ -289,6 +289,13 @@ class ForwardConfig:
     # Programs start in groups of this many heads, costliest tile first inside a group
     # (kernels.attention_fwd.program_tile); 1 is the plain head-by-head order.
     head_group: int = 8
+    # The softmax with the score scale folded into exp2's argument (one FMA) and P V accumulated through the
+    # product's accumulator (kernels.attention_fwd._fwd_tiles, FUSED_SOFTMAX); taken only where scale > 0.
+    # Device run 45 (ab_perf --table s12, bf16 BHSD, one timing each): hd64 nc 0.188 -> 0.179 ms, 192/128 nc
+    # 0.352 -> 0.340, hd256 nc 0.566 -> 0.552, hd128 causal 0.307 -> 0.293; hd128 nc 0.509 -> 0.525 (fp16
+    # 0.541 -> 0.547, 8k 1.074 -> 1.064), the other rows within 1%. GPU tests with it on: 16 of 16. In no
+    # table yet: adopting it is a kernel change the full plan has not run on.
+    fused_softmax: bool = False
 
 
 @dataclass(frozen=True)
@@ -746,6 +753,7 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
         D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, D_V=D_v, D_V_PAD=d_v_pad,
         HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=_dot_precision(q.dtype, q.device.type),
         WIDE=_wide(q, k, v, o, stats), TMA=_use_tma(k, v), HEAD_GROUP=HEAD_GROUP or cfg.head_group,
+        FUSED_SOFTMAX=cfg.fused_softmax and scale > 0,
         num_warps=cfg.num_warps, num_stages=cfg.num_stages,
     )
     rec.finish((q, k, v, o, stats), extra=(B, H_q, S_q, D_v))

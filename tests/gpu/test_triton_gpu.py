@@ -111,6 +111,17 @@ def test_gpu_split_dkdv_case(case, monkeypatch):
     run_case(case)
 
 
+@pytest.mark.parametrize("case", GPU_CASES, ids=[c.id() for c in GPU_CASES])
+def test_gpu_fused_softmax_case(case, monkeypatch):
+    """The forward's fused softmax (ForwardConfig.fused_softmax, the ab_perf --table s12 candidate) on every
+    GPU case through run_case: the oracle, poisoned outputs, the backward from its O and stats."""
+    from test_fused_softmax import fused_table
+
+    seen = fused_table(monkeypatch)
+    run_case(case)
+    assert seen and all(c.fused_softmax for c in seen)
+
+
 def test_gpu_dq_reduce_takes_the_tma_path():
     acc = torch.zeros(4 * 128, device="cuda")
     assert launch._dq_reduce_tma(acc, 4, 128) == launch._HAS_TMA

@@ -247,8 +247,13 @@ def _fwd_tiles(acc, m_i, l_i, q, q_b, k_ptr, v_ptr, k_desc, k_b_desc, v_desc,
                BLOCK_N: tl.constexpr, D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_QK_SPLIT: tl.constexpr,
                D_V: tl.constexpr, D_V_PAD: tl.constexpr, MASK: tl.constexpr,
                HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr, DOT_PRECISION: tl.constexpr,
-               WIDE: tl.constexpr, TMA: tl.constexpr):
-    """Key tiles [n_begin, n_end) into the online softmax; q_b / k_b_desc are the second D_qk chunk's."""
+               WIDE: tl.constexpr, TMA: tl.constexpr, FUSED_SOFTMAX: tl.constexpr = False):
+    """Key tiles [n_begin, n_end) into the online softmax; q_b / k_b_desc are the second D_qk chunk's.
+
+    FUSED_SOFTMAX (the launcher sets it only for a scale > 0): the row max is taken on the unscaled
+    scores and scaled once a row, so each score's scale and max subtraction are one FMA inside exp2's
+    argument, and P V accumulates into acc through the product's own accumulator; two operations an
+    element fewer than the plain path (a multiply and an add)."""
     offs_n_local = tl.arange(0, BLOCK_N)
     offs_dqk = tl.arange(0, D_QK_PAD)
     offs_dv = tl.arange(0, D_V_PAD)
@@ -286,18 +291,29 @@ def _fwd_tiles(acc, m_i, l_i, q, q_b, k_ptr, v_ptr, k_desc, k_b_desc, v_desc,
         qk = mma(q, tl.trans(k), DOT_PRECISION)
         if D_QK_SPLIT:
             qk = mma_acc(qk, q_b, tl.trans(k_b), DOT_PRECISION)
-        qk = qk * qk_scale_log2
+        if not FUSED_SOFTMAX:
+            qk = qk * qk_scale_log2
         if MASK:
             keep = band_keep(offs_m, offs_n, lo_off, hi_off, HAS_LEFT, HAS_RIGHT) & key_ok[None, :]
             qk = tl.where(keep, qk, float("-inf"))
-        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        if FUSED_SOFTMAX:
+            # max(s * x) = s * max(x) for s > 0; masked scores stay -inf (s * -inf = -inf)
+            m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale_log2)
+        else:
+            m_new = tl.maximum(m_i, tl.max(qk, 1))
         # A row with no key kept so far has m_new = -inf; subtracting 0 instead keeps
         # exp2(-inf - m) at 0 rather than NaN.
         m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
-        p = tl.math.exp2(qk - m_safe[:, None])
+        if FUSED_SOFTMAX:
+            p = tl.math.exp2(qk * qk_scale_log2 - m_safe[:, None])
+        else:
+            p = tl.math.exp2(qk - m_safe[:, None])
         alpha = tl.math.exp2(m_i - m_safe)
         l_i = l_i * alpha + tl.sum(p, 1)
-        acc = acc * alpha[:, None] + mma(p.to(v.dtype), v, DOT_PRECISION)
+        if FUSED_SOFTMAX:
+            acc = mma_acc(acc * alpha[:, None], p.to(v.dtype), v, DOT_PRECISION)
+        else:
+            acc = acc * alpha[:, None] + mma(p.to(v.dtype), v, DOT_PRECISION)
         m_i = m_new
         k_ptrs += BLOCK_N * stride_kn
         if D_QK_SPLIT:
@@ -320,6 +336,7 @@ def attention_fwd_kernel(
     D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr,
     HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr, DOT_PRECISION: tl.constexpr,
     WIDE: tl.constexpr, TMA: tl.constexpr = False, D_QK_SPLIT: tl.constexpr = 0, HEAD_GROUP: tl.constexpr = 1,
+    FUSED_SOFTMAX: tl.constexpr = False,
 ):
     """O and stats (natural-log LSE) for one block of BLOCK_M query rows of one (b, h)."""
     # Costliest query blocks first (the highest under a right bound, the lowest under a left one).
@@ -377,17 +394,17 @@ def attention_fwd_kernel(
                                stride_kn, stride_kd, stride_vn, stride_vd,
                                offs_m, start, mid_lo, S_kv, lo_off, hi_off, qk_scale_log2,
                                BLOCK_N, D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
-                               DOT_PRECISION, WIDE, TMA)
+                               DOT_PRECISION, WIDE, TMA, FUSED_SOFTMAX)
     acc, m_i, l_i = _fwd_tiles(acc, m_i, l_i, q, q_b, k_base, v_base, k_desc, k_b_desc, v_desc,
                                stride_kn, stride_kd, stride_vn, stride_vd,
                                offs_m, mid_lo, mid_hi, S_kv, lo_off, hi_off, qk_scale_log2,
                                BLOCK_N, D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, False, HAS_LEFT, HAS_RIGHT,
-                               DOT_PRECISION, WIDE, TMA)
+                               DOT_PRECISION, WIDE, TMA, FUSED_SOFTMAX)
     acc, m_i, l_i = _fwd_tiles(acc, m_i, l_i, q, q_b, k_base, v_base, k_desc, k_b_desc, v_desc,
                                stride_kn, stride_kd, stride_vn, stride_vd,
                                offs_m, mid_hi, stop, S_kv, lo_off, hi_off, qk_scale_log2,
                                BLOCK_N, D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
-                               DOT_PRECISION, WIDE, TMA)
+                               DOT_PRECISION, WIDE, TMA, FUSED_SOFTMAX)
 
     # A row that kept no key: O = 0 and stats = -inf (the oracle's convention).
     empty = l_i == 0.0

@@ -1,0 +1,55 @@
+"""The forward's fused softmax (ForwardConfig.fused_softmax, kernels.attention_fwd FUSED_SOFTMAX) against the
+float64 oracle on fresh random inputs, through run_case (poisoned outputs, the backward from its O and stats):
+dtypes, layouts, GQA, head dims with the 128 + 64 split, odd lengths, masks with empty rows, scales. The
+launcher takes it only for a scale > 0 (max(s x) = s max(x) needs s > 0); other scales keep the plain path."""
+
+import dataclasses
+
+import pytest
+
+from sdpa_bwd import launch
+from test_triton_kernels import CASES, Case, run_case
+
+FUSED_CASES = [CASES[i] for i in (0, 1, 2, 3, 7, 12, 14, 17, 19, 22, 23, 25, 26, 27, 30, 31, 34, 35, 36, 37, 38)] + [
+    Case(D_qk=192, D_v=128, S_q=19, S_kv=23, B=1, H_q=2, H_k=1, H_v=2, dtype="bf16", right_bound=0, seed=60),
+]
+
+
+def fused_table(monkeypatch):
+    table, seen = launch.forward_config, []
+
+    def fused(*args, **kwargs):
+        cfg = dataclasses.replace(table(*args, **kwargs), fused_softmax=True)
+        seen.append(cfg)
+        return cfg
+
+    monkeypatch.setattr(launch, "forward_config", fused)
+    return seen
+
+
+@pytest.mark.parametrize("case", FUSED_CASES, ids=[c.id() for c in FUSED_CASES])
+def test_fused_softmax_forward_case(case, monkeypatch):
+    seen = fused_table(monkeypatch)
+    run_case(case)
+    assert seen, "the launcher did not take the patched table"
+
+
+@pytest.mark.parametrize("scale,fused", [(0.3, True), (None, True), (-0.7, False), (0.0, False)])
+def test_fused_softmax_is_taken_only_for_a_positive_scale(scale, fused, monkeypatch):
+    import torch
+
+    fused_table(monkeypatch)
+    flags = []
+    real = launch.attention_fwd_kernel
+
+    class Spy:
+        def __getitem__(self, grid):
+            def call(*args, **kwargs):
+                flags.append(kwargs["FUSED_SOFTMAX"])
+                return real[grid](*args, **kwargs)
+            return call
+
+    monkeypatch.setattr(launch, "attention_fwd_kernel", Spy())
+    q, k, v = (torch.randn(1, 1, 16, 16) for _ in range(3))
+    launch.attention_forward(q, k, v, scale=scale)
+    assert flags == [fused], f"scale {scale}: FUSED_SOFTMAX {flags}, expected {fused}"
