@@ -85,6 +85,8 @@ def test_gpu_replay_of_the_atomic_dq_mode():
 
 
 def test_gpu_replay_on_a_side_stream():
+    """A replay launches on the caller's current stream. Its inputs here are written on a side stream behind
+    a ~50 ms sleep: a replay launched on another stream would read them before they are written."""
     call = GPU_CALLS[1]
     call.run(*call.inputs(1))
     fresh = call.inputs(2)
@@ -92,9 +94,11 @@ def test_gpu_replay_on_a_side_stream():
         want, _ = call.run(*fresh)
     torch.cuda.synchronize()
     side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
+    before = launch_cache.counts["direct_launches"]
     with torch.cuda.stream(side):
-        got, _ = call.run(*fresh)
+        torch.cuda._sleep(100_000_000)
+        late = [torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device=t.device).copy_(t) for t in fresh]
+        got, _ = call.run(*late)
     side.synchronize()
-    assert launch_cache.counts["replayed"] >= 2
+    assert launch_cache.counts["direct_launches"] - before >= 4, "the side-stream call did not replay"
     assert_same(got, want, "replayed on a side stream")
