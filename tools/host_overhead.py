@@ -16,6 +16,7 @@ are bounded below by it.
 
 import argparse
 import os
+import sys
 import time
 
 import torch
@@ -23,6 +24,8 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from sdpa_bwd import launch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 def per_call_us(fn, calls, sync=None):
@@ -48,21 +51,6 @@ def print_profile(fn, calls, top, sync=lambda: None):
     sync()
     prof.disable()
     pstats.Stats(prof).sort_stats("tottime").print_stats(top)
-
-
-def print_gpu_time(fn, calls):
-    """The GPU time of fn's kernels a call (torch.profiler), kernel by kernel: is a call that takes longer
-    than its host path GPU-bound?"""
-    fn()
-    torch.cuda.synchronize()
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        for _ in range(calls):
-            fn()
-        torch.cuda.synchronize()
-    rows = [(ev.key[:60], (getattr(ev, "device_time_total", None) or getattr(ev, "cuda_time_total", 0)) / calls)
-            for ev in prof.key_averages()]
-    rows = [r for r in rows if r[1] > 0]
-    print(f"GPU time a call {sum(t for _, t in rows):.1f} us: " + ", ".join(f"{n} {t:.1f}" for n, t in rows))
 
 
 class _NoLaunch:
@@ -120,7 +108,11 @@ def main():
             print(f"cProfile, {'causal' if causal else 'nc'} backward:")
             print_profile(lambda: launch.attention_backward(q, k, v, o, do, st, right_bound=rb), args.calls, 25,
                           sync=torch.cuda.synchronize)
-            print_gpu_time(lambda: launch.attention_backward(q, k, v, o, do, st, right_bound=rb), 20)
+            from ab_perf import split  # the profiler's per-kernel device time (ms a call, mean of 5 calls)
+
+            parts = split(lambda: launch.attention_backward(q, k, v, o, do, st, right_bound=rb))
+            print(f"GPU time a call {sum(parts.values()) * 1000:.1f} us: "
+                  + ", ".join(f"{n} {t * 1000:.1f}" for n, t in parts.items()))
 
 
 if __name__ == "__main__":

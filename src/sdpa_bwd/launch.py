@@ -823,9 +823,8 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     prec = _dot_precision(q.dtype, q.device.type)
     dev = q.device
 
-    # Side buffers: packed by the problem's dims, row (b, h, i) at (b * H_q + h) * S_q + i.
-    delta = torch.empty(B * H_q * S_q, dtype=torch.float32, device=dev)
-    lse2 = torch.empty(B * H_q * S_q, dtype=torch.float32, device=dev)
+    atomic = cfg.dq_mode == "atomic"
+    delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, atomic, dev)
     pre_block = 64 if dev.type == "cuda" else 16
     rec.launch(
         attention_bwd_preprocess_kernel, (_cdiv(S_q, pre_block), B * H_q),
@@ -836,8 +835,6 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
         num_warps=4,
     )
 
-    atomic = cfg.dq_mode == "atomic"
-    dq_accum = torch.zeros(B * H_q * S_q * D_qk, dtype=torch.float32, device=dev) if atomic else delta
     common = dict(D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, D_V=D_v, D_V_PAD=d_v_pad,
                   HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=prec, WIDE=wide,
                   num_warps=cfg.num_warps, num_stages=cfg.num_stages)
@@ -912,15 +909,23 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     return dq, dk, dv
 
 
+def _side_buffers(B: int, H_q: int, S_q: int, D_qk: int, atomic: bool, device):
+    """(delta, lse2, dq_accum), packed by the problem's dims: row (b, h, i) at (b * H_q + h) * S_q + i. The
+    atomic dQ mode adds its partials into a zeroed fp32 dq_accum; the separate mode passes delta in its place
+    (the kernels do not read it there)."""
+    delta = torch.empty(B * H_q * S_q, dtype=torch.float32, device=device)
+    lse2 = torch.empty(B * H_q * S_q, dtype=torch.float32, device=device)
+    dq_accum = torch.zeros(B * H_q * S_q * D_qk, dtype=torch.float32, device=device) if atomic else delta
+    return delta, lse2, dq_accum
+
+
 def _replay_backward(plan, q, k, v, o, do, stats, dq, dk, dv, return_delta: bool):
     """attention_backward for a call whose key was recorded: its outputs and side buffers allocated as the
     recorded call allocated them, then its launches."""
     B, H_q, S_q, D_qk, atomic = plan.extra
     dq, dk, dv = (torch.empty(ref.shape, dtype=ref.dtype, device=ref.device) if t is None else t
                   for t, ref in ((dq, q), (dk, k), (dv, v)))
-    delta = torch.empty(B * H_q * S_q, dtype=torch.float32, device=q.device)
-    lse2 = torch.empty(B * H_q * S_q, dtype=torch.float32, device=q.device)
-    dq_accum = torch.zeros(B * H_q * S_q * D_qk, dtype=torch.float32, device=q.device) if atomic else delta
+    delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, atomic, q.device)
     plan.replay((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum))
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, S_q)
