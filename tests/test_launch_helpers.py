@@ -29,8 +29,9 @@ def test_cached_config_tables_match_the_uncached_ones():
     for dtype in (torch.float16, torch.bfloat16, torch.float32):
         for d_qk, d_v in ((16, 16), (64, 64), (128, 128), (256, 128), (256, 256), (32, 128)):
             for device in ("cuda", "cpu"):
-                assert launch.forward_config(d_qk, d_v, dtype, device) == \
-                    launch.forward_config.__wrapped__(d_qk, d_v, dtype, device)
+                for causal in (False, True):
+                    assert launch.forward_config(d_qk, d_v, dtype, device, causal) == \
+                        launch.forward_config.__wrapped__(d_qk, d_v, dtype, device, causal)
                 for det in (False, True):
                     for causal in (False, True):
                         assert launch.backward_config(d_qk, d_v, dtype, device, det, causal) == \

@@ -1,5 +1,6 @@
 """The autotuner's choice and cache (sdpa_bwd.tuning), with a fake timer: the logic, not the speed."""
 
+import dataclasses
 import json
 
 import pytest
@@ -69,8 +70,12 @@ def test_candidate_lists_start_with_the_table_and_have_no_repeats():
                     "the other mask class's table entry is a candidate too")
                 assert len(set(cands)) == len(cands)
                 assert all(c.dq_mode == "separate" for c in cands) or not det
-            fwd = launch.forward_candidates(dqk, dv, dtype)
-            assert fwd[0] == launch.forward_config(dqk, dv, dtype, "cuda") and len(set(fwd)) == len(fwd)
+            for causal in (False, True):
+                fwd = launch.forward_candidates(dqk, dv, dtype, causal)
+                table = launch.forward_config(dqk, dv, dtype, "cuda", causal)
+                assert fwd[0] == table and len(set(fwd)) == len(fwd)
+                assert launch.forward_config(dqk, dv, dtype, "cuda", not causal) in fwd
+                assert dataclasses.replace(table, fused_softmax=not table.fused_softmax) in fwd
 
 
 def test_key_separates_what_changes_the_best_config():

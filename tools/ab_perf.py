@@ -359,11 +359,45 @@ FWD_VARIANTS_S12 = {
     256: [("default/tma", "on", None), ("fused", "on", FC(128, 64, 8, 2, fused_softmax=True))],
 }
 BWD_VARIANTS_S12 = {k: [] for k in FWD_VARIANTS_S12}
+# Session 11: the fused softmax of run 45 timed again, interleaved (default, fused, default, fused: one median
+# a variant left +-2%), before it goes into the table per head dim and mask; the hd128 forward's layout spread
+# (run 43: GQA 8k BSHD / padded 1.08-1.12x BHSD, the backward's within 1.05) against the start order; and two
+# untried hd128 tilings, the forward on four warpgroups (256/64, 16 warps) and the dQ pass over 128 keys.
+ROWS_S13 = ROWS_S12 + [
+    (1, 32, 8, 8192, 128, False, torch.bfloat16, "bshd"), (1, 32, 8, 8192, 128, False, torch.bfloat16, "bshd_pad"),
+    (1, 32, 8, 8192, 128, True, torch.bfloat16),
+]
+
+
+def _abab(fused):
+    return [("default/tma", "on", None), ("fused", "on", fused), ("default again", "on", None),
+            ("fused again", "on", fused)]
+
+
+_FUSED_128 = FC(128, 128, 8, 3, head_group=4, fused_softmax=True)
+FWD_VARIANTS_S13 = {
+    128: _abab(_FUSED_128) + [
+        ("hg1", "on", None, dict(head_group=1)), ("hg8", "on", None, dict(head_group=8)),
+        ("hg16", "on", None, dict(head_group=16)), ("fused hg16", "on", _FUSED_128, dict(head_group=16)),
+        ("128/128 8w s2 fused", "on", FC(128, 128, 8, 2, head_group=4, fused_softmax=True)),
+        ("256/64 16w s2", "on", FC(256, 64, 16, 2, head_group=4)),
+        ("256/64 16w s2 fused", "on", FC(256, 64, 16, 2, head_group=4, fused_softmax=True))],
+    64: _abab(FC(128, 64, 4, 3, head_group=16, fused_softmax=True)),
+    (192, 128): _abab(FC(128, 64, 8, 3, head_group=4, fused_softmax=True)),
+    256: _abab(FC(128, 64, 8, 2, fused_softmax=True)),
+}
+BWD_VARIANTS_S13 = {k: [] for k in FWD_VARIANTS_S13}
+BWD_VARIANTS_S13[128] = [  # against the non-causal entry (the causal rows' default is the one-warpgroup DKDV)
+    ("default", "on", None),
+    ("dq 128/128 s2", "on", BC(64, 128, 128, 128, 8, 3, "separate", dq_num_warps=8, dq_num_stages=2,
+                                head_group=8, dv_after_dp=True)),
+    ("dq 128/64 s4", "on", BC(64, 128, 128, 64, 8, 3, "separate", dq_num_warps=8, dq_num_stages=4,
+                               head_group=8, dv_after_dp=True))]
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
           "s9": (ROWS_S9, BWD_VARIANTS_S9, FWD_VARIANTS_S9), "s10": (ROWS_S10, BWD_VARIANTS_S10, FWD_VARIANTS_S10),
-          "s12": (ROWS_S12, BWD_VARIANTS_S12, FWD_VARIANTS_S12)}
+          "s12": (ROWS_S12, BWD_VARIANTS_S12, FWD_VARIANTS_S12), "s13": (ROWS_S13, BWD_VARIANTS_S13, FWD_VARIANTS_S13)}
 
 
 def _variant(v):
@@ -407,7 +441,7 @@ def main():
                     help="configs: the tile/atomic/TMA variants of sessions 2-4; s6: start order and dV after dP; "
                          "s7: warps against tile rows; s8b: hd128's one-warpgroup DKDV pass under causal masks; "
                          "s9: hd256 on one warpgroup (split DKDV); s10: the split at hd128 / hd64, hd256 shapes; "
-                         "s12: the forward's fused softmax")
+                         "s12: the forward's fused softmax; s13: s12 interleaved, start order, hd128 tilings")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()

@@ -291,10 +291,8 @@ class ForwardConfig:
     head_group: int = 8
     # The softmax with the score scale folded into exp2's argument (one FMA) and P V accumulated through the
     # product's accumulator (kernels.attention_fwd._fwd_tiles, FUSED_SOFTMAX); taken only where scale > 0.
-    # Device run 45 (ab_perf --table s12, bf16 BHSD, one timing each): hd64 nc 0.188 -> 0.179 ms, 192/128 nc
-    # 0.352 -> 0.340, hd256 nc 0.566 -> 0.552, hd128 causal 0.307 -> 0.293; hd128 nc 0.509 -> 0.525 (fp16
-    # 0.541 -> 0.547, 8k 1.074 -> 1.064), the other rows within 1%. GPU tests with it on: 16 of 16. In no
-    # table yet: adopting it is a kernel change the full plan has not run on.
+    # In the 16-bit table for hd64, hd128 causal and hd256, where it won in both of runs 45 and 46
+    # (``forward_config``); hd128 non-causal and 192/128 keep the plain softmax.
     fused_softmax: bool = False
 
 
@@ -364,7 +362,18 @@ def d_qk_chunks(d_qk: int, dtype: torch.dtype, split: bool = True) -> tuple[int,
 
 
 @functools.lru_cache(maxsize=None)
-def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type: str) -> ForwardConfig:
+def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type: str,
+                   causal: bool = False) -> ForwardConfig:
+    """The measured config for a head-dim class; ``causal`` (right_bound 0, no left bound, either alignment)
+    picks the hd128 16-bit entry with the fused softmax, the one mask where it wins at hd128.
+
+    The fused softmax (``ForwardConfig.fused_softmax``), H200 bf16 BHSD, plain -> fused, ms: run 45 (one
+    timing each, ab_perf --table s12) and run 46 (two each, interleaved, the faster kept, --table s13):
+    hd64 nc 0.188 -> 0.179, 0.186 -> 0.177; hd64 causal 0.115 -> 0.114, 0.114 -> 0.112; hd128 causal
+    (2,16,4096) 0.307 -> 0.293, 0.309 -> 0.291, (1,32/8,8192) 1.070 -> 1.041 (run 46); hd256 nc 0.566 -> 0.552,
+    0.563 -> 0.550. It loses at hd128 non-causal: (2,16,4096) 0.509 -> 0.525, 0.525 -> 0.527; (1,16,8192)
+    1.074 -> 1.064, 1.011 -> 1.049; (1,32/8,8192) 2.104 -> 2.093, 2.020 -> 2.059; fp16 0.541 -> 0.547,
+    0.543 -> 0.548; and 192/128 is even (nc 0.347 -> 0.343, causal 0.191 both, run 46)."""
     if device_type != "cuda":
         return _INTERPRETER_FWD
     if dtype == torch.float32:
@@ -380,12 +389,15 @@ def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type:
     # (0.128 with 8); (2,16,4096,128) 0.358 -> 0.322, (1,32/8,8192,128) 1.208 -> 1.174 with 4 (0.323, 1.206
     # with 8); non-causal rows within 1%.
     if d <= 64:
-        return ForwardConfig(128, 64, num_warps=4, num_stages=3, head_group=16)
+        return ForwardConfig(128, 64, num_warps=4, num_stages=3, head_group=16, fused_softmax=True)
     if d <= 128:
         # Run 23 (ab_perf --table s7b, bf16): 128/128 on 3 stages against the 128/64 of the FA2/Triton
         # tutorial shape that every earlier number ran: (2,16,4096) 0.575 -> 0.514 ms non-causal, 0.324 ->
         # 0.306 causal, (1,32/8,8192) 2.206 -> 1.972 (4 stages need 296 KB of shared memory).
-        return ForwardConfig(128, 128, num_warps=8, num_stages=3, head_group=4)
+        # Run 46 (--table s13): 2 stages 0.527 -> 0.625 ms (fused), 256/64 on 16 warps 0.706; the start order
+        # in groups of 1 / 8 / 16 heads against 4: within 2% non-causal at (2,16,4096), 3-10% slower on the
+        # GQA rows (any layout) and causal.
+        return ForwardConfig(128, 128, num_warps=8, num_stages=3, head_group=4, fused_softmax=causal)
     if d_qk_pad == 256 and d_v_pad <= 128 and dtype != torch.float32:
         # fp32 keeps the hd256 config: these tiles need 272-320 KiB of shared memory in fp32
         # (OutOfResources on plan cases pair-025/pair-070, device run 2026-12-01).
@@ -401,7 +413,7 @@ def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type:
     # hd256 (16-bit; fp32 returned above): run 34 (ab_perf --table s10, (1,16,4096,256) bf16): 128/64 on
     # 8 warps, 2 stages, 0.676 -> 0.559 ms non-causal, 0.365 -> 0.295 causal against the 64/32 4-warp
     # s2 config it had (cuDNN 0.380 / 0.262); 128/32 8w s3 0.589 / 0.315, 64/64 4w s2 0.855 / 0.422.
-    return ForwardConfig(128, 64, num_warps=8, num_stages=2)
+    return ForwardConfig(128, 64, num_warps=8, num_stages=2, fused_softmax=True)
 
 
 @functools.lru_cache(maxsize=None)
@@ -556,8 +568,10 @@ def backward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, determi
     return out
 
 
-def forward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype) -> list:
-    table = forward_config(d_qk_pad, d_v_pad, dtype, "cuda")
+def forward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, causal: bool = False) -> list:
+    """As ``backward_candidates``: the table's choice first, the other mask class's entry, the table's tiles with
+    the other softmax (``ForwardConfig.fused_softmax``), the runners-up."""
+    table = forward_config(d_qk_pad, d_v_pad, dtype, "cuda", causal)
     d = max(d_qk_pad, d_v_pad)
     F = ForwardConfig
     extra = ([F(128, 64, 4, 4), F(128, 128, 8, 3), F(128, 64, 8, 3, head_group=16)] if d <= 64 else
@@ -567,7 +581,9 @@ def forward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype) -> list:
     if dtype == torch.float32:
         extra = [F(max(16, c.block_m // 2), max(16, c.block_n // 2), c.num_warps, 1) for c in extra]
     out = [table]
-    for c in extra:  # halving the fp32 tiles can make two 16-bit candidates one
+    other_softmax = dataclasses.replace(table, fused_softmax=not table.fused_softmax)
+    for c in [forward_config(d_qk_pad, d_v_pad, dtype, "cuda", not causal), other_softmax] + extra:
+        # halving the fp32 tiles can make two 16-bit candidates one
         if c not in out:
             out.append(c)
     return out
@@ -734,13 +750,14 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
         stats.fill_(float("-inf"))
         return o, stats
     d_qk_pad, d_v_pad = head_dim_pad(D_qk), head_dim_pad(D_v)
+    causal = left_bound is None and right_bound == 0
     cfg = config or _tuned(
         "fwd", q, _tune_d_qk(D_qk, q.dtype), d_v_pad, left_bound, right_bound, gqa=H_k != H_q or H_v != H_q,
         deterministic=False, seq=max(S_q, S_kv), config_type=ForwardConfig,
-        candidates=lambda: forward_candidates(d_qk_pad, d_v_pad, q.dtype),
+        candidates=lambda: forward_candidates(d_qk_pad, d_v_pad, q.dtype, causal),
         run=lambda c: attention_forward(q, k, v, scale=scale, left_bound=left_bound, right_bound=right_bound,
                                         alignment=alignment, config=c),
-    ) or forward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type)
+    ) or forward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type, causal)
     qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype, cfg.split_d_qk)
     grid = (_cdiv(S_q, cfg.block_m), B * H_q)
     rec.launch(
