@@ -393,11 +393,38 @@ BWD_VARIANTS_S13[128] = [  # against the non-causal entry (the causal rows' defa
                                 head_group=8, dv_after_dp=True)),
     ("dq 128/64 s4", "on", BC(64, 128, 128, 64, 8, 3, "separate", dq_num_warps=8, dq_num_stages=4,
                                head_group=8, dv_after_dp=True))]
+# Session 11, second round (prepared for adoption by a later session: each change to the table needs the full
+# plan): forward tiles with the fused softmax where run 46 left a head dim below 0.8 of cuDNN's forward
+# (192/128 nc, hd128 nc) or where the fused softmax now runs (hd64).
+ROWS_S14 = [
+    (2, 16, 16, 4096, 128, False, torch.bfloat16), (1, 16, 16, 8192, 128, False, torch.bfloat16),
+    (4, 16, 16, 2048, 64, False, torch.bfloat16), (4, 16, 16, 2048, 64, True, torch.bfloat16),
+    (1, 16, 16, 4096, (192, 128), False, torch.bfloat16), (1, 16, 16, 4096, (192, 128), True, torch.bfloat16),
+]
+FWD_VARIANTS_S14 = {
+    128: [("default/tma", "on", None), ("fused", "on", _FUSED_128),
+          ("128/64 8w s3 fused", "on", FC(128, 64, 8, 3, head_group=4, fused_softmax=True)),
+          ("128/64 8w s4 fused", "on", FC(128, 64, 8, 4, head_group=4, fused_softmax=True)),
+          ("default again", "on", None)],
+    64: [("default/tma", "on", None), ("plain", "on", FC(128, 64, 4, 3, head_group=16)),
+         ("128/128 8w s3 fused", "on", FC(128, 128, 8, 3, head_group=16, fused_softmax=True)),
+         ("128/64 8w s3 fused", "on", FC(128, 64, 8, 3, head_group=16, fused_softmax=True)),
+         ("128/64 4w s4 fused", "on", FC(128, 64, 4, 4, head_group=16, fused_softmax=True)),
+         ("default again", "on", None)],
+    (192, 128): [("default/tma", "on", None), ("fused", "on", FC(128, 64, 8, 3, head_group=4, fused_softmax=True)),
+                 ("128/64 8w s4", "on", FC(128, 64, 8, 4, head_group=4)),
+                 ("128/64 8w s4 fused", "on", FC(128, 64, 8, 4, head_group=4, fused_softmax=True)),
+                 ("128/128 8w s2", "on", FC(128, 128, 8, 2, head_group=4)),
+                 ("128/128 8w s2 fused", "on", FC(128, 128, 8, 2, head_group=4, fused_softmax=True)),
+                 ("default again", "on", None)],
+}
+BWD_VARIANTS_S14 = {k: [] for k in FWD_VARIANTS_S14}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
           "s9": (ROWS_S9, BWD_VARIANTS_S9, FWD_VARIANTS_S9), "s10": (ROWS_S10, BWD_VARIANTS_S10, FWD_VARIANTS_S10),
-          "s12": (ROWS_S12, BWD_VARIANTS_S12, FWD_VARIANTS_S12), "s13": (ROWS_S13, BWD_VARIANTS_S13, FWD_VARIANTS_S13)}
+          "s12": (ROWS_S12, BWD_VARIANTS_S12, FWD_VARIANTS_S12), "s13": (ROWS_S13, BWD_VARIANTS_S13, FWD_VARIANTS_S13),
+          "s14": (ROWS_S14, BWD_VARIANTS_S14, FWD_VARIANTS_S14)}
 
 
 def _variant(v):
@@ -441,7 +468,8 @@ def main():
                     help="configs: the tile/atomic/TMA variants of sessions 2-4; s6: start order and dV after dP; "
                          "s7: warps against tile rows; s8b: hd128's one-warpgroup DKDV pass under causal masks; "
                          "s9: hd256 on one warpgroup (split DKDV); s10: the split at hd128 / hd64, hd256 shapes; "
-                         "s12: the forward's fused softmax; s13: s12 interleaved, start order, hd128 tilings")
+                         "s12: the forward's fused softmax; s13: s12 interleaved, start order, hd128 tilings; "
+                         "s14: forward tiles with the fused softmax")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()
