@@ -5,6 +5,7 @@ plus hypothesis-drawn random layouts. Same checks as tests/test_triton_kernels.p
 Run on the device machine: ``PYTHONPATH=src python -m pytest -m gpu tests/gpu/test_triton_gpu.py``.
 """
 
+import dataclasses
 import os
 import sys
 
@@ -113,13 +114,29 @@ def test_gpu_split_dkdv_case(case, monkeypatch):
 
 @pytest.mark.parametrize("case", GPU_CASES, ids=[c.id() for c in GPU_CASES])
 def test_gpu_fused_softmax_case(case, monkeypatch):
-    """The forward's fused softmax (ForwardConfig.fused_softmax, the ab_perf --table s12 candidate) on every
-    GPU case through run_case: the oracle, poisoned outputs, the backward from its O and stats."""
+    """The forward's fused softmax (ForwardConfig.fused_softmax: the table's at hd64, hd128 causal and hd256) on
+    every GPU case through run_case: the oracle, poisoned outputs, the backward from its O and stats."""
     from test_fused_softmax import fused_table
 
     seen = fused_table(monkeypatch)
     run_case(case)
     assert seen and all(c.fused_softmax for c in seen)
+
+
+@pytest.mark.parametrize("case", GPU_CASES, ids=[c.id() for c in GPU_CASES])
+def test_gpu_plain_softmax_case(case, monkeypatch):
+    """The plain softmax on every GPU case, the head dims and masks whose table entry fuses it included, so
+    that both forward paths stay checked on the GPU whichever the table picks."""
+    table, seen = launch.forward_config, []
+
+    def plain(*args, **kwargs):
+        cfg = dataclasses.replace(table(*args, **kwargs), fused_softmax=False)
+        seen.append(cfg)
+        return cfg
+
+    monkeypatch.setattr(launch, "forward_config", plain)
+    run_case(case)
+    assert seen, "the launcher did not take the patched table"
 
 
 def test_gpu_dq_reduce_takes_the_tma_path():
