@@ -3,12 +3,10 @@ float64 oracle on fresh random inputs, through run_case (poisoned outputs, the b
 dtypes, layouts, GQA, head dims with the 128 + 64 split, odd lengths, masks with empty rows, scales. The
 launcher takes it only for a scale > 0 (max(s x) = s max(x) needs s > 0); other scales keep the plain path."""
 
-import dataclasses
-
 import pytest
 
 from sdpa_bwd import launch
-from test_triton_kernels import CASES, Case, run_case
+from test_triton_kernels import CASES, Case, patched_table, run_case
 
 FUSED_CASES = [CASES[i] for i in (0, 1, 2, 3, 7, 12, 14, 17, 19, 22, 23, 25, 26, 27, 30, 31, 34, 35, 36, 37, 38)] + [
     Case(D_qk=192, D_v=128, S_q=19, S_kv=23, B=1, H_q=2, H_k=1, H_v=2, dtype="bf16", right_bound=0, seed=60),
@@ -16,15 +14,7 @@ FUSED_CASES = [CASES[i] for i in (0, 1, 2, 3, 7, 12, 14, 17, 19, 22, 23, 25, 26,
 
 
 def fused_table(monkeypatch):
-    table, seen = launch.forward_config, []
-
-    def fused(*args, **kwargs):
-        cfg = dataclasses.replace(table(*args, **kwargs), fused_softmax=True)
-        seen.append(cfg)
-        return cfg
-
-    monkeypatch.setattr(launch, "forward_config", fused)
-    return seen
+    return patched_table(monkeypatch, "forward_config", fused_softmax=True)
 
 
 @pytest.mark.parametrize("case", FUSED_CASES, ids=[c.id() for c in FUSED_CASES])

@@ -330,17 +330,24 @@ SPLIT_DKDV_CASES = [CASES[i] for i in (0, 4, 7, 10, 16, 22, 30, 38)] + [
 assert all(c.H_k == c.H_v for c in SPLIT_DKDV_CASES), "H_k != H_v splits the pass anyway"
 
 
-@pytest.mark.parametrize("case", SPLIT_DKDV_CASES, ids=[c.id() for c in SPLIT_DKDV_CASES])
-def test_backward_case_with_the_dkdv_pass_split(case, monkeypatch):
-    table = launch.backward_config
-    seen = []
+def patched_table(monkeypatch, name: str, **changes) -> list:
+    """Replace the launcher's config table ``launch.<name>`` (forward_config / backward_config) by one whose
+    every entry has ``changes``; returns the list of the configs it handed out, so that a test can check the
+    launcher took it."""
+    table, seen = getattr(launch, name), []
 
-    def split(*args, **kwargs):
-        cfg = dataclasses.replace(table(*args, **kwargs), split_dkdv=True)
+    def patched(*args, **kwargs):
+        cfg = dataclasses.replace(table(*args, **kwargs), **changes)
         seen.append(cfg)
         return cfg
 
-    monkeypatch.setattr(launch, "backward_config", split)
+    monkeypatch.setattr(launch, name, patched)
+    return seen
+
+
+@pytest.mark.parametrize("case", SPLIT_DKDV_CASES, ids=[c.id() for c in SPLIT_DKDV_CASES])
+def test_backward_case_with_the_dkdv_pass_split(case, monkeypatch):
+    seen = patched_table(monkeypatch, "backward_config", split_dkdv=True)
     run_case(case)
     assert seen, "the launcher did not take the patched table"
 

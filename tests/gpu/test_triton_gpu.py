@@ -5,7 +5,6 @@ plus hypothesis-drawn random layouts. Same checks as tests/test_triton_kernels.p
 Run on the device machine: ``PYTHONPATH=src python -m pytest -m gpu tests/gpu/test_triton_gpu.py``.
 """
 
-import dataclasses
 import os
 import sys
 
@@ -14,7 +13,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from test_triton_kernels import BHSD, BSHD, SBHD, Case, Layout, run_case  # noqa: E402
+from test_triton_kernels import BHSD, BSHD, SBHD, Case, Layout, patched_table, run_case  # noqa: E402
 
 from sdpa_bwd import launch  # noqa: E402
 
@@ -86,12 +85,10 @@ def test_gpu_atomic_dq_case(case, monkeypatch):
 @pytest.mark.parametrize("case", [GPU_CASES[4], GPU_CASES[13], GPU_CASES[14]], ids=["gqa-192-128", "bshd", "dstep"])
 def test_gpu_padded_192_still_correct(case, monkeypatch):
     """split_d_qk=False, the pad to 256 that tools/ab_perf.py's "padded" variants time against the split."""
-    import dataclasses
-
-    fwd, bwd = launch.forward_config, launch.backward_config
-    monkeypatch.setattr(launch, "forward_config", lambda *a, **k: dataclasses.replace(fwd(*a, **k), split_d_qk=False))
-    monkeypatch.setattr(launch, "backward_config", lambda *a, **k: dataclasses.replace(bwd(*a, **k), split_d_qk=False))
+    fwd = patched_table(monkeypatch, "forward_config", split_d_qk=False)
+    bwd = patched_table(monkeypatch, "backward_config", split_d_qk=False)
     run_case(case)
+    assert fwd and bwd, "the launcher did not take the patched tables"
 
 
 _SPLIT_DKDV = [c for c in GPU_CASES if c.H_k == c.H_v and (c.D_qk >= 192 or c.seed in (100, 103, 106))]
@@ -101,15 +98,9 @@ _SPLIT_DKDV = [c for c in GPU_CASES if c.H_k == c.H_v and (c.D_qk >= 192 or c.se
 def test_gpu_split_dkdv_case(case, monkeypatch):
     """The DKDV pass as a dK pass and a dV pass although H_k == H_v (BackwardConfig.split_dkdv, the
     hd256 A/B candidate of ab_perf --table s9), on one warpgroup with the dQ pass on one too."""
-    import dataclasses
-
-    table = launch.backward_config
-
-    def split(*args, **kwargs):
-        return dataclasses.replace(table(*args, **kwargs), split_dkdv=True, num_warps=4, dq_num_warps=4)
-
-    monkeypatch.setattr(launch, "backward_config", split)
+    seen = patched_table(monkeypatch, "backward_config", split_dkdv=True, num_warps=4, dq_num_warps=4)
     run_case(case)
+    assert seen, "the launcher did not take the patched table"
 
 
 @pytest.mark.parametrize("case", GPU_CASES, ids=[c.id() for c in GPU_CASES])
@@ -127,16 +118,9 @@ def test_gpu_fused_softmax_case(case, monkeypatch):
 def test_gpu_plain_softmax_case(case, monkeypatch):
     """The plain softmax on every GPU case, the head dims and masks whose table entry fuses it included, so
     that both forward paths stay checked on the GPU whichever the table picks."""
-    table, seen = launch.forward_config, []
-
-    def plain(*args, **kwargs):
-        cfg = dataclasses.replace(table(*args, **kwargs), fused_softmax=False)
-        seen.append(cfg)
-        return cfg
-
-    monkeypatch.setattr(launch, "forward_config", plain)
+    seen = patched_table(monkeypatch, "forward_config", fused_softmax=False)
     run_case(case)
-    assert seen, "the launcher did not take the patched table"
+    assert seen and not any(c.fused_softmax for c in seen)
 
 
 def test_gpu_dq_reduce_takes_the_tma_path():
