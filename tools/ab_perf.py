@@ -419,12 +419,35 @@ FWD_VARIANTS_S14 = {
                  ("default again", "on", None)],
 }
 BWD_VARIANTS_S14 = {k: [] for k in FWD_VARIANTS_S14}
+# Session 11, third round: the fused softmax's halves apart (ForwardConfig.pv_accumulate): the scale fold alone,
+# P V through the product's accumulator alone, both, neither, each twice. Run 46: both lose 1-4% at hd128
+# non-causal and win 4-6% at hd128 causal and hd64; which half does which decides whether hd128 nc gets one.
+ROWS_S15 = [
+    (2, 16, 16, 4096, 128, False, torch.bfloat16), (1, 16, 16, 8192, 128, False, torch.bfloat16),
+    (1, 32, 8, 8192, 128, False, torch.bfloat16), (2, 16, 16, 4096, 128, False, torch.float16),
+    (2, 16, 16, 4096, 128, True, torch.bfloat16), (4, 16, 16, 2048, 64, False, torch.bfloat16),
+    (1, 16, 16, 4096, (192, 128), False, torch.bfloat16),
+]
+
+
+def _halves(c):
+    r = dataclasses.replace
+    both, scale, acc, plain = (r(c, fused_softmax=f, pv_accumulate=a) for f, a in
+                               ((True, True), (True, False), (False, True), (False, False)))
+    return [("plain", "on", plain), ("both", "on", both), ("scale fold", "on", scale), ("pv acc", "on", acc),
+            ("plain again", "on", plain), ("both again", "on", both), ("scale fold again", "on", scale),
+            ("pv acc again", "on", acc)]
+
+
+FWD_VARIANTS_S15 = {128: _halves(FC(128, 128, 8, 3, head_group=4)), 64: _halves(FC(128, 64, 4, 3, head_group=16)),
+                    (192, 128): _halves(FC(128, 64, 8, 3, head_group=4))}
+BWD_VARIANTS_S15 = {k: [] for k in FWD_VARIANTS_S15}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
           "s9": (ROWS_S9, BWD_VARIANTS_S9, FWD_VARIANTS_S9), "s10": (ROWS_S10, BWD_VARIANTS_S10, FWD_VARIANTS_S10),
           "s12": (ROWS_S12, BWD_VARIANTS_S12, FWD_VARIANTS_S12), "s13": (ROWS_S13, BWD_VARIANTS_S13, FWD_VARIANTS_S13),
-          "s14": (ROWS_S14, BWD_VARIANTS_S14, FWD_VARIANTS_S14)}
+          "s14": (ROWS_S14, BWD_VARIANTS_S14, FWD_VARIANTS_S14), "s15": (ROWS_S15, BWD_VARIANTS_S15, FWD_VARIANTS_S15)}
 
 
 def _variant(v):
@@ -469,7 +492,7 @@ def main():
                          "s7: warps against tile rows; s8b: hd128's one-warpgroup DKDV pass under causal masks; "
                          "s9: hd256 on one warpgroup (split DKDV); s10: the split at hd128 / hd64, hd256 shapes; "
                          "s12: the forward's fused softmax; s13: s12 interleaved, start order, hd128 tilings; "
-                         "s14: forward tiles with the fused softmax")
+                         "s14: forward tiles with the fused softmax; s15: the fused softmax's halves")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()

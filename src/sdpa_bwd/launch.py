@@ -294,6 +294,10 @@ class ForwardConfig:
     # In the 16-bit table for hd64, hd128 causal and hd256, where it won in both of runs 45 and 46
     # (``forward_config``); hd128 non-causal and 192/128 keep the plain softmax.
     fused_softmax: bool = False
+    # Its second half alone (kernel constexpr PV_ACC): P V through the product's accumulator. None: with
+    # fused_softmax (where that is taken); True / False: on or off whatever fused_softmax says, so that the
+    # scale fold and the accumulation can be timed apart (ab_perf --table s15).
+    pv_accumulate: Optional[bool] = None
 
 
 @dataclass(frozen=True)
@@ -771,6 +775,7 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
         HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=_dot_precision(q.dtype, q.device.type),
         WIDE=_wide(q, k, v, o, stats), TMA=_use_tma(k, v), HEAD_GROUP=HEAD_GROUP or cfg.head_group,
         FUSED_SOFTMAX=cfg.fused_softmax and scale > 0,
+        PV_ACC=(cfg.fused_softmax and scale > 0) if cfg.pv_accumulate is None else cfg.pv_accumulate,
         num_warps=cfg.num_warps, num_stages=cfg.num_stages,
     )
     rec.finish((q, k, v, o, stats), extra=(B, H_q, S_q, D_v))

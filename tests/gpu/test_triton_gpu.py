@@ -123,6 +123,15 @@ def test_gpu_plain_softmax_case(case, monkeypatch):
     assert seen and not any(c.fused_softmax for c in seen)
 
 
+@pytest.mark.parametrize("fused,pv_acc", [(True, False), (False, True)], ids=["scale-fold-only", "pv-acc-only"])
+@pytest.mark.parametrize("case", GPU_CASES[:8], ids=[c.id() for c in GPU_CASES[:8]])
+def test_gpu_softmax_half_case(case, fused, pv_acc, monkeypatch):
+    """The fused softmax's halves alone (ForwardConfig.pv_accumulate, ab_perf --table s15's candidates)."""
+    seen = patched_table(monkeypatch, "forward_config", fused_softmax=fused, pv_accumulate=pv_acc)
+    run_case(case)
+    assert seen, "the launcher did not take the patched table"
+
+
 def test_gpu_dq_reduce_takes_the_tma_path():
     acc = torch.zeros(4 * 128, device="cuda")
     assert launch._dq_reduce_tma(acc, 4, 128) == launch._HAS_TMA

@@ -247,13 +247,15 @@ def _fwd_tiles(acc, m_i, l_i, q, q_b, k_ptr, v_ptr, k_desc, k_b_desc, v_desc,
                BLOCK_N: tl.constexpr, D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_QK_SPLIT: tl.constexpr,
                D_V: tl.constexpr, D_V_PAD: tl.constexpr, MASK: tl.constexpr,
                HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr, DOT_PRECISION: tl.constexpr,
-               WIDE: tl.constexpr, TMA: tl.constexpr, FUSED_SOFTMAX: tl.constexpr = False):
+               WIDE: tl.constexpr, TMA: tl.constexpr, FUSED_SOFTMAX: tl.constexpr = False,
+               PV_ACC: tl.constexpr = False):
     """Key tiles [n_begin, n_end) into the online softmax; q_b / k_b_desc are the second D_qk chunk's.
 
     FUSED_SOFTMAX (the launcher sets it only for a scale > 0): the row max is taken on the unscaled
     scores and scaled once a row, so each score's scale and max subtraction are one FMA inside exp2's
-    argument, and P V accumulates into acc through the product's own accumulator; two operations an
-    element fewer than the plain path (a multiply and an add)."""
+    argument (a multiply an element fewer). PV_ACC: P V accumulates into the rescaled acc through the
+    product's own accumulator (an add an element fewer; the product then waits for the rescale).
+    ForwardConfig.fused_softmax sets both."""
     offs_n_local = tl.arange(0, BLOCK_N)
     offs_dqk = tl.arange(0, D_QK_PAD)
     offs_dv = tl.arange(0, D_V_PAD)
@@ -310,7 +312,7 @@ def _fwd_tiles(acc, m_i, l_i, q, q_b, k_ptr, v_ptr, k_desc, k_b_desc, v_desc,
             p = tl.math.exp2(qk - m_safe[:, None])
         alpha = tl.math.exp2(m_i - m_safe)
         l_i = l_i * alpha + tl.sum(p, 1)
-        if FUSED_SOFTMAX:
+        if PV_ACC:
             acc = mma_acc(acc * alpha[:, None], p.to(v.dtype), v, DOT_PRECISION)
         else:
             acc = acc * alpha[:, None] + mma(p.to(v.dtype), v, DOT_PRECISION)
@@ -336,7 +338,7 @@ def attention_fwd_kernel(
     D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr,
     HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr, DOT_PRECISION: tl.constexpr,
     WIDE: tl.constexpr, TMA: tl.constexpr = False, D_QK_SPLIT: tl.constexpr = 0, HEAD_GROUP: tl.constexpr = 1,
-    FUSED_SOFTMAX: tl.constexpr = False,
+    FUSED_SOFTMAX: tl.constexpr = False, PV_ACC: tl.constexpr = False,
 ):
     """O and stats (natural-log LSE) for one block of BLOCK_M query rows of one (b, h)."""
     # Costliest query blocks first (the highest under a right bound, the lowest under a left one).
@@ -394,17 +396,17 @@ def attention_fwd_kernel(
                                stride_kn, stride_kd, stride_vn, stride_vd,
                                offs_m, start, mid_lo, S_kv, lo_off, hi_off, qk_scale_log2,
                                BLOCK_N, D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
-                               DOT_PRECISION, WIDE, TMA, FUSED_SOFTMAX)
+                               DOT_PRECISION, WIDE, TMA, FUSED_SOFTMAX, PV_ACC)
     acc, m_i, l_i = _fwd_tiles(acc, m_i, l_i, q, q_b, k_base, v_base, k_desc, k_b_desc, v_desc,
                                stride_kn, stride_kd, stride_vn, stride_vd,
                                offs_m, mid_lo, mid_hi, S_kv, lo_off, hi_off, qk_scale_log2,
                                BLOCK_N, D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, False, HAS_LEFT, HAS_RIGHT,
-                               DOT_PRECISION, WIDE, TMA, FUSED_SOFTMAX)
+                               DOT_PRECISION, WIDE, TMA, FUSED_SOFTMAX, PV_ACC)
     acc, m_i, l_i = _fwd_tiles(acc, m_i, l_i, q, q_b, k_base, v_base, k_desc, k_b_desc, v_desc,
                                stride_kn, stride_kd, stride_vn, stride_vd,
                                offs_m, mid_hi, stop, S_kv, lo_off, hi_off, qk_scale_log2,
                                BLOCK_N, D_QK, D_QK_PAD, D_QK_SPLIT, D_V, D_V_PAD, True, HAS_LEFT, HAS_RIGHT,
-                               DOT_PRECISION, WIDE, TMA, FUSED_SOFTMAX)
+                               DOT_PRECISION, WIDE, TMA, FUSED_SOFTMAX, PV_ACC)
 
     # A row that kept no key: O = 0 and stats = -inf (the oracle's convention).
     empty = l_i == 0.0
