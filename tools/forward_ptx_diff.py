@@ -5,7 +5,8 @@
 Compiles ``kernels.attention_fwd.attention_fwd_kernel`` for sm_90a at the hd128 16-bit default config
 (128/128 tiles, 8 warps, 3 stages; TMA and pointer paths, with and without a right bound) from the working
 tree and from ``--rev``, drops the debug information (file names, line numbers), and compares the PTX. Extra
-constexprs (a new flag at its default, e.g. FUSED_SOFTMAX=False) are passed where the kernel has them. Used in
+constexprs (a new flag at its default, e.g. FUSED_SOFTMAX=False) are passed where the kernel has them; so are
+other tiles and head dims (BLOCK_N=64 D_QK=64 ...), and num_warps=N / num_stages=N set the launch. Used in
 session 10 to show that the fused-softmax flag, off, leaves the default forward's code as it was (so the full
 plan of the code before it still holds). Needs Triton (3.6 for the device's code) and no torch: the kernels
 package is imported without ``sdpa_bwd/__init__``.
@@ -52,7 +53,7 @@ def code_of(root: str, extra: dict) -> list:
                 if sig[n].startswith("*") or (n.startswith("stride_") and not n.endswith("d")) or n in ("S_q", "S_kv"):
                     attrs[(i,)] = [["tt.divisibility", 16]]
             k = triton.compile(ASTSource(fn, sig, consts, attrs), target=GPUTarget("cuda", 90, 32),
-                               options=dict(num_warps=8, num_stages=3))
+                               options=dict(num_warps=extra.get("num_warps", 8), num_stages=extra.get("num_stages", 3)))
             ptx = "\n".join(ln for ln in k.asm["ptx"].splitlines() if not ln.strip().startswith((".loc", ".file")))
             cut = ptx.find("// Length of Unit")  # the DWARF blob after the code
             out.append(ptx[:ptx.rfind("\n", 0, cut)] if cut > 0 else ptx)
