@@ -24,24 +24,31 @@ def test_fused_softmax_forward_case(case, monkeypatch):
     assert seen, "the launcher did not take the patched table"
 
 
-@pytest.mark.parametrize("scale,fused", [(0.3, True), (None, True), (-0.7, False), (0.0, False)])
-def test_fused_softmax_is_taken_only_for_a_positive_scale(scale, fused, monkeypatch):
+def forward_flags(monkeypatch, scale, *names):
+    """Run a small forward with ``scale`` through a spy on the forward kernel; (its O, the values of the
+    constexprs ``names`` at each launch)."""
     import torch
 
-    fused_table(monkeypatch)
-    flags = []
-    real = launch.attention_fwd_kernel
+    flags, real = [], launch.attention_fwd_kernel
 
     class Spy:
         def __getitem__(self, grid):
             def call(*args, **kwargs):
-                flags.append(kwargs["FUSED_SOFTMAX"])
+                flags.append(tuple(kwargs[n] for n in names))
                 return real[grid](*args, **kwargs)
             return call
 
     monkeypatch.setattr(launch, "attention_fwd_kernel", Spy())
     q, k, v = (torch.randn(1, 1, 16, 16) for _ in range(3))
-    launch.attention_forward(q, k, v, scale=scale)
+    o, _ = launch.attention_forward(q, k, v, scale=scale)
+    return (q, k, v, o), flags
+
+
+@pytest.mark.parametrize("scale,fused", [(0.3, True), (None, True), (-0.7, False), (0.0, False)])
+def test_fused_softmax_is_taken_only_for_a_positive_scale(scale, fused, monkeypatch):
+    fused_table(monkeypatch)
+    _, seen = forward_flags(monkeypatch, scale, "FUSED_SOFTMAX")
+    flags = [f for f, in seen]
     assert flags == [fused], f"scale {scale}: FUSED_SOFTMAX {flags}, expected {fused}"
 
 
@@ -70,19 +77,7 @@ def test_pv_accumulate_follows_the_fused_softmax_unless_set(fused, pv_acc, scale
     import torch
 
     patched_table(monkeypatch, "forward_config", fused_softmax=fused, pv_accumulate=pv_acc)
-    seen = []
-    real = launch.attention_fwd_kernel
-
-    class Spy:
-        def __getitem__(self, grid):
-            def call(*args, **kwargs):
-                seen.append((kwargs["FUSED_SOFTMAX"], kwargs["PV_ACC"]))
-                return real[grid](*args, **kwargs)
-            return call
-
-    monkeypatch.setattr(launch, "attention_fwd_kernel", Spy())
-    q, k, v = (torch.randn(1, 1, 16, 16) for _ in range(3))
-    o, _ = launch.attention_forward(q, k, v, scale=scale)
+    (q, k, v, o), seen = forward_flags(monkeypatch, scale, "FUSED_SOFTMAX", "PV_ACC")
     assert seen == [flags], f"fused_softmax {fused}, pv_accumulate {pv_acc}, scale {scale}: {seen}, expected {flags}"
     s = torch.softmax(scale * q[0, 0].double() @ k[0, 0].double().T, -1)
     torch.testing.assert_close(o[0, 0].double(), s @ v[0, 0].double(), atol=1e-5, rtol=1e-5)

@@ -764,6 +764,7 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
                                         alignment=alignment, config=c),
     ) or forward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type, causal)
     qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype, cfg.split_d_qk)
+    fused = cfg.fused_softmax and scale > 0  # the scale fold needs max(s x) = s max(x)
     grid = (_cdiv(S_q, cfg.block_m), B * H_q)
     rec.launch(
         _kernel(attention_fwd_kernel, attention_fwd_kernel_any_len, S_q, S_kv), grid,
@@ -775,8 +776,7 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
         D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, D_V=D_v, D_V_PAD=d_v_pad,
         HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=_dot_precision(q.dtype, q.device.type),
         WIDE=_wide(q, k, v, o, stats), TMA=_use_tma(k, v), HEAD_GROUP=HEAD_GROUP or cfg.head_group,
-        FUSED_SOFTMAX=cfg.fused_softmax and scale > 0,
-        PV_ACC=(cfg.fused_softmax and scale > 0) if cfg.pv_accumulate is None else cfg.pv_accumulate,
+        FUSED_SOFTMAX=fused, PV_ACC=fused if cfg.pv_accumulate is None else cfg.pv_accumulate,
         num_warps=cfg.num_warps, num_stages=cfg.num_stages,
     )
     rec.finish((q, k, v, o, stats), extra=(B, H_q, S_q, D_v))
