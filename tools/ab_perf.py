@@ -442,12 +442,41 @@ def _halves(c):
 FWD_VARIANTS_S15 = {128: _halves(FC(128, 128, 8, 3, head_group=4)), 64: _halves(FC(128, 64, 4, 3, head_group=16)),
                     (192, 128): _halves(FC(128, 64, 8, 3, head_group=4))}
 BWD_VARIANTS_S15 = {k: [] for k in FWD_VARIANTS_S15}
+# Session 12: the DKDV and dQ passes as one launch (BackwardConfig.fused_dq): the dQ programs start after the
+# DKDV pass's and take the SMs its last wave leaves idle, as the concurrent dQ pass of runs 26/30 did (+1-4% on
+# the GPU-bound rows, but 41-77 us of host time for the stream switch), here with no host cost and one launch
+# fewer. Predicted from the waves: (2,16,4096,128) nc 7.76 DKDV waves + 7.76 dQ waves of 0.75 the length,
+# 14.0 -> 13.6 units, -3%; GQA 8k nc -3%; causal rows less (their tails are already short). Local sm_90a
+# compile (Triton 3.6): the fused kernel with the dQ branch first spills as the two kernels apart (297 + 0
+# against 304 + 0 STL at hd128 TMA); with the DKDV branch first it spilled 496. Each row interleaved:
+# default, fused, default, fused.
+ROWS_S16 = ROWS_S7C + [(2, 16, 16, 4096, 128, False, torch.float16)]
+
+
+def _fused_pair(c, name="fused"):
+    return [("default", "on", None), (name, "on", c), ("default again", "on", None), (f"{name} again", "on", c)]
+
+
+_FUSED_128_NC = BC(64, 128, 128, 64, 8, 3, "separate", head_group=8, dv_after_dp=True, fused_dq=True)
+BWD_VARIANTS_S16 = {
+    # the causal rows' default is the one-warpgroup DKDV (4 warps) beside an 8-warp dQ pass: fused at the
+    # non-causal entry's 8 warps, and on one warpgroup with a 64-row dQ pass
+    128: _fused_pair(_FUSED_128_NC) + [
+        ("apart 8w", "on", dataclasses.replace(_FUSED_128_NC, fused_dq=False)),
+        ("fused 1wg", "on", BC(32, 64, 64, 64, 4, 3, "separate", head_group=8, dv_after_dp=True, fused_dq=True))],
+    64: _fused_pair(BC(32, 128, 64, 64, 4, 3, "separate", head_group=16, dv_after_dp=True, fused_dq=True),
+                    "fused s3") + [
+        ("fused s4", "on", BC(32, 128, 64, 64, 4, 4, "separate", head_group=16, dv_after_dp=True, fused_dq=True))],
+    (192, 128): _fused_pair(BC(32, 64, 64, 32, 4, 3, "separate", head_group=4, fused_dq=True)),
+}
+FWD_VARIANTS_S16 = {k: [] for k in BWD_VARIANTS_S16}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
           "s9": (ROWS_S9, BWD_VARIANTS_S9, FWD_VARIANTS_S9), "s10": (ROWS_S10, BWD_VARIANTS_S10, FWD_VARIANTS_S10),
           "s12": (ROWS_S12, BWD_VARIANTS_S12, FWD_VARIANTS_S12), "s13": (ROWS_S13, BWD_VARIANTS_S13, FWD_VARIANTS_S13),
-          "s14": (ROWS_S14, BWD_VARIANTS_S14, FWD_VARIANTS_S14), "s15": (ROWS_S15, BWD_VARIANTS_S15, FWD_VARIANTS_S15)}
+          "s14": (ROWS_S14, BWD_VARIANTS_S14, FWD_VARIANTS_S14), "s15": (ROWS_S15, BWD_VARIANTS_S15, FWD_VARIANTS_S15),
+          "s16": (ROWS_S16, BWD_VARIANTS_S16, FWD_VARIANTS_S16)}
 
 
 def _variant(v):
@@ -492,7 +521,8 @@ def main():
                          "s7: warps against tile rows; s8b: hd128's one-warpgroup DKDV pass under causal masks; "
                          "s9: hd256 on one warpgroup (split DKDV); s10: the split at hd128 / hd64, hd256 shapes; "
                          "s12: the forward's fused softmax; s13: s12 interleaved, start order, hd128 tilings; "
-                         "s14: forward tiles with the fused softmax; s15: the fused softmax's halves")
+                         "s14: forward tiles with the fused softmax; s15: the fused softmax's halves; "
+                         "s16: the DKDV and dQ passes as one launch")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()

@@ -34,6 +34,8 @@ from .kernels import (
     attention_bwd_dq_convert_kernel,
     attention_bwd_dq_kernel,
     attention_bwd_dq_kernel_any_len,
+    attention_bwd_fused_kernel,
+    attention_bwd_fused_kernel_any_len,
     attention_bwd_preprocess_kernel,
     attention_fwd_kernel,
     attention_fwd_kernel_any_len,
@@ -93,6 +95,32 @@ def _storage_apart(t: torch.Tensor, others) -> bool:
     """True when ``t``'s storage is none of ``others``' (a cheap, conservative aliasing test)."""
     base = t.untyped_storage().data_ptr()
     return all(o.untyped_storage().data_ptr() != base for o in others)
+
+
+def _span(t: torch.Tensor) -> tuple:
+    """(storage, first byte, one past the last byte) of the memory ``t`` can touch."""
+    if t.numel() == 0:
+        return (t.untyped_storage().data_ptr(), 0, 0)
+    last = sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride()))
+    start = t.data_ptr()
+    return (t.untyped_storage().data_ptr(), start, start + (last + 1) * t.element_size())
+
+
+def _outputs_apart(outs, ins) -> bool:
+    """True when no output the caller handed in can touch memory of an input or of another output (outputs the
+    launcher allocates are apart by construction). The one-launch backward runs DKDV and dQ programs at once:
+    one pass's writes must not reach what the other reads or writes. Conservative: views of one storage whose
+    byte ranges interleave (a packed dQKV's columns) count as touching."""
+    given = [t for t in outs if t is not None]
+    if not given:
+        return True
+    spans = [_span(t) for t in given]
+    others = spans + [_span(t) for t in ins]
+    for i, (s, a, b) in enumerate(spans):
+        for j, (s2, a2, b2) in enumerate(others):
+            if j != i and s == s2 and a < b2 and a2 < b:
+                return False
+    return True
 
 
 def set_head_group(n: Optional[int]) -> None:
@@ -328,6 +356,20 @@ class BackwardConfig:
     # one accumulator a pass, so hd256's fits one warpgroup (64 x 256 fp32 = 128 registers a thread)
     # at the price of S^T and P computed in both. The hd256 16-bit entry (ab_perf --table s9, run 33).
     split_dkdv: bool = False
+    # The DKDV pass and the dQ pass as one launch (kernels.attention_bwd_fused_kernel): the dQ programs start
+    # after the DKDV pass's and fill the SMs its last wave leaves idle. Needs one warp count and stage count
+    # for both passes (dq_num_warps / dq_num_stages None or equal). Taken where the call has one DKDV pass
+    # owning dK and dV (H_k == H_v, no split_dkdv) in the separate dQ mode, and no output handed in touches an
+    # input or another output (_outputs_apart: the passes run at once); else the two kernels run apart.
+    fused_dq: bool = False
+
+    def __post_init__(self):
+        if self.fused_dq and (self.dq_num_warps not in (None, self.num_warps)
+                              or self.dq_num_stages not in (None, self.num_stages)):
+            raise ValueError(
+                f"BackwardConfig(fused_dq=True) with num_warps={self.num_warps}, num_stages={self.num_stages} but "
+                f"dq_num_warps={self.dq_num_warps}, dq_num_stages={self.dq_num_stages}: one launch has one warp "
+                f"count and stage count for both passes; set the dQ pass's to None (or equal) or fused_dq=False")
 
 
 _INTERPRETER_FWD = ForwardConfig(block_m=16, block_n=16, num_warps=4, num_stages=1)
@@ -455,12 +497,15 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
             cfg = BackwardConfig(64, 128, 128, 64, num_warps=8, num_stages=3, dq_mode="separate",
                                  head_group=8, dv_after_dp=True)
             if causal and dtype != torch.float32:
-                # Causal only: the DKDV pass on one warpgroup (64 keys, 32 query rows, two programs an
-                # SM). Run 30 (ab_perf --table s8b, BHSD): (2,16,4096) bf16 1.035 -> 0.995 ms, fp16
-                # 1.076 -> 1.034, (1,16,8192) 1.951 -> 1.844, (1,32/8,8192) 3.840 -> 3.687; run 23
-                # 1.054 -> 1.007. Non-causal it loses: 1.730 -> 1.833 (run 30), 1.707 -> 1.760 (run 23).
-                cfg = BackwardConfig(32, 64, 128, 64, num_warps=4, num_stages=3, dq_mode="separate",
-                                     dq_num_warps=8, dq_num_stages=3, head_group=8, dv_after_dp=True)
+                # Causal only: the general entry's tiles with the two passes as one launch (fused_dq). Run 54
+                # (ab_perf --table s16, BHSD bf16, two interleaved timings each): (1,16,8192) 1.912 / 1.811 ms
+                # -> 1.766 / 1.765, (1,32/8,8192) 3.787 / 3.691 -> 3.551 / 3.552, (2,16,4096) 1.020 / 1.006 ->
+                # 1.004 / 1.012; the same tiles apart 1.834, 3.651, 1.047. Non-causal the fused launch is even
+                # or 1-3% slower (1.686 / 1.708 -> 1.708 / 1.758 at (2,16,4096)), so only this entry has it.
+                # Before: the DKDV pass on one warpgroup (32/64, 4 warps, two programs an SM) beside the 8-warp
+                # dQ pass, run 30 (ab_perf --table s8b): 4-6% faster than the tiles apart on every causal shape.
+                cfg = BackwardConfig(64, 128, 128, 64, num_warps=8, num_stages=3, dq_mode="separate",
+                                     head_group=8, dv_after_dp=True, fused_dq=True)
         elif d_qk_pad == 256 and d_v_pad <= 128 and dtype != torch.float32:  # fp32: see forward_config
             # D_qk 192 / D_v 128, H200 bf16 (1,16,4096) (A/B, session 3, docs/perf-log.md): DKDV 64/64 on
             # 2 stages, dQ pass 128/32: 2.29 ms nc / 1.42 causal against 5.36 / 2.97 for the hd256 config.
@@ -546,7 +591,10 @@ def backward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, determi
     elif d <= 128:
         extra = [B(64, 128, 128, 64, 8, 3, "separate", dq_num_stages=4), B(64, 128, 128, 64, 8, 4, "separate"),
                  B(32, 128, 128, 64, 8, 3, "separate"),
-                 B(64, 64, 128, 64, 4, 2, "separate", dq_num_warps=8, dq_num_stages=3, dv_after_dp=True)]
+                 B(64, 64, 128, 64, 4, 2, "separate", dq_num_warps=8, dq_num_stages=3, dv_after_dp=True),
+                 # the causal entry until session 12 (run 30), and the fused launch for either mask (run 54)
+                 B(32, 64, 128, 64, 4, 3, "separate", dq_num_warps=8, dq_num_stages=3, dv_after_dp=True),
+                 B(64, 128, 128, 64, 8, 3, "separate", dv_after_dp=True, fused_dq=True)]
     elif d_qk_pad == 256 and d_v_pad <= 128:
         # 192/128: the 8-warp 64-key DKDV the table had until session 7, and the runners-up of runs 22-23.
         extra = [B(64, 64, 128, 32, 8, 2, "separate", head_group=4),
@@ -795,8 +843,9 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     ``return_delta=True`` also returns ODO's side buffer, delta = rowsum(dO * O), packed
     fp32 (B, H_q, S_q): the first stage, for the diagnoser's stage split.
     """
+    apart = _outputs_apart((dq, dk, dv), (q, k, v, do))  # in the key: whether the fused launch may be taken
     key = _call_key("bwd", (q, k, v, o, do, stats, dq, dk, dv),
-                    (scale, left_bound, right_bound, alignment, deterministic, config, return_delta))
+                    (scale, left_bound, right_bound, alignment, deterministic, config, return_delta, apart))
     plan = launch_cache.lookup(key)
     if plan is not None:
         return _replay_backward(plan, q, k, v, o, do, stats, dq, dk, dv, return_delta)
@@ -900,7 +949,23 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     if concurrent:
         main, side = torch.cuda.current_stream(dev), _side_stream(dev)
         side.wait_stream(main)  # after ODO
-    if H_k == H_v and not cfg.split_dkdv:
+    fused = cfg.fused_dq and not atomic and not concurrent and H_k == H_v and not cfg.split_dkdv and apart
+    if fused:
+        # One launch: the DKDV programs (one per (b, kv head, key block), owning both dK and dV rows), then
+        # the dQ pass's programs (one per (b, q head, query block)).
+        n_dkdv = _cdiv(S_kv, cfg.block_n1) * B * H_k
+        rec.launch(
+            _kernel(attention_bwd_fused_kernel, attention_bwd_fused_kernel_any_len, S_q, S_kv),
+            (n_dkdv + _cdiv(S_q, cfg.block_m2) * B * H_q,),
+            q, k, v, do, dq, dk, dv, lse2, delta,
+            *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(), *dk.stride(), *dv.stride(),
+            B, H_q, H_k, H_q // H_k, H_q // H_v, S_q, S_kv,
+            qk_scale_log2, scale, lo_off, hi_off,
+            BLOCK_M1=cfg.block_m1, BLOCK_N1=cfg.block_n1, BLOCK_M2=cfg.block_m2, BLOCK_N2=cfg.block_n2,
+            TMA_QDO=tma_qdo, TMA_KV=_use_tma(k, v), HEAD_GROUP=head_group,
+            DV_AFTER_DP=cfg.dv_after_dp if DV_AFTER_DP is None else DV_AFTER_DP, **common,
+        )
+    elif H_k == H_v and not cfg.split_dkdv:
         # One program per (b, kv head, key block) owns both dK and dV rows.
         dkdv(H_k, True, True, atomic)
     else:
@@ -923,7 +988,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
             dq_accum, dq, *dq.stride(), H_q, S_q, scale,
             BLOCK_M=conv_block, D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, WIDE=wide, num_warps=4,
         )
-    elif not concurrent:
+    elif not concurrent and not fused:
         dq_pass()
     if D_v:  # D_v == 0 zeroed dQ before the launches; that call is not replayed
         rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum), extra=(B, H_q, S_q, D_qk, atomic))

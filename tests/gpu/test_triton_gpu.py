@@ -103,6 +103,50 @@ def test_gpu_split_dkdv_case(case, monkeypatch):
     assert seen, "the launcher did not take the patched table"
 
 
+_FUSED_BWD = [c for c in GPU_CASES if c.H_k == c.H_v]
+
+
+@pytest.mark.parametrize("case", _FUSED_BWD, ids=[c.id() for c in _FUSED_BWD])
+def test_gpu_fused_backward_case(case, monkeypatch):
+    """The DKDV and dQ passes as one launch (BackwardConfig.fused_dq, ab_perf --table s16's candidate) on every
+    GPU case with H_k == H_v, each head dim's table tiles, the dQ pass on the DKDV pass's warps and stages;
+    hd256's split DKDV pass and the atomic mode of the deterministic=False cases stay apart."""
+    from test_fused_backward import launched
+    seen = patched_table(monkeypatch, "backward_config", fused_dq=True, dq_mode="separate", dq_num_warps=None,
+                         dq_num_stages=None)
+    kernels = launched(monkeypatch)
+    run_case(case)
+    assert seen, "the launcher did not take the patched table"
+    split = all(c.split_dkdv for c in seen)
+    assert any(k.startswith("attention_bwd_fused") for k in kernels) != split, f"{case.id()}: launched {kernels}"
+
+
+@pytest.mark.parametrize("shape", [(2, 12, 12, 1500, 128, 128, None), (2, 12, 12, 1500, 128, 128, 0),
+                                   (3, 8, 8, 1000, 64, 64, 0), (1, 4, 4, 777, 192, 128, None),
+                                   (2, 8, 2, 1024, 128, 128, 0)])
+def test_gpu_fused_backward_changes_no_bit(shape, monkeypatch):
+    """The one-launch backward against the two passes apart at the table's tiles for hd128 (non-causal and
+    causal), hd64, 192/128 and GQA: every gradient bitwise equal (each of its programs is one of theirs)."""
+    from test_fused_backward import launched
+    B, H_q, H_kv, S, D_qk, D_v, rb = shape
+    gen = torch.Generator().manual_seed(14)
+    q = torch.randn(B, H_q, S, D_qk, generator=gen).cuda().bfloat16()
+    k = torch.randn(B, H_kv, S, D_qk, generator=gen).cuda().bfloat16()
+    v = torch.randn(B, H_kv, S, D_v, generator=gen).cuda().bfloat16()
+    do = torch.randn(B, H_q, S, D_v, generator=gen).cuda().bfloat16()
+    o, st = launch.attention_forward(q, k, v, right_bound=rb)
+    kernels = launched(monkeypatch)
+    runs = {}
+    for fused in (False, True):
+        with monkeypatch.context() as m:
+            seen = patched_table(m, "backward_config", fused_dq=fused, dq_num_warps=None, dq_num_stages=None)
+            kernels.clear()
+            runs[fused] = launch.attention_backward(q, k, v, o, do, st, right_bound=rb, deterministic=True)
+            assert seen and any(n.startswith("attention_bwd_fused") for n in kernels) == fused, kernels
+    for name, a, b in zip(("dq", "dk", "dv"), runs[False], runs[True]):
+        assert torch.equal(a, b), f"{name} from the one-launch backward differs from the passes apart at {shape}"
+
+
 @pytest.mark.parametrize("case", GPU_CASES, ids=[c.id() for c in GPU_CASES])
 def test_gpu_fused_softmax_case(case, monkeypatch):
     """The forward's fused softmax (ForwardConfig.fused_softmax: the table's at hd64, hd128 causal and hd256) on

@@ -1,5 +1,6 @@
 """Backward attention kernels: ODO, DKDV (the main pass, optionally with dQ atomics),
-DQ (a separate deterministic dQ pass) and DQ_CONVERT.
+DQ (a separate deterministic dQ pass), the two as one launch (``attention_bwd_fused_kernel``)
+and DQ_CONVERT.
 
 Side buffers (``delta``, ``lse2``, ``dq_accum``) are packed and addressed from the
 problem's dims alone: row (b, h, i) lives at ``(b * H_q + h) * S_q + i``. Never
@@ -22,7 +23,7 @@ import triton
 import triton.language as tl
 
 from .attention_fwd import (_NO_SPECIALIZE, kernel_jit, band_keep, band_keep_t, key_tile_bounds, load_rows, mma, mma_acc,
-                            program_tile, query_tile_bounds, row_tiles, second_chunk_cols)
+                            program_tile, program_tile_at, query_tile_bounds, row_tiles, second_chunk_cols)
 
 LOG2E = tl.constexpr(1.4426950408889634)
 
@@ -178,8 +179,9 @@ def _dkdv_tiles(dk, dk_b, dv, k, k_b, v, q_ptr, do_ptr, q_desc, q_b_desc, do_des
     return dk, dk_b, dv
 
 
-@kernel_jit()
-def attention_bwd_dkdv_kernel(
+@triton.jit
+def _dkdv_program(
+    pid_n, pid_bh,
     q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, lse2_ptr, delta_ptr, dq_acc_ptr,
     stride_qb, stride_qh, stride_qm, stride_qd,
     stride_kb, stride_kh, stride_kn, stride_kd,
@@ -194,17 +196,9 @@ def attention_bwd_dkdv_kernel(
     HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
     COMPUTE_DK: tl.constexpr, COMPUTE_DV: tl.constexpr, ATOMIC_DQ: tl.constexpr,
     DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False, DQ_TMA: tl.constexpr = False,
-    D_QK_SPLIT: tl.constexpr = 0, HEAD_GROUP: tl.constexpr = 1, DV_AFTER_DP: tl.constexpr = False,
+    D_QK_SPLIT: tl.constexpr = 0, DV_AFTER_DP: tl.constexpr = False,
 ):
-    """DQDKDV main pass for one key block of one owner head.
-
-    The owner is a K head (COMPUTE_DK), a V head (COMPUTE_DV) or both when
-    H_k == H_v. The program loops over the owner's q heads in a fixed order and
-    owns its dK/dV rows, so dK/dV need no atomics and are bitwise reproducible.
-    With ATOMIC_DQ it also adds scale-free dQ partials into the fp32 dq_accum.
-    """
-    # Costliest key blocks first (the lowest under a right bound, the highest under a left one).
-    pid_n, pid_bh = program_tile(HEAD_GROUP, HAS_LEFT and not HAS_RIGHT)
+    """The DKDV pass's program for key block ``pid_n`` of owner row ``pid_bh`` (b * H_owner + owner)."""
     b = (pid_bh // H_owner).to(tl.int64)
     owner = (pid_bh % H_owner).to(tl.int64)
     group = H_q // H_owner
@@ -314,6 +308,45 @@ def attention_bwd_dkdv_kernel(
         tl.store(dv_ptrs, dv.to(dv_ptr.dtype.element_ty), mask=vmask)
 
 
+@kernel_jit()
+def attention_bwd_dkdv_kernel(
+    q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, lse2_ptr, delta_ptr, dq_acc_ptr,
+    stride_qb, stride_qh, stride_qm, stride_qd,
+    stride_kb, stride_kh, stride_kn, stride_kd,
+    stride_vb, stride_vh, stride_vn, stride_vd,
+    stride_dob, stride_doh, stride_dom, stride_dod,
+    stride_dkb, stride_dkh, stride_dkn, stride_dkd,
+    stride_dvb, stride_dvh, stride_dvn, stride_dvd,
+    H_q, H_owner, ratio_k, ratio_v, S_q, S_kv,
+    qk_scale_log2, scale, lo_off, hi_off,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr,
+    HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
+    COMPUTE_DK: tl.constexpr, COMPUTE_DV: tl.constexpr, ATOMIC_DQ: tl.constexpr,
+    DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False, DQ_TMA: tl.constexpr = False,
+    D_QK_SPLIT: tl.constexpr = 0, HEAD_GROUP: tl.constexpr = 1, DV_AFTER_DP: tl.constexpr = False,
+):
+    """DQDKDV main pass for one key block of one owner head.
+
+    The owner is a K head (COMPUTE_DK), a V head (COMPUTE_DV) or both when
+    H_k == H_v. The program loops over the owner's q heads in a fixed order and
+    owns its dK/dV rows, so dK/dV need no atomics and are bitwise reproducible.
+    With ATOMIC_DQ it also adds scale-free dQ partials into the fp32 dq_accum.
+    """
+    # Costliest key blocks first (the lowest under a right bound, the highest under a left one).
+    pid_n, pid_bh = program_tile(HEAD_GROUP, HAS_LEFT and not HAS_RIGHT)
+    _dkdv_program(
+        pid_n, pid_bh,
+        q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, lse2_ptr, delta_ptr, dq_acc_ptr, stride_qb, stride_qh,
+        stride_qm, stride_qd, stride_kb, stride_kh, stride_kn, stride_kd, stride_vb, stride_vh, stride_vn, stride_vd,
+        stride_dob, stride_doh, stride_dom, stride_dod, stride_dkb, stride_dkh, stride_dkn, stride_dkd, stride_dvb,
+        stride_dvh, stride_dvn, stride_dvd, H_q, H_owner, ratio_k, ratio_v, S_q, S_kv, qk_scale_log2, scale, lo_off,
+        hi_off, BLOCK_M, BLOCK_N, D_QK, D_QK_PAD, D_V, D_V_PAD, HAS_LEFT, HAS_RIGHT, COMPUTE_DK, COMPUTE_DV,
+        ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA, D_QK_SPLIT, DV_AFTER_DP,
+    )
+
+
+
 @triton.jit
 def _dq_tiles(dq, dq_b, q, q_b, do, lse2, delta, k_ptr, v_ptr, k_desc, k_b_desc, v_desc,
               stride_kn, stride_kd, stride_vn, stride_vd,
@@ -376,8 +409,9 @@ def _dq_tiles(dq, dq_b, q, q_b, do, lse2, delta, k_ptr, v_ptr, k_desc, k_b_desc,
     return dq, dq_b
 
 
-@kernel_jit()
-def attention_bwd_dq_kernel(
+@triton.jit
+def _dq_program(
+    pid_m, pid_bh,
     q_ptr, k_ptr, v_ptr, do_ptr, dq_ptr, lse2_ptr, delta_ptr,
     stride_qb, stride_qh, stride_qm, stride_qd,
     stride_kb, stride_kh, stride_kn, stride_kd,
@@ -390,15 +424,8 @@ def attention_bwd_dq_kernel(
     D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr,
     HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
     DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False, D_QK_SPLIT: tl.constexpr = 0,
-    HEAD_GROUP: tl.constexpr = 1,
 ):
-    """dQ for one block of query rows of one (b, h), looping over its key blocks.
-
-    No atomics: this is the deterministic dQ (it recomputes P and dP).
-    """
-    # Costliest query blocks first (the highest under a right bound, the lowest under a left one),
-    # so the long programs start early and the short ones fill the tail.
-    pid_m, pid_bh = program_tile(HEAD_GROUP, not (HAS_LEFT and not HAS_RIGHT))
+    """The dQ pass's program for query block ``pid_m`` of row ``pid_bh`` (b * H_q + h)."""
     b = (pid_bh // H_q).to(tl.int64)
     h = (pid_bh % H_q).to(tl.int64)
     hk = h // ratio_k
@@ -480,6 +507,95 @@ def attention_bwd_dq_kernel(
 
 
 @kernel_jit()
+def attention_bwd_dq_kernel(
+    q_ptr, k_ptr, v_ptr, do_ptr, dq_ptr, lse2_ptr, delta_ptr,
+    stride_qb, stride_qh, stride_qm, stride_qd,
+    stride_kb, stride_kh, stride_kn, stride_kd,
+    stride_vb, stride_vh, stride_vn, stride_vd,
+    stride_dob, stride_doh, stride_dom, stride_dod,
+    stride_dqb, stride_dqh, stride_dqm, stride_dqd,
+    H_q, ratio_k, ratio_v, S_q, S_kv,
+    qk_scale_log2, scale, lo_off, hi_off,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr,
+    HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
+    DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False, D_QK_SPLIT: tl.constexpr = 0,
+    HEAD_GROUP: tl.constexpr = 1,
+):
+    """dQ for one block of query rows of one (b, h), looping over its key blocks.
+
+    No atomics: this is the deterministic dQ (it recomputes P and dP).
+    """
+    # Costliest query blocks first (the highest under a right bound, the lowest under a left one),
+    # so the long programs start early and the short ones fill the tail.
+    pid_m, pid_bh = program_tile(HEAD_GROUP, not (HAS_LEFT and not HAS_RIGHT))
+    _dq_program(
+        pid_m, pid_bh,
+        q_ptr, k_ptr, v_ptr, do_ptr, dq_ptr, lse2_ptr, delta_ptr, stride_qb, stride_qh, stride_qm, stride_qd,
+        stride_kb, stride_kh, stride_kn, stride_kd, stride_vb, stride_vh, stride_vn, stride_vd, stride_dob,
+        stride_doh, stride_dom, stride_dod, stride_dqb, stride_dqh, stride_dqm, stride_dqd, H_q, ratio_k, ratio_v,
+        S_q, S_kv, qk_scale_log2, scale, lo_off, hi_off, BLOCK_M, BLOCK_N, D_QK, D_QK_PAD, D_V, D_V_PAD, HAS_LEFT,
+        HAS_RIGHT, DOT_PRECISION, WIDE, TMA, D_QK_SPLIT,
+    )
+
+
+@kernel_jit()
+def attention_bwd_fused_kernel(
+    q_ptr, k_ptr, v_ptr, do_ptr, dq_ptr, dk_ptr, dv_ptr, lse2_ptr, delta_ptr,
+    stride_qb, stride_qh, stride_qm, stride_qd,
+    stride_kb, stride_kh, stride_kn, stride_kd,
+    stride_vb, stride_vh, stride_vn, stride_vd,
+    stride_dob, stride_doh, stride_dom, stride_dod,
+    stride_dqb, stride_dqh, stride_dqm, stride_dqd,
+    stride_dkb, stride_dkh, stride_dkn, stride_dkd,
+    stride_dvb, stride_dvh, stride_dvn, stride_dvd,
+    n_batch, H_q, H_owner, ratio_k, ratio_v, S_q, S_kv,
+    qk_scale_log2, scale, lo_off, hi_off,
+    BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr, BLOCK_M2: tl.constexpr, BLOCK_N2: tl.constexpr,
+    D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr,
+    HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr, DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr,
+    TMA_QDO: tl.constexpr = False, TMA_KV: tl.constexpr = False, D_QK_SPLIT: tl.constexpr = 0,
+    HEAD_GROUP: tl.constexpr = 1, DV_AFTER_DP: tl.constexpr = False,
+):
+    """The DKDV pass and the separate dQ pass as one launch, on one axis of programs.
+
+    For the separate dQ mode with one DKDV pass owning both dK and dV (H_k == H_v, so H_owner = H_k). The
+    first cdiv(S_kv, BLOCK_N1) * n_batch * H_owner programs are the DKDV pass's, in that pass's start order;
+    the rest are the dQ pass's, in its own. The hardware starts programs in order, so the dQ programs take
+    the SMs that the DKDV pass's last wave leaves idle, as the dQ pass on a second stream did (launch
+    .CONCURRENT_DQ), without a stream switch and with one launch fewer. Each program writes only its own
+    rows, so the result is the two kernels' bit for bit. ``TMA_QDO``: the DKDV programs stream Q and dO
+    through descriptors; ``TMA_KV``: the dQ programs stream K and V so.
+    """
+    lin = tl.program_id(0)
+    n_key_tiles = tl.cdiv(S_kv, BLOCK_N1)
+    n_dkdv = n_key_tiles * (n_batch * H_owner)
+    if lin >= n_dkdv:
+        pid_m, pid_bh = program_tile_at(lin - n_dkdv, tl.cdiv(S_q, BLOCK_M2), n_batch * H_q, HEAD_GROUP,
+                                        not (HAS_LEFT and not HAS_RIGHT))
+        _dq_program(
+            pid_m, pid_bh,
+            q_ptr, k_ptr, v_ptr, do_ptr, dq_ptr, lse2_ptr, delta_ptr, stride_qb, stride_qh, stride_qm, stride_qd,
+            stride_kb, stride_kh, stride_kn, stride_kd, stride_vb, stride_vh, stride_vn, stride_vd, stride_dob,
+            stride_doh, stride_dom, stride_dod, stride_dqb, stride_dqh, stride_dqm, stride_dqd, H_q, ratio_k,
+            ratio_v, S_q, S_kv, qk_scale_log2, scale, lo_off, hi_off, BLOCK_M2, BLOCK_N2, D_QK, D_QK_PAD, D_V,
+            D_V_PAD, HAS_LEFT, HAS_RIGHT, DOT_PRECISION, WIDE, TMA_KV, D_QK_SPLIT,
+        )
+    else:
+        pid_n, pid_bh = program_tile_at(lin, n_key_tiles, n_batch * H_owner, HEAD_GROUP,
+                                        HAS_LEFT and not HAS_RIGHT)
+        _dkdv_program(
+            pid_n, pid_bh,
+            q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, lse2_ptr, delta_ptr, delta_ptr, stride_qb, stride_qh,
+            stride_qm, stride_qd, stride_kb, stride_kh, stride_kn, stride_kd, stride_vb, stride_vh, stride_vn,
+            stride_vd, stride_dob, stride_doh, stride_dom, stride_dod, stride_dkb, stride_dkh, stride_dkn,
+            stride_dkd, stride_dvb, stride_dvh, stride_dvn, stride_dvd, H_q, H_owner, ratio_k, ratio_v, S_q, S_kv,
+            qk_scale_log2, scale, lo_off, hi_off, BLOCK_M1, BLOCK_N1, D_QK, D_QK_PAD, D_V, D_V_PAD, HAS_LEFT,
+            HAS_RIGHT, True, True, False, DOT_PRECISION, WIDE, TMA_QDO, False, D_QK_SPLIT, DV_AFTER_DP,
+        )
+
+
+@kernel_jit()
 def attention_bwd_dq_convert_kernel(
     dq_acc_ptr, dq_ptr,
     stride_dqb, stride_dqh, stride_dqm, stride_dqd,
@@ -523,3 +639,4 @@ def attention_bwd_dq_convert_kernel(
 
 attention_bwd_dkdv_kernel_any_len = kernel_jit(*_NO_SPECIALIZE)(attention_bwd_dkdv_kernel.fn)
 attention_bwd_dq_kernel_any_len = kernel_jit(*_NO_SPECIALIZE)(attention_bwd_dq_kernel.fn)
+attention_bwd_fused_kernel_any_len = kernel_jit(*_NO_SPECIALIZE)(attention_bwd_fused_kernel.fn)

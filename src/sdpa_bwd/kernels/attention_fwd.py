@@ -50,7 +50,7 @@ _NO_SPECIALIZE = ["S_q", "S_kv"]
 # index heads or bound a band: their divisibility buys no vectorisation or alignment, but every
 # pattern of them was a separate compile. The full plan asked for 1422 specialisations on a cold
 # cache, 37% of the compile time in such patterns (docs/data/compile-times-sm90.md).
-_RUNTIME_ONLY = ["H_q", "H_owner", "ratio_k", "ratio_v", "lo_off", "hi_off"]
+_RUNTIME_ONLY = ["H_q", "H_owner", "ratio_k", "ratio_v", "lo_off", "hi_off", "n_batch"]
 
 
 def kernel_jit(*extra: str):
@@ -138,7 +138,14 @@ def program_tile(HEAD_GROUP: tl.constexpr, COSTLIEST_FIRST_IS_LAST: tl.constexpr
     """
     n_tiles = tl.num_programs(0)
     n_heads = tl.num_programs(1)
-    lin = tl.program_id(1) * n_tiles + tl.program_id(0)
+    return program_tile_at(tl.program_id(1) * n_tiles + tl.program_id(0), n_tiles, n_heads, HEAD_GROUP,
+                           COSTLIEST_FIRST_IS_LAST)
+
+
+@triton.jit
+def program_tile_at(lin, n_tiles, n_heads, HEAD_GROUP: tl.constexpr, COSTLIEST_FIRST_IS_LAST: tl.constexpr):
+    """``program_tile`` for the program at start rank ``lin`` of a (n_tiles, n_heads) grid; the fused backward
+    launch (``attention_bwd_fused_kernel``) maps two such grids onto one axis."""
     per_group = HEAD_GROUP * n_tiles
     group = lin // per_group
     first = group * HEAD_GROUP

@@ -1,0 +1,120 @@
+"""Does a kernel compile to the same code as at another revision? (no GPU, no torch)
+
+    python tools/ptx_diff.py [--rev HEAD] [--kernel fwd|dkdv|dq|fused] [FLAG=VALUE ...]
+
+Compiles one of the engine's kernels for sm_90a from the working tree and from ``--rev``, drops the debug
+information (file names, line numbers), and compares the PTX, on TMA and pointer paths, with and without a
+right bound. The default config is the hd128 16-bit table entry: the forward at 128/128 tiles, 8 warps, 3
+stages; the DKDV pass at 64/128 and the dQ pass at 128/64, 8 warps, 3 stages. Extra constexprs (a new flag at
+its default, e.g. FUSED_SOFTMAX=False) are passed where the kernel has them; so are other tiles and head dims
+(BLOCK_N=64 D_QK=64 ...), and num_warps=N / num_stages=N set the launch. ``--kernel fused`` compiles the
+one-launch backward only from the working tree and prints its PTX size (it has no older revision to compare).
+Session 10-11: the forward's softmax flags, at their defaults, leave the table's code as it was; session 12:
+the backward kernels' bodies moved into ``_dkdv_program`` / ``_dq_program`` compile as before. Needs Triton
+(3.6 for the device's code) and no torch: the kernels package is imported without ``sdpa_bwd/__init__``.
+(Named ``forward_ptx_diff.py`` until session 12.)
+"""
+
+import argparse
+import ast
+import inspect
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import types
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FILES = ("__init__.py", "attention_fwd.py", "attention_bwd.py")
+
+
+KERNELS = {
+    "fwd": ("attention_fwd", "attention_fwd_kernel",
+            dict(BLOCK_M=128, BLOCK_N=128, HEAD_GROUP=4)),
+    "dkdv": ("attention_bwd", "attention_bwd_dkdv_kernel",
+             dict(BLOCK_M=64, BLOCK_N=128, COMPUTE_DK=True, COMPUTE_DV=True, ATOMIC_DQ=False, DQ_TMA=False,
+                  HEAD_GROUP=8, DV_AFTER_DP=True)),
+    "dq": ("attention_bwd", "attention_bwd_dq_kernel", dict(BLOCK_M=128, BLOCK_N=64, HEAD_GROUP=8)),
+    "fused": ("attention_bwd", "attention_bwd_fused_kernel",
+              dict(BLOCK_M1=64, BLOCK_N1=128, BLOCK_M2=128, BLOCK_N2=64, HEAD_GROUP=8, DV_AFTER_DP=True)),
+}
+FP32_POINTERS = ("stats_ptr", "lse2_ptr", "delta_ptr", "dq_acc_ptr")
+FLOATS = ("qk_scale_log2", "scale")
+
+
+def code_of(root: str, kernel: str, extra: dict) -> list:
+    for name in [m for m in sys.modules if m == "sdpa_bwd" or m.startswith("sdpa_bwd.")]:
+        del sys.modules[name]
+    pkg = types.ModuleType("sdpa_bwd")
+    pkg.__path__ = [os.path.join(root, "sdpa_bwd")]
+    sys.modules["sdpa_bwd"] = pkg
+    import importlib
+
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    module, name, tiles = KERNELS[kernel]
+    fn = getattr(importlib.import_module(f"sdpa_bwd.kernels.{module}"), name)
+
+    out = []
+    for tma in (True, False):
+        for right in (False, True):
+            consts = dict(D_QK=128, D_QK_PAD=128, D_V=128, D_V_PAD=128, HAS_LEFT=False, HAS_RIGHT=right,
+                          DOT_PRECISION="tf32", WIDE=False, D_QK_SPLIT=0, **tiles)
+            consts.update({k: tma for k in ("TMA", "TMA_QDO", "TMA_KV")})
+            consts.update(extra)
+            consts = {k: v for k, v in consts.items() if k in fn.arg_names}
+            # constexprs left out keep their defaults (else they would be typed as i32 arguments)
+            consts = {**{p.name: p.default for p in fn.params if p.is_constexpr and p.name not in consts
+                         and p.default is not inspect.Parameter.empty}, **consts}
+            sig, attrs = {}, {}
+            for i, n in enumerate(fn.arg_names):
+                if n in consts:
+                    sig[n] = "constexpr"
+                elif n.endswith("_ptr"):
+                    sig[n] = "*fp32" if n in FP32_POINTERS else "*bf16"
+                else:
+                    sig[n] = "fp32" if n in FLOATS else "i32"
+                if sig[n].startswith("*") or (n.startswith("stride_") and not n.endswith("d")) or n in ("S_q", "S_kv"):
+                    attrs[(i,)] = [["tt.divisibility", 16]]
+            k = triton.compile(ASTSource(fn, sig, consts, attrs), target=GPUTarget("cuda", 90, 32),
+                               options=dict(num_warps=extra.get("num_warps", 8), num_stages=extra.get("num_stages", 3)))
+            # debug lines, and the labels that only the debug sections (cut below) refer to: an inlined call's
+            # boundaries are such labels, so moving code into a helper function adds some
+            ptx = "\n".join(ln for ln in k.asm["ptx"].splitlines()
+                            if not ln.strip().startswith((".loc", ".file")) and not re.fullmatch(r"\$L__tmp\d+:", ln))
+            cut = ptx.find(".section\t.debug")  # the DWARF sections after the code
+            out.append((ptx[:ptx.rfind("\n", 0, cut)] if cut > 0 else ptx, k.metadata.shared))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rev", default="HEAD")
+    ap.add_argument("--kernel", default="fwd", choices=sorted(KERNELS))
+    ap.add_argument("flags", nargs="*", help="NAME=VALUE constexprs for kernels that have them")
+    args = ap.parse_args()
+    extra = {k: ast.literal_eval(v) for k, v in (f.split("=", 1) for f in args.flags)}
+    labels = [f"TMA={t} right_bound={r}" for t in (True, False) for r in (False, True)]
+    after = code_of(os.path.join(HERE, "src"), args.kernel, extra)
+    if args.kernel == "fused":
+        for lab, (a, shared) in zip(labels, after):
+            print(f"{lab}: {len(a)} chars of PTX, {shared} B of shared memory")
+        return
+    with tempfile.TemporaryDirectory() as old:
+        os.makedirs(os.path.join(old, "sdpa_bwd", "kernels"))
+        for f in FILES:
+            src = subprocess.run(["git", "show", f"{args.rev}:src/sdpa_bwd/kernels/{f}"], cwd=HERE, check=True,
+                                 capture_output=True, text=True).stdout
+            open(os.path.join(old, "sdpa_bwd", "kernels", f), "w").write(src)
+        before = code_of(old, args.kernel, extra)
+    same = [a[0] == b[0] for a, b in zip(before, after)]
+    for lab, s, (a, shared) in zip(labels, same, after):
+        print(f"{lab}: {'same PTX' if s else 'PTX DIFFERS'} ({len(a)} chars, {shared} B of shared memory)")
+    sys.exit(0 if all(same) else 1)
+
+
+if __name__ == "__main__":
+    main()
