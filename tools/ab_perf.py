@@ -470,13 +470,25 @@ BWD_VARIANTS_S16 = {
     (192, 128): _fused_pair(BC(32, 64, 64, 32, 4, 3, "separate", head_group=4, fused_dq=True)),
 }
 FWD_VARIANTS_S16 = {k: [] for k in BWD_VARIANTS_S16}
+# Session 12, second round: the causal hd128 entry's fused launch (run 54's winner) against its neighbours: the
+# start order in groups of 4 or 16 heads, the dQ programs over 32 keys, both passes on 2 or 4 stages.
+ROWS_S16B = [(2, 16, 16, 4096, 128, True, torch.bfloat16), (1, 16, 16, 8192, 128, True, torch.bfloat16),
+             (1, 32, 8, 8192, 128, True, torch.bfloat16), (2, 16, 16, 4096, 128, True, torch.float16)]
+BWD_VARIANTS_S16B = {128: [
+    ("default", "on", None), ("hg4", "on", None, dict(head_group=4)), ("hg16", "on", None, dict(head_group=16)),
+    ("dq 128/32", "on", dataclasses.replace(_FUSED_128_NC, block_n2=32)),
+    ("s2", "on", dataclasses.replace(_FUSED_128_NC, num_stages=2)),
+    ("s4", "on", dataclasses.replace(_FUSED_128_NC, num_stages=4)),
+    ("default again", "on", None)]}
+FWD_VARIANTS_S16B = {128: []}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
           "s9": (ROWS_S9, BWD_VARIANTS_S9, FWD_VARIANTS_S9), "s10": (ROWS_S10, BWD_VARIANTS_S10, FWD_VARIANTS_S10),
           "s12": (ROWS_S12, BWD_VARIANTS_S12, FWD_VARIANTS_S12), "s13": (ROWS_S13, BWD_VARIANTS_S13, FWD_VARIANTS_S13),
           "s14": (ROWS_S14, BWD_VARIANTS_S14, FWD_VARIANTS_S14), "s15": (ROWS_S15, BWD_VARIANTS_S15, FWD_VARIANTS_S15),
-          "s16": (ROWS_S16, BWD_VARIANTS_S16, FWD_VARIANTS_S16)}
+          "s16": (ROWS_S16, BWD_VARIANTS_S16, FWD_VARIANTS_S16),
+          "s16b": (ROWS_S16B, BWD_VARIANTS_S16B, FWD_VARIANTS_S16B)}
 
 
 def _variant(v):
@@ -522,7 +534,7 @@ def main():
                          "s9: hd256 on one warpgroup (split DKDV); s10: the split at hd128 / hd64, hd256 shapes; "
                          "s12: the forward's fused softmax; s13: s12 interleaved, start order, hd128 tilings; "
                          "s14: forward tiles with the fused softmax; s15: the fused softmax's halves; "
-                         "s16: the DKDV and dQ passes as one launch")
+                         "s16: the DKDV and dQ passes as one launch; s16b: the causal hd128 fused entry's neighbours")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()
