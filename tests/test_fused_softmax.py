@@ -72,7 +72,7 @@ def test_fused_softmax_half_forward_case(case, fused, pv_acc, monkeypatch):
 ])
 def test_pv_accumulate_follows_the_fused_softmax_unless_set(fused, pv_acc, scale, flags, monkeypatch):
     """None: P V through the accumulator exactly where the scale fold is taken (so the table's fused entries
-    compile as before the split, tools/forward_ptx_diff.py); True / False: whatever the scale. Only the fold
+    compile as before the split, tools/ptx_diff.py); True / False: whatever the scale. Only the fold
     needs a scale > 0."""
     import torch
 

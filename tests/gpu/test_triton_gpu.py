@@ -103,6 +103,17 @@ def test_gpu_split_dkdv_case(case, monkeypatch):
     assert seen, "the launcher did not take the patched table"
 
 
+def _bf16_problem(seed, B, H_q, H_k, H_v, S, D_qk, D_v, right_bound):
+    """Fresh random BHSD bf16 Q, K, V, dO on the GPU, and our forward's O and stats for them."""
+    gen = torch.Generator().manual_seed(seed)
+    q = torch.randn(B, H_q, S, D_qk, generator=gen).cuda().bfloat16()
+    k = torch.randn(B, H_k, S, D_qk, generator=gen).cuda().bfloat16()
+    v = torch.randn(B, H_v, S, D_v, generator=gen).cuda().bfloat16()
+    do = torch.randn(B, H_q, S, D_v, generator=gen).cuda().bfloat16()
+    o, st = launch.attention_forward(q, k, v, right_bound=right_bound)
+    return q, k, v, do, o, st
+
+
 _FUSED_BWD = [c for c in GPU_CASES if c.H_k == c.H_v]
 
 
@@ -129,12 +140,7 @@ def test_gpu_fused_backward_changes_no_bit(shape, monkeypatch):
     causal), hd64, 192/128 and GQA: every gradient bitwise equal (each of its programs is one of theirs)."""
     from test_fused_backward import launched
     B, H_q, H_kv, S, D_qk, D_v, rb = shape
-    gen = torch.Generator().manual_seed(14)
-    q = torch.randn(B, H_q, S, D_qk, generator=gen).cuda().bfloat16()
-    k = torch.randn(B, H_kv, S, D_qk, generator=gen).cuda().bfloat16()
-    v = torch.randn(B, H_kv, S, D_v, generator=gen).cuda().bfloat16()
-    do = torch.randn(B, H_q, S, D_v, generator=gen).cuda().bfloat16()
-    o, st = launch.attention_forward(q, k, v, right_bound=rb)
+    q, k, v, do, o, st = _bf16_problem(14, B, H_q, H_kv, H_kv, S, D_qk, D_v, rb)
     kernels = launched(monkeypatch)
     runs = {}
     for fused in (False, True):
@@ -223,12 +229,7 @@ def test_gpu_concurrent_dq_pass_changes_no_bit(shape, monkeypatch):
     passes) and the 192/128 split included; and the caller's stream sees finished gradients without
     synchronising (a product on it right after the call)."""
     B, H_q, H_k, H_v, S, D_qk, D_v = shape
-    gen = torch.Generator().manual_seed(12)
-    q = torch.randn(B, H_q, S, D_qk, generator=gen).cuda().bfloat16()
-    k = torch.randn(B, H_k, S, D_qk, generator=gen).cuda().bfloat16()
-    v = torch.randn(B, H_v, S, D_v, generator=gen).cuda().bfloat16()
-    do = torch.randn(B, H_q, S, D_v, generator=gen).cuda().bfloat16()
-    o, st = launch.attention_forward(q, k, v, right_bound=0)
+    q, k, v, do, o, st = _bf16_problem(12, B, H_q, H_k, H_v, S, D_qk, D_v, 0)
     side_calls = []
     side_stream = launch._side_stream
     monkeypatch.setattr(launch, "_side_stream", lambda dev: side_calls.append(dev) or side_stream(dev))
