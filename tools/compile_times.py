@@ -81,9 +81,10 @@ _CUDA = _FakeDevice()
 
 
 class FakeTensor:
-    """What ``sdpa_bwd.launch`` reads of a tensor: dims, strides, dtype, device, data pointer."""
+    """What ``sdpa_bwd.launch`` reads of a tensor: dims, strides, dtype, device, data pointer, and which storage
+    it views (``storage``: the buffer's base; a tensor of its own by default)."""
 
-    def __init__(self, shape, strides, dtype, ptr: int):
+    def __init__(self, shape, strides, dtype, ptr: int, storage: Optional[int] = None):
         import torch
 
         self.shape = torch.Size(int(d) for d in shape)
@@ -91,6 +92,10 @@ class FakeTensor:
         self.dtype = dtype
         self.device = _CUDA
         self._ptr = int(ptr)
+        self._storage = int(ptr) if storage is None else int(storage)
+
+    def untyped_storage(self):
+        return _FakeStorage(self._storage)
 
     def stride(self, dim: Optional[int] = None):
         return self._strides if dim is None else self._strides[dim]
@@ -122,7 +127,15 @@ class FakeTensor:
         for d in reversed(shape):
             strides.append(acc)
             acc *= d
-        return FakeTensor(shape, tuple(reversed(strides)), self.dtype, self._ptr)
+        return FakeTensor(shape, tuple(reversed(strides)), self.dtype, self._ptr, self._storage)
+
+
+class _FakeStorage:
+    def __init__(self, ptr: int):
+        self._ptr = ptr
+
+    def data_ptr(self) -> int:
+        return self._ptr
 
 
 class _Allocator:
@@ -172,7 +185,7 @@ def fake_tensors(problem, alloc: _Allocator) -> dict:
             bases[buf] = alloc.new()
         dtype = TORCH_DTYPE[spec.dtype]
         out[name] = FakeTensor(spec.dims, spec.strides, dtype,
-                               bases[buf] + (GUARD + spec.offset) * dtype.itemsize)
+                               bases[buf] + (GUARD + spec.offset) * dtype.itemsize, storage=bases[buf])
     assert all(isinstance(t.dtype, torch.dtype) for t in out.values())
     return out
 
