@@ -151,3 +151,33 @@ def test_fused_backward_only_where_no_output_touches_another_tensor(outputs, fus
     if outputs not in ("dq is q", "dk overlaps dv"):  # those overwrite an input or each other by design
         for name, a, b in zip(("dq", "dk", "dv"), got, expect):
             assert torch.equal(a, b), f"{name} with outputs {outputs} differs from the allocated outputs' result"
+
+
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "apart"])
+@pytest.mark.parametrize("case", [CASES[0], CASES[3], CASES[29]], ids=lambda c: c.id())
+def test_dq_pass_on_pointers_where_the_config_says_so(case, fused, monkeypatch):
+    """BackwardConfig.dq_kv_tma=False: the dQ programs stream K and V through pointers even where TMA is on and
+    the layout allows descriptors (ab_perf --table s16c's candidate), fused or apart, and the result is right."""
+    before = launch.TMA_MODE
+    launch.set_tma_mode("on")
+    try:
+        patched_table(monkeypatch, "backward_config", dq_mode="separate", fused_dq=fused, dq_kv_tma=False)
+        flags, names = [], ("attention_bwd_fused_kernel", "attention_bwd_fused_kernel_any_len",
+                            "attention_bwd_dq_kernel", "attention_bwd_dq_kernel_any_len")
+
+        class Spy:
+            def __init__(self, real, key):
+                self.real, self.key = real, key
+
+            def __getitem__(self, grid):
+                def call(*args, **kwargs):
+                    flags.append(kwargs[self.key])
+                    return self.real[grid](*args, **kwargs)
+                return call
+
+        for n in names:
+            monkeypatch.setattr(launch, n, Spy(getattr(launch, n), "TMA_KV" if "fused" in n else "TMA"))
+        run_case(case)
+        assert flags and not any(flags), f"the dQ programs' K/V descriptor flag at each launch: {flags}"
+    finally:
+        launch.set_tma_mode(before)

@@ -481,6 +481,22 @@ BWD_VARIANTS_S16B = {128: [
     ("s4", "on", dataclasses.replace(_FUSED_128_NC, num_stages=4)),
     ("default again", "on", None)]}
 FWD_VARIANTS_S16B = {128: []}
+# Session 12, third round: the fused launch with the dQ programs on pointers (BackwardConfig.dq_kv_tma=False).
+# Runs 57-58: non-causal the fused kernel loads 763 MB of local memory against the DKDV kernel's 298, its DKDV
+# branch reloading 7 spilled values an iteration against 3; a local sm_90a compile with the dQ branch's K/V
+# descriptors gone reloads 4. Predicted: non-causal fused from 1-3% slower than apart to 1-2% faster (the
+# wave tail's ~3%, less the dQ pass's descriptors: session 2 measured them 2.5% of that pass).
+ROWS_S16C = [(2, 16, 16, 4096, 128, False, torch.bfloat16), (1, 16, 16, 8192, 128, False, torch.bfloat16),
+             (1, 32, 8, 8192, 128, False, torch.bfloat16), (2, 16, 16, 4096, 128, False, torch.float16),
+             (2, 16, 16, 4096, 128, True, torch.bfloat16), (1, 32, 8, 8192, 128, True, torch.bfloat16)]
+_FUSED_PTR = dataclasses.replace(_FUSED_128_NC, dq_kv_tma=False)
+_APART_8W = dataclasses.replace(_FUSED_128_NC, fused_dq=False)
+BWD_VARIANTS_S16C = {128: [
+    ("apart 8w", "on", _APART_8W), ("fused", "on", _FUSED_128_NC), ("fused ptr dq", "on", _FUSED_PTR),
+    ("apart 8w ptr dq", "on", dataclasses.replace(_APART_8W, dq_kv_tma=False)),
+    ("apart 8w again", "on", _APART_8W), ("fused again", "on", _FUSED_128_NC),
+    ("fused ptr dq again", "on", _FUSED_PTR)]}
+FWD_VARIANTS_S16C = {128: []}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
@@ -488,7 +504,8 @@ TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VAR
           "s12": (ROWS_S12, BWD_VARIANTS_S12, FWD_VARIANTS_S12), "s13": (ROWS_S13, BWD_VARIANTS_S13, FWD_VARIANTS_S13),
           "s14": (ROWS_S14, BWD_VARIANTS_S14, FWD_VARIANTS_S14), "s15": (ROWS_S15, BWD_VARIANTS_S15, FWD_VARIANTS_S15),
           "s16": (ROWS_S16, BWD_VARIANTS_S16, FWD_VARIANTS_S16),
-          "s16b": (ROWS_S16B, BWD_VARIANTS_S16B, FWD_VARIANTS_S16B)}
+          "s16b": (ROWS_S16B, BWD_VARIANTS_S16B, FWD_VARIANTS_S16B),
+          "s16c": (ROWS_S16C, BWD_VARIANTS_S16C, FWD_VARIANTS_S16C)}
 
 
 def _variant(v):
@@ -534,7 +551,8 @@ def main():
                          "s9: hd256 on one warpgroup (split DKDV); s10: the split at hd128 / hd64, hd256 shapes; "
                          "s12: the forward's fused softmax; s13: s12 interleaved, start order, hd128 tilings; "
                          "s14: forward tiles with the fused softmax; s15: the fused softmax's halves; "
-                         "s16: the DKDV and dQ passes as one launch; s16b: the causal hd128 fused entry's neighbours")
+                         "s16: the DKDV and dQ passes as one launch; s16b: the causal hd128 fused entry's neighbours; "
+                         "s16c: the fused launch with the dQ programs on pointers")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()

@@ -362,6 +362,11 @@ class BackwardConfig:
     # owning dK and dV (H_k == H_v, no split_dkdv) in the separate dQ mode, and no output handed in touches an
     # input or another output (_outputs_apart: the passes run at once); else the two kernels run apart.
     fused_dq: bool = False
+    # The dQ pass streams K and V through tensor descriptors where the layout allows it (False: through
+    # pointers always). In the fused launch, descriptors in the dQ branch cost the DKDV branch registers: local
+    # sm_90a compile, hd128, its unmasked loop reloads 7 spilled values an iteration with them, 4 without,
+    # 3 in the DKDV kernel alone (ab_perf --table s16c times it).
+    dq_kv_tma: bool = True
 
     def __post_init__(self):
         if self.fused_dq and (self.dq_num_warps not in (None, self.num_warps)
@@ -938,7 +943,8 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
             *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(),
             H_q, H_q // H_k, H_q // H_v, S_q, S_kv,
             qk_scale_log2, scale, lo_off, hi_off,
-            BLOCK_M=cfg.block_m2, BLOCK_N=cfg.block_n2, TMA=_use_tma(k, v), HEAD_GROUP=head_group,
+            BLOCK_M=cfg.block_m2, BLOCK_N=cfg.block_n2, TMA=cfg.dq_kv_tma and _use_tma(k, v),
+            HEAD_GROUP=head_group,
             **dict(common, num_warps=cfg.dq_num_warps or cfg.num_warps,
                    num_stages=cfg.dq_num_stages or cfg.num_stages),
         )
@@ -962,7 +968,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
             B, H_q, H_k, H_q // H_k, H_q // H_v, S_q, S_kv,
             qk_scale_log2, scale, lo_off, hi_off,
             BLOCK_M1=cfg.block_m1, BLOCK_N1=cfg.block_n1, BLOCK_M2=cfg.block_m2, BLOCK_N2=cfg.block_n2,
-            TMA_QDO=tma_qdo, TMA_KV=_use_tma(k, v), HEAD_GROUP=head_group,
+            TMA_QDO=tma_qdo, TMA_KV=cfg.dq_kv_tma and _use_tma(k, v), HEAD_GROUP=head_group,
             DV_AFTER_DP=cfg.dv_after_dp if DV_AFTER_DP is None else DV_AFTER_DP, **common,
         )
     elif H_k == H_v and not cfg.split_dkdv:
