@@ -365,7 +365,9 @@ class BackwardConfig:
     # The dQ pass streams K and V through tensor descriptors where the layout allows it (False: through
     # pointers always). In the fused launch, descriptors in the dQ branch cost the DKDV branch registers: local
     # sm_90a compile, hd128, its unmasked loop reloads 7 spilled values an iteration with them, 4 without,
-    # 3 in the DKDV kernel alone (ab_perf --table s16c times it).
+    # 3 in the DKDV kernel alone. Measured (run 60, ab_perf --table s16c): pointers cost the dQ programs more
+    # than the reloads, fused or apart: (2,16,4096,128) nc fused 1.713 / 1.755 -> 1.773 / 1.775 ms, apart
+    # 1.681 / 1.696 -> 1.731; causal fused 1.007 / 0.996 -> 1.083 / 1.078. So every table entry keeps True.
     dq_kv_tma: bool = True
 
     def __post_init__(self):
