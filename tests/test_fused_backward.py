@@ -21,8 +21,9 @@ FUSED_CASES = [CASES[i] for i in (0, 2, 3, 4, 5, 7, 10, 12, 16, 20, 22, 25, 26, 
 assert all(c.H_k == c.H_v for c in FUSED_CASES), "H_k != H_v runs two DKDV passes and is not fused"
 
 
-def launched(monkeypatch) -> list:
-    """Record which backward kernels the launcher starts (by name), passing each launch through."""
+def launched(monkeypatch, kwargs_seen=None) -> list:
+    """Record which backward kernels the launcher starts (by name), passing each launch through; with
+    ``kwargs_seen`` (a list) also each launch's (name, keyword arguments)."""
     names, seen = ("attention_bwd_fused_kernel", "attention_bwd_fused_kernel_any_len", "attention_bwd_dq_kernel",
                    "attention_bwd_dq_kernel_any_len", "attention_bwd_dkdv_kernel",
                    "attention_bwd_dkdv_kernel_any_len"), []
@@ -33,7 +34,13 @@ def launched(monkeypatch) -> list:
 
         def __getitem__(self, grid):
             seen.append(self.name)
-            return self.real[grid]
+            if kwargs_seen is None:
+                return self.real[grid]
+
+            def call(*args, **kwargs):
+                kwargs_seen.append((self.name, kwargs))
+                return self.real[grid](*args, **kwargs)
+            return call
 
     for n in names:
         monkeypatch.setattr(launch, n, Spy(n, getattr(launch, n)))
@@ -162,22 +169,11 @@ def test_dq_pass_on_pointers_where_the_config_says_so(case, fused, monkeypatch):
     launch.set_tma_mode("on")
     try:
         patched_table(monkeypatch, "backward_config", dq_mode="separate", fused_dq=fused, dq_kv_tma=False)
-        flags, names = [], ("attention_bwd_fused_kernel", "attention_bwd_fused_kernel_any_len",
-                            "attention_bwd_dq_kernel", "attention_bwd_dq_kernel_any_len")
-
-        class Spy:
-            def __init__(self, real, key):
-                self.real, self.key = real, key
-
-            def __getitem__(self, grid):
-                def call(*args, **kwargs):
-                    flags.append(kwargs[self.key])
-                    return self.real[grid](*args, **kwargs)
-                return call
-
-        for n in names:
-            monkeypatch.setattr(launch, n, Spy(getattr(launch, n), "TMA_KV" if "fused" in n else "TMA"))
+        seen = []
+        launched(monkeypatch, seen)
         run_case(case)
+        flags = [kw["TMA_KV"] if "fused" in name else kw["TMA"] for name, kw in seen
+                 if name.startswith(("attention_bwd_fused", "attention_bwd_dq_kernel"))]
         assert flags and not any(flags), f"the dQ programs' K/V descriptor flag at each launch: {flags}"
     finally:
         launch.set_tma_mode(before)

@@ -9,40 +9,27 @@ row/batch/head strides and lengths divisible by 16, head-dim stride 1), then rea
 variants with each other, not with the card's numbers.
 """
 
-import inspect
 import os
 import re
 import subprocess
+import sys
 import tempfile
 
 import triton
 from triton.backends.compiler import GPUTarget
-from triton.compiler import ASTSource
 
 from sdpa_bwd.kernels import attention_bwd_dkdv_kernel, attention_bwd_dq_kernel
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ptx_diff import sm90_source  # noqa: E402
+
 TARGET = GPUTarget("cuda", 90, 32)
-SIDE = ("lse2_ptr", "delta_ptr", "dq_acc_ptr")
 
 
 def resources(fn, consts, num_warps, num_stages):
-    """(registers, stack bytes, shared bytes) of ``fn`` compiled with ``consts``."""
-    aligned = {n for n in fn.arg_names if n.startswith("stride_") and not n.endswith("d")} | {"S_q", "S_kv"}
-    # constexpr parameters the row leaves out keep their defaults (HEAD_GROUP, DV_AFTER_DP, ...); without
-    # this they were typed as i32 runtime arguments and the compile failed
-    consts = {**{p.name: p.default for p in fn.params if p.is_constexpr and p.name not in consts
-                 and p.default is not inspect.Parameter.empty}, **consts}
-    sig, attrs = {}, {}
-    for i, name in enumerate(fn.arg_names):
-        if name in consts:
-            sig[name] = "constexpr"
-        elif name.endswith("_ptr"):
-            sig[name] = "*fp32" if name in SIDE else "*bf16"
-        else:
-            sig[name] = "fp32" if name in ("qk_scale_log2", "scale") else "i32"
-        if sig[name].startswith("*") or name in aligned:
-            attrs[(i,)] = [["tt.divisibility", 16]]
-    k = triton.compile(ASTSource(fn, sig, consts, attrs), target=TARGET,
+    """(registers, stack bytes, shared bytes) of ``fn`` compiled with ``consts`` (the signature as
+    ``ptx_diff.sm90_source`` types it; constexprs the row leaves out keep their defaults)."""
+    k = triton.compile(sm90_source(fn, consts), target=TARGET,
                        options=dict(num_warps=num_warps, num_stages=num_stages))
     with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
         f.write(k.asm["cubin"])

@@ -43,6 +43,29 @@ FP32_POINTERS = ("stats_ptr", "lse2_ptr", "delta_ptr", "dq_acc_ptr")
 FLOATS = ("qk_scale_log2", "scale")
 
 
+def sm90_source(fn, consts: dict):
+    """Triton's ASTSource for ``fn`` with ``consts`` as constexprs (the kernel's other constexprs at their
+    defaults, else they would be typed as i32 arguments) and the rest typed and marked as the launcher's calls
+    specialise them: pointers and row / batch / head strides and the lengths divisible by 16. Head-dim strides
+    are runtime i32 unless ``consts`` sets them (1, as the launch's contiguous rows have them: the spill counts
+    of the device's compile, session 12). Shared with tools/kernel_resources.py."""
+    from triton.compiler import ASTSource
+
+    consts = {**{p.name: p.default for p in fn.params if p.is_constexpr and p.name not in consts
+                 and p.default is not inspect.Parameter.empty}, **consts}
+    sig, attrs = {}, {}
+    for i, n in enumerate(fn.arg_names):
+        if n in consts:
+            sig[n] = "constexpr"
+        elif n.endswith("_ptr"):
+            sig[n] = "*fp32" if n in FP32_POINTERS else "*bf16"
+        else:
+            sig[n] = "fp32" if n in FLOATS else "i32"
+        if sig[n].startswith("*") or (n.startswith("stride_") and not n.endswith("d")) or n in ("S_q", "S_kv"):
+            attrs[(i,)] = [["tt.divisibility", 16]]
+    return ASTSource(fn, sig, consts, attrs)
+
+
 def code_of(root: str, kernel: str, extra: dict) -> list:
     for name in [m for m in sys.modules if m == "sdpa_bwd" or m.startswith("sdpa_bwd.")]:
         del sys.modules[name]
@@ -53,7 +76,6 @@ def code_of(root: str, kernel: str, extra: dict) -> list:
 
     import triton
     from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
 
     module, name, tiles = KERNELS[kernel]
     fn = getattr(importlib.import_module(f"sdpa_bwd.kernels.{module}"), name)
@@ -66,20 +88,7 @@ def code_of(root: str, kernel: str, extra: dict) -> list:
             consts.update({k: tma for k in ("TMA", "TMA_QDO", "TMA_KV")})
             consts.update(extra)
             consts = {k: v for k, v in consts.items() if k in fn.arg_names}
-            # constexprs left out keep their defaults (else they would be typed as i32 arguments)
-            consts = {**{p.name: p.default for p in fn.params if p.is_constexpr and p.name not in consts
-                         and p.default is not inspect.Parameter.empty}, **consts}
-            sig, attrs = {}, {}
-            for i, n in enumerate(fn.arg_names):
-                if n in consts:
-                    sig[n] = "constexpr"
-                elif n.endswith("_ptr"):
-                    sig[n] = "*fp32" if n in FP32_POINTERS else "*bf16"
-                else:
-                    sig[n] = "fp32" if n in FLOATS else "i32"
-                if sig[n].startswith("*") or (n.startswith("stride_") and not n.endswith("d")) or n in ("S_q", "S_kv"):
-                    attrs[(i,)] = [["tt.divisibility", 16]]
-            k = triton.compile(ASTSource(fn, sig, consts, attrs), target=GPUTarget("cuda", 90, 32),
+            k = triton.compile(sm90_source(fn, consts), target=GPUTarget("cuda", 90, 32),
                                options=dict(num_warps=extra.get("num_warps", 8), num_stages=extra.get("num_stages", 3)))
             # debug lines, and the labels that only the debug sections (cut below) refer to: an inlined call's
             # boundaries are such labels, so moving code into a helper function adds some

@@ -111,16 +111,13 @@ def _outputs_apart(outs, ins) -> bool:
     launcher allocates are apart by construction). The one-launch backward runs DKDV and dQ programs at once:
     one pass's writes must not reach what the other reads or writes. Conservative: views of one storage whose
     byte ranges interleave (a packed dQKV's columns) count as touching."""
-    given = [t for t in outs if t is not None]
+    given = [_span(t) for t in outs if t is not None]
     if not given:
         return True
-    spans = [_span(t) for t in given]
-    others = spans + [_span(t) for t in ins]
-    for i, (s, a, b) in enumerate(spans):
-        for j, (s2, a2, b2) in enumerate(others):
-            if j != i and s == s2 and a < b2 and a2 < b:
-                return False
-    return True
+    spans = given + [_span(t) for t in ins]
+    # each output against the outputs after it and every input
+    return not any(s == s2 and a < b2 and a2 < b
+                   for i, (s, a, b) in enumerate(given) for s2, a2, b2 in spans[i + 1:])
 
 
 def set_head_group(n: Optional[int]) -> None:
@@ -920,6 +917,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     qk_scale_log2 = scale * LOG2E
 
     tma_qdo = _use_tma(q, do)  # DKDV streams Q and dO
+    tma_kv = cfg.dq_kv_tma and _use_tma(k, v)  # the dQ pass streams K and V
     head_group = HEAD_GROUP or cfg.head_group
     dq_tma = atomic and _dq_reduce_tma(dq_accum, S_q, D_qk)
 
@@ -945,8 +943,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
             *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(),
             H_q, H_q // H_k, H_q // H_v, S_q, S_kv,
             qk_scale_log2, scale, lo_off, hi_off,
-            BLOCK_M=cfg.block_m2, BLOCK_N=cfg.block_n2, TMA=cfg.dq_kv_tma and _use_tma(k, v),
-            HEAD_GROUP=head_group,
+            BLOCK_M=cfg.block_m2, BLOCK_N=cfg.block_n2, TMA=tma_kv, HEAD_GROUP=head_group,
             **dict(common, num_warps=cfg.dq_num_warps or cfg.num_warps,
                    num_stages=cfg.dq_num_stages or cfg.num_stages),
         )
@@ -957,7 +954,8 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     if concurrent:
         main, side = torch.cuda.current_stream(dev), _side_stream(dev)
         side.wait_stream(main)  # after ODO
-    fused = cfg.fused_dq and not atomic and not concurrent and H_k == H_v and not cfg.split_dkdv and apart
+    one_dkdv_pass = H_k == H_v and not cfg.split_dkdv
+    fused = cfg.fused_dq and not atomic and not concurrent and one_dkdv_pass and apart
     if fused:
         # One launch: the DKDV programs (one per (b, kv head, key block), owning both dK and dV rows), then
         # the dQ pass's programs (one per (b, q head, query block)).
@@ -970,10 +968,10 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
             B, H_q, H_k, H_q // H_k, H_q // H_v, S_q, S_kv,
             qk_scale_log2, scale, lo_off, hi_off,
             BLOCK_M1=cfg.block_m1, BLOCK_N1=cfg.block_n1, BLOCK_M2=cfg.block_m2, BLOCK_N2=cfg.block_n2,
-            TMA_QDO=tma_qdo, TMA_KV=cfg.dq_kv_tma and _use_tma(k, v), HEAD_GROUP=head_group,
+            TMA_QDO=tma_qdo, TMA_KV=tma_kv, HEAD_GROUP=head_group,
             DV_AFTER_DP=cfg.dv_after_dp if DV_AFTER_DP is None else DV_AFTER_DP, **common,
         )
-    elif H_k == H_v and not cfg.split_dkdv:
+    elif one_dkdv_pass:
         # One program per (b, kv head, key block) owns both dK and dV rows.
         dkdv(H_k, True, True, atomic)
     else:
