@@ -497,6 +497,31 @@ BWD_VARIANTS_S16C = {128: [
     ("apart 8w again", "on", _APART_8W), ("fused again", "on", _FUSED_128_NC),
     ("fused ptr dq again", "on", _FUSED_PTR)]}
 FWD_VARIANTS_S16C = {128: []}
+# Session 13: one warpgroup a program, two programs an SM. Nsight Compute (run 57) has the hd128 forward's and dQ
+# pass's warps waiting at CTA barriers for 34-35% of their stall cycles, and the sm_90a SASS of the forward's
+# 128/128 8-warp loop has 4 BAR.SYNC an iteration (the TMA stage reuse, its mbarrier arrive): both warpgroups
+# issue their products together and then both run the softmax with the tensor cores idle. A 4-warp program
+# synchronises only its own warpgroup, and two programs an SM interleave on their own, if both fit: the
+# forward at 64/64 on 2 stages needs 82,944 B of shared memory (3 stages: 115,712, one program an SM), the dQ
+# pass at 64/64 on 2 stages 99,328 and at 64/32 on 3 stages 82,944 (local sm_90a compile, Triton 3.6).
+# Predicted: the hd128 forward and dQ pass 5-15% faster non-causal, less causal (smaller tiles add a rescale
+# and a loop trip per 64 keys, and twice the L2 -> shared traffic).
+ROWS_S17 = [(2, 16, 16, 4096, 128, False, torch.bfloat16), (2, 16, 16, 4096, 128, True, torch.bfloat16),
+            (1, 16, 16, 8192, 128, False, torch.bfloat16), (1, 32, 8, 8192, 128, False, torch.bfloat16),
+            (1, 32, 8, 8192, 128, True, torch.bfloat16), (2, 16, 16, 4096, 128, False, torch.float16)]
+_APART_DQ_1WG = BC(64, 128, 64, 64, 8, 3, "separate", dq_num_warps=4, dq_num_stages=2, head_group=8,
+                   dv_after_dp=True)
+BWD_VARIANTS_S17 = {128: [
+    ("default", "on", None), ("dq 64/64 4w s2", "on", _APART_DQ_1WG),
+    ("dq 64/32 4w s3", "on", dataclasses.replace(_APART_DQ_1WG, block_n2=32, dq_num_stages=3)),
+    ("apart 8w", "on", _APART_8W),
+    ("default again", "on", None), ("dq 64/64 4w s2 again", "on", _APART_DQ_1WG)]}
+_FWD_1WG = FC(64, 64, 4, 2, head_group=4)
+FWD_VARIANTS_S17 = {128: [
+    ("default", "on", None), ("64/64 4w s2", "on", _FWD_1WG),
+    ("64/64 4w s2 fused", "on", dataclasses.replace(_FWD_1WG, fused_softmax=True)),
+    ("64/128 4w s1", "on", FC(64, 128, 4, 1, head_group=4)),
+    ("default again", "on", None), ("64/64 4w s2 again", "on", _FWD_1WG)]}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
@@ -505,7 +530,8 @@ TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VAR
           "s14": (ROWS_S14, BWD_VARIANTS_S14, FWD_VARIANTS_S14), "s15": (ROWS_S15, BWD_VARIANTS_S15, FWD_VARIANTS_S15),
           "s16": (ROWS_S16, BWD_VARIANTS_S16, FWD_VARIANTS_S16),
           "s16b": (ROWS_S16B, BWD_VARIANTS_S16B, FWD_VARIANTS_S16B),
-          "s16c": (ROWS_S16C, BWD_VARIANTS_S16C, FWD_VARIANTS_S16C)}
+          "s16c": (ROWS_S16C, BWD_VARIANTS_S16C, FWD_VARIANTS_S16C),
+          "s17": (ROWS_S17, BWD_VARIANTS_S17, FWD_VARIANTS_S17)}
 
 
 def _variant(v):
@@ -552,7 +578,8 @@ def main():
                          "s12: the forward's fused softmax; s13: s12 interleaved, start order, hd128 tilings; "
                          "s14: forward tiles with the fused softmax; s15: the fused softmax's halves; "
                          "s16: the DKDV and dQ passes as one launch; s16b: the causal hd128 fused entry's neighbours; "
-                         "s16c: the fused launch with the dQ programs on pointers")
+                         "s16c: the fused launch with the dQ programs on pointers; "
+                         "s17: the forward and dQ pass on one warpgroup, two programs an SM")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()
