@@ -161,22 +161,6 @@ def _consumer1_causal(q_desc, k_desc, v_desc, q_smem, k_smem, v_smem, q_bar, k_r
 
 
 @gluon.jit
-def _consumer0(q_desc, k_desc, v_desc, q_smem, k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty,
-               o_ptr, lse_ptr, row_q, row_kv, n_tiles, qk_scale_log2, m0):
-    _consume(q_smem, k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty, o_ptr, lse_ptr, row_q, n_tiles,
-             qk_scale_log2, m0, 0, k_smem.type.shape[0], k_desc.block_type.shape[0], q_desc.block_type.shape[1],
-             False)
-
-
-@gluon.jit
-def _consumer0_causal(q_desc, k_desc, v_desc, q_smem, k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty,
-                      o_ptr, lse_ptr, row_q, row_kv, n_tiles, qk_scale_log2, m0):
-    _consume(q_smem, k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty, o_ptr, lse_ptr, row_q, n_tiles,
-             qk_scale_log2, m0, 0, k_smem.type.shape[0], k_desc.block_type.shape[0], q_desc.block_type.shape[1],
-             True)
-
-
-@gluon.jit
 def gluon_fwd_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, S, qk_scale_log2,
                      STAGES: gl.constexpr, BLOCK_N: gl.constexpr, CAUSAL: gl.constexpr):
     D: gl.constexpr = q_desc.block_type.shape[1]
@@ -205,10 +189,15 @@ def gluon_fwd_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, S, qk_scale_log2,
         mbarrier.init(v_empty.index(i), count=2)
     args = (q_desc, k_desc, v_desc, q_smem, k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty,
             o_ptr, lse_ptr, row_q, row_kv, n_tiles, qk_scale_log2, m0)
+    # The default partition (these 4 warps) is consumer 0 and takes constexprs; the workers cannot.
     if CAUSAL:
-        gl.warp_specialize([(_consumer0_causal, args), (_consumer1_causal, args), (_loader, args)], [4, 1], [232, 40])
+        gl.warp_specialize([(_consume, (q_smem, k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty, o_ptr,
+                                        lse_ptr, row_q, n_tiles, qk_scale_log2, m0, 0, STAGES, BLOCK_N, D, True)),
+                            (_consumer1_causal, args), (_loader, args)], [4, 1], [232, 40])
     else:
-        gl.warp_specialize([(_consumer0, args), (_consumer1, args), (_loader, args)], [4, 1], [232, 40])
+        gl.warp_specialize([(_consume, (q_smem, k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty, o_ptr,
+                                        lse_ptr, row_q, n_tiles, qk_scale_log2, m0, 0, STAGES, BLOCK_N, D, False)),
+                            (_consumer1, args), (_loader, args)], [4, 1], [232, 40])
 
 
 def launch(q, k, v, causal, stages=2, block_n=128):
