@@ -40,6 +40,7 @@ from .kernels import (
     attention_fwd_kernel,
     attention_fwd_kernel_any_len,
 )
+from .kernels import attention_fwd_gluon
 
 LOG2E = 1.4426950408889634
 MAX_HEAD_DIM = 256
@@ -129,20 +130,34 @@ def set_head_group(n: Optional[int]) -> None:
     HEAD_GROUP = n
 
 
-_SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq")
+# The forward in Gluon (kernels.attention_fwd_gluon, FA3's schedule) where ``gluon_forward_reasons`` finds
+# nothing against it; the Triton forward everywhere else. "auto": on; "off": never ($SDPA_BWD_GLUON_FWD=off),
+# for A/B runs and to compare the two kernels' results.
+GLUON_FORWARD = os.environ.get("SDPA_BWD_GLUON_FWD", "auto")
+# (D_qk, D_v) where the Gluon forward was measured faster than the Triton one on the H200 (device run 64,
+# benchmarks/bench_forward.py with $SDPA_BWD_GLUON_FWD on and off, docs/perf-log.md session 14): hd128 bf16
+# (2,16,4096) 0.509 -> 0.422 ms non-causal, 0.291 -> 0.262 causal; (1,32/8,8192) 1.905 -> 1.689, 1.066 -> 0.863.
+# Not hd64: (4,16,2048,64) 0.178 -> 0.194 non-causal, 0.113 -> 0.139 causal (64-row consumers do too little
+# per K/V tile there). Its shared buffers need power-of-two head dims, so not D_qk 192 either.
+GLUON_HEAD_DIMS = frozenset({(128, 128)})
+
+_SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward")
 
 
 @contextlib.contextmanager
 def switches(**values):
     """Set the launch-level A/B switches for a block and put them back after it (tools/ab_perf.py, tests):
     ``head_group`` (``set_head_group``), ``dv_after_dp`` (``DV_AFTER_DP``; None: each config's own),
-    ``concurrent_dq`` (``CONCURRENT_DQ``). A switch not named keeps its value."""
-    global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ
+    ``concurrent_dq`` (``CONCURRENT_DQ``), ``gluon_forward`` (``GLUON_FORWARD`` "auto" or "off"). A switch not
+    named keeps its value."""
+    global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
-    before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ)
+    before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD)
     try:
+        if "gluon_forward" in values:
+            GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
         if "head_group" in values:
             set_head_group(values["head_group"])
         if "dv_after_dp" in values:
@@ -151,7 +166,7 @@ def switches(**values):
             CONCURRENT_DQ = bool(values["concurrent_dq"])
         yield
     finally:
-        HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ = before
+        HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -774,10 +789,54 @@ def _stats_strides(stats: torch.Tensor, B, H_q, S_q):
 # Forward
 
 
+@functools.lru_cache(maxsize=None)
+def _is_sm90(index: int) -> bool:
+    return torch.cuda.get_device_capability(index) == (9, 0)
+
+
+def _gluon_device_ok(q) -> bool:
+    return q.device.type == "cuda" and not interpreter_active() and _is_sm90(q.device.index or 0)
+
+
+def gluon_forward_reasons(q, k, v, o, stats, *, scale: float, causal: bool, hi_off: int, banded: bool,
+                          config=None) -> list:
+    """Why the Gluon forward (``kernels.attention_fwd_gluon``) does not take this call; empty: it does.
+
+    It runs on the H200 (sm_90) only, outside Triton's interpreter, for 16-bit Q, K, V of the head dims in
+    ``GLUON_HEAD_DIMS``, every row and base of which the bulk-copy engine can read (``_tma_ok``: head-dim
+    stride 1, 16-byte aligned bases and row pitches, rows that do not overlap), scale > 0, no band but the
+    causal one with its diagonal at 0, and outputs that touch no input. The Triton forward takes the rest."""
+    reasons = []
+    if GLUON_FORWARD == "off":
+        reasons.append("switched off (GLUON_FORWARD / $SDPA_BWD_GLUON_FWD)")
+    if not attention_fwd_gluon.AVAILABLE:
+        reasons.append("this Triton has no Gluon Hopper module")
+    if config is not None:
+        reasons.append("a Triton forward config was given")
+    if not _gluon_device_ok(q):
+        reasons.append(f"device {q.device}: not an sm_90 GPU outside Triton's interpreter")
+    if q.dtype not in (torch.float16, torch.bfloat16):
+        reasons.append(f"dtype {q.dtype}: 16-bit only")
+    if (q.shape[3], v.shape[3]) not in GLUON_HEAD_DIMS:
+        reasons.append(f"head dims {(q.shape[3], v.shape[3])}: not in {sorted(GLUON_HEAD_DIMS)}")
+    if not scale > 0:
+        reasons.append(f"scale {scale}: the exp2 fold needs scale > 0")
+    if banded and not (causal and hi_off == 0):
+        reasons.append("a band other than the causal one with its diagonal at 0")
+    if q.shape[0] * q.shape[1] > 65535:
+        reasons.append(f"B * H_q = {q.shape[0] * q.shape[1]}: over the grid's 65535")
+    if not all(_tma_ok(t) for t in (q, k, v)):
+        reasons.append("Q, K or V is not TMA-addressable (see _tma_ok)")
+    if not _outputs_apart((o, stats), (q, k, v)):
+        reasons.append("O or the stats touch an input or each other")
+    return reasons
+
+
 def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None, alignment="top_left",
                       o=None, stats=None, config: Optional[ForwardConfig] = None):
     """(O, stats): O (B, H_q, S_q, D_v) in q's dtype, stats float32 (B, H_q, S_q) natural-log LSE."""
-    key = _call_key("fwd", (q, k, v, o, stats), (scale, left_bound, right_bound, alignment, config))
+    apart = _outputs_apart((o, stats), (q, k, v))  # in the key: whether the Gluon forward may be taken
+    key = _call_key("fwd", (q, k, v, o, stats), (scale, left_bound, right_bound, alignment, config, apart))
     plan = launch_cache.lookup(key)
     if plan is not None:
         # The same call, other tensors: every check passed and every choice was made when it was recorded.
@@ -808,6 +867,20 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
         return o, stats
     d_qk_pad, d_v_pad = head_dim_pad(D_qk), head_dim_pad(D_v)
     causal = left_bound is None and right_bound == 0
+    if not gluon_forward_reasons(q, k, v, o, stats, scale=scale, causal=causal, hi_off=hi_off,
+                                 banded=has_left or has_right, config=config):
+        _ensure_tma_allocator()  # the loader partition makes its descriptors on the device
+        g = attention_fwd_gluon
+        rec.launch(
+            g.attention_fwd_gluon_kernel, (_cdiv(S_q, 2 * g.BLOCK_ROWS), B * H_q),
+            q, k, v, o, stats,
+            *q.stride()[:3], *k.stride()[:3], *v.stride()[:3], *o.stride(), *st,
+            H_q, S_q, S_kv, H_q // H_k, H_q // H_v, scale * LOG2E, int(causal), int(D_v == D_qk and _tma_ok(o)),
+            D_QK=D_qk, D_V=D_v, BLOCK_N=g.BLOCK_KEYS, STAGES_=g.STAGES, CAUSAL=causal,
+            num_warps=4, maxnreg=g.MAX_REGS,
+        )
+        rec.finish((q, k, v, o, stats), extra=(B, H_q, S_q, D_v))
+        return o, stats
     cfg = config or _tuned(
         "fwd", q, _tune_d_qk(D_qk, q.dtype), d_v_pad, left_bound, right_bound, gqa=H_k != H_q or H_v != H_q,
         deterministic=False, seq=max(S_q, S_kv), config_type=ForwardConfig,

@@ -1,0 +1,242 @@
+"""The forward on Hopper in Gluon: FlashAttention-3's schedule, for 16-bit Q, K, V read through TMA.
+
+Launch code and the rule for when it runs are in ``sdpa_bwd.launch`` (``gluon_forward_reasons``); the
+Triton kernel in ``attention_fwd`` does every other problem and everything under CI's interpreter (Gluon
+has none). One program owns 128 query rows of one (batch, query head):
+
+- a loader partition (1 warp, 40 registers) makes a TMA descriptor for this head's Q, K and V from their
+  base pointers and row strides (any layout whose head-dim stride is 1 and whose rows and bases are 16-byte
+  aligned: BHSD, BSHD, SBHD, padded rows, GQA heads), loads Q once and streams K, V tiles of 128 keys through
+  two stages, each with a "ready" mbarrier (TMA byte count) and an "empty" one both consumers arrive on;
+- two consumer partitions (4 warps each, 64 query rows each, 232 registers) never wait for each other, only
+  for their tiles. Each issues S_j = Q K_j^T and P_{j-1} V_{j-1} back to back, waits for S_j alone and runs
+  the softmax of S_j while P_{j-1} V_{j-1} is still on the tensor cores.
+
+Rows past S_q and keys past S_kv come in as TMA's zero fill; keys past S_kv and (causal, the diagonal at 0)
+keys past the query are masked in the last key tile only, the one tile they can be in, which is peeled out
+of the loop (a mask branch inside it cost 12%: 0.473 against 0.422 ms, runs 63-64). O leaves through the Q
+tile's buffer by TMA store where its rows are TMA-addressable, through its own four strides elsewhere; the
+natural-log LSE through the stats' three strides. The scale is folded into exp2's argument (the launcher
+sends only scale > 0 here: max(s x) = s max(x) needs it).
+
+Worker partitions take no constexpr arguments in Triton 3.6: they read their tile sizes off the shared
+buffers' shapes, and the causal flag and the O path are runtime values.
+
+Measured on the H200 (device run 64, ``benchmarks/bench_forward.py`` with ``$SDPA_BWD_GLUON_FWD`` on and off,
+bf16): (2,16,4096,128) 0.422 ms non-causal against the Triton kernel's 0.509 and cuDNN's 0.408, 0.262 causal
+against 0.291 and 0.255; (1,32/8,8192,128) 1.689 against 1.905 and 1.683. At hd64 it is slower than the
+Triton kernel (0.194 against 0.178 ms at (4,16,2048,64)), so the launcher keeps it to hd128
+(``launch.GLUON_HEAD_DIMS``).
+"""
+
+from __future__ import annotations
+
+try:
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+    from triton.experimental.gluon.language.nvidia.hopper import (
+        fence_async_shared,
+        mbarrier,
+        tma,
+        warpgroup_mma,
+        warpgroup_mma_wait,
+    )
+
+    # Triton 3.6 names the TMA copies async_copy_global_to_shared / async_copy_shared_to_global; 3.9 calls
+    # them async_load / async_store and raises on the old names.
+    _tma_load = getattr(tma, "async_load", None) or tma.async_copy_global_to_shared
+    _tma_store = getattr(tma, "async_store", None) or tma.async_copy_shared_to_global
+    AVAILABLE = True
+except ImportError:  # a Triton without Gluon's Hopper module: the launcher never picks this kernel
+    AVAILABLE = False
+
+BLOCK_ROWS = 64  # query rows a consumer partition owns; a program owns two such blocks
+BLOCK_KEYS = 128
+STAGES = 2  # K/V buffers; 3 stages ran 1-8% slower in run 62 (and 229 KB of shared memory at hd128)
+MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
+
+if AVAILABLE:
+    ROWS = gl.constexpr(BLOCK_ROWS)
+
+    @gluon.jit
+    def _loader(q_ptr, k_ptr, v_ptr, sq_s, sk_s, sv_s, S_q, S_kv, m0, n_tiles,
+                q_smem, k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty):
+        STAGES_: gl.constexpr = k_smem.type.shape[0]
+        BLOCK_N: gl.constexpr = k_smem.type.shape[1]
+        D_QK: gl.constexpr = q_smem.type.shape[2]
+        D_V: gl.constexpr = v_smem.type.shape[2]
+        q_desc = tma.make_tensor_descriptor(q_ptr, shape=[S_q, D_QK], strides=[sq_s, 1], block_shape=[ROWS, D_QK],
+                                            layout=q_smem.type.layout)
+        k_desc = tma.make_tensor_descriptor(k_ptr, shape=[S_kv, D_QK], strides=[sk_s, 1],
+                                            block_shape=[BLOCK_N, D_QK], layout=k_smem.type.layout)
+        v_desc = tma.make_tensor_descriptor(v_ptr, shape=[S_kv, D_V], strides=[sv_s, 1], block_shape=[BLOCK_N, D_V],
+                                            layout=v_smem.type.layout)
+        mbarrier.expect(q_bar, 2 * q_desc.block_type.nbytes)
+        _tma_load(q_desc, [m0, 0], q_bar, q_smem.index(0))
+        _tma_load(q_desc, [m0 + ROWS, 0], q_bar, q_smem.index(1))
+        for j in range(n_tiles):
+            s = j % STAGES_
+            phase = (j // STAGES_) & 1
+            # mbarriers start with phase 1 complete: the first STAGES waits pass at once
+            mbarrier.wait(k_empty.index(s), phase ^ 1)
+            mbarrier.expect(k_ready.index(s), k_desc.block_type.nbytes)
+            _tma_load(k_desc, [j * BLOCK_N, 0], k_ready.index(s), k_smem.index(s))
+            mbarrier.wait(v_empty.index(s), phase ^ 1)
+            mbarrier.expect(v_ready.index(s), v_desc.block_type.nbytes)
+            _tma_load(v_desc, [j * BLOCK_N, 0], v_ready.index(s), v_smem.index(s))
+
+    @gluon.jit
+    def _softmax_step(s, m_i, l_i, qk_scale_log2, rows, j, S_kv, causal, BLOCK_N: gl.constexpr,
+                      s_layout: gl.constexpr, MASKED: gl.constexpr):
+        """One key tile's online-softmax step: (p in fp32, new row max, alpha, new row sum), max and exponent
+        in log2 units with the scale folded in. Only the last tile can hold keys past S_kv or past the
+        diagonal (the launcher sends causal problems with the diagonal at 0 only): it alone is MASKED."""
+        if MASKED:
+            cols = j * BLOCK_N + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, s_layout))
+            keep = (cols[None, :] < S_kv) & ((causal == 0) | (cols[None, :] <= rows[:, None]))
+            s = gl.where(keep, s, float("-inf"))
+        m_new = gl.maximum(m_i, gl.max(s, 1) * qk_scale_log2)
+        p = gl.exp2(s * qk_scale_log2 - m_new[:, None])
+        alpha = gl.exp2(m_i - m_new)
+        l_new = l_i * alpha + gl.sum(p, 1)
+        return p, m_new, alpha, l_new
+
+    @gluon.jit
+    def _tile(j, q_tile, p_op, acc, m_i, l_i, rows, qk_scale_log2, S_kv, causal,
+              k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, s_layout: gl.constexpr, o_layout: gl.constexpr,
+              p_layout: gl.constexpr, MASKED: gl.constexpr):
+        """Key tile j >= 1: S_j = Q K_j^T and P_{j-1} V_{j-1} issued back to back, S_j waited for alone and its
+        softmax run while P_{j-1} V_{j-1} is still on the tensor cores; then acc rescaled."""
+        STAGES_: gl.constexpr = k_smem.type.shape[0]
+        BLOCK_N: gl.constexpr = k_smem.type.shape[1]
+        st = j % STAGES_
+        prev = (j - 1) % STAGES_
+        mbarrier.wait(k_ready.index(st), (j // STAGES_) & 1)
+        zero_s = gl.zeros([ROWS, BLOCK_N], gl.float32, s_layout)
+        s_tok = warpgroup_mma(q_tile, k_smem.index(st).permute((1, 0)), zero_s, use_acc=False, is_async=True)
+        mbarrier.wait(v_ready.index(prev), ((j - 1) // STAGES_) & 1)
+        acc_tok = warpgroup_mma(p_op, v_smem.index(prev), acc, is_async=True)
+        s = warpgroup_mma_wait(1, deps=(s_tok,))  # S_j done; P_{j-1} V_{j-1} may still run
+        mbarrier.arrive(k_empty.index(st), count=1)
+        p, m_new, alpha, l_i = _softmax_step(s, m_i, l_i, qk_scale_log2, rows, j, S_kv, causal, BLOCK_N, s_layout,
+                                             MASKED)
+        acc = warpgroup_mma_wait(0, deps=(acc_tok,))
+        mbarrier.arrive(v_empty.index(prev), count=1)
+        acc = acc * gl.convert_layout(alpha, gl.SliceLayout(1, o_layout))[:, None]
+        p_op = gl.convert_layout(p.to(v_smem.dtype), p_layout)
+        return p_op, acc, m_new, l_i
+
+    @gluon.jit
+    def _consumer(q_tile, row0, o_ptr, lse_ptr, so_s, so_d, sl_s, S_q, S_kv, n_tiles, qk_scale_log2, causal,
+                  o_tma, k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty):
+        """64 query rows from ``row0``: O and the LSE over every key tile, P_{j-1} V_{j-1} under the softmax
+        of S_j. O leaves through the Q tile's buffer and a TMA store where ``o_tma`` (O's rows TMA-addressable,
+        D_v = D_qk), through its four strides everywhere else."""
+        STAGES_: gl.constexpr = k_smem.type.shape[0]
+        BLOCK_N: gl.constexpr = k_smem.type.shape[1]
+        D_V: gl.constexpr = v_smem.type.shape[2]
+        s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                           instr_shape=[16, BLOCK_N, 16])
+        o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                           instr_shape=[16, D_V, 16])
+        p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
+        rows = row0 + gl.arange(0, ROWS, layout=gl.SliceLayout(1, s_layout))
+        acc = gl.zeros([ROWS, D_V], gl.float32, o_layout)
+        m_i = gl.full([ROWS], float("-inf"), gl.float32, gl.SliceLayout(1, s_layout))
+        l_i = gl.zeros([ROWS], gl.float32, gl.SliceLayout(1, s_layout))
+        mbarrier.wait(q_bar, 0)
+
+        mbarrier.wait(k_ready.index(0), 0)
+        zero_s = gl.zeros([ROWS, BLOCK_N], gl.float32, s_layout)
+        s_tok = warpgroup_mma(q_tile, k_smem.index(0).permute((1, 0)), zero_s, use_acc=False, is_async=True)
+        s = warpgroup_mma_wait(0, deps=(s_tok,))
+        mbarrier.arrive(k_empty.index(0), count=1)
+        if n_tiles == 1:
+            p, m_i, alpha, l_i = _softmax_step(s, m_i, l_i, qk_scale_log2, rows, 0, S_kv, causal, BLOCK_N,
+                                               s_layout, True)
+        else:
+            p, m_i, alpha, l_i = _softmax_step(s, m_i, l_i, qk_scale_log2, rows, 0, S_kv, causal, BLOCK_N,
+                                               s_layout, False)
+        p_op = gl.convert_layout(p.to(v_smem.dtype), p_layout)
+        for j in range(1, n_tiles - 1):
+            p_op, acc, m_i, l_i = _tile(j, q_tile, p_op, acc, m_i, l_i, rows, qk_scale_log2, S_kv, causal,
+                                        k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, s_layout, o_layout,
+                                        p_layout, False)
+        if n_tiles > 1:  # the last tile, the one the masks can reach
+            p_op, acc, m_i, l_i = _tile(n_tiles - 1, q_tile, p_op, acc, m_i, l_i, rows, qk_scale_log2, S_kv,
+                                        causal, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, s_layout,
+                                        o_layout, p_layout, True)
+        last = (n_tiles - 1) % STAGES_
+        mbarrier.wait(v_ready.index(last), ((n_tiles - 1) // STAGES_) & 1)
+        acc_tok = warpgroup_mma(p_op, v_smem.index(last), acc, is_async=True)
+        acc = warpgroup_mma_wait(0, deps=(acc_tok,))
+        mbarrier.arrive(v_empty.index(last), count=1)
+
+        o = (acc / gl.convert_layout(l_i, gl.SliceLayout(1, o_layout))[:, None]).to(o_ptr.dtype.element_ty)
+        if o_tma:  # no product reads the Q tile any more: O goes out through its buffer
+            o_desc = tma.make_tensor_descriptor(o_ptr, shape=[S_q, D_V], strides=[so_s, 1],
+                                                block_shape=[ROWS, D_V], layout=q_tile.type.layout)
+            q_tile.store(o)
+            fence_async_shared()
+            _tma_store(o_desc, [row0, 0], q_tile)
+            tma.store_wait(0)
+        else:
+            orow = row0 + gl.arange(0, ROWS, layout=gl.SliceLayout(1, o_layout))
+            ocol = gl.arange(0, D_V, layout=gl.SliceLayout(0, o_layout))
+            gl.store(o_ptr + orow.to(gl.int64)[:, None] * so_s + ocol.to(gl.int64)[None, :] * so_d, o,
+                     mask=orow[:, None] < S_q)
+        gl.store(lse_ptr + rows.to(gl.int64) * sl_s, (m_i + gl.log2(l_i)) * 0.6931471805599453, mask=rows < S_q)
+
+    # Triton makes an integer argument equal to 1 a constexpr, and worker partitions take none: every
+    # argument that reaches a partition stays a runtime value.
+    @gluon.jit(do_not_specialize=["sq_s", "sk_s", "sv_s", "so_s", "so_d", "sl_s", "S_q", "S_kv", "causal",
+                                   "o_tma"])
+    def attention_fwd_gluon_kernel(
+        q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr,
+        sq_b, sq_h, sq_s, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s, so_b, so_h, so_s, so_d, sl_b, sl_h, sl_s,
+        H_q, S_q, S_kv, G_K, G_V, qk_scale_log2, causal, o_tma,
+        D_QK: gl.constexpr, D_V: gl.constexpr, BLOCK_N: gl.constexpr, STAGES_: gl.constexpr,
+        CAUSAL: gl.constexpr,
+    ):
+        n_m = gl.num_programs(0)
+        pid_m = gl.program_id(0)
+        if CAUSAL:
+            pid_m = n_m - 1 - pid_m  # costliest query block first
+        bh = gl.program_id(1)
+        b = (bh // H_q).to(gl.int64)
+        h = bh % H_q
+        m0 = pid_m * (2 * ROWS)
+        n_tiles = gl.cdiv(S_kv, BLOCK_N)
+        if CAUSAL:
+            n_tiles = gl.minimum(n_tiles, gl.cdiv(m0 + 2 * ROWS, BLOCK_N))
+        q_base = q_ptr + b * sq_b + h.to(gl.int64) * sq_h
+        k_base = k_ptr + b * sk_b + (h // G_K).to(gl.int64) * sk_h
+        v_base = v_ptr + b * sv_b + (h // G_V).to(gl.int64) * sv_h
+        o_base = o_ptr + b * so_b + h.to(gl.int64) * so_h
+        lse_base = lse_ptr + b * sl_b + h.to(gl.int64) * sl_h
+
+        q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D_QK], q_ptr.dtype.element_ty)
+        k_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BLOCK_N, D_QK], k_ptr.dtype.element_ty)
+        v_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BLOCK_N, D_V], v_ptr.dtype.element_ty)
+        q_smem = gl.allocate_shared_memory(q_ptr.dtype.element_ty, [2, ROWS, D_QK], q_layout)
+        k_smem = gl.allocate_shared_memory(k_ptr.dtype.element_ty, [STAGES_, BLOCK_N, D_QK], k_layout)
+        v_smem = gl.allocate_shared_memory(v_ptr.dtype.element_ty, [STAGES_, BLOCK_N, D_V], v_layout)
+        q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+        k_ready = gl.allocate_shared_memory(gl.int64, [STAGES_, 1], mbarrier.MBarrierLayout())
+        v_ready = gl.allocate_shared_memory(gl.int64, [STAGES_, 1], mbarrier.MBarrierLayout())
+        k_empty = gl.allocate_shared_memory(gl.int64, [STAGES_, 1], mbarrier.MBarrierLayout())
+        v_empty = gl.allocate_shared_memory(gl.int64, [STAGES_, 1], mbarrier.MBarrierLayout())
+        mbarrier.init(q_bar, count=1)
+        for i in gl.static_range(STAGES_):
+            mbarrier.init(k_ready.index(i), count=1)
+            mbarrier.init(v_ready.index(i), count=1)
+            mbarrier.init(k_empty.index(i), count=2)  # one arrival from each consumer
+            mbarrier.init(v_empty.index(i), count=2)
+        bars = (k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty)
+        tail = (o_base, lse_base, so_s, so_d, sl_s, S_q, S_kv, n_tiles, qk_scale_log2, causal, o_tma) + bars
+        # The default partition (these 4 warps) is consumer 0; the worker consumer takes the second 64 rows.
+        gl.warp_specialize(
+            [(_consumer, (q_smem.index(0), m0) + tail),
+             (_consumer, (q_smem.index(1), m0 + ROWS) + tail),
+             (_loader, (q_base, k_base, v_base, sq_s, sk_s, sv_s, S_q, S_kv, m0, n_tiles, q_smem) + bars)],
+            [4, 1], [232, 40])  # the workers' warps and register budgets (setmaxnreg)

@@ -1,0 +1,123 @@
+"""The Gluon forward (``kernels.attention_fwd_gluon``) on the H200: taken where ``gluon_forward_reasons`` finds
+nothing against it, and right there, on fresh random inputs, against the float64 oracle (``run_case``: poisoned
+outputs, same-dtype tolerance, the backward from its O and stats), on every layout the bulk-copy engine reads,
+with tails in S_q and S_kv, GQA heads, the causal mask, and outputs of any strides.
+
+Run on the device machine: ``PYTHONPATH=src python -m pytest -m gpu tests/gpu/test_gluon_forward_gpu.py``.
+"""
+
+import os
+import sys
+
+import pytest
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from test_triton_kernels import BHSD, BSHD, SBHD, Case, Layout, run_case  # noqa: E402
+
+from sdpa_bwd import launch, launch_cache  # noqa: E402
+from sdpa_bwd.kernels import attention_fwd_gluon  # noqa: E402
+
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
+              pytest.mark.skipif(not attention_fwd_gluon.AVAILABLE, reason="this Triton has no Gluon Hopper module")]
+
+PAD = Layout("bshd", row_gap=64, offset=8)
+ODD = Layout("bshd", row_gap=3, offset=1)  # rows not 16-byte aligned: the Triton forward
+DSTEP = Layout("sbhd", d_step=2)
+
+GLUON_CASES = [
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1024, S_kv=1024, D_qk=128, D_v=128, dtype="bf16", seed=300),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=777, S_kv=1500, D_qk=128, D_v=128, dtype="fp16",
+         q=BSHD, k=SBHD, v=PAD, o=DSTEP, do=BSHD, stats=Layout("sbhd", row_gap=1), seed=301),
+    Case(B=2, H_q=8, H_k=2, H_v=4, S_q=1531, S_kv=999, D_qk=128, D_v=128, dtype="bf16", right_bound=0, seed=302),
+    Case(B=1, H_q=4, H_k=1, H_v=1, S_q=130, S_kv=2049, D_qk=128, D_v=128, dtype="bf16", right_bound=0,
+         q=SBHD, k=BSHD, v=BSHD, o=BSHD, seed=303),
+    Case(B=3, H_q=2, H_k=2, H_v=2, S_q=2, S_kv=5, D_qk=128, D_v=128, dtype="fp16", seed=304),
+    Case(B=2, H_q=2, H_k=2, H_v=2, S_q=128, S_kv=256, D_qk=128, D_v=128, dtype="bf16", right_bound=0, seed=307),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=333, S_kv=333, D_qk=128, D_v=128, dtype="bf16",
+         q=Layout(broadcast="b"), k=Layout("bshd", broadcast="h"), v=Layout(broadcast="bh"), scale=0.03, seed=305),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=4096, S_kv=4096, D_qk=128, D_v=128, dtype="bf16", right_bound=0,
+         alignment="bottom_right", q=BSHD, k=BSHD, v=BSHD, o=BSHD, seed=306),
+]
+# Where the Triton forward must take the call instead: head-dim stride 2, rows not 16-byte aligned, a window,
+# the causal diagonal off 0, a negative scale, head dims outside GLUON_HEAD_DIMS, fp32.
+TRITON_CASES = [
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", q=DSTEP, seed=310),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", k=ODD, seed=311),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=64, D_v=64, dtype="bf16", left_bound=50,
+         right_bound=0, seed=312),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=200, S_kv=300, D_qk=64, D_v=64, dtype="fp16", right_bound=0,
+         alignment="bottom_right", seed=313),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", scale=-0.1, seed=314),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=96, D_v=96, dtype="bf16", seed=315),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=64, D_v=64, dtype="bf16", seed=316),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="fp32", seed=317),
+]
+
+
+@pytest.fixture
+def launched(monkeypatch):
+    """The kernels the forward launched, by name: a spy on both forward kernels."""
+    names = []
+    for mod, attr in ((attention_fwd_gluon, "attention_fwd_gluon_kernel"), (launch, "attention_fwd_kernel"),
+                      (launch, "attention_fwd_kernel_any_len")):
+        real = getattr(mod, attr)
+
+        class Spy:
+            def __init__(self, real, name):
+                self.real, self.name = real, name
+
+            def __getitem__(self, grid):
+                names.append(self.name)
+                return self.real[grid]
+
+        monkeypatch.setattr(mod, attr, Spy(real, attr))
+    launch_cache.clear()
+    yield names
+    launch_cache.clear()
+
+
+@pytest.mark.parametrize("case", GLUON_CASES, ids=[c.id() for c in GLUON_CASES])
+def test_gpu_gluon_forward_case(case, launched):
+    run_case(case)
+    assert launched and launched[0] == "attention_fwd_gluon_kernel", (
+        f"the forward launched {launched}: expected the Gluon kernel, which gluon_forward_reasons should allow "
+        f"for {case.repro()}")
+
+
+@pytest.mark.parametrize("case", TRITON_CASES, ids=[c.id() for c in TRITON_CASES])
+def test_gpu_triton_forward_takes_what_the_gluon_one_cannot(case, launched):
+    run_case(case)
+    assert launched and "attention_fwd_gluon_kernel" not in launched, (
+        f"the forward launched {launched} for {case.repro()}: the Gluon kernel does not address this call")
+
+
+def test_gpu_gluon_forward_replays_with_other_tensors():
+    """The launch cache replays the Gluon launch for new tensors of the same call: the result is the full
+    launcher's on the same inputs, bit for bit (its descriptors are made on the device from the pointers)."""
+    launch_cache.clear()
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    mk = lambda: torch.randn(2, 4, 640, 128, device="cuda", dtype=torch.bfloat16, generator=gen)  # noqa: E731
+    first = [mk() for _ in range(3)]
+    launch.attention_forward(*first)
+    second = [mk() for _ in range(3)]
+    replayed = launch.attention_forward(*second)
+    launch_cache.clear()
+    full = launch.attention_forward(*second)
+    for name, a, b in zip(("o", "stats"), replayed, full):
+        assert torch.equal(a, b), f"{name}: the replayed Gluon forward differs from the full launcher's"
+    assert not torch.equal(replayed[0], launch.attention_forward(*first)[0]), "replay reused the first tensors"
+
+
+def test_gpu_gluon_and_triton_forwards_agree():
+    """Both forwards on one problem: within bf16 rounding of each other (each is checked against the oracle
+    above; this catches a drift between the two paths of the same engine)."""
+    gen = torch.Generator(device="cuda").manual_seed(8)
+    q, k, v = (torch.randn(1, 4, 2048, 128, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(3))
+    o_g, st_g = launch.attention_forward(q, k, v, right_bound=0)
+    with launch.switches(gluon_forward=False):
+        o_t, st_t = launch.attention_forward(q, k, v, right_bound=0)
+    assert (o_g.float() - o_t.float()).abs().max().item() < 2e-2
+    assert (st_g - st_t).abs().max().item() < 1e-3

@@ -1,0 +1,108 @@
+"""The Gluon forward (``sdpa_bwd.kernels.attention_fwd_gluon``) without a GPU: the schedule it compiles to for
+sm_90a, and the launcher's rule for when it runs (``launch.gluon_forward_reasons``).
+
+Gluon has no interpreter, so its results are checked on the GPU only (tests/gpu/test_gluon_forward_gpu.py).
+What is checked here is the code the compiler made, which the H200's timings rest on: each of the two
+consumer partitions waits for S_j with one product still in flight (``wgmma.wait_group 1``: P_{j-1} V_{j-1}
+runs under the softmax), the worker consumer got its register budget (``setmaxnreg``), and the buffers fit the
+H200's shared memory. ``tools/gluon_fwd_compile.py`` runs in a child process without TRITON_INTERPRET: under it
+(conftest sets it) Triton's own jit functions are interpreted ones, which a Gluon kernel cannot call.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from sdpa_bwd import launch
+
+H200_SHARED = 232448  # bytes a program may take on the H200 (the OutOfResources limit the device reports)
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+TOOL = os.path.join(ROOT, "tools", "gluon_fwd_compile.py")
+VARIANTS = {"hd128-bf16": ("128,128,bf16,0", 96), "hd128-fp16-causal": ("128,128,fp16,1", 96)}
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    pytest.importorskip("triton.experimental.gluon.language.nvidia.hopper")
+    env = {**os.environ, "TRITON_INTERPRET": "0", "PYTHONPATH": os.path.join(ROOT, "src")}
+    run = subprocess.run([sys.executable, TOOL, *(spec for spec, _ in VARIANTS.values())], capture_output=True,
+                         text=True, env=env, timeout=600)
+    assert run.returncode == 0, f"tools/gluon_fwd_compile.py failed:\n{run.stderr[-3000:]}"
+    rows = [json.loads(ln) for ln in run.stdout.splitlines() if ln.startswith("{")]
+    return dict(zip(VARIANTS, rows))
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_gluon_forward_compiles_with_the_softmax_under_the_pv_product(compiled, variant):
+    r, wgmma = compiled[variant], VARIANTS[variant][1]
+    assert r["waits"].count(1) == 4, (
+        f"saw product waits {r['waits']}: each of the two consumer partitions should wait for S_j with one "
+        "product (P_{j-1} V_{j-1}) left in flight, in its loop and in the peeled last tile; a wait for 0 there "
+        "puts the softmax back behind both products. Check the warpgroup_mma_wait(1, ...) in "
+        "attention_fwd_gluon._tile")
+    assert r["wgmma"] == wgmma, (
+        f"saw {r['wgmma']} wgmma instructions, expected {wgmma} (2 consumers x (the first S, the loop's S and "
+        "P V, the last tile's S and P V, the last P V) x the k-steps of 16): the kernel's loop structure changed")
+    assert ["inc", "232"] in r["setmaxnreg"], (
+        f"saw register budgets {r['setmaxnreg']}, none up to 232: the worker consumer partition did not get its "
+        "registers (gl.warp_specialize's worker_num_regs [232, 40]), so its accumulator and score tile may spill")
+    assert r["shared"] <= H200_SHARED, (
+        f"the kernel asks for {r['shared']} B of shared memory, over the H200's {H200_SHARED}: lower STAGES")
+
+
+def _reasons(q, k=None, v=None, o=None, stats=None, **kw):
+    k = q if k is None else k
+    v = q if v is None else v
+    kw = dict(dict(scale=0.1, causal=False, hi_off=0, banded=False), **kw)
+    return launch.gluon_forward_reasons(q, k, v, o, stats, **kw)
+
+
+def _qkv(dtype=torch.bfloat16, d=128, d_step=1, S=64):
+    return [torch.randn(1, 2, S, d * d_step, dtype=dtype)[..., ::d_step] for _ in range(3)]
+
+
+def test_gluon_forward_declines_off_the_gpu_and_says_why():
+    q, k, v = _qkv()
+    reasons = _reasons(q, k, v)
+    assert any("sm_90" in r for r in reasons), reasons
+
+
+@pytest.fixture
+def as_on_the_h200(monkeypatch):
+    """The device test passed, as on the H200, and the TMA rule applied to CPU tensors (TMA_MODE "on")."""
+    monkeypatch.setattr(launch, "_gluon_device_ok", lambda q: True)
+    monkeypatch.setattr(launch, "TMA_MODE", "on")
+    monkeypatch.setattr(launch, "GLUON_FORWARD", "auto")
+
+
+@pytest.mark.parametrize("d,dtype,causal", [(128, torch.bfloat16, False), (128, torch.float16, True)])
+def test_gluon_forward_takes_what_it_addresses(as_on_the_h200, d, dtype, causal):
+    if not launch.attention_fwd_gluon.AVAILABLE:
+        pytest.skip("this Triton has no Gluon Hopper module")
+    q, k, v = _qkv(dtype, d)
+    assert _reasons(q, k, v, causal=causal, banded=causal) == []
+
+
+@pytest.mark.parametrize("change,needle", [
+    (dict(dtype=torch.float32), "16-bit"),
+    (dict(d=96), "head dims"),
+    (dict(d=64), "head dims"),
+    (dict(scale=-0.5), "scale"),
+    (dict(banded=True), "band"),
+    (dict(banded=True, causal=True, hi_off=5), "band"),
+    (dict(d_step=2), "TMA"),
+    (dict(aliased_o=True), "touch"),
+    (dict(off=True), "switched off"),
+])
+def test_gluon_forward_reasons_name_each_thing_it_cannot_do(as_on_the_h200, monkeypatch, change, needle):
+    q, k, v = _qkv(change.get("dtype", torch.bfloat16), change.get("d", 128), change.get("d_step", 1))
+    if change.get("off"):
+        monkeypatch.setattr(launch, "GLUON_FORWARD", "off")
+    o = q if change.get("aliased_o") else None
+    kw = {n: change[n] for n in ("scale", "banded", "causal", "hi_off") if n in change}
+    reasons = _reasons(q, k, v, o=o, **kw)
+    assert any(needle in r for r in reasons), f"{change}: expected a reason about {needle!r}, got {reasons}"

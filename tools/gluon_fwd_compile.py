@@ -1,0 +1,54 @@
+"""Compile the engine's Gluon forward (``sdpa_bwd.kernels.attention_fwd_gluon``) for sm_90a without a GPU.
+
+    TRITON_INTERPRET=0 PYTHONPATH=src python3 tools/gluon_fwd_compile.py [D_QK,D_V,DTYPE,CAUSAL ...]
+
+One JSON line per variant (default: 128,128,bf16,0 and 128,128,fp16,1): the shared memory, the number of
+wgmma instructions, each product wait's outstanding count (``wgmma.wait_group N``: 1 is a wait with a product
+still in flight, the softmax under P V) and the partitions' register budgets (``setmaxnreg``). This is the
+schedule the H200's timings rest on; ``tests/test_gluon_forward.py`` checks it in CI. Not under
+TRITON_INTERPRET: Gluon has no interpreter and cannot call the interpreter's jit functions. Session 14
+replaced ``tools/gluon_fwd_probe.py`` (the BHSD-only probe this kernel grew from; git show 9e06e98) with
+the engine kernel and this.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+
+def compile_variant(d_qk: int, d_v: int, dtype: str, causal: bool) -> dict:
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.experimental.gluon._runtime import GluonASTSource
+
+    from sdpa_bwd.kernels import attention_fwd_gluon as g
+
+    fn = g.attention_fwd_gluon_kernel
+    sig = {}
+    for p in fn.params:
+        if p.is_constexpr:
+            sig[p.name] = "constexpr"
+        elif p.name.endswith("_ptr"):
+            sig[p.name] = "*fp32" if p.name == "lse_ptr" else f"*{dtype}"
+        else:
+            sig[p.name] = "fp32" if p.name == "qk_scale_log2" else "i32"
+    consts = dict(D_QK=d_qk, D_V=d_v, BLOCK_N=g.BLOCK_KEYS, STAGES_=g.STAGES, CAUSAL=causal)
+    k = triton.compile(GluonASTSource(fn, sig, consts), target=GPUTarget("cuda", 90, 32),
+                       options=dict(num_warps=4, maxnreg=g.MAX_REGS))
+    ptx = k.asm["ptx"]
+    return dict(d_qk=d_qk, d_v=d_v, dtype=dtype, causal=causal, shared=k.metadata.shared,
+                wgmma=ptx.count("wgmma.mma_async"),
+                waits=[int(n) for n in re.findall(r"wgmma\.wait_group\.sync\.aligned\s+(\d+)", ptx)],
+                setmaxnreg=re.findall(r"setmaxnreg\.(\w+)\.sync\.aligned\.u32\s+(\d+);", ptx))
+
+
+def main(argv) -> None:
+    for spec in argv or ["128,128,bf16,0", "128,128,fp16,1"]:
+        d_qk, d_v, dtype, causal = spec.split(",")
+        print(json.dumps(compile_variant(int(d_qk), int(d_v), dtype, causal == "1")), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
