@@ -22,7 +22,8 @@ from sdpa_bwd import launch
 H200_SHARED = 232448  # bytes a program may take on the H200 (the OutOfResources limit the device reports)
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 TOOL = os.path.join(ROOT, "tools", "gluon_fwd_compile.py")
-VARIANTS = {"hd128-bf16": ("128,128,bf16,0", 96), "hd128-fp16-causal": ("128,128,fp16,1", 96)}
+VARIANTS = {"hd128-bf16": ("128,128,bf16,0", 96), "hd128-fp16-causal": ("128,128,fp16,1", 96),
+            "192/128-bf16": ("192,128,bf16,0", 120)}
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +47,8 @@ def test_gluon_forward_compiles_with_the_softmax_under_the_pv_product(compiled, 
         "attention_fwd_gluon._tile")
     assert r["wgmma"] == wgmma, (
         f"saw {r['wgmma']} wgmma instructions, expected {wgmma} (2 consumers x (the first S, the loop's S and "
-        "P V, the last tile's S and P V, the last P V) x the k-steps of 16): the kernel's loop structure changed")
+        "P V, the last tile's S and P V, the last P V) x the k-steps of 16, D_qk 192's S over both chunks): the "
+        "kernel's loop structure changed")
     assert ["inc", "232"] in r["setmaxnreg"], (
         f"saw register budgets {r['setmaxnreg']}, none up to 232: the worker consumer partition did not get its "
         "registers (gl.warp_specialize's worker_num_regs [232, 40]), so its accumulator and score tile may spill")

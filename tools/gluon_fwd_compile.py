@@ -2,7 +2,7 @@
 
     TRITON_INTERPRET=0 PYTHONPATH=src python3 tools/gluon_fwd_compile.py [D_QK,D_V,DTYPE,CAUSAL ...]
 
-One JSON line per variant (default: 128,128,bf16,0 and 128,128,fp16,1): the shared memory, the number of
+One JSON line per variant (default: 128,128,bf16,0, 128,128,fp16,1 and 192,128,bf16,0): the shared memory, the number of
 wgmma instructions, each product wait's outstanding count (``wgmma.wait_group N``: 1 is a wait with a product
 still in flight, the softmax under P V) and the partitions' register budgets (``setmaxnreg``). This is the
 schedule the H200's timings rest on; ``tests/test_gluon_forward.py`` checks it in CI. Not under
@@ -34,7 +34,8 @@ def compile_variant(d_qk: int, d_v: int, dtype: str, causal: bool) -> dict:
             sig[p.name] = "*fp32" if p.name == "lse_ptr" else f"*{dtype}"
         else:
             sig[p.name] = "fp32" if p.name == "qk_scale_log2" else "i32"
-    consts = dict(D_QK=d_qk, D_V=d_v, BLOCK_N=g.BLOCK_KEYS, STAGES_=g.STAGES, CAUSAL=causal)
+    d_a, d_b = g.qk_chunks(d_qk)
+    consts = dict(D_QK=d_a, D_QK_B=d_b, D_V=d_v, BLOCK_N=g.BLOCK_KEYS, STAGES_=g.STAGES, CAUSAL=causal)
     k = triton.compile(GluonASTSource(fn, sig, consts), target=GPUTarget("cuda", 90, 32),
                        options=dict(num_warps=4, maxnreg=g.MAX_REGS))
     ptx = k.asm["ptx"]
@@ -45,7 +46,7 @@ def compile_variant(d_qk: int, d_v: int, dtype: str, causal: bool) -> dict:
 
 
 def main(argv) -> None:
-    for spec in argv or ["128,128,bf16,0", "128,128,fp16,1"]:
+    for spec in argv or ["128,128,bf16,0", "128,128,fp16,1", "192,128,bf16,0"]:
         d_qk, d_v, dtype, causal = spec.split(",")
         print(json.dumps(compile_variant(int(d_qk), int(d_v), dtype, causal == "1")), flush=True)
 

@@ -134,12 +134,14 @@ def set_head_group(n: Optional[int]) -> None:
 # nothing against it; the Triton forward everywhere else. "auto": on; "off": never ($SDPA_BWD_GLUON_FWD=off),
 # for A/B runs and to compare the two kernels' results.
 GLUON_FORWARD = os.environ.get("SDPA_BWD_GLUON_FWD", "auto")
-# (D_qk, D_v) where the Gluon forward was measured faster than the Triton one on the H200 (device run 64,
-# benchmarks/bench_forward.py with $SDPA_BWD_GLUON_FWD on and off, docs/perf-log.md session 14): hd128 bf16
-# (2,16,4096) 0.509 -> 0.422 ms non-causal, 0.291 -> 0.262 causal; (1,32/8,8192) 1.905 -> 1.689, 1.066 -> 0.863.
-# Not hd64: (4,16,2048,64) 0.178 -> 0.194 non-causal, 0.113 -> 0.139 causal (64-row consumers do too little
-# per K/V tile there). Its shared buffers need power-of-two head dims, so not D_qk 192 either.
-GLUON_HEAD_DIMS = frozenset({(128, 128)})
+# (D_qk, D_v) where the Gluon forward was measured faster than the Triton one on the H200 (benchmarks/
+# bench_forward.py, docs/perf-log.md session 14), bf16 BHSD: hd128 (run 64, $SDPA_BWD_GLUON_FWD on and off)
+# (2,16,4096) 0.509 -> 0.422 ms non-causal, 0.291 -> 0.262 causal; (1,32/8,8192) 1.905 -> 1.689, 1.066 -> 0.863;
+# D_qk 192 / D_v 128 as 128 + 64 (run 65) (1,16,4096) 0.358 -> 0.255, 0.194 -> 0.174. Not hd64 (runs 64, 66):
+# (4,16,2048,64) 0.178 -> 0.194 non-causal, 0.113 -> 0.139 causal, with the peeled tile and TMA store too.
+# $SDPA_BWD_GLUON_HEAD_DIMS (e.g. "128/128,64/64") replaces the set for A/B runs.
+GLUON_HEAD_DIMS = frozenset(tuple(int(d) for d in pair.split("/")) for pair in
+                            os.environ.get("SDPA_BWD_GLUON_HEAD_DIMS", "128/128,192/128").split(",") if pair)
 
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward")
 
@@ -871,12 +873,13 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
                                  banded=has_left or has_right, config=config):
         _ensure_tma_allocator()  # the loader partition makes its descriptors on the device
         g = attention_fwd_gluon
+        qk_a, qk_b = g.qk_chunks(D_qk)
         rec.launch(
             g.attention_fwd_gluon_kernel, (_cdiv(S_q, 2 * g.BLOCK_ROWS), B * H_q),
             q, k, v, o, stats,
             *q.stride()[:3], *k.stride()[:3], *v.stride()[:3], *o.stride(), *st,
-            H_q, S_q, S_kv, H_q // H_k, H_q // H_v, scale * LOG2E, int(causal), int(D_v == D_qk and _tma_ok(o)),
-            D_QK=D_qk, D_V=D_v, BLOCK_N=g.BLOCK_KEYS, STAGES_=g.STAGES, CAUSAL=causal,
+            H_q, S_q, S_kv, H_q // H_k, H_q // H_v, scale * LOG2E, int(causal), int(D_v == qk_a and _tma_ok(o)),
+            D_QK=qk_a, D_QK_B=qk_b, D_V=D_v, BLOCK_N=g.BLOCK_KEYS, STAGES_=g.STAGES, CAUSAL=causal,
             num_warps=4, maxnreg=g.MAX_REGS,
         )
         rec.finish((q, k, v, o, stats), extra=(B, H_q, S_q, D_v))

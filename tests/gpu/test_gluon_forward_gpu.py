@@ -36,6 +36,10 @@ GLUON_CASES = [
          q=SBHD, k=BSHD, v=BSHD, o=BSHD, seed=303),
     Case(B=3, H_q=2, H_k=2, H_v=2, S_q=2, S_kv=5, D_qk=128, D_v=128, dtype="fp16", seed=304),
     Case(B=2, H_q=2, H_k=2, H_v=2, S_q=128, S_kv=256, D_qk=128, D_v=128, dtype="bf16", right_bound=0, seed=307),
+    # D_qk 192 as 128 + 64 (two chained S products), GQA, tails, layouts, both O paths
+    Case(B=2, H_q=8, H_k=2, H_v=4, S_q=1531, S_kv=2048, D_qk=192, D_v=128, dtype="bf16", right_bound=0, seed=308),
+    Case(B=1, H_q=4, H_k=4, H_v=4, S_q=777, S_kv=900, D_qk=192, D_v=128, dtype="fp16",
+         q=BSHD, k=SBHD, v=PAD, o=DSTEP, do=BSHD, seed=309),
     Case(B=2, H_q=4, H_k=4, H_v=4, S_q=333, S_kv=333, D_qk=128, D_v=128, dtype="bf16",
          q=Layout(broadcast="b"), k=Layout("bshd", broadcast="h"), v=Layout(broadcast="bh"), scale=0.03, seed=305),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=4096, S_kv=4096, D_qk=128, D_v=128, dtype="bf16", right_bound=0,

@@ -55,23 +55,40 @@ BLOCK_KEYS = 128
 STAGES = 2  # K/V buffers; 3 stages ran 1-8% slower in run 62 (and 229 KB of shared memory at hd128)
 MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
 
+
+def qk_chunks(d_qk: int) -> tuple:
+    """(first chunk, second chunk or 0) of D_qk in the kernel's Q and K buffers, whose widths are powers of
+    two: 192 = 128 + 64 (DeepSeek-V3's D_qk), a power of two in one piece."""
+    return (128, d_qk - 128) if 128 < d_qk < 256 else (d_qk, 0)
+
 if AVAILABLE:
     ROWS = gl.constexpr(BLOCK_ROWS)
 
     @gluon.jit
     def _loader(q_ptr, k_ptr, v_ptr, sq_s, sk_s, sv_s, S_q, S_kv, m0, n_tiles,
-                q_smem, k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty):
+                q_smem, qb_smem, k_smem, kb_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty):
         STAGES_: gl.constexpr = k_smem.type.shape[0]
         BLOCK_N: gl.constexpr = k_smem.type.shape[1]
-        D_QK: gl.constexpr = q_smem.type.shape[2]
+        D_A: gl.constexpr = q_smem.type.shape[2]
+        D_B: gl.constexpr = qb_smem.type.shape[2]
+        SPLIT: gl.constexpr = D_B != D_A  # see attention_fwd_gluon_kernel: qb is q itself for one chunk
         D_V: gl.constexpr = v_smem.type.shape[2]
-        q_desc = tma.make_tensor_descriptor(q_ptr, shape=[S_q, D_QK], strides=[sq_s, 1], block_shape=[ROWS, D_QK],
+        q_desc = tma.make_tensor_descriptor(q_ptr, shape=[S_q, D_A], strides=[sq_s, 1], block_shape=[ROWS, D_A],
                                             layout=q_smem.type.layout)
-        k_desc = tma.make_tensor_descriptor(k_ptr, shape=[S_kv, D_QK], strides=[sk_s, 1],
-                                            block_shape=[BLOCK_N, D_QK], layout=k_smem.type.layout)
+        k_desc = tma.make_tensor_descriptor(k_ptr, shape=[S_kv, D_A], strides=[sk_s, 1],
+                                            block_shape=[BLOCK_N, D_A], layout=k_smem.type.layout)
         v_desc = tma.make_tensor_descriptor(v_ptr, shape=[S_kv, D_V], strides=[sv_s, 1], block_shape=[BLOCK_N, D_V],
                                             layout=v_smem.type.layout)
-        mbarrier.expect(q_bar, 2 * q_desc.block_type.nbytes)
+        if SPLIT:  # columns D_A.. of Q and K: a second pair of descriptors from the shifted bases
+            qb_desc = tma.make_tensor_descriptor(q_ptr + D_A, shape=[S_q, D_B], strides=[sq_s, 1],
+                                                 block_shape=[ROWS, D_B], layout=qb_smem.type.layout)
+            kb_desc = tma.make_tensor_descriptor(k_ptr + D_A, shape=[S_kv, D_B], strides=[sk_s, 1],
+                                                 block_shape=[BLOCK_N, D_B], layout=kb_smem.type.layout)
+            mbarrier.expect(q_bar, 2 * (q_desc.block_type.nbytes + qb_desc.block_type.nbytes))
+            _tma_load(qb_desc, [m0, 0], q_bar, qb_smem.index(0))
+            _tma_load(qb_desc, [m0 + ROWS, 0], q_bar, qb_smem.index(1))
+        else:
+            mbarrier.expect(q_bar, 2 * q_desc.block_type.nbytes)
         _tma_load(q_desc, [m0, 0], q_bar, q_smem.index(0))
         _tma_load(q_desc, [m0 + ROWS, 0], q_bar, q_smem.index(1))
         for j in range(n_tiles):
@@ -79,11 +96,23 @@ if AVAILABLE:
             phase = (j // STAGES_) & 1
             # mbarriers start with phase 1 complete: the first STAGES waits pass at once
             mbarrier.wait(k_empty.index(s), phase ^ 1)
-            mbarrier.expect(k_ready.index(s), k_desc.block_type.nbytes)
+            if SPLIT:
+                mbarrier.expect(k_ready.index(s), k_desc.block_type.nbytes + kb_desc.block_type.nbytes)
+                _tma_load(kb_desc, [j * BLOCK_N, 0], k_ready.index(s), kb_smem.index(s))
+            else:
+                mbarrier.expect(k_ready.index(s), k_desc.block_type.nbytes)
             _tma_load(k_desc, [j * BLOCK_N, 0], k_ready.index(s), k_smem.index(s))
             mbarrier.wait(v_empty.index(s), phase ^ 1)
             mbarrier.expect(v_ready.index(s), v_desc.block_type.nbytes)
             _tma_load(v_desc, [j * BLOCK_N, 0], v_ready.index(s), v_smem.index(s))
+
+    @gluon.jit
+    def _scores(q_tile, qb_tile, k_tile, kb_tile, zero_s):
+        """S = Q K^T, issued and not waited for: one product, or two chained over D_qk's chunks (128 + 64)."""
+        s_tok = warpgroup_mma(q_tile, k_tile.permute((1, 0)), zero_s, use_acc=False, is_async=True)
+        if qb_tile.type.shape[1] != q_tile.type.shape[1]:
+            s_tok = warpgroup_mma(qb_tile, kb_tile.permute((1, 0)), s_tok, is_async=True)
+        return s_tok
 
     @gluon.jit
     def _softmax_step(s, m_i, l_i, qk_scale_log2, rows, j, S_kv, causal, BLOCK_N: gl.constexpr,
@@ -102,9 +131,9 @@ if AVAILABLE:
         return p, m_new, alpha, l_new
 
     @gluon.jit
-    def _tile(j, q_tile, p_op, acc, m_i, l_i, rows, qk_scale_log2, S_kv, causal,
-              k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, s_layout: gl.constexpr, o_layout: gl.constexpr,
-              p_layout: gl.constexpr, MASKED: gl.constexpr):
+    def _tile(j, q_tile, qb_tile, p_op, acc, m_i, l_i, rows, qk_scale_log2, S_kv, causal,
+              k_smem, kb_smem, v_smem, k_ready, v_ready, k_empty, v_empty, s_layout: gl.constexpr,
+              o_layout: gl.constexpr, p_layout: gl.constexpr, MASKED: gl.constexpr):
         """Key tile j >= 1: S_j = Q K_j^T and P_{j-1} V_{j-1} issued back to back, S_j waited for alone and its
         softmax run while P_{j-1} V_{j-1} is still on the tensor cores; then acc rescaled."""
         STAGES_: gl.constexpr = k_smem.type.shape[0]
@@ -113,10 +142,10 @@ if AVAILABLE:
         prev = (j - 1) % STAGES_
         mbarrier.wait(k_ready.index(st), (j // STAGES_) & 1)
         zero_s = gl.zeros([ROWS, BLOCK_N], gl.float32, s_layout)
-        s_tok = warpgroup_mma(q_tile, k_smem.index(st).permute((1, 0)), zero_s, use_acc=False, is_async=True)
+        s_tok = _scores(q_tile, qb_tile, k_smem.index(st), kb_smem.index(st), zero_s)
         mbarrier.wait(v_ready.index(prev), ((j - 1) // STAGES_) & 1)
         acc_tok = warpgroup_mma(p_op, v_smem.index(prev), acc, is_async=True)
-        s = warpgroup_mma_wait(1, deps=(s_tok,))  # S_j done; P_{j-1} V_{j-1} may still run
+        s = warpgroup_mma_wait(1, deps=(s_tok,))  # S_j done (its products were committed first); P V may run
         mbarrier.arrive(k_empty.index(st), count=1)
         p, m_new, alpha, l_i = _softmax_step(s, m_i, l_i, qk_scale_log2, rows, j, S_kv, causal, BLOCK_N, s_layout,
                                              MASKED)
@@ -127,11 +156,11 @@ if AVAILABLE:
         return p_op, acc, m_new, l_i
 
     @gluon.jit
-    def _consumer(q_tile, row0, o_ptr, lse_ptr, so_s, so_d, sl_s, S_q, S_kv, n_tiles, qk_scale_log2, causal,
-                  o_tma, k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty):
+    def _consumer(q_tile, qb_tile, row0, o_ptr, lse_ptr, so_s, so_d, sl_s, S_q, S_kv, n_tiles, qk_scale_log2,
+                  causal, o_tma, k_smem, kb_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty):
         """64 query rows from ``row0``: O and the LSE over every key tile, P_{j-1} V_{j-1} under the softmax
         of S_j. O leaves through the Q tile's buffer and a TMA store where ``o_tma`` (O's rows TMA-addressable,
-        D_v = D_qk), through its four strides everywhere else."""
+        D_v = D_qk's first chunk), through its four strides everywhere else."""
         STAGES_: gl.constexpr = k_smem.type.shape[0]
         BLOCK_N: gl.constexpr = k_smem.type.shape[1]
         D_V: gl.constexpr = v_smem.type.shape[2]
@@ -148,7 +177,7 @@ if AVAILABLE:
 
         mbarrier.wait(k_ready.index(0), 0)
         zero_s = gl.zeros([ROWS, BLOCK_N], gl.float32, s_layout)
-        s_tok = warpgroup_mma(q_tile, k_smem.index(0).permute((1, 0)), zero_s, use_acc=False, is_async=True)
+        s_tok = _scores(q_tile, qb_tile, k_smem.index(0), kb_smem.index(0), zero_s)
         s = warpgroup_mma_wait(0, deps=(s_tok,))
         mbarrier.arrive(k_empty.index(0), count=1)
         if n_tiles == 1:
@@ -159,13 +188,13 @@ if AVAILABLE:
                                                s_layout, False)
         p_op = gl.convert_layout(p.to(v_smem.dtype), p_layout)
         for j in range(1, n_tiles - 1):
-            p_op, acc, m_i, l_i = _tile(j, q_tile, p_op, acc, m_i, l_i, rows, qk_scale_log2, S_kv, causal,
-                                        k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, s_layout, o_layout,
-                                        p_layout, False)
+            p_op, acc, m_i, l_i = _tile(j, q_tile, qb_tile, p_op, acc, m_i, l_i, rows, qk_scale_log2, S_kv,
+                                        causal, k_smem, kb_smem, v_smem, k_ready, v_ready, k_empty, v_empty,
+                                        s_layout, o_layout, p_layout, False)
         if n_tiles > 1:  # the last tile, the one the masks can reach
-            p_op, acc, m_i, l_i = _tile(n_tiles - 1, q_tile, p_op, acc, m_i, l_i, rows, qk_scale_log2, S_kv,
-                                        causal, k_smem, v_smem, k_ready, v_ready, k_empty, v_empty, s_layout,
-                                        o_layout, p_layout, True)
+            p_op, acc, m_i, l_i = _tile(n_tiles - 1, q_tile, qb_tile, p_op, acc, m_i, l_i, rows, qk_scale_log2,
+                                        S_kv, causal, k_smem, kb_smem, v_smem, k_ready, v_ready, k_empty, v_empty,
+                                        s_layout, o_layout, p_layout, True)
         last = (n_tiles - 1) % STAGES_
         mbarrier.wait(v_ready.index(last), ((n_tiles - 1) // STAGES_) & 1)
         acc_tok = warpgroup_mma(p_op, v_smem.index(last), acc, is_async=True)
@@ -195,9 +224,12 @@ if AVAILABLE:
         q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr,
         sq_b, sq_h, sq_s, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s, so_b, so_h, so_s, so_d, sl_b, sl_h, sl_s,
         H_q, S_q, S_kv, G_K, G_V, qk_scale_log2, causal, o_tma,
-        D_QK: gl.constexpr, D_V: gl.constexpr, BLOCK_N: gl.constexpr, STAGES_: gl.constexpr,
-        CAUSAL: gl.constexpr,
+        D_QK: gl.constexpr, D_QK_B: gl.constexpr, D_V: gl.constexpr, BLOCK_N: gl.constexpr,
+        STAGES_: gl.constexpr, CAUSAL: gl.constexpr,
     ):
+        """D_QK: the head dim of Q and K, or its first chunk where D_QK_B > 0 (D_qk 192 = 128 + 64: shared
+        buffers have power-of-two widths). The partitions cannot take D_QK_B as a constexpr: with one chunk
+        they get the first chunk's buffers twice, and tell the cases apart by the buffers' widths."""
         n_m = gl.num_programs(0)
         pid_m = gl.program_id(0)
         if CAUSAL:
@@ -220,6 +252,15 @@ if AVAILABLE:
         v_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BLOCK_N, D_V], v_ptr.dtype.element_ty)
         q_smem = gl.allocate_shared_memory(q_ptr.dtype.element_ty, [2, ROWS, D_QK], q_layout)
         k_smem = gl.allocate_shared_memory(k_ptr.dtype.element_ty, [STAGES_, BLOCK_N, D_QK], k_layout)
+        if D_QK_B > 0:
+            qb_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D_QK_B], q_ptr.dtype.element_ty)
+            kb_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BLOCK_N, D_QK_B],
+                                                                           k_ptr.dtype.element_ty)
+            qb_smem = gl.allocate_shared_memory(q_ptr.dtype.element_ty, [2, ROWS, D_QK_B], qb_layout)
+            kb_smem = gl.allocate_shared_memory(k_ptr.dtype.element_ty, [STAGES_, BLOCK_N, D_QK_B], kb_layout)
+        else:
+            qb_smem = q_smem
+            kb_smem = k_smem
         v_smem = gl.allocate_shared_memory(v_ptr.dtype.element_ty, [STAGES_, BLOCK_N, D_V], v_layout)
         q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
         k_ready = gl.allocate_shared_memory(gl.int64, [STAGES_, 1], mbarrier.MBarrierLayout())
@@ -232,11 +273,12 @@ if AVAILABLE:
             mbarrier.init(v_ready.index(i), count=1)
             mbarrier.init(k_empty.index(i), count=2)  # one arrival from each consumer
             mbarrier.init(v_empty.index(i), count=2)
-        bars = (k_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty)
+        bars = (k_smem, kb_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty)
         tail = (o_base, lse_base, so_s, so_d, sl_s, S_q, S_kv, n_tiles, qk_scale_log2, causal, o_tma) + bars
         # The default partition (these 4 warps) is consumer 0; the worker consumer takes the second 64 rows.
         gl.warp_specialize(
-            [(_consumer, (q_smem.index(0), m0) + tail),
-             (_consumer, (q_smem.index(1), m0 + ROWS) + tail),
-             (_loader, (q_base, k_base, v_base, sq_s, sk_s, sv_s, S_q, S_kv, m0, n_tiles, q_smem) + bars)],
+            [(_consumer, (q_smem.index(0), qb_smem.index(0), m0) + tail),
+             (_consumer, (q_smem.index(1), qb_smem.index(1), m0 + ROWS) + tail),
+             (_loader, (q_base, k_base, v_base, sq_s, sk_s, sv_s, S_q, S_kv, m0, n_tiles, q_smem, qb_smem)
+              + bars)],
             [4, 1], [232, 40])  # the workers' warps and register budgets (setmaxnreg)
