@@ -94,3 +94,21 @@ def test_kernels_do_not_specialise_on_head_counts_ratios_or_band_offsets():
         assert unspecialised >= set(jit.arg_names) & set(_RUNTIME_ONLY), name
         assert ("S_q" in unspecialised) == name.endswith("_any_len"), name   # lengths stay specialised
         assert set(_NO_SPECIALIZE) <= unspecialised or not name.endswith("_any_len")
+
+
+def test_hd128_16_bit_forward_is_the_gluon_kernel_as_on_the_h200():
+    """The H200 runs the Gluon forward for hd128 and 192/128 16-bit problems (launch.gluon_forward_reasons):
+    the enumeration must count its specialisations, not the Triton forward's."""
+    from sdpa_bwd.kernels import attention_fwd_gluon
+
+    if not attention_fwd_gluon.AVAILABLE:
+        pytest.skip("this Triton has no Gluon Hopper module")
+    for d_qk, d_v in ((128, 128), (192, 128)):
+        ks = by_kernel(Case("g", B=2, H_q=4, S_q=256, D_qk=d_qk, D_v=d_v, dtype="bfloat16"))
+        assert ct.GLUON_KERNEL in ks and "attention_fwd_kernel" not in ks, sorted(ks)
+        g = ks[ct.GLUON_KERNEL]
+        consts = dict(g.constexprs)
+        assert (consts["D_QK"], consts["D_QK_B"], consts["D_V"]) == ((128, 0, 128) if d_qk == 128 else (128, 64, 128))
+        assert g.num_warps == 4 and g.maxnreg == attention_fwd_gluon.MAX_REGS
+        # the partitions' arguments stay runtime values (do_not_specialize): none of them is a constexpr 1
+        assert not {"so_d", "S_q", "causal"} & set(consts), consts

@@ -44,11 +44,13 @@ import sys
 import tempfile
 import threading
 import time
+import types
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Optional
 
 # Kernels the launcher calls, by the name it imports them under.
+GLUON_KERNEL = "attention_fwd_gluon_kernel"  # in sdpa_bwd.kernels.attention_fwd_gluon
 KERNEL_NAMES = (
     "attention_fwd_kernel", "attention_fwd_kernel_any_len",
     "attention_bwd_preprocess_kernel",
@@ -246,15 +248,16 @@ class Launch:
     divisible: tuple              # params with tt.divisibility 16
     num_warps: Optional[int]
     num_stages: Optional[int]
+    maxnreg: Optional[int] = None  # the Gluon forward's register budget before its partitions resize theirs
 
     def key(self) -> str:
         return json.dumps([self.kernel, self.signature, self.constexprs, self.divisible,
-                           self.num_warps, self.num_stages])
+                           self.num_warps, self.num_stages] + ([self.maxnreg] if self.maxnreg else []))
 
     def to_dict(self) -> dict:
         return dict(kernel=self.kernel, signature=[list(x) for x in self.signature],
                     constexprs=[list(x) for x in self.constexprs], divisible=list(self.divisible),
-                    num_warps=self.num_warps, num_stages=self.num_stages)
+                    num_warps=self.num_warps, num_stages=self.num_stages, maxnreg=self.maxnreg)
 
 
 class _Recorder:
@@ -267,6 +270,7 @@ class _Recorder:
         def launch(*args, **kwargs):
             num_warps = kwargs.pop("num_warps", None)
             num_stages = kwargs.pop("num_stages", None)
+            maxnreg = kwargs.pop("maxnreg", None)
             bound = inspect.Signature(self.params).bind(*args, **kwargs)
             bound.apply_defaults()
             sig, consts, div = [], [], []
@@ -282,7 +286,8 @@ class _Recorder:
                     consts.append((p.name, attr))
                 elif attr == "D":
                     div.append(p.name)
-            self.sink.append(Launch(self.name, tuple(sig), tuple(consts), tuple(div), num_warps, num_stages))
+            self.sink.append(Launch(self.name, tuple(sig), tuple(consts), tuple(div), num_warps, num_stages,
+                                    maxnreg))
         return launch
 
 
@@ -303,7 +308,14 @@ def recording(sink: list, alloc: Optional[_Allocator] = None):
                mock.patch.object(launch, "TMA_MODE", "auto"),
                mock.patch.object(launch, "_ensure_tma_allocator", lambda: None),
                mock.patch.object(launch, "_tuned", lambda *a, **k: None),
-               mock.patch.object(launch, "_BWD_OVERRIDE", None)]
+               mock.patch.object(launch, "_BWD_OVERRIDE", None),
+               mock.patch.object(launch, "_is_sm90", lambda index: True)]
+    gluon = launch.attention_fwd_gluon
+    if gluon.AVAILABLE:  # the Gluon forward, which the H200 takes for hd128 and 192/128 16-bit problems
+        real = getattr(gluon, GLUON_KERNEL)
+        ns = types.SimpleNamespace(**{**vars(gluon), GLUON_KERNEL: _Recorder(GLUON_KERNEL, real,
+                                                                             unspecialised(real), sink)})
+        patches.append(mock.patch.object(launch, "attention_fwd_gluon", ns))
     for name in KERNEL_NAMES:
         # the kernel's own do_not_specialize list (the _any_len twins add the lengths to it)
         no_spec = unspecialised(getattr(launch, name))
@@ -428,6 +440,10 @@ def fine(cls: dict) -> tuple:
 
 
 def _worker_compile(spec: dict, target, ASTSource, triton, kernels) -> dict:
+    if spec["kernel"] == GLUON_KERNEL:
+        from triton.experimental.gluon._runtime import GluonASTSource as ASTSource  # noqa: N811
+
+        from sdpa_bwd.kernels import attention_fwd_gluon as kernels
     fn = getattr(kernels, spec["kernel"])
     names = fn.arg_names
     sig = {n: ty for n, ty in spec["signature"]}
@@ -438,6 +454,8 @@ def _worker_compile(spec: dict, target, ASTSource, triton, kernels) -> dict:
         options["num_warps"] = spec["num_warps"]
     if spec.get("num_stages") is not None:
         options["num_stages"] = spec["num_stages"]
+    if spec.get("maxnreg") is not None:
+        options["maxnreg"] = spec["maxnreg"]
     t0 = time.perf_counter()
     k = triton.compile(ASTSource(fn, sig, consts, attrs), target=target, options=options)
     dt = time.perf_counter() - t0
