@@ -1,0 +1,307 @@
+"""Can the backward's DKDV pass run faster in Gluon, on FA3's producer/consumer structure? (GPU probe)
+
+    PYTHONPATH=src python3 tools/gluon_dkdv_probe.py [--out DIR] [--compile-only]
+
+Session 14. The engine's forward now runs in Gluon (``kernels/attention_fwd_gluon.py``: a TMA loader warp, two
+consumer warpgroups, products waited for one at a time) at 0.92-1.09 of cuDNN's time, where Triton's ``tl.dot``
+kernel was at 0.75-0.97. The backward is still Triton's: its DKDV pass runs 4 products at ~550 TFLOP/s
+(session 10-12 profiles, one 8-warp program an SM, the product-softmax-product chain serial) and its dQ pass
+3 at ~660. This probe is the DKDV pass in the forward's Gluon shape, for BHSD, D 128, bf16, S a multiple of
+128, H_q = H_kv, no mask:
+
+- a loader partition (1 warp) loads this program's 128 keys of K and V once, then streams Q_i and dO_i tiles of
+  64 query rows through two stages ("ready" mbarriers with TMA byte counts, "empty" ones both consumers
+  arrive on);
+- two consumer partitions (4 warps each) own 64 keys each and never wait for each other. Per query tile:
+  S^T = K Q^T and dP^T = V dO^T issued back to back; S^T waited for with dP^T (and nothing else) in flight,
+  P^T = exp2(S^T scale log2e - LSE log2e) computed under dP^T; dS^T = P^T (dP^T - delta); then dV += P^T dO
+  and dK += dS^T Q issued and *not* waited for: they run under the next tile's S^T and dP^T issue and are
+  waited for (releasing the tile's stage) only once the next S^T is needed. P^T and dS^T are register
+  operands, kept alive through the waits' ``deps``.
+
+dK is scaled by the softmax scale at the end and both are stored through pointers. LSE (natural log) and
+delta = rowsum(dO O) are read per tile from global memory (L2). No dQ: Gluon's Hopper module in Triton 3.6 has
+no TMA reduce (3.9 has one), and per-element fp32 atomics for a dQ partial a tile would cost ~1 ms here, so the
+engine's dQ pass would stay as it is.
+
+On a GPU it checks dK and dV against PyTorch's fp32 autograd (small shapes first, so a wrong mbarrier phase
+shows as a hang there and not in the timings), then times itself against cuDNN's whole backward and ours at
+(2,16,4096) and (1,16,8192); TFLOP/s counts its 4 products. ``--compile-only`` compiles for sm_90a without a
+GPU or torch and prints the shared memory, the wgmma count, each product wait's outstanding count and the
+partitions' register budgets (Triton 3.6 or 3.9; not under TRITON_INTERPRET).
+
+Status (session 14): compiles for sm_90a with Triton 3.6 (131,440 B of shared memory, 96 wgmma, waits
+[1,0,1,0,1,0,1,0,0,0]) but **ptxas serialises its wgmma** (C7512, "insufficient register resources") and
+spills 16-28 B at the launch's 168 registers, and still serialises at ``maxnreg`` 232 or 255 (local ptxas
+-v of the PTX, ``/tmp`` script: compile as ``compile_only`` does, then ``ptxas -arch=sm_90a -v``). Without the
+dK product it compiles clean at 168 (no serialisation, no spill), and a version that waits for dV and dK at the
+end of each tile (nothing carried across tiles) does not serialise but spills 264 B. So the two [64, 128] fp32
+accumulators plus the [64, 64] S^T and dP^T tiles and their register operands do not fit the way ptxas
+allocates this function; FA3's hd128 backward fits the same tiles in 240 registers a consumer. Next: P^T and
+dS^T through shared memory (SS products) instead of register operands, or 3 consumer warpgroups on fewer keys
+each. **Not run on a GPU**; timing it as it is would measure serialised products. Prediction once it compiles
+clean: 600-700 TFLOP/s at (2,16,4096,128), against the Triton DKDV pass's ~550.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+
+import triton
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
+
+# Triton 3.6 names the TMA load async_copy_global_to_shared; 3.9 calls it async_load and raises on the old name.
+tma_load = getattr(tma, "async_load", None) or tma.async_copy_global_to_shared
+KEYS_ = 64  # keys a consumer partition owns; a program owns two such blocks
+QROWS_ = 64  # query rows a streamed tile holds
+KEYS = gl.constexpr(KEYS_)
+LOG2E = 1.4426950408889634
+
+
+@gluon.jit
+def _loader(q_desc, k_desc, v_desc, do_desc, row_q, row_kv, n_tiles,
+            q_smem, do_smem, k_smem, v_smem, kv_bar, q_ready, do_ready, q_empty, do_empty):
+    STAGES: gl.constexpr = q_smem.type.shape[0]
+    QROWS: gl.constexpr = q_smem.type.shape[1]
+    mbarrier.expect(kv_bar, 2 * k_desc.block_type.nbytes + 2 * v_desc.block_type.nbytes)
+    for w in gl.static_range(2):
+        tma_load(k_desc, [row_kv + w * KEYS, 0], kv_bar, k_smem.index(w))
+        tma_load(v_desc, [row_kv + w * KEYS, 0], kv_bar, v_smem.index(w))
+    for i in range(n_tiles):
+        s = i % STAGES
+        phase = (i // STAGES) & 1
+        # mbarriers start with phase 1 complete: the first STAGES waits pass at once
+        mbarrier.wait(q_empty.index(s), phase ^ 1)
+        mbarrier.expect(q_ready.index(s), q_desc.block_type.nbytes)
+        tma_load(q_desc, [row_q + i * QROWS, 0], q_ready.index(s), q_smem.index(s))
+        mbarrier.wait(do_empty.index(s), phase ^ 1)
+        mbarrier.expect(do_ready.index(s), do_desc.block_type.nbytes)
+        tma_load(do_desc, [row_q + i * QROWS, 0], do_ready.index(s), do_smem.index(s))
+
+
+@gluon.jit
+def _probs(i, k_tile, v_tile, q_smem, do_smem, q_ready, do_ready, lse_ptr, delta_ptr, row_q, qk_scale_log2,
+           s_layout: gl.constexpr, a_layout: gl.constexpr, dv_tok, dk_tok, p_op, ds_op, FIRST: gl.constexpr):
+    """Query tile i: S^T and dP^T issued; S^T waited for (with the previous tile's dV and dK products, which
+    were issued before it); P^T under dP^T; dS^T. Returns P^T and dS^T as register operands, and the previous
+    tile's accumulators."""
+    STAGES: gl.constexpr = q_smem.type.shape[0]
+    QROWS: gl.constexpr = q_smem.type.shape[1]
+    s = i % STAGES
+    phase = (i // STAGES) & 1
+    zero = gl.zeros([KEYS, QROWS], gl.float32, s_layout)
+    cols = row_q + i * QROWS + gl.arange(0, QROWS, layout=gl.SliceLayout(0, s_layout))
+    mbarrier.wait(q_ready.index(s), phase)
+    s_tok = warpgroup_mma(k_tile, q_smem.index(s).permute((1, 0)), zero, use_acc=False, is_async=True)
+    mbarrier.wait(do_ready.index(s), phase)
+    dp_tok = warpgroup_mma(v_tile, do_smem.index(s).permute((1, 0)), zero, use_acc=False, is_async=True)
+    if FIRST:
+        s_t = warpgroup_mma_wait(1, deps=(s_tok,))
+    else:
+        # pending: dV_{i-1}, dK_{i-1}, S^T_i, dP^T_i; one left in flight means all but dP^T_i are done
+        s_t, dv_tok, dk_tok, p_op, ds_op = warpgroup_mma_wait(1, deps=(s_tok, dv_tok, dk_tok, p_op, ds_op))
+    # LSE and delta are read only where they are used: 16 registers each a thread, and the accumulators take 128
+    p = gl.exp2(s_t * qk_scale_log2 - (gl.load(lse_ptr + cols) * 1.4426950408889634)[None, :])
+    dp = warpgroup_mma_wait(0, deps=(dp_tok,))
+    ds = p * (dp - gl.load(delta_ptr + cols)[None, :])
+    return (gl.convert_layout(p.to(gl.bfloat16), a_layout), gl.convert_layout(ds.to(gl.bfloat16), a_layout),
+            dv_tok, dk_tok)
+
+
+@gluon.jit
+def _consumer(k_tile, v_tile, dk_ptr, dv_ptr, lse_ptr, delta_ptr, row_q, row_k, n_tiles, qk_scale_log2, scale,
+              q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty):
+    STAGES: gl.constexpr = q_smem.type.shape[0]
+    QROWS: gl.constexpr = q_smem.type.shape[1]
+    D: gl.constexpr = q_smem.type.shape[2]
+    s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, QROWS, 16])
+    acc_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                         instr_shape=[16, D, 16])
+    a_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=acc_layout, k_width=2)
+    mbarrier.wait(kv_bar, 0)
+    zero_acc = gl.zeros([KEYS, D], gl.float32, acc_layout)
+    p_op, ds_op, dv_tok, dk_tok = _probs(0, k_tile, v_tile, q_smem, do_smem, q_ready, do_ready, lse_ptr, delta_ptr,
+                                         row_q, qk_scale_log2, s_layout, a_layout, zero_acc, zero_acc, None, None,
+                                         True)
+    dv_tok = warpgroup_mma(p_op, do_smem.index(0), zero_acc, use_acc=False, is_async=True)
+    dk_tok = warpgroup_mma(ds_op, q_smem.index(0), zero_acc, use_acc=False, is_async=True)
+    for i in range(1, n_tiles):
+        p_op, ds_op, dv_tok, dk_tok = _probs(i, k_tile, v_tile, q_smem, do_smem, q_ready, do_ready, lse_ptr,
+                                             delta_ptr, row_q, qk_scale_log2, s_layout, a_layout, dv_tok, dk_tok,
+                                             p_op, ds_op, False)
+        prev = (i - 1) % STAGES
+        mbarrier.arrive(q_empty.index(prev), count=1)  # tile i-1's dK and dV products are done with it
+        mbarrier.arrive(do_empty.index(prev), count=1)
+        s = i % STAGES
+        dv_tok = warpgroup_mma(p_op, do_smem.index(s), dv_tok, is_async=True)
+        dk_tok = warpgroup_mma(ds_op, q_smem.index(s), dk_tok, is_async=True)
+    dv, dk, p_op, ds_op = warpgroup_mma_wait(0, deps=(dv_tok, dk_tok, p_op, ds_op))
+    last = (n_tiles - 1) % STAGES
+    mbarrier.arrive(q_empty.index(last), count=1)
+    mbarrier.arrive(do_empty.index(last), count=1)
+    rows = row_k + gl.arange(0, KEYS, layout=gl.SliceLayout(1, acc_layout))
+    cols = gl.arange(0, D, layout=gl.SliceLayout(0, acc_layout))
+    offs = rows.to(gl.int64)[:, None] * D + cols[None, :]
+    gl.store(dv_ptr + offs, dv.to(gl.bfloat16))
+    gl.store(dk_ptr + offs, (dk * scale).to(gl.bfloat16))
+
+
+@gluon.jit(do_not_specialize=["S", "qk_scale_log2", "scale"])
+def gluon_dkdv_kernel(q_desc, k_desc, v_desc, do_desc, dk_ptr, dv_ptr, lse_ptr, delta_ptr, S, qk_scale_log2,
+                      scale, STAGES: gl.constexpr):
+    D: gl.constexpr = q_desc.block_type.shape[1]
+    QROWS: gl.constexpr = q_desc.block_type.shape[0]
+    pid_n = gl.program_id(0)
+    bh = gl.program_id(1)
+    row_q = bh * S
+    row_kv = bh * S + pid_n * (2 * KEYS)
+    n_tiles = S // QROWS
+    q_smem = gl.allocate_shared_memory(q_desc.dtype, [STAGES, QROWS, D], q_desc.layout)
+    do_smem = gl.allocate_shared_memory(do_desc.dtype, [STAGES, QROWS, D], do_desc.layout)
+    k_smem = gl.allocate_shared_memory(k_desc.dtype, [2, KEYS, D], k_desc.layout)
+    v_smem = gl.allocate_shared_memory(v_desc.dtype, [2, KEYS, D], v_desc.layout)
+    kv_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    q_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    do_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    q_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    do_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    mbarrier.init(kv_bar, count=1)
+    for i in gl.static_range(STAGES):
+        mbarrier.init(q_ready.index(i), count=1)
+        mbarrier.init(do_ready.index(i), count=1)
+        mbarrier.init(q_empty.index(i), count=2)  # one arrival from each consumer
+        mbarrier.init(do_empty.index(i), count=2)
+    bars = (q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty)
+    tail = (dk_ptr, dv_ptr, lse_ptr, delta_ptr, row_q)
+    scalars = (n_tiles, qk_scale_log2, scale)
+    gl.warp_specialize(
+        [(_consumer, (k_smem.index(0), v_smem.index(0)) + tail + (row_kv,) + scalars + bars),
+         (_consumer, (k_smem.index(1), v_smem.index(1)) + tail + (row_kv + KEYS,) + scalars + bars),
+         (_loader, (q_desc, k_desc, v_desc, do_desc, row_q, row_kv, n_tiles, q_smem, do_smem, k_smem, v_smem,
+                    kv_bar, q_ready, do_ready, q_empty, do_empty))],
+        [4, 1], [240, 24])
+
+
+def _descs(q, k, v, do):
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+    B, H, S, D = q.shape
+    out = []
+    for t, rows in ((q, QROWS_), (k, KEYS_), (v, KEYS_), (do, QROWS_)):
+        lay = gl.NVMMASharedLayout.get_default_for([rows, D], gl.bfloat16)
+        out.append(TensorDescriptor(t.view(B * H * S, D), [B * H * S, D], [D, 1], [rows, D], lay))
+    return out
+
+
+def launch(q, k, v, do, lse, delta, stages=2):
+    """dK, dV of BHSD q, k, v, do (bf16, D 128, S a multiple of 128) from the forward's natural-log LSE and
+    delta = rowsum(dO O) (fp32, B H S)."""
+    import torch
+
+    B, H, S, D = q.shape
+    assert D == 128 and S % 128 == 0 and all(t.is_contiguous() for t in (q, k, v, do, lse, delta))
+    dk, dv = torch.empty_like(k), torch.empty_like(v)
+    scale = 1 / math.sqrt(D)
+    gluon_dkdv_kernel[(S // (2 * KEYS_), B * H)](*_descs(q, k, v, do), dk, dv, lse, delta, S, scale * LOG2E, scale,
+                                                  stages, num_warps=4, maxnreg=168)
+    return dk, dv
+
+
+def compile_only(stages=2):
+    """Compile the probe for sm_90a without a GPU or torch: shared memory, products, waits, register budgets."""
+    from triton.backends.compiler import GPUTarget
+    from triton.experimental.gluon._runtime import GluonASTSource
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+    from triton.runtime.jit import mangle_type
+
+    class _Base:  # what mangle_type reads of a tensor: its dtype name and its address
+        dtype = "bfloat16"
+
+        def data_ptr(self):
+            return 0
+
+    def desc(rows):
+        return mangle_type(TensorDescriptor(_Base(), [1 << 20, 128], [128, 1], [rows, 128],
+                                            gl.NVMMASharedLayout.get_default_for([rows, 128], gl.bfloat16)))
+
+    sig = dict(q_desc=desc(QROWS_), k_desc=desc(KEYS_), v_desc=desc(KEYS_), do_desc=desc(QROWS_), dk_ptr="*bf16",
+               dv_ptr="*bf16", lse_ptr="*fp32", delta_ptr="*fp32", S="i32", qk_scale_log2="fp32", scale="fp32",
+               STAGES="constexpr")
+    src = GluonASTSource(gluon_dkdv_kernel, sig, dict(STAGES=stages))
+    k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=4, maxnreg=168))
+    ptx = k.asm["ptx"]
+    return dict(stages=stages, shared=k.metadata.shared, wgmma=ptx.count("wgmma.mma_async"),
+                waits=[int(n) for n in re.findall(r"wgmma\.wait_group\.sync\.aligned\s+(\d+)", ptx)],
+                setmaxnreg=re.findall(r"setmaxnreg\.(\w+)\.sync\.aligned\.u32\s+(\d+);", ptx))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--stages", type=int, default=2)
+    ap.add_argument("--compile-only", action="store_true")
+    args = ap.parse_args()
+    if args.compile_only:
+        print(json.dumps(compile_only(args.stages)), flush=True)
+        return
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    from sdpa_bwd import launch as engine
+
+    rows = []
+    for B, H, S in [(1, 1, 256), (1, 2, 384), (2, 3, 1024), (2, 16, 4096), (1, 16, 8192)]:
+        gen = torch.Generator(device="cuda").manual_seed(0)
+        q, k, v, do = (torch.randn(B, H, S, 128, device="cuda", dtype=torch.bfloat16, generator=gen)
+                       for _ in range(4))
+        o, lse = engine.attention_forward(q, k, v)
+        delta = (do.float() * o.float()).sum(-1)
+        tag = f"({B},{H},{S},128) nc"
+        row = dict(shape=[B, H, S, 128], stages=args.stages)
+        try:
+            dk, dv = launch(q, k, v, do, lse, delta, args.stages)
+            torch.cuda.synchronize()
+        except Exception as exc:  # noqa: BLE001 - a probe reports what failed and goes on
+            row["error"] = f"{type(exc).__name__}: {str(exc)[:400]}"
+            print(f"{tag}: FAILED {row['error']}", flush=True)
+            rows.append(row)
+            continue
+        if S <= 4096:
+            qf, kf, vf = (t.float().requires_grad_() for t in (q, k, v))
+            of = torch.softmax(qf @ kf.transpose(-1, -2) / math.sqrt(128), -1) @ vf
+            ref_dk, ref_dv = torch.autograd.grad(of, (kf, vf), do.float())
+            for name, ours, ref in (("dk", dk, ref_dk), ("dv", dv, ref_dv)):
+                row[f"{name}_rel_err"] = ((ours.float() - ref).norm() / ref.norm()).item()
+            row["nan"] = bool(torch.isnan(dk).any().item() or torch.isnan(dv).any().item())
+        if S >= 4096:
+            q_, k_, v_ = (t.detach().requires_grad_() for t in (q, k, v))
+            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                out_c = torch.nn.functional.scaled_dot_product_attention(q_, k_, v_)
+            fns = dict(gluon_dkdv=lambda: launch(q, k, v, do, lse, delta, args.stages),
+                       ours_backward=lambda: engine.attention_backward(q, k, v, o, do, lse),
+                       cudnn_backward=lambda: torch.autograd.grad(out_c, (q_, k_, v_), do, retain_graph=True))
+            for name in fns:
+                row[f"{name}_ms"] = []
+            for _ in range(2):
+                for name, fn in fns.items():
+                    row[f"{name}_ms"].append(triton.testing.do_bench(fn, warmup=10, rep=40))
+            row["gluon_dkdv_tflops"] = 4 * 2 * B * H * S * S * 128 / min(row["gluon_dkdv_ms"]) / 1e9
+        print(tag, {k_: (round(v_, 4) if isinstance(v_, float) else
+                         [round(x, 4) for x in v_] if isinstance(v_, list) else v_) for k_, v_ in row.items()},
+              flush=True)
+        rows.append(row)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "gluon_dkdv_probe.json"), "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
