@@ -13,11 +13,11 @@ kernel was at 0.75-0.97. The backward is still Triton's: its DKDV pass runs 4 pr
   64 query rows through two stages ("ready" mbarriers with TMA byte counts, "empty" ones both consumers
   arrive on);
 - two consumer partitions (4 warps each) own 64 keys each and never wait for each other. Per query tile:
-  S^T = K Q^T and dP^T = V dO^T issued back to back; S^T waited for with dP^T (and nothing else) in flight,
-  P^T = exp2(S^T scale log2e - LSE log2e) computed under dP^T; dS^T = P^T (dP^T - delta); then dV += P^T dO
-  and dK += dS^T Q issued and *not* waited for: they run under the next tile's S^T and dP^T issue and are
-  waited for (releasing the tile's stage) only once the next S^T is needed. P^T and dS^T are register
-  operands, kept alive through the waits' ``deps``.
+  S = Q K^T and dP = dO V^T (64 query rows x 64 keys) issued back to back; S waited for with dP (and nothing
+  else) in flight, P = exp2(S scale log2e - LSE log2e) computed under dP and stored to shared memory; dS =
+  P (dP - delta) stored beside it; then dV += P^T dO and dK += dS^T Q issued (A operands: the stored tiles,
+  transposed) and *not* waited for: they run under the next tile's S and dP issue and are waited for
+  (releasing the tile's stage and the P, dS buffers) only once the next S is needed.
 
 dK is scaled by the softmax scale at the end and both are stored through pointers. LSE (natural log) and
 delta = rowsum(dO O) are read per tile from global memory (L2). No dQ: Gluon's Hopper module in Triton 3.6 has
@@ -30,17 +30,16 @@ shows as a hang there and not in the timings), then times itself against cuDNN's
 GPU or torch and prints the shared memory, the wgmma count, each product wait's outstanding count and the
 partitions' register budgets (Triton 3.6 or 3.9; not under TRITON_INTERPRET).
 
-Status (session 14): compiles for sm_90a with Triton 3.6 (131,440 B of shared memory, 96 wgmma, waits
-[1,0,1,0,1,0,1,0,0,0]) but **ptxas serialises its wgmma** (C7512, "insufficient register resources") and
-spills 16-28 B at the launch's 168 registers, and still serialises at ``maxnreg`` 232 or 255 (local ptxas
--v of the PTX, ``/tmp`` script: compile as ``compile_only`` does, then ``ptxas -arch=sm_90a -v``). Without the
-dK product it compiles clean at 168 (no serialisation, no spill), and a version that waits for dV and dK at the
-end of each tile (nothing carried across tiles) does not serialise but spills 264 B. So the two [64, 128] fp32
-accumulators plus the [64, 64] S^T and dP^T tiles and their register operands do not fit the way ptxas
-allocates this function; FA3's hd128 backward fits the same tiles in 240 registers a consumer. Next: P^T and
-dS^T through shared memory (SS products) instead of register operands, or 3 consumer warpgroups on fewer keys
-each. **Not run on a GPU**; timing it as it is would measure serialised products. Prediction once it compiles
-clean: 600-700 TFLOP/s at (2,16,4096,128), against the Triton DKDV pass's ~550.
+Status (session 14): compiles for sm_90a with Triton 3.6 clean (164,240 B of shared memory on 2 stages,
+197,072 on 3; 96 wgmma; 168 registers, no spill, wgmma not serialised: ``--compile-only`` runs ptxas -v too)
+and with Triton 3.9 (156 B of spills there). **Not run on a GPU** (the session's device time went to the
+forward). The first version kept P^T and dS^T in registers as the dV and dK products' A operands (S^T = K
+Q^T with key rows): ptxas serialised its wgmma (C7512, "insufficient register resources") at 168, 232 and
+255 registers, because the two [64, 128] fp32 accumulators, S^T and dP^T, the two register operands and LSE and
+delta as 16 column values a thread do not fit. Query rows (LSE and delta 2 values a thread) and P, dS through
+shared memory fit in 168. Prediction: 600-700 TFLOP/s at (2,16,4096,128) on its 4 products, i.e. 0.78-0.92 ms
+against the Triton DKDV pass's ~1.0 ms (the forward's consumers went from 531 to 650 TFLOP/s the same way);
+the backward 8-13% faster if the engine takes it.
 """
 
 from __future__ import annotations
@@ -54,7 +53,13 @@ import re
 import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
-from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
+from triton.experimental.gluon.language.nvidia.hopper import (
+    fence_async_shared,
+    mbarrier,
+    tma,
+    warpgroup_mma,
+    warpgroup_mma_wait,
+)
 
 # Triton 3.6 names the TMA load async_copy_global_to_shared; 3.9 calls it async_load and raises on the old name.
 tma_load = getattr(tma, "async_load", None) or tma.async_copy_global_to_shared
@@ -86,63 +91,64 @@ def _loader(q_desc, k_desc, v_desc, do_desc, row_q, row_kv, n_tiles,
 
 
 @gluon.jit
-def _probs(i, k_tile, v_tile, q_smem, do_smem, q_ready, do_ready, lse_ptr, delta_ptr, row_q, qk_scale_log2,
-           s_layout: gl.constexpr, a_layout: gl.constexpr, dv_tok, dk_tok, p_op, ds_op, FIRST: gl.constexpr):
-    """Query tile i: S^T and dP^T issued; S^T waited for (with the previous tile's dV and dK products, which
-    were issued before it); P^T under dP^T; dS^T. Returns P^T and dS^T as register operands, and the previous
-    tile's accumulators."""
+def _probs(i, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q_ready, do_ready, lse_ptr, delta_ptr, row_q,
+           qk_scale_log2, s_layout: gl.constexpr, dv_tok, dk_tok, FIRST: gl.constexpr):
+    """Query tile i: S = Q K^T and dP = dO V^T issued; S waited for (with the previous tile's dV and dK products,
+    issued before it, which read P and dS from shared memory: only then may they be overwritten); P under dP;
+    dS; both stored to shared memory for this tile's dV and dK products. Query rows are the tiles' rows, so
+    LSE and delta are 2 values a thread."""
     STAGES: gl.constexpr = q_smem.type.shape[0]
     QROWS: gl.constexpr = q_smem.type.shape[1]
     s = i % STAGES
     phase = (i // STAGES) & 1
-    zero = gl.zeros([KEYS, QROWS], gl.float32, s_layout)
-    cols = row_q + i * QROWS + gl.arange(0, QROWS, layout=gl.SliceLayout(0, s_layout))
+    zero = gl.zeros([QROWS, KEYS], gl.float32, s_layout)
+    rows = row_q + i * QROWS + gl.arange(0, QROWS, layout=gl.SliceLayout(1, s_layout))
+    lse2 = gl.load(lse_ptr + rows) * 1.4426950408889634
+    delta = gl.load(delta_ptr + rows)
     mbarrier.wait(q_ready.index(s), phase)
-    s_tok = warpgroup_mma(k_tile, q_smem.index(s).permute((1, 0)), zero, use_acc=False, is_async=True)
+    s_tok = warpgroup_mma(q_smem.index(s), k_tile.permute((1, 0)), zero, use_acc=False, is_async=True)
     mbarrier.wait(do_ready.index(s), phase)
-    dp_tok = warpgroup_mma(v_tile, do_smem.index(s).permute((1, 0)), zero, use_acc=False, is_async=True)
+    dp_tok = warpgroup_mma(do_smem.index(s), v_tile.permute((1, 0)), zero, use_acc=False, is_async=True)
     if FIRST:
         s_t = warpgroup_mma_wait(1, deps=(s_tok,))
     else:
-        # pending: dV_{i-1}, dK_{i-1}, S^T_i, dP^T_i; one left in flight means all but dP^T_i are done
-        s_t, dv_tok, dk_tok, p_op, ds_op = warpgroup_mma_wait(1, deps=(s_tok, dv_tok, dk_tok, p_op, ds_op))
-    # LSE and delta are read only where they are used: 16 registers each a thread, and the accumulators take 128
-    p = gl.exp2(s_t * qk_scale_log2 - (gl.load(lse_ptr + cols) * 1.4426950408889634)[None, :])
+        # pending: dV_{i-1}, dK_{i-1}, S_i, dP_i; one left in flight means all but dP_i are done
+        s_t, dv_tok, dk_tok = warpgroup_mma_wait(1, deps=(s_tok, dv_tok, dk_tok))
+    p = gl.exp2(s_t * qk_scale_log2 - lse2[:, None])
+    p_smem.store(p.to(p_smem.dtype))
     dp = warpgroup_mma_wait(0, deps=(dp_tok,))
-    ds = p * (dp - gl.load(delta_ptr + cols)[None, :])
-    return (gl.convert_layout(p.to(gl.bfloat16), a_layout), gl.convert_layout(ds.to(gl.bfloat16), a_layout),
-            dv_tok, dk_tok)
+    ds_smem.store((p * (dp - delta[:, None])).to(ds_smem.dtype))
+    fence_async_shared()
+    return dv_tok, dk_tok
 
 
 @gluon.jit
-def _consumer(k_tile, v_tile, dk_ptr, dv_ptr, lse_ptr, delta_ptr, row_q, row_k, n_tiles, qk_scale_log2, scale,
-              q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty):
+def _consumer(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, lse_ptr, delta_ptr, row_q, row_k, n_tiles,
+              qk_scale_log2, scale, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty):
     STAGES: gl.constexpr = q_smem.type.shape[0]
     QROWS: gl.constexpr = q_smem.type.shape[1]
     D: gl.constexpr = q_smem.type.shape[2]
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
-                                                       instr_shape=[16, QROWS, 16])
+                                                       instr_shape=[16, KEYS, 16])
     acc_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                          instr_shape=[16, D, 16])
-    a_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=acc_layout, k_width=2)
     mbarrier.wait(kv_bar, 0)
     zero_acc = gl.zeros([KEYS, D], gl.float32, acc_layout)
-    p_op, ds_op, dv_tok, dk_tok = _probs(0, k_tile, v_tile, q_smem, do_smem, q_ready, do_ready, lse_ptr, delta_ptr,
-                                         row_q, qk_scale_log2, s_layout, a_layout, zero_acc, zero_acc, None, None,
-                                         True)
-    dv_tok = warpgroup_mma(p_op, do_smem.index(0), zero_acc, use_acc=False, is_async=True)
-    dk_tok = warpgroup_mma(ds_op, q_smem.index(0), zero_acc, use_acc=False, is_async=True)
+    _probs(0, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q_ready, do_ready, lse_ptr, delta_ptr, row_q,
+           qk_scale_log2, s_layout, zero_acc, zero_acc, True)
+    # dV += P^T dO and dK += dS^T Q: the A operands are P and dS transposed in shared memory
+    dv_tok = warpgroup_mma(p_smem.permute((1, 0)), do_smem.index(0), zero_acc, use_acc=False, is_async=True)
+    dk_tok = warpgroup_mma(ds_smem.permute((1, 0)), q_smem.index(0), zero_acc, use_acc=False, is_async=True)
     for i in range(1, n_tiles):
-        p_op, ds_op, dv_tok, dk_tok = _probs(i, k_tile, v_tile, q_smem, do_smem, q_ready, do_ready, lse_ptr,
-                                             delta_ptr, row_q, qk_scale_log2, s_layout, a_layout, dv_tok, dk_tok,
-                                             p_op, ds_op, False)
+        dv_tok, dk_tok = _probs(i, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q_ready, do_ready, lse_ptr,
+                                delta_ptr, row_q, qk_scale_log2, s_layout, dv_tok, dk_tok, False)
         prev = (i - 1) % STAGES
         mbarrier.arrive(q_empty.index(prev), count=1)  # tile i-1's dK and dV products are done with it
         mbarrier.arrive(do_empty.index(prev), count=1)
         s = i % STAGES
-        dv_tok = warpgroup_mma(p_op, do_smem.index(s), dv_tok, is_async=True)
-        dk_tok = warpgroup_mma(ds_op, q_smem.index(s), dk_tok, is_async=True)
-    dv, dk, p_op, ds_op = warpgroup_mma_wait(0, deps=(dv_tok, dk_tok, p_op, ds_op))
+        dv_tok = warpgroup_mma(p_smem.permute((1, 0)), do_smem.index(s), dv_tok, is_async=True)
+        dk_tok = warpgroup_mma(ds_smem.permute((1, 0)), q_smem.index(s), dk_tok, is_async=True)
+    dv, dk = warpgroup_mma_wait(0, deps=(dv_tok, dk_tok))
     last = (n_tiles - 1) % STAGES
     mbarrier.arrive(q_empty.index(last), count=1)
     mbarrier.arrive(do_empty.index(last), count=1)
@@ -167,6 +173,9 @@ def gluon_dkdv_kernel(q_desc, k_desc, v_desc, do_desc, dk_ptr, dv_ptr, lse_ptr, 
     do_smem = gl.allocate_shared_memory(do_desc.dtype, [STAGES, QROWS, D], do_desc.layout)
     k_smem = gl.allocate_shared_memory(k_desc.dtype, [2, KEYS, D], k_desc.layout)
     v_smem = gl.allocate_shared_memory(v_desc.dtype, [2, KEYS, D], v_desc.layout)
+    pd_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([QROWS, KEYS], gl.bfloat16)
+    p_smem = gl.allocate_shared_memory(gl.bfloat16, [2, QROWS, KEYS], pd_layout)  # one tile a consumer
+    ds_smem = gl.allocate_shared_memory(gl.bfloat16, [2, QROWS, KEYS], pd_layout)
     kv_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
     q_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     do_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
@@ -182,8 +191,10 @@ def gluon_dkdv_kernel(q_desc, k_desc, v_desc, do_desc, dk_ptr, dv_ptr, lse_ptr, 
     tail = (dk_ptr, dv_ptr, lse_ptr, delta_ptr, row_q)
     scalars = (n_tiles, qk_scale_log2, scale)
     gl.warp_specialize(
-        [(_consumer, (k_smem.index(0), v_smem.index(0)) + tail + (row_kv,) + scalars + bars),
-         (_consumer, (k_smem.index(1), v_smem.index(1)) + tail + (row_kv + KEYS,) + scalars + bars),
+        [(_consumer, (k_smem.index(0), v_smem.index(0), p_smem.index(0), ds_smem.index(0)) + tail + (row_kv,)
+          + scalars + bars),
+         (_consumer, (k_smem.index(1), v_smem.index(1), p_smem.index(1), ds_smem.index(1)) + tail
+          + (row_kv + KEYS,) + scalars + bars),
          (_loader, (q_desc, k_desc, v_desc, do_desc, row_q, row_kv, n_tiles, q_smem, do_smem, k_smem, v_smem,
                     kv_bar, q_ready, do_ready, q_empty, do_empty))],
         [4, 1], [240, 24])
@@ -239,7 +250,30 @@ def compile_only(stages=2):
     ptx = k.asm["ptx"]
     return dict(stages=stages, shared=k.metadata.shared, wgmma=ptx.count("wgmma.mma_async"),
                 waits=[int(n) for n in re.findall(r"wgmma\.wait_group\.sync\.aligned\s+(\d+)", ptx)],
-                setmaxnreg=re.findall(r"setmaxnreg\.(\w+)\.sync\.aligned\.u32\s+(\d+);", ptx))
+                setmaxnreg=re.findall(r"setmaxnreg\.(\w+)\.sync\.aligned\.u32\s+(\d+);", ptx), **ptxas_report(ptx))
+
+
+def ptxas_report(ptx: str) -> dict:
+    """What ptxas -v says of the PTX: registers, spill bytes, and whether it
+    serialises the wgmma for want of registers (C7512), which the first version of this probe did."""
+    import subprocess
+    import tempfile
+
+    from triton.backends.nvidia.compiler import get_ptxas
+
+    ptxas = get_ptxas(90).path  # the one Triton compiles sm_90a with (3.9 ships two)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "k.ptx")
+        with open(src, "w") as f:
+            f.write(ptx)
+        run = subprocess.run([ptxas, "-arch=sm_90a", "-v", src, "-o", os.path.join(tmp, "k.cubin")],
+                             capture_output=True, text=True)
+    log = run.stderr
+    regs = re.search(r"Used (\d+) registers", log)
+    spill = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", log)
+    return dict(registers=int(regs.group(1)) if regs else None,
+                spill_bytes=[int(spill.group(1)), int(spill.group(2))] if spill else None,
+                wgmma_serialized="C7512" in log)
 
 
 def main():
