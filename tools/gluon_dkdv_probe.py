@@ -126,7 +126,6 @@ def _probs(i, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q_ready, do_read
 def _consumer(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, lse_ptr, delta_ptr, row_q, row_k, n_tiles,
               qk_scale_log2, scale, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty):
     STAGES: gl.constexpr = q_smem.type.shape[0]
-    QROWS: gl.constexpr = q_smem.type.shape[1]
     D: gl.constexpr = q_smem.type.shape[2]
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                        instr_shape=[16, KEYS, 16])

@@ -14,7 +14,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from test_triton_kernels import BHSD, BSHD, SBHD, Case, Layout, run_case  # noqa: E402
+from test_triton_kernels import BSHD, SBHD, Case, Layout, run_case  # noqa: E402
 
 from sdpa_bwd import launch, launch_cache  # noqa: E402
 from sdpa_bwd.kernels import attention_fwd_gluon  # noqa: E402
