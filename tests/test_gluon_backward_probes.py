@@ -1,0 +1,49 @@
+"""tools/gluon_dkdv_probe.py and tools/gluon_dq_probe.py compile for sm_90a with this Triton, in the schedule
+they exist to measure.
+
+No GPU: the probes are compiled, not run (Gluon has no interpreter). Checked is what their timings would rest
+on: each consumer waits for S with one product (dP) still in flight at every place it computes probabilities
+(first tile, peeled tiles, loop); ptxas does not serialise the wgmma for want of registers (the DKDV probe's
+first version, with P^T and dS^T as register operands, was serialised at every register budget); the buffers
+fit the H200's shared memory. Run in a child process without TRITON_INTERPRET (conftest sets it; Gluon cannot
+call the interpreter's jit functions).
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("triton.experimental.gluon.language.nvidia.hopper")
+
+H200_SHARED = 232448  # bytes a program may take on the H200 (the OutOfResources limit the device reports)
+TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools")
+# probe: (S-with-dP-in-flight waits, wgmma count, how the count comes about)
+PROBES = {
+    "gluon_dkdv_probe.py": (6, 144, "2 consumers x (first tile, peeled second, loop) x (S and dP: 8 k-steps each "
+                                    "over D 128; dV and dK: 4 each over 64 query rows)"),
+    "gluon_dq_probe.py": (6, 120, "2 consumers x (first tile, loop, diagonal loop) x (S and dP: 8 k-steps each "
+                                  "over D 128; dQ: 4 over 64 keys)"),
+}
+
+
+@pytest.mark.parametrize("probe", list(PROBES))
+def test_probe_compiles_unserialised_with_the_softmax_under_dp(probe):
+    env = {**os.environ, "TRITON_INTERPRET": "0"}
+    run = subprocess.run([sys.executable, os.path.join(TOOLS, probe), "--compile-only"], capture_output=True,
+                         text=True, env=env, timeout=600)
+    assert run.returncode == 0, f"tools/{probe} --compile-only failed:\n{run.stderr[-3000:]}"
+    r = json.loads([ln for ln in run.stdout.splitlines() if ln.startswith("{")][-1])
+    waits, wgmma, why = PROBES[probe]
+    assert r["waits"].count(1) == waits, (
+        f"saw product waits {r['waits']}: each consumer should wait for S with dP still in flight "
+        f"(wait_group 1) wherever it computes probabilities, {waits} in all; a wait for 0 puts the "
+        f"exponentials behind dP again. Check tools/{probe}")
+    assert r["wgmma"] == wgmma, (
+        f"saw {r['wgmma']} wgmma instructions, expected {wgmma} ({why}): tools/{probe}'s loop structure changed")
+    assert not r["wgmma_serialized"], (
+        f"ptxas serialises tools/{probe}'s wgmma for want of registers (C7512): the products would run one "
+        "after another and its timing would mean nothing. Keep P and dS in shared memory (see the DKDV probe)")
+    assert r["shared"] <= H200_SHARED, f"tools/{probe} asks for {r['shared']} B of shared memory, over {H200_SHARED}"
