@@ -46,29 +46,25 @@ the backward 8-13% faster if the engine takes it.
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import os
-import re
+import sys
 
-import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import (
     fence_async_shared,
     mbarrier,
-    tma,
     warpgroup_mma,
     warpgroup_mma_wait,
 )
 
-# Triton 3.6 names the TMA load async_copy_global_to_shared; 3.9 calls it async_load and raises on the old name.
-tma_load = getattr(tma, "async_load", None) or tma.async_copy_global_to_shared
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gluon_probe_common import LOG2E, compile_report, desc, desc_signature, main, stage_barriers, tma_load  # noqa: E402
+
 KEYS_ = 64  # keys a consumer partition owns; a program owns two such blocks
 QROWS_ = 64  # query rows a streamed tile holds
 KEYS = gl.constexpr(KEYS_)
-LOG2E = 1.4426950408889634
 
 
 @gluon.jit
@@ -201,17 +197,7 @@ def gluon_dkdv_kernel(q_desc, k_desc, v_desc, do_desc, dk_ptr, dv_ptr, lse_ptr, 
     pd_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([QROWS, KEYS], gl.bfloat16)
     p_smem = gl.allocate_shared_memory(gl.bfloat16, [2, QROWS, KEYS], pd_layout)  # one tile a consumer
     ds_smem = gl.allocate_shared_memory(gl.bfloat16, [2, QROWS, KEYS], pd_layout)
-    kv_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
-    q_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    do_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    q_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    do_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    mbarrier.init(kv_bar, count=1)
-    for i in gl.static_range(STAGES):
-        mbarrier.init(q_ready.index(i), count=1)
-        mbarrier.init(do_ready.index(i), count=1)
-        mbarrier.init(q_empty.index(i), count=2)  # one arrival from each consumer
-        mbarrier.init(do_empty.index(i), count=2)
+    kv_bar, q_ready, do_ready, q_empty, do_empty = stage_barriers(STAGES)
     bars = (q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty)
     tail = (dk_ptr, dv_ptr, lse_ptr, delta_ptr, row_q)
     scalars = (i_start, n_tiles, qk_scale_log2, scale, causal)
@@ -225,17 +211,6 @@ def gluon_dkdv_kernel(q_desc, k_desc, v_desc, do_desc, dk_ptr, dv_ptr, lse_ptr, 
         [4, 1], [240, 24])
 
 
-def _descs(q, k, v, do):
-    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
-
-    B, H, S, D = q.shape
-    out = []
-    for t, rows in ((q, QROWS_), (k, KEYS_), (v, KEYS_), (do, QROWS_)):
-        lay = gl.NVMMASharedLayout.get_default_for([rows, D], gl.bfloat16)
-        out.append(TensorDescriptor(t.view(B * H * S, D), [B * H * S, D], [D, 1], [rows, D], lay))
-    return out
-
-
 def launch(q, k, v, do, lse, delta, stages=2, causal=False):
     """dK, dV of BHSD q, k, v, do (bf16, D 128, S a multiple of 128) from the forward's natural-log LSE and
     delta = rowsum(dO O) (fp32, B H S)."""
@@ -245,129 +220,18 @@ def launch(q, k, v, do, lse, delta, stages=2, causal=False):
     assert D == 128 and S % 128 == 0 and all(t.is_contiguous() for t in (q, k, v, do, lse, delta))
     dk, dv = torch.empty_like(k), torch.empty_like(v)
     scale = 1 / math.sqrt(D)
-    gluon_dkdv_kernel[(S // (2 * KEYS_), B * H)](*_descs(q, k, v, do), dk, dv, lse, delta, S, scale * LOG2E, scale,
-                                                  int(causal), stages, num_warps=4, maxnreg=168)
+    gluon_dkdv_kernel[(S // (2 * KEYS_), B * H)](desc(q, QROWS_), desc(k, KEYS_), desc(v, KEYS_), desc(do, QROWS_),
+                                                  dk, dv, lse, delta, S, scale * LOG2E, scale, int(causal), stages,
+                                                  num_warps=4, maxnreg=168)
     return dk, dv
 
 
 def compile_only(stages=2):
-    """Compile the probe for sm_90a without a GPU or torch: shared memory, products, waits, register budgets."""
-    from triton.backends.compiler import GPUTarget
-    from triton.experimental.gluon._runtime import GluonASTSource
-    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
-    from triton.runtime.jit import mangle_type
-
-    class _Base:  # what mangle_type reads of a tensor: its dtype name and its address
-        dtype = "bfloat16"
-
-        def data_ptr(self):
-            return 0
-
-    def desc(rows):
-        return mangle_type(TensorDescriptor(_Base(), [1 << 20, 128], [128, 1], [rows, 128],
-                                            gl.NVMMASharedLayout.get_default_for([rows, 128], gl.bfloat16)))
-
-    sig = dict(q_desc=desc(QROWS_), k_desc=desc(KEYS_), v_desc=desc(KEYS_), do_desc=desc(QROWS_), dk_ptr="*bf16",
-               dv_ptr="*bf16", lse_ptr="*fp32", delta_ptr="*fp32", S="i32", qk_scale_log2="fp32", scale="fp32",
-               causal="i32", STAGES="constexpr")
-    src = GluonASTSource(gluon_dkdv_kernel, sig, dict(STAGES=stages))
-    k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options=dict(num_warps=4, maxnreg=168))
-    ptx = k.asm["ptx"]
-    return dict(stages=stages, shared=k.metadata.shared, wgmma=ptx.count("wgmma.mma_async"),
-                waits=[int(n) for n in re.findall(r"wgmma\.wait_group\.sync\.aligned\s+(\d+)", ptx)],
-                setmaxnreg=re.findall(r"setmaxnreg\.(\w+)\.sync\.aligned\.u32\s+(\d+);", ptx), **ptxas_report(ptx))
-
-
-def ptxas_report(ptx: str) -> dict:
-    """What ptxas -v says of the PTX: registers, spill bytes, and whether it
-    serialises the wgmma for want of registers (C7512), which the first version of this probe did."""
-    import subprocess
-    import tempfile
-
-    from triton.backends.nvidia.compiler import get_ptxas
-
-    ptxas = get_ptxas(90).path  # the one Triton compiles sm_90a with (3.9 ships two)
-    with tempfile.TemporaryDirectory() as tmp:
-        src = os.path.join(tmp, "k.ptx")
-        with open(src, "w") as f:
-            f.write(ptx)
-        run = subprocess.run([ptxas, "-arch=sm_90a", "-v", src, "-o", os.path.join(tmp, "k.cubin")],
-                             capture_output=True, text=True)
-    log = run.stderr
-    regs = re.search(r"Used (\d+) registers", log)
-    spill = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", log)
-    return dict(registers=int(regs.group(1)) if regs else None,
-                spill_bytes=[int(spill.group(1)), int(spill.group(2))] if spill else None,
-                wgmma_serialized="C7512" in log)
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=None)
-    ap.add_argument("--stages", type=int, default=2)
-    ap.add_argument("--compile-only", action="store_true")
-    args = ap.parse_args()
-    if args.compile_only:
-        print(json.dumps(compile_only(args.stages)), flush=True)
-        return
-    import torch
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-
-    from sdpa_bwd import launch as engine
-
-    rows = []
-    for (B, H, S), causal in [((1, 1, 256), False), ((1, 2, 384), True), ((2, 3, 1024), False), ((2, 3, 1024), True),
-                              ((2, 16, 4096), False), ((2, 16, 4096), True), ((1, 16, 8192), False),
-                              ((1, 16, 8192), True)]:
-        gen = torch.Generator(device="cuda").manual_seed(0)
-        q, k, v, do = (torch.randn(B, H, S, 128, device="cuda", dtype=torch.bfloat16, generator=gen)
-                       for _ in range(4))
-        band = dict(right_bound=0) if causal else {}
-        o, lse = engine.attention_forward(q, k, v, **band)
-        delta = (do.float() * o.float()).sum(-1)
-        tag = f"({B},{H},{S},128) {'causal' if causal else 'nc'}"
-        row = dict(shape=[B, H, S, 128], causal=causal, stages=args.stages)
-        try:
-            dk, dv = launch(q, k, v, do, lse, delta, args.stages, causal)
-            torch.cuda.synchronize()
-        except Exception as exc:  # noqa: BLE001 - a probe reports what failed and goes on
-            row["error"] = f"{type(exc).__name__}: {str(exc)[:400]}"
-            print(f"{tag}: FAILED {row['error']}", flush=True)
-            rows.append(row)
-            continue
-        if S <= 4096:
-            qf, kf, vf = (t.float().requires_grad_() for t in (q, k, v))
-            sc = qf @ kf.transpose(-1, -2) / math.sqrt(128)
-            if causal:
-                sc = sc.masked_fill(torch.ones(S, S, device="cuda", dtype=torch.bool).triu(1), float("-inf"))
-            ref_dk, ref_dv = torch.autograd.grad(torch.softmax(sc, -1) @ vf, (kf, vf), do.float())
-            for name, ours, ref in (("dk", dk, ref_dk), ("dv", dv, ref_dv)):
-                row[f"{name}_rel_err"] = ((ours.float() - ref).norm() / ref.norm()).item()
-            row["nan"] = bool(torch.isnan(dk).any().item() or torch.isnan(dv).any().item())
-            del qf, kf, vf, sc, ref_dk, ref_dv
-        if S >= 4096:
-            q_, k_, v_ = (t.detach().requires_grad_() for t in (q, k, v))
-            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-                out_c = torch.nn.functional.scaled_dot_product_attention(q_, k_, v_, is_causal=causal)
-            fns = dict(gluon_dkdv=lambda: launch(q, k, v, do, lse, delta, args.stages, causal),
-                       ours_backward=lambda: engine.attention_backward(q, k, v, o, do, lse, **band),
-                       cudnn_backward=lambda: torch.autograd.grad(out_c, (q_, k_, v_), do, retain_graph=True))
-            for name in fns:
-                row[f"{name}_ms"] = []
-            for _ in range(2):
-                for name, fn in fns.items():
-                    row[f"{name}_ms"].append(triton.testing.do_bench(fn, warmup=10, rep=40))
-            pairs = S * (S + 1) / 2 if causal else S * S
-            row["gluon_dkdv_tflops"] = 4 * 2 * B * H * pairs * 128 / min(row["gluon_dkdv_ms"]) / 1e9
-        print(tag, {k_: (round(v_, 4) if isinstance(v_, float) else
-                         [round(x, 4) for x in v_] if isinstance(v_, list) else v_) for k_, v_ in row.items()},
-              flush=True)
-        rows.append(row)
-    if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "gluon_dkdv_probe.json"), "w") as f:
-            json.dump(rows, f, indent=1)
+    sig = dict(q_desc=desc_signature(QROWS_), k_desc=desc_signature(KEYS_), v_desc=desc_signature(KEYS_),
+               do_desc=desc_signature(QROWS_), dk_ptr="*bf16", dv_ptr="*bf16", lse_ptr="*fp32", delta_ptr="*fp32",
+               S="i32", qk_scale_log2="fp32", scale="fp32", causal="i32", STAGES="constexpr")
+    return compile_report(gluon_dkdv_kernel, sig, dict(STAGES=stages))
 
 
 if __name__ == "__main__":
-    main()
+    main("gluon_dkdv", compile_only, launch, ("dk", "dv"), 4)

@@ -30,14 +30,10 @@ against the Triton dQ pass's 0.63-0.66.
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import os
-import re
 import sys
 
-import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import (
@@ -48,7 +44,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (
 )
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gluon_dkdv_probe import LOG2E, ptxas_report, tma_load  # noqa: E402
+from gluon_probe_common import LOG2E, compile_report, desc, desc_signature, main, stage_barriers, tma_load  # noqa: E402
 
 ROWS_ = 64  # query rows a consumer partition owns; a program owns two such blocks
 KEYS_ = 64  # keys a streamed K or V tile holds
@@ -157,17 +153,7 @@ def gluon_dq_kernel(q_desc, k_desc, v_desc, do_desc, dq_ptr, lse_ptr, delta_ptr,
     v_smem = gl.allocate_shared_memory(v_desc.dtype, [STAGES, KEYS, D], v_desc.layout)
     ds_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, KEYS], gl.bfloat16)
     ds_smem = gl.allocate_shared_memory(gl.bfloat16, [2, ROWS, KEYS], ds_layout)  # one tile a consumer
-    qdo_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
-    k_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    v_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    k_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    v_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    mbarrier.init(qdo_bar, count=1)
-    for i in gl.static_range(STAGES):
-        mbarrier.init(k_ready.index(i), count=1)
-        mbarrier.init(v_ready.index(i), count=1)
-        mbarrier.init(k_empty.index(i), count=2)  # one arrival from each consumer
-        mbarrier.init(v_empty.index(i), count=2)
+    qdo_bar, k_ready, v_ready, k_empty, v_empty = stage_barriers(STAGES)
     bars = (k_smem, v_smem, qdo_bar, k_ready, v_ready, k_empty, v_empty)
     scalars = (n_tiles, qk_scale_log2, scale, causal)
     gl.warp_specialize(
@@ -180,16 +166,8 @@ def gluon_dq_kernel(q_desc, k_desc, v_desc, do_desc, dq_ptr, lse_ptr, delta_ptr,
         [4, 1], [232, 40])
 
 
-def _desc(t, rows):
-    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
-
-    B, H, S, D = t.shape
-    lay = gl.NVMMASharedLayout.get_default_for([rows, D], gl.bfloat16)
-    return TensorDescriptor(t.view(B * H * S, D), [B * H * S, D], [D, 1], [rows, D], lay)
-
-
 def launch(q, k, v, do, lse, delta, stages=2, causal=False):
-    """dQ of BHSD q, k, v, do (bf16, D 128, S a multiple of 128) from the forward's natural-log LSE and delta =
+    """(dQ,) of BHSD q, k, v, do (bf16, D 128, S a multiple of 128) from the forward's natural-log LSE and delta =
     rowsum(dO O) (fp32, B H S)."""
     import torch
 
@@ -197,107 +175,18 @@ def launch(q, k, v, do, lse, delta, stages=2, causal=False):
     assert D == 128 and S % 128 == 0 and all(t.is_contiguous() for t in (q, k, v, do, lse, delta))
     dq = torch.empty_like(q)
     scale = 1 / math.sqrt(D)
-    gluon_dq_kernel[(S // (2 * ROWS_), B * H)](_desc(q, ROWS_), _desc(k, KEYS_), _desc(v, KEYS_), _desc(do, ROWS_),
+    gluon_dq_kernel[(S // (2 * ROWS_), B * H)](desc(q, ROWS_), desc(k, KEYS_), desc(v, KEYS_), desc(do, ROWS_),
                                                dq, lse, delta, S, scale * LOG2E, scale, int(causal), stages,
                                                num_warps=4, maxnreg=168)
-    return dq
+    return (dq,)
 
 
 def compile_only(stages=2):
-    """Compile the probe for sm_90a without a GPU or torch: shared memory, products, waits, register budgets,
-    and ptxas -v's registers, spills and serialisation."""
-    from triton.backends.compiler import GPUTarget
-    from triton.experimental.gluon._runtime import GluonASTSource
-    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
-    from triton.runtime.jit import mangle_type
-
-    class _Base:  # what mangle_type reads of a tensor: its dtype name and its address
-        dtype = "bfloat16"
-
-        def data_ptr(self):
-            return 0
-
-    def desc(rows):
-        return mangle_type(TensorDescriptor(_Base(), [1 << 20, 128], [128, 1], [rows, 128],
-                                            gl.NVMMASharedLayout.get_default_for([rows, 128], gl.bfloat16)))
-
-    sig = dict(q_desc=desc(ROWS_), k_desc=desc(KEYS_), v_desc=desc(KEYS_), do_desc=desc(ROWS_), dq_ptr="*bf16",
-               lse_ptr="*fp32", delta_ptr="*fp32", S="i32", qk_scale_log2="fp32", scale="fp32", causal="i32",
-               STAGES="constexpr")
-    k = triton.compile(GluonASTSource(gluon_dq_kernel, sig, dict(STAGES=stages)), target=GPUTarget("cuda", 90, 32),
-                       options=dict(num_warps=4, maxnreg=168))
-    ptx = k.asm["ptx"]
-    return dict(stages=stages, shared=k.metadata.shared, wgmma=ptx.count("wgmma.mma_async"),
-                waits=[int(n) for n in re.findall(r"wgmma\.wait_group\.sync\.aligned\s+(\d+)", ptx)],
-                setmaxnreg=re.findall(r"setmaxnreg\.(\w+)\.sync\.aligned\.u32\s+(\d+);", ptx), **ptxas_report(ptx))
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=None)
-    ap.add_argument("--stages", type=int, default=2)
-    ap.add_argument("--compile-only", action="store_true")
-    args = ap.parse_args()
-    if args.compile_only:
-        print(json.dumps(compile_only(args.stages)), flush=True)
-        return
-    import torch
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-
-    from sdpa_bwd import launch as engine
-
-    rows = []
-    for (B, H, S), causal in [((1, 1, 256), False), ((1, 2, 384), True), ((2, 3, 1024), False), ((2, 3, 1024), True),
-                              ((2, 16, 4096), False), ((2, 16, 4096), True), ((1, 16, 8192), False),
-                              ((1, 16, 8192), True)]:
-        gen = torch.Generator(device="cuda").manual_seed(0)
-        q, k, v, do = (torch.randn(B, H, S, 128, device="cuda", dtype=torch.bfloat16, generator=gen)
-                       for _ in range(4))
-        band = dict(right_bound=0) if causal else {}
-        o, lse = engine.attention_forward(q, k, v, **band)
-        delta = (do.float() * o.float()).sum(-1)
-        tag = f"({B},{H},{S},128) {'causal' if causal else 'nc'}"
-        row = dict(shape=[B, H, S, 128], causal=causal, stages=args.stages)
-        try:
-            dq = launch(q, k, v, do, lse, delta, args.stages, causal)
-            torch.cuda.synchronize()
-        except Exception as exc:  # noqa: BLE001 - a probe reports what failed and goes on
-            row["error"] = f"{type(exc).__name__}: {str(exc)[:400]}"
-            print(f"{tag}: FAILED {row['error']}", flush=True)
-            rows.append(row)
-            continue
-        if S <= 4096:
-            qf, kf, vf = (t.float().requires_grad_() for t in (q, k, v))
-            sc = qf @ kf.transpose(-1, -2) / math.sqrt(128)
-            if causal:
-                sc = sc.masked_fill(torch.ones(S, S, device="cuda", dtype=torch.bool).triu(1), float("-inf"))
-            (ref,) = torch.autograd.grad(torch.softmax(sc, -1) @ vf, (qf,), do.float())
-            row["dq_rel_err"] = ((dq.float() - ref).norm() / ref.norm()).item()
-            row["nan"] = bool(torch.isnan(dq).any().item())
-            del qf, kf, vf, sc, ref
-        if S >= 4096:
-            q_, k_, v_ = (t.detach().requires_grad_() for t in (q, k, v))
-            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-                out_c = torch.nn.functional.scaled_dot_product_attention(q_, k_, v_, is_causal=causal)
-            fns = dict(gluon_dq=lambda: launch(q, k, v, do, lse, delta, args.stages, causal),
-                       ours_backward=lambda: engine.attention_backward(q, k, v, o, do, lse, **band),
-                       cudnn_backward=lambda: torch.autograd.grad(out_c, (q_, k_, v_), do, retain_graph=True))
-            for name in fns:
-                row[f"{name}_ms"] = []
-            for _ in range(2):
-                for name, fn in fns.items():
-                    row[f"{name}_ms"].append(triton.testing.do_bench(fn, warmup=10, rep=40))
-            pairs = S * (S + 1) / 2 if causal else S * S
-            row["gluon_dq_tflops"] = 3 * 2 * B * H * pairs * 128 / min(row["gluon_dq_ms"]) / 1e9
-        print(tag, {k_: (round(v_, 4) if isinstance(v_, float) else
-                         [round(x, 4) for x in v_] if isinstance(v_, list) else v_) for k_, v_ in row.items()},
-              flush=True)
-        rows.append(row)
-    if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "gluon_dq_probe.json"), "w") as f:
-            json.dump(rows, f, indent=1)
+    sig = dict(q_desc=desc_signature(ROWS_), k_desc=desc_signature(KEYS_), v_desc=desc_signature(KEYS_),
+               do_desc=desc_signature(ROWS_), dq_ptr="*bf16", lse_ptr="*fp32", delta_ptr="*fp32", S="i32",
+               qk_scale_log2="fp32", scale="fp32", causal="i32", STAGES="constexpr")
+    return compile_report(gluon_dq_kernel, sig, dict(STAGES=stages))
 
 
 if __name__ == "__main__":
-    main()
+    main("gluon_dq", compile_only, launch, ("dq",), 3)

@@ -1,0 +1,174 @@
+"""What the Gluon backward probes (``gluon_dkdv_probe.py``, ``gluon_dq_probe.py``) share: the TMA load name,
+descriptors, the compile-only report (ptxas -v included), and the GPU run (inputs, checks against PyTorch's
+fp32 autograd, timings beside cuDNN's and our backward)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+
+import triton
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
+
+# Triton 3.6 names the TMA load async_copy_global_to_shared; 3.9 calls it async_load and raises on the old name.
+tma_load = getattr(tma, "async_load", None) or tma.async_copy_global_to_shared
+LOG2E = 1.4426950408889634
+# (B, H, S) and causal: small shapes first, so that a wrong mbarrier phase shows as a hang there
+CASES = [((1, 1, 256), False), ((1, 2, 384), True), ((2, 3, 1024), False), ((2, 3, 1024), True),
+         ((2, 16, 4096), False), ((2, 16, 4096), True), ((1, 16, 8192), False), ((1, 16, 8192), True)]
+
+
+@gluon.jit
+def stage_barriers(STAGES: gl.constexpr):
+    """(once, a_ready, b_ready, a_empty, b_empty): the mbarrier a program's loader fills its once-loaded tiles
+    under, and a ready / empty pair per stage for each of the two streamed tensors; the empty ones take an
+    arrival from each of the two consumers."""
+    once = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    a_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    b_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    a_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    b_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    mbarrier.init(once, count=1)
+    for i in gl.static_range(STAGES):
+        mbarrier.init(a_ready.index(i), count=1)
+        mbarrier.init(b_ready.index(i), count=1)
+        mbarrier.init(a_empty.index(i), count=2)
+        mbarrier.init(b_empty.index(i), count=2)
+    return once, a_ready, b_ready, a_empty, b_empty
+
+
+def desc(t, rows):
+    """A TMA descriptor over BHSD ``t`` as a (B H S, D) matrix, blocks of ``rows`` rows."""
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+    B, H, S, D = t.shape
+    lay = gl.NVMMASharedLayout.get_default_for([rows, D], gl.bfloat16)
+    return TensorDescriptor(t.view(B * H * S, D), [B * H * S, D], [D, 1], [rows, D], lay)
+
+
+def desc_signature(rows: int) -> str:
+    """The signature string of a bf16 D-128 descriptor of ``rows``-row blocks, for compiling without tensors."""
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+    from triton.runtime.jit import mangle_type
+
+    class _Base:  # what mangle_type reads of a tensor: its dtype name and its address
+        dtype = "bfloat16"
+
+        def data_ptr(self):
+            return 0
+
+    return mangle_type(TensorDescriptor(_Base(), [1 << 20, 128], [128, 1], [rows, 128],
+                                        gl.NVMMASharedLayout.get_default_for([rows, 128], gl.bfloat16)))
+
+
+def compile_report(kernel, signature: dict, constexprs: dict, maxnreg: int = 168) -> dict:
+    """Compile ``kernel`` for sm_90a without a GPU or torch: shared memory, products, their waits, register
+    budgets, and ptxas -v's verdict."""
+    from triton.backends.compiler import GPUTarget
+    from triton.experimental.gluon._runtime import GluonASTSource
+
+    k = triton.compile(GluonASTSource(kernel, signature, constexprs), target=GPUTarget("cuda", 90, 32),
+                       options=dict(num_warps=4, maxnreg=maxnreg))
+    ptx = k.asm["ptx"]
+    return dict(**constexprs, shared=k.metadata.shared, wgmma=ptx.count("wgmma.mma_async"),
+                waits=[int(n) for n in re.findall(r"wgmma\.wait_group\.sync\.aligned\s+(\d+)", ptx)],
+                setmaxnreg=re.findall(r"setmaxnreg\.(\w+)\.sync\.aligned\.u32\s+(\d+);", ptx), **ptxas_report(ptx))
+
+
+def ptxas_report(ptx: str) -> dict:
+    """What ptxas -v says of the PTX: registers, spill bytes, and whether it serialises the wgmma for want of
+    registers (C7512), which the DKDV probe's first version did."""
+    import subprocess
+    import tempfile
+
+    from triton.backends.nvidia.compiler import get_ptxas
+
+    ptxas = get_ptxas(90).path  # the one Triton compiles sm_90a with (3.9 ships two)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "k.ptx")
+        with open(src, "w") as f:
+            f.write(ptx)
+        run = subprocess.run([ptxas, "-arch=sm_90a", "-v", src, "-o", os.path.join(tmp, "k.cubin")],
+                             capture_output=True, text=True)
+    log = run.stderr
+    regs = re.search(r"Used (\d+) registers", log)
+    spill = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", log)
+    return dict(registers=int(regs.group(1)) if regs else None,
+                spill_bytes=[int(spill.group(1)), int(spill.group(2))] if spill else None,
+                wgmma_serialized="C7512" in log)
+
+
+def main(name: str, compile_only, launch, grads: tuple, products: int) -> None:
+    """A probe's command line: ``--compile-only`` prints ``compile_only(stages)``; otherwise, on the GPU, each
+    case's ``launch(q, k, v, do, lse, delta, stages, causal)`` (returning the gradients named in ``grads``, of
+    "dq", "dk", "dv") against fp32 autograd, and at S >= 4096 its time beside our backward's and cuDNN's
+    (two interleaved rounds); TFLOP/s counts its ``products`` over the kept pairs."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--stages", type=int, default=2)
+    ap.add_argument("--compile-only", action="store_true")
+    args = ap.parse_args()
+    if args.compile_only:
+        print(json.dumps(compile_only(args.stages)), flush=True)
+        return
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    from sdpa_bwd import launch as engine
+
+    rows = []
+    for (B, H, S), causal in CASES:
+        gen = torch.Generator(device="cuda").manual_seed(0)
+        q, k, v, do = (torch.randn(B, H, S, 128, device="cuda", dtype=torch.bfloat16, generator=gen)
+                       for _ in range(4))
+        band = dict(right_bound=0) if causal else {}
+        o, lse = engine.attention_forward(q, k, v, **band)
+        delta = (do.float() * o.float()).sum(-1)
+        tag = f"({B},{H},{S},128) {'causal' if causal else 'nc'}"
+        row = dict(shape=[B, H, S, 128], causal=causal, stages=args.stages)
+        try:
+            ours = launch(q, k, v, do, lse, delta, args.stages, causal)
+            torch.cuda.synchronize()
+        except Exception as exc:  # noqa: BLE001 - a probe reports what failed and goes on
+            row["error"] = f"{type(exc).__name__}: {str(exc)[:400]}"
+            print(f"{tag}: FAILED {row['error']}", flush=True)
+            rows.append(row)
+            continue
+        if S <= 4096:
+            qf, kf, vf = (t.float().requires_grad_() for t in (q, k, v))
+            sc = qf @ kf.transpose(-1, -2) / math.sqrt(128)
+            if causal:
+                sc = sc.masked_fill(torch.ones(S, S, device="cuda", dtype=torch.bool).triu(1), float("-inf"))
+            wrt = dict(dq=qf, dk=kf, dv=vf)
+            refs = torch.autograd.grad(torch.softmax(sc, -1) @ vf, [wrt[g] for g in grads], do.float())
+            for g, mine, ref in zip(grads, ours, refs):
+                row[f"{g}_rel_err"] = ((mine.float() - ref).norm() / ref.norm()).item()
+            row["nan"] = any(bool(torch.isnan(t).any().item()) for t in ours)
+            del qf, kf, vf, sc, refs
+        if S >= 4096:
+            q_, k_, v_ = (t.detach().requires_grad_() for t in (q, k, v))
+            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                out_c = torch.nn.functional.scaled_dot_product_attention(q_, k_, v_, is_causal=causal)
+            fns = {name: lambda: launch(q, k, v, do, lse, delta, args.stages, causal),
+                   "ours_backward": lambda: engine.attention_backward(q, k, v, o, do, lse, **band),
+                   "cudnn_backward": lambda: torch.autograd.grad(out_c, (q_, k_, v_), do, retain_graph=True)}
+            for fn_name in fns:
+                row[f"{fn_name}_ms"] = []
+            for _ in range(2):
+                for fn_name, fn in fns.items():
+                    row[f"{fn_name}_ms"].append(triton.testing.do_bench(fn, warmup=10, rep=40))
+            pairs = S * (S + 1) / 2 if causal else S * S
+            row[f"{name}_tflops"] = products * 2 * B * H * pairs * 128 / min(row[f"{name}_ms"]) / 1e9
+        print(tag, {k_: (round(v_, 4) if isinstance(v_, float) else
+                         [round(x, 4) for x in v_] if isinstance(v_, list) else v_) for k_, v_ in row.items()},
+              flush=True)
+        rows.append(row)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, f"{name}_probe.json"), "w") as f:
+            json.dump(rows, f, indent=1)
