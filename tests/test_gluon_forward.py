@@ -101,11 +101,14 @@ def test_gluon_forward_takes_what_it_addresses(as_on_the_h200, d, dtype, causal)
     (dict(d_step=2), "TMA"),
     (dict(aliased_o=True), "touch"),
     (dict(off=True), "switched off"),
+    (dict(d=96, extra_dims=(96, 96)), "power-of-two"),
 ])
 def test_gluon_forward_reasons_name_each_thing_it_cannot_do(as_on_the_h200, monkeypatch, change, needle):
     q, k, v = _qkv(change.get("dtype", torch.bfloat16), change.get("d", 128), change.get("d_step", 1))
     if change.get("off"):
         monkeypatch.setattr(launch, "GLUON_FORWARD", "off")
+    if change.get("extra_dims"):  # a head-dim pair let in by $SDPA_BWD_GLUON_HEAD_DIMS that has no buffers
+        monkeypatch.setattr(launch, "GLUON_HEAD_DIMS", launch.GLUON_HEAD_DIMS | {change["extra_dims"]})
     o = q if change.get("aliased_o") else None
     kw = {n: change[n] for n in ("scale", "banded", "causal", "hi_off") if n in change}
     reasons = _reasons(q, k, v, o=o, **kw)

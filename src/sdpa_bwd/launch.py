@@ -821,6 +821,9 @@ def gluon_forward_reasons(q, k, v, o, stats, *, scale: float, causal: bool, hi_o
         reasons.append(f"dtype {q.dtype}: 16-bit only")
     if (q.shape[3], v.shape[3]) not in GLUON_HEAD_DIMS:
         reasons.append(f"head dims {(q.shape[3], v.shape[3])}: not in {sorted(GLUON_HEAD_DIMS)}")
+    elif not attention_fwd_gluon.has_buffers_for(q.shape[3], v.shape[3]):
+        reasons.append(f"head dims {(q.shape[3], v.shape[3])}: not in power-of-two chunks of 16 to 128 (the "
+                       "kernel's buffers); take them out of $SDPA_BWD_GLUON_HEAD_DIMS")
     if not scale > 0:
         reasons.append(f"scale {scale}: the exp2 fold needs scale > 0")
     if banded and not (causal and hi_off == 0):

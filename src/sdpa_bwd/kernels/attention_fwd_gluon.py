@@ -61,6 +61,13 @@ def qk_chunks(d_qk: int) -> tuple:
     two: 192 = 128 + 64 (DeepSeek-V3's D_qk), a power of two in one piece."""
     return (128, d_qk - 128) if 128 < d_qk < 256 else (d_qk, 0)
 
+
+def has_buffers_for(d_qk: int, d_v: int) -> bool:
+    """Whether the kernel's shared buffers can hold these head dims: each chunk of D_qk and D_v a power of two
+    from 16 (the wgmma k-step) to 128 (the accumulator's registers)."""
+    return all(d == 0 or (16 <= d <= 128 and d & (d - 1) == 0) for d in (*qk_chunks(d_qk), d_v)) and d_v > 0
+
+
 if AVAILABLE:
     ROWS = gl.constexpr(BLOCK_ROWS)
 
