@@ -24,6 +24,8 @@ TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools")
 PROBES = {
     "gluon_dkdv_probe.py": (6, 144, "2 consumers x (first tile, peeled second, loop) x (S and dP: 8 k-steps each "
                                     "over D 128; dV and dK: 4 each over 64 query rows)"),
+    "gluon_dkdv_probe.py --dq": (6, 168, "the DKDV probe's 144 and dQ = dS K: 4 k-steps over 64 keys, at each of "
+                                         "the 2 x 3 places"),
     "gluon_dq_probe.py": (6, 120, "2 consumers x (first tile, loop, diagonal loop) x (S and dP: 8 k-steps each "
                                   "over D 128; dQ: 4 over 64 keys)"),
 }
@@ -32,7 +34,8 @@ PROBES = {
 @pytest.mark.parametrize("probe", list(PROBES))
 def test_probe_compiles_unserialised_with_the_softmax_under_dp(probe):
     env = {**os.environ, "TRITON_INTERPRET": "0"}
-    run = subprocess.run([sys.executable, os.path.join(TOOLS, probe), "--compile-only"], capture_output=True,
+    tool, *flags = probe.split()
+    run = subprocess.run([sys.executable, os.path.join(TOOLS, tool), *flags, "--compile-only"], capture_output=True,
                          text=True, env=env, timeout=600)
     assert run.returncode == 0, f"tools/{probe} --compile-only failed:\n{run.stderr[-3000:]}"
     r = json.loads([ln for ln in run.stdout.splitlines() if ln.startswith("{")][-1])

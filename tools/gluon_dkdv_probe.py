@@ -1,6 +1,6 @@
 """Can the backward's DKDV pass run faster in Gluon, on FA3's producer/consumer structure? (GPU probe)
 
-    PYTHONPATH=src python3 tools/gluon_dkdv_probe.py [--out DIR] [--compile-only]
+    PYTHONPATH=src python3 tools/gluon_dkdv_probe.py [--out DIR] [--stages N] [--dq] [--compile-only]
 
 Session 14. The engine's forward now runs in Gluon (``kernels/attention_fwd_gluon.py``: a TMA loader warp, two
 consumer warpgroups, products waited for one at a time) at 0.92-1.09 of cuDNN's time, where Triton's ``tl.dot``
@@ -20,9 +20,16 @@ kernel was at 0.75-0.97. The backward is still Triton's: its DKDV pass runs 4 pr
   (releasing the tile's stage and the P, dS buffers) only once the next S is needed.
 
 dK is scaled by the softmax scale at the end and both are stored through pointers. LSE (natural log) and
-delta = rowsum(dO O) are read per tile from global memory (L2). No dQ: Gluon's Hopper module in Triton 3.6 has
-no TMA reduce (3.9 has one), and per-element fp32 atomics for a dQ partial a tile would cost ~1 ms here, so the
-engine's dQ pass would stay as it is.
+delta = rowsum(dO O) are read per tile from global memory (L2).
+
+``--dq``: the 5-product pass, the design that can pass cuDNN (7 products at GEMM peak only tie its 5). Each
+consumer also computes dQ_t = dS K over its 64 keys (issued before dV and dK, waited for alone once they are
+in flight) and adds it, scaled, into a packed fp32 dQ accumulator with a TMA bulk reduce; both consumers and
+every program add into the same rows, and dQ is the accumulator converted to bf16 afterwards. Triton 3.6's
+Gluon has no TMA reduce call (3.9's has); ``gluon_probe_common.tma_reduce_add`` emits ``tt.descriptor_reduce``
+as ``tl``'s ``desc.atomic_add`` does, and Gluon's TMA lowering pass turns it into a shared-memory staging and
+``cp.reduce.async.bulk.tensor``. This variant needs 229,456 B of shared memory (the H200 allows 232,448) and
+spills 92 / 116 B under Triton 3.6's ptxas (not serialised).
 
 Under the causal mask a program starts at the first query tile that sees its keys and masks its first two
 tiles (the diagonal of its 128 keys) in two peeled steps; the loop has no mask. On a GPU it checks dK and dV
@@ -32,16 +39,17 @@ masks; TFLOP/s counts its 4 products over the kept pairs. ``--compile-only`` com
 GPU or torch and prints the shared memory, the wgmma count, each product wait's outstanding count and the
 partitions' register budgets (Triton 3.6 or 3.9; not under TRITON_INTERPRET).
 
-Status (session 14): compiles for sm_90a with Triton 3.6 clean (164,240 B of shared memory on 2 stages;
-144 wgmma: the first tile, the peeled second one and the loop; 168 registers, no spill, wgmma not serialised:
-``--compile-only`` runs ptxas -v too) and with Triton 3.9. **Not run on a GPU** (the session's device time went to the
-forward). The first version kept P^T and dS^T in registers as the dV and dK products' A operands (S^T = K
-Q^T with key rows): ptxas serialised its wgmma (C7512, "insufficient register resources") at 168, 232 and
-255 registers, because the two [64, 128] fp32 accumulators, S^T and dP^T, the two register operands and LSE and
-delta as 16 column values a thread do not fit. Query rows (LSE and delta 2 values a thread) and P, dS through
-shared memory fit in 168. Prediction: 600-700 TFLOP/s at (2,16,4096,128) on its 4 products, i.e. 0.78-0.92 ms
-against the Triton DKDV pass's ~1.0 ms (the forward's consumers went from 531 to 650 TFLOP/s the same way);
-the backward 8-13% faster if the engine takes it.
+Status (session 14): the 4-product pass compiles for sm_90a with Triton 3.6 clean (164,240 B of shared memory
+on 2 stages; 144 wgmma: the first tile, the peeled second one and the loop; 168 registers, no spill, wgmma not
+serialised: ``--compile-only`` runs ptxas -v too) and with Triton 3.9. **Not run on a GPU** (the session's device
+time went to the forward). The first version kept P^T and dS^T in registers as the dV and dK products' A
+operands (S^T = K Q^T with key rows): ptxas serialised its wgmma (C7512, "insufficient register resources") at
+168, 232 and 255 registers, because the two [64, 128] fp32 accumulators, S^T and dP^T, the two register operands
+and LSE and delta as 16 column values a thread do not fit. Query rows (LSE and delta 2 values a thread) and P, dS
+through shared memory fit in 168. Predictions at (2,16,4096,128): the 4-product pass at 600-700 TFLOP/s, i.e.
+0.78-0.92 ms against the Triton DKDV pass's ~1.0 ms (the forward's consumers went from 531 to 650 TFLOP/s the
+same way); ``--dq`` at 550-650 TFLOP/s on its 5 products, 1.06-1.25 ms for the whole of dK, dV and dQ, against
+cuDNN's backward at 1.22-1.34.
 """
 
 from __future__ import annotations
@@ -55,12 +63,22 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import (
     fence_async_shared,
     mbarrier,
+    tma,
     warpgroup_mma,
     warpgroup_mma_wait,
 )
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gluon_probe_common import LOG2E, compile_report, desc, desc_signature, main, stage_barriers, tma_load  # noqa: E402
+from gluon_probe_common import (  # noqa: E402
+    LOG2E,
+    compile_report,
+    desc,
+    desc_signature,
+    main,
+    stage_barriers,
+    tma_load,
+    tma_reduce_add,
+)
 
 KEYS_ = 64  # keys a consumer partition owns; a program owns two such blocks
 QROWS_ = 64  # query rows a streamed tile holds
@@ -126,25 +144,49 @@ def _probs(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q
 
 
 @gluon.jit
+def _products(t, i_start, q_smem, do_smem, k_tile, p_smem, ds_smem, dv_tok, dk_tok, dq_desc, scale,
+              FIRST: gl.constexpr, WITH_DQ: gl.constexpr):
+    """Tile t's products from the stored P and dS: dV += P^T dO and dK += dS^T Q, issued and left in flight.
+    WITH_DQ: before them dQ_t = dS K over this consumer's keys, waited for alone once they are issued and added
+    into the fp32 dQ accumulator, scaled, by a TMA bulk reduce (both consumers add into the same rows)."""
+    STAGES: gl.constexpr = q_smem.type.shape[0]
+    QROWS: gl.constexpr = q_smem.type.shape[1]
+    D: gl.constexpr = q_smem.type.shape[2]
+    acc_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                         instr_shape=[16, D, 16])
+    s = t % STAGES
+    if WITH_DQ:
+        dq_tok = warpgroup_mma(ds_smem, k_tile, gl.zeros([QROWS, D], gl.float32, acc_layout), use_acc=False,
+                               is_async=True)
+    dv_tok = warpgroup_mma(p_smem.permute((1, 0)), do_smem.index(s), dv_tok, use_acc=not FIRST, is_async=True)
+    dk_tok = warpgroup_mma(ds_smem.permute((1, 0)), q_smem.index(s), dk_tok, use_acc=not FIRST, is_async=True)
+    if WITH_DQ:
+        dq, dv_tok, dk_tok = warpgroup_mma_wait(2, deps=(dq_tok, dv_tok, dk_tok))  # dQ_t done; dV, dK may run
+        tma_reduce_add(dq_desc, [(i_start + t) * QROWS, 0], dq * scale)
+    return dv_tok, dk_tok
+
+
+@gluon.jit
 def _step(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q_ready, do_ready, q_empty, do_empty,
-          lse_ptr, delta_ptr, row_q, qk_scale_log2, s_layout: gl.constexpr, dv_tok, dk_tok, masked):
+          lse_ptr, delta_ptr, row_q, qk_scale_log2, scale, s_layout: gl.constexpr, dv_tok, dk_tok, dq_desc, masked,
+          WITH_DQ: gl.constexpr):
     """Tile t >= 1: its probabilities (which waits for tile t-1's products), tile t-1's stage released, tile t's
-    dV and dK products issued and left in flight."""
+    products issued."""
     STAGES: gl.constexpr = q_smem.type.shape[0]
     dv_tok, dk_tok = _probs(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q_ready, do_ready,
                             lse_ptr, delta_ptr, row_q, qk_scale_log2, s_layout, dv_tok, dk_tok, masked, False)
     prev = (t - 1) % STAGES
     mbarrier.arrive(q_empty.index(prev), count=1)  # tile t-1's dK and dV products are done with it
     mbarrier.arrive(do_empty.index(prev), count=1)
-    s = t % STAGES
-    dv_tok = warpgroup_mma(p_smem.permute((1, 0)), do_smem.index(s), dv_tok, is_async=True)
-    dk_tok = warpgroup_mma(ds_smem.permute((1, 0)), q_smem.index(s), dk_tok, is_async=True)
-    return dv_tok, dk_tok
+    return _products(t, i_start, q_smem, do_smem, k_tile, p_smem, ds_smem, dv_tok, dk_tok, dq_desc, scale, False,
+                     WITH_DQ)
 
 
 @gluon.jit
-def _consumer(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, lse_ptr, delta_ptr, row_q, row_k, i_start, n_tiles,
-              qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty):
+def _consume(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, dq_ptr, lse_ptr, delta_ptr, row_q, row_k, i_start,
+             n_tiles, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
+             WITH_DQ: gl.constexpr):
+    QROWS: gl.constexpr = q_smem.type.shape[1]
     STAGES: gl.constexpr = q_smem.type.shape[0]
     D: gl.constexpr = q_smem.type.shape[2]
     s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
@@ -152,21 +194,25 @@ def _consumer(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, lse_ptr, delta_pt
     acc_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                                          instr_shape=[16, D, 16])
     key0 = row_k - row_q  # this consumer's first key, counted from the head's first row
+    dq_desc = None
+    if WITH_DQ:  # the head's rows of the packed fp32 dQ accumulator, (S, D)
+        dq_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([QROWS, D], gl.float32)
+        dq_desc = tma.make_tensor_descriptor(dq_ptr + row_q.to(gl.int64) * D, shape=[(i_start + n_tiles) * QROWS, D],
+                                             strides=[D, 1], block_shape=[QROWS, D], layout=dq_layout)
     mbarrier.wait(kv_bar, 0)
     zero_acc = gl.zeros([KEYS, D], gl.float32, acc_layout)
     _probs(0, i_start, key0, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q_ready, do_ready, lse_ptr,
            delta_ptr, row_q, qk_scale_log2, s_layout, zero_acc, zero_acc, causal != 0, True)
-    # dV += P^T dO and dK += dS^T Q: the A operands are P and dS transposed in shared memory
-    dv_tok = warpgroup_mma(p_smem.permute((1, 0)), do_smem.index(0), zero_acc, use_acc=False, is_async=True)
-    dk_tok = warpgroup_mma(ds_smem.permute((1, 0)), q_smem.index(0), zero_acc, use_acc=False, is_async=True)
+    dv_tok, dk_tok = _products(0, i_start, q_smem, do_smem, k_tile, p_smem, ds_smem, zero_acc, zero_acc, dq_desc,
+                               scale, True, WITH_DQ)
     # under the causal mask the program's first two query tiles hold its 128 keys' diagonal (n_tiles >= 2)
     dv_tok, dk_tok = _step(1, i_start, key0, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q_ready, do_ready,
-                           q_empty, do_empty, lse_ptr, delta_ptr, row_q, qk_scale_log2, s_layout, dv_tok, dk_tok,
-                           causal != 0)
+                           q_empty, do_empty, lse_ptr, delta_ptr, row_q, qk_scale_log2, scale, s_layout, dv_tok,
+                           dk_tok, dq_desc, causal != 0, WITH_DQ)
     for t in range(2, n_tiles):
         dv_tok, dk_tok = _step(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q_ready,
-                               do_ready, q_empty, do_empty, lse_ptr, delta_ptr, row_q, qk_scale_log2, s_layout,
-                               dv_tok, dk_tok, False)
+                               do_ready, q_empty, do_empty, lse_ptr, delta_ptr, row_q, qk_scale_log2, scale,
+                               s_layout, dv_tok, dk_tok, dq_desc, False, WITH_DQ)
     dv, dk = warpgroup_mma_wait(0, deps=(dv_tok, dk_tok))
     last = (n_tiles - 1) % STAGES
     mbarrier.arrive(q_empty.index(last), count=1)
@@ -178,9 +224,26 @@ def _consumer(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, lse_ptr, delta_pt
     gl.store(dk_ptr + offs, (dk * scale).to(gl.bfloat16))
 
 
+# Partition entries take no constexprs: one per product count.
+@gluon.jit
+def _consumer(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, dq_ptr, lse_ptr, delta_ptr, row_q, row_k, i_start,
+              n_tiles, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty):
+    _consume(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, dq_ptr, lse_ptr, delta_ptr, row_q, row_k, i_start,
+             n_tiles, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
+             False)
+
+
+@gluon.jit
+def _consumer_dq(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, dq_ptr, lse_ptr, delta_ptr, row_q, row_k, i_start,
+                 n_tiles, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty):
+    _consume(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, dq_ptr, lse_ptr, delta_ptr, row_q, row_k, i_start,
+             n_tiles, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
+             True)
+
+
 @gluon.jit(do_not_specialize=["S", "qk_scale_log2", "scale", "causal"])
-def gluon_dkdv_kernel(q_desc, k_desc, v_desc, do_desc, dk_ptr, dv_ptr, lse_ptr, delta_ptr, S, qk_scale_log2,
-                      scale, causal, STAGES: gl.constexpr):
+def gluon_dkdv_kernel(q_desc, k_desc, v_desc, do_desc, dk_ptr, dv_ptr, dq_ptr, lse_ptr, delta_ptr, S, qk_scale_log2,
+                      scale, causal, STAGES: gl.constexpr, WITH_DQ: gl.constexpr):
     D: gl.constexpr = q_desc.block_type.shape[1]
     QROWS: gl.constexpr = q_desc.block_type.shape[0]
     pid_n = gl.program_id(0)
@@ -199,39 +262,52 @@ def gluon_dkdv_kernel(q_desc, k_desc, v_desc, do_desc, dk_ptr, dv_ptr, lse_ptr, 
     ds_smem = gl.allocate_shared_memory(gl.bfloat16, [2, QROWS, KEYS], pd_layout)
     kv_bar, q_ready, do_ready, q_empty, do_empty = stage_barriers(STAGES)
     bars = (q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty)
-    tail = (dk_ptr, dv_ptr, lse_ptr, delta_ptr, row_q)
+    tail = (dk_ptr, dv_ptr, dq_ptr, lse_ptr, delta_ptr, row_q)
     scalars = (i_start, n_tiles, qk_scale_log2, scale, causal)
-    gl.warp_specialize(
-        [(_consumer, (k_smem.index(0), v_smem.index(0), p_smem.index(0), ds_smem.index(0)) + tail + (row_kv,)
-          + scalars + bars),
-         (_consumer, (k_smem.index(1), v_smem.index(1), p_smem.index(1), ds_smem.index(1)) + tail
-          + (row_kv + KEYS,) + scalars + bars),
-         (_loader, (q_desc, k_desc, v_desc, do_desc, row_q, row_kv, i_start, n_tiles, q_smem, do_smem, k_smem,
-                    v_smem, kv_bar, q_ready, do_ready, q_empty, do_empty))],
-        [4, 1], [240, 24])
+    args0 = (k_smem.index(0), v_smem.index(0), p_smem.index(0), ds_smem.index(0)) + tail + (row_kv,) + scalars + bars
+    args1 = (k_smem.index(1), v_smem.index(1), p_smem.index(1), ds_smem.index(1)) + tail + (row_kv + KEYS,) + scalars \
+        + bars
+    loader = (q_desc, k_desc, v_desc, do_desc, row_q, row_kv, i_start, n_tiles, q_smem, do_smem, k_smem, v_smem,
+              kv_bar, q_ready, do_ready, q_empty, do_empty)
+    if WITH_DQ:  # a partition's function cannot be a variable: one call each
+        gl.warp_specialize([(_consumer_dq, args0), (_consumer_dq, args1), (_loader, loader)], [4, 1], [240, 24])
+    else:
+        gl.warp_specialize([(_consumer, args0), (_consumer, args1), (_loader, loader)], [4, 1], [240, 24])
 
 
-def launch(q, k, v, do, lse, delta, stages=2, causal=False):
+def launch(q, k, v, do, lse, delta, stages=2, causal=False, with_dq=False):
     """dK, dV of BHSD q, k, v, do (bf16, D 128, S a multiple of 128) from the forward's natural-log LSE and
-    delta = rowsum(dO O) (fp32, B H S)."""
+    delta = rowsum(dO O) (fp32, B H S); ``with_dq``: (dQ, dK, dV), dQ added up in fp32 by the pass itself and
+    converted to bf16 after it (the engine's DQ_CONVERT would do that)."""
     import torch
+
+    from sdpa_bwd import launch as engine
 
     B, H, S, D = q.shape
     assert D == 128 and S % 128 == 0 and all(t.is_contiguous() for t in (q, k, v, do, lse, delta))
     dk, dv = torch.empty_like(k), torch.empty_like(v)
+    dq_accum = torch.zeros(B, H, S, D, device=q.device, dtype=torch.float32) if with_dq else dk
+    if with_dq:
+        engine._ensure_tma_allocator()  # the consumers make the accumulator's descriptor on the device
     scale = 1 / math.sqrt(D)
     gluon_dkdv_kernel[(S // (2 * KEYS_), B * H)](desc(q, QROWS_), desc(k, KEYS_), desc(v, KEYS_), desc(do, QROWS_),
-                                                  dk, dv, lse, delta, S, scale * LOG2E, scale, int(causal), stages,
-                                                  num_warps=4, maxnreg=168)
-    return dk, dv
+                                                  dk, dv, dq_accum, lse, delta, S, scale * LOG2E, scale, int(causal),
+                                                  stages, with_dq, num_warps=4, maxnreg=168)
+    return (dq_accum.to(q.dtype), dk, dv) if with_dq else (dk, dv)
 
 
-def compile_only(stages=2):
+def compile_only(stages=2, with_dq=False):
     sig = dict(q_desc=desc_signature(QROWS_), k_desc=desc_signature(KEYS_), v_desc=desc_signature(KEYS_),
-               do_desc=desc_signature(QROWS_), dk_ptr="*bf16", dv_ptr="*bf16", lse_ptr="*fp32", delta_ptr="*fp32",
-               S="i32", qk_scale_log2="fp32", scale="fp32", causal="i32", STAGES="constexpr")
-    return compile_report(gluon_dkdv_kernel, sig, dict(STAGES=stages))
+               do_desc=desc_signature(QROWS_), dk_ptr="*bf16", dv_ptr="*bf16",
+               dq_ptr="*fp32" if with_dq else "*bf16", lse_ptr="*fp32", delta_ptr="*fp32", S="i32",
+               qk_scale_log2="fp32", scale="fp32", causal="i32", STAGES="constexpr", WITH_DQ="constexpr")
+    return compile_report(gluon_dkdv_kernel, sig, dict(STAGES=stages, WITH_DQ=with_dq))
 
 
 if __name__ == "__main__":
-    main("gluon_dkdv", compile_only, launch, ("dk", "dv"), 4)
+    if "--dq" in sys.argv:  # the 5-product pass: dQ from the DKDV pass, by bulk reduce
+        sys.argv.remove("--dq")
+        main("gluon_dkdv_dq", lambda stages: compile_only(stages, True),
+             lambda *a: launch(*a, with_dq=True), ("dq", "dk", "dv"), 5)
+    else:
+        main("gluon_dkdv", compile_only, launch, ("dk", "dv"), 4)

@@ -11,8 +11,10 @@ import os
 import re
 
 import triton
+from triton._C.libtriton import ir
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language import _core
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
 
 # Triton 3.6 names the TMA load async_copy_global_to_shared; 3.9 calls it async_load and raises on the old name.
@@ -21,6 +23,17 @@ LOG2E = 1.4426950408889634
 # (B, H, S) and causal: small shapes first, so that a wrong mbarrier phase shows as a hang there
 CASES = [((1, 1, 256), False), ((1, 2, 384), True), ((2, 3, 1024), False), ((2, 3, 1024), True),
          ((2, 16, 4096), False), ((2, 16, 4096), True), ((1, 16, 8192), False), ((1, 16, 8192), True)]
+
+
+@_core.builtin
+def tma_reduce_add(desc, offsets, value, _semantic=None):
+    """``value`` (registers) added into ``desc``'s block at ``offsets`` by a TMA bulk reduce. Triton 3.6's Gluon
+    has no such call (3.9's has); this emits ``tt.descriptor_reduce`` as ``tl``'s ``desc.atomic_add`` does, and
+    Gluon's TMA lowering pass (in its pipeline on 3.6 and 3.9) stages the value in shared memory and issues
+    ``cp.reduce.async.bulk.tensor ... .add``."""
+    offsets = _semantic._convert_to_ir_values(offsets, require_i64=False)
+    return _core.tensor(_semantic.builder.create_descriptor_reduce(ir.DESCRIPTOR_REDUCE_KIND.ADD, desc.handle,
+                                                                   value.handle, offsets), _core.void)
 
 
 @gluon.jit
