@@ -24,8 +24,8 @@ TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools")
 PROBES = {
     "gluon_dkdv_probe.py": (6, 144, "2 consumers x (first tile, peeled second, loop) x (S and dP: 8 k-steps each "
                                     "over D 128; dV and dK: 4 each over 64 query rows)"),
-    "gluon_dkdv_probe.py --dq": (6, 168, "the DKDV probe's 144 and dQ = dS K: 4 k-steps over 64 keys, at each of "
-                                         "the 2 x 3 places"),
+    "gluon_dkdv_probe.py --dq": (6, 192, "the DKDV probe's 144 and dQ = dS K in two column halves: 2 x 4 k-steps "
+                                         "over 64 keys, at each of the 2 x 3 places"),
     "gluon_dq_probe.py": (6, 120, "2 consumers x (first tile, loop, diagonal loop) x (S and dP: 8 k-steps each "
                                   "over D 128; dQ: 4 over 64 keys)"),
 }

@@ -23,13 +23,15 @@ dK is scaled by the softmax scale at the end and both are stored through pointer
 delta = rowsum(dO O) are read per tile from global memory (L2).
 
 ``--dq``: the 5-product pass, the design that can pass cuDNN (7 products at GEMM peak only tie its 5). Each
-consumer also computes dQ_t = dS K over its 64 keys (issued before dV and dK, waited for alone once they are
-in flight) and adds it, scaled, into a packed fp32 dQ accumulator with a TMA bulk reduce; both consumers and
-every program add into the same rows, and dQ is the accumulator converted to bf16 afterwards. Triton 3.6's
+consumer also computes dQ_t = dS K over its 64 keys, in two column halves so that only half is held (one issued
+before dV and dK, one after), and adds each, scaled, into a packed fp32 dQ accumulator with a TMA bulk reduce as
+soon as it is done; both consumers and every program add into the same rows, and dQ is the accumulator
+converted to bf16 afterwards. This variant waits for each tile's products at the tile's end (groups finish in
+order, and the second half is issued last). Triton 3.6's
 Gluon has no TMA reduce call (3.9's has); ``gluon_probe_common.tma_reduce_add`` emits ``tt.descriptor_reduce``
 as ``tl``'s ``desc.atomic_add`` does, and Gluon's TMA lowering pass turns it into a shared-memory staging and
-``cp.reduce.async.bulk.tensor``. This variant needs 229,456 B of shared memory (the H200 allows 232,448) and
-spills 92 / 116 B under Triton 3.6's ptxas (not serialised).
+``cp.reduce.async.bulk.tensor``. This variant needs 196,688 B of shared memory and spills 12 B under Triton
+3.6's ptxas (not serialised; dQ whole, not in halves, needed 229,456 B and spilled 92 / 116 B).
 
 Under the causal mask a program starts at the first query tile that sees its keys and masks its first two
 tiles (the diagonal of its 128 keys) in two peeled steps; the loop has no mask. On a GPU it checks dK and dV
@@ -146,23 +148,32 @@ def _probs(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q
 @gluon.jit
 def _products(t, i_start, q_smem, do_smem, k_tile, p_smem, ds_smem, dv_tok, dk_tok, dq_desc, scale,
               FIRST: gl.constexpr, WITH_DQ: gl.constexpr):
-    """Tile t's products from the stored P and dS: dV += P^T dO and dK += dS^T Q, issued and left in flight.
-    WITH_DQ: before them dQ_t = dS K over this consumer's keys, waited for alone once they are issued and added
-    into the fp32 dQ accumulator, scaled, by a TMA bulk reduce (both consumers add into the same rows)."""
+    """Tile t's products from the stored P and dS: dV += P^T dO and dK += dS^T Q, issued and left in flight
+    (WITH_DQ: waited for here).
+    WITH_DQ: also dQ_t = dS K over this consumer's keys, in two column halves, each added into the fp32 dQ
+    accumulator, scaled, by a TMA bulk reduce as soon as it is done (both consumers add into the same rows)."""
     STAGES: gl.constexpr = q_smem.type.shape[0]
     QROWS: gl.constexpr = q_smem.type.shape[1]
     D: gl.constexpr = q_smem.type.shape[2]
-    acc_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
-                                                         instr_shape=[16, D, 16])
     s = t % STAGES
+    DH: gl.constexpr = D // 2
+    half_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                          instr_shape=[16, DH, 16])
     if WITH_DQ:
-        dq_tok = warpgroup_mma(ds_smem, k_tile, gl.zeros([QROWS, D], gl.float32, acc_layout), use_acc=False,
-                               is_async=True)
+        dq_tok = warpgroup_mma(ds_smem, k_tile.slice(0, DH, dim=1), gl.zeros([QROWS, DH], gl.float32, half_layout),
+                               use_acc=False, is_async=True)
     dv_tok = warpgroup_mma(p_smem.permute((1, 0)), do_smem.index(s), dv_tok, use_acc=not FIRST, is_async=True)
     dk_tok = warpgroup_mma(ds_smem.permute((1, 0)), q_smem.index(s), dk_tok, use_acc=not FIRST, is_async=True)
     if WITH_DQ:
-        dq, dv_tok, dk_tok = warpgroup_mma_wait(2, deps=(dq_tok, dv_tok, dk_tok))  # dQ_t done; dV, dK may run
+        # dQ_t in two column halves, so that only half of it is held: the first, issued before dV and dK, is done
+        # once two groups are left; the second, issued after them, only once nothing is (groups finish in order),
+        # so this variant waits for the tile's products here and not under the next tile's S
+        dq, dv_tok, dk_tok = warpgroup_mma_wait(2, deps=(dq_tok, dv_tok, dk_tok))
         tma_reduce_add(dq_desc, [(i_start + t) * QROWS, 0], dq * scale)
+        dq_tok = warpgroup_mma(ds_smem, k_tile.slice(DH, DH, dim=1), gl.zeros([QROWS, DH], gl.float32, half_layout),
+                               use_acc=False, is_async=True)
+        dq, dv_tok, dk_tok = warpgroup_mma_wait(0, deps=(dq_tok, dv_tok, dk_tok))
+        tma_reduce_add(dq_desc, [(i_start + t) * QROWS, DH], dq * scale)
     return dv_tok, dk_tok
 
 
@@ -196,9 +207,9 @@ def _consume(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, dq_ptr, lse_ptr, d
     key0 = row_k - row_q  # this consumer's first key, counted from the head's first row
     dq_desc = None
     if WITH_DQ:  # the head's rows of the packed fp32 dQ accumulator, (S, D)
-        dq_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([QROWS, D], gl.float32)
+        dq_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([QROWS, D // 2], gl.float32)
         dq_desc = tma.make_tensor_descriptor(dq_ptr + row_q.to(gl.int64) * D, shape=[(i_start + n_tiles) * QROWS, D],
-                                             strides=[D, 1], block_shape=[QROWS, D], layout=dq_layout)
+                                             strides=[D, 1], block_shape=[QROWS, D // 2], layout=dq_layout)
     mbarrier.wait(kv_bar, 0)
     zero_acc = gl.zeros([KEYS, D], gl.float32, acc_layout)
     _probs(0, i_start, key0, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q_ready, do_ready, lse_ptr,
