@@ -77,35 +77,15 @@ from gluon_probe_common import (  # noqa: E402
     desc,
     desc_signature,
     main,
-    stage_barriers,
-    tma_load,
+    pair_loader,
     tma_reduce_add,
 )
+
+from sdpa_bwd.kernels.attention_fwd_gluon import stage_barriers, wgmma_layout  # noqa: E402
 
 KEYS_ = 64  # keys a consumer partition owns; a program owns two such blocks
 QROWS_ = 64  # query rows a streamed tile holds
 KEYS = gl.constexpr(KEYS_)
-
-
-@gluon.jit
-def _loader(q_desc, k_desc, v_desc, do_desc, row_q, row_kv, i_start, n_tiles,
-            q_smem, do_smem, k_smem, v_smem, kv_bar, q_ready, do_ready, q_empty, do_empty):
-    STAGES: gl.constexpr = q_smem.type.shape[0]
-    QROWS: gl.constexpr = q_smem.type.shape[1]
-    mbarrier.expect(kv_bar, 2 * k_desc.block_type.nbytes + 2 * v_desc.block_type.nbytes)
-    for w in gl.static_range(2):
-        tma_load(k_desc, [row_kv + w * KEYS, 0], kv_bar, k_smem.index(w))
-        tma_load(v_desc, [row_kv + w * KEYS, 0], kv_bar, v_smem.index(w))
-    for t in range(n_tiles):  # the program's t-th query tile is tile i_start + t of the head
-        s = t % STAGES
-        phase = (t // STAGES) & 1
-        # mbarriers start with phase 1 complete: the first STAGES waits pass at once
-        mbarrier.wait(q_empty.index(s), phase ^ 1)
-        mbarrier.expect(q_ready.index(s), q_desc.block_type.nbytes)
-        tma_load(q_desc, [row_q + (i_start + t) * QROWS, 0], q_ready.index(s), q_smem.index(s))
-        mbarrier.wait(do_empty.index(s), phase ^ 1)
-        mbarrier.expect(do_ready.index(s), do_desc.block_type.nbytes)
-        tma_load(do_desc, [row_q + (i_start + t) * QROWS, 0], do_ready.index(s), do_smem.index(s))
 
 
 @gluon.jit
@@ -157,8 +137,7 @@ def _products(t, i_start, q_smem, do_smem, k_tile, p_smem, ds_smem, dv_tok, dk_t
     D: gl.constexpr = q_smem.type.shape[2]
     s = t % STAGES
     DH: gl.constexpr = D // 2
-    half_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
-                                                          instr_shape=[16, DH, 16])
+    half_layout: gl.constexpr = wgmma_layout(DH)
     if WITH_DQ:
         dq_tok = warpgroup_mma(ds_smem, k_tile.slice(0, DH, dim=1), gl.zeros([QROWS, DH], gl.float32, half_layout),
                                use_acc=False, is_async=True)
@@ -194,16 +173,16 @@ def _step(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q_
 
 
 @gluon.jit
-def _consume(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, dq_ptr, lse_ptr, delta_ptr, row_q, row_k, i_start,
-             n_tiles, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
-             WITH_DQ: gl.constexpr):
+def _consumer(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, dq_ptr, lse_ptr, delta_ptr, row_q, row_k, i_start,
+              n_tiles, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty):
+    # the 5-product pass is the one handed an fp32 dQ accumulator (the 4-product one gets dK's pointer, unused):
+    # a partition takes no constexpr, so the variant is read off the pointer's type
+    WITH_DQ: gl.constexpr = dq_ptr.dtype.element_ty == gl.float32
     QROWS: gl.constexpr = q_smem.type.shape[1]
     STAGES: gl.constexpr = q_smem.type.shape[0]
     D: gl.constexpr = q_smem.type.shape[2]
-    s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
-                                                       instr_shape=[16, KEYS, 16])
-    acc_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
-                                                         instr_shape=[16, D, 16])
+    s_layout: gl.constexpr = wgmma_layout(KEYS)
+    acc_layout: gl.constexpr = wgmma_layout(D)
     key0 = row_k - row_q  # this consumer's first key, counted from the head's first row
     dq_desc = None
     if WITH_DQ:  # the head's rows of the packed fp32 dQ accumulator, (S, D)
@@ -235,26 +214,9 @@ def _consume(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, dq_ptr, lse_ptr, d
     gl.store(dk_ptr + offs, (dk * scale).to(gl.bfloat16))
 
 
-# Partition entries take no constexprs: one per product count.
-@gluon.jit
-def _consumer(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, dq_ptr, lse_ptr, delta_ptr, row_q, row_k, i_start,
-              n_tiles, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty):
-    _consume(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, dq_ptr, lse_ptr, delta_ptr, row_q, row_k, i_start,
-             n_tiles, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
-             False)
-
-
-@gluon.jit
-def _consumer_dq(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, dq_ptr, lse_ptr, delta_ptr, row_q, row_k, i_start,
-                 n_tiles, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty):
-    _consume(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, dq_ptr, lse_ptr, delta_ptr, row_q, row_k, i_start,
-             n_tiles, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
-             True)
-
-
 @gluon.jit(do_not_specialize=["S", "qk_scale_log2", "scale", "causal"])
 def gluon_dkdv_kernel(q_desc, k_desc, v_desc, do_desc, dk_ptr, dv_ptr, dq_ptr, lse_ptr, delta_ptr, S, qk_scale_log2,
-                      scale, causal, STAGES: gl.constexpr, WITH_DQ: gl.constexpr):
+                      scale, causal, STAGES: gl.constexpr):
     D: gl.constexpr = q_desc.block_type.shape[1]
     QROWS: gl.constexpr = q_desc.block_type.shape[0]
     pid_n = gl.program_id(0)
@@ -278,12 +240,10 @@ def gluon_dkdv_kernel(q_desc, k_desc, v_desc, do_desc, dk_ptr, dv_ptr, dq_ptr, l
     args0 = (k_smem.index(0), v_smem.index(0), p_smem.index(0), ds_smem.index(0)) + tail + (row_kv,) + scalars + bars
     args1 = (k_smem.index(1), v_smem.index(1), p_smem.index(1), ds_smem.index(1)) + tail + (row_kv + KEYS,) + scalars \
         + bars
-    loader = (q_desc, k_desc, v_desc, do_desc, row_q, row_kv, i_start, n_tiles, q_smem, do_smem, k_smem, v_smem,
-              kv_bar, q_ready, do_ready, q_empty, do_empty)
-    if WITH_DQ:  # a partition's function cannot be a variable: one call each
-        gl.warp_specialize([(_consumer_dq, args0), (_consumer_dq, args1), (_loader, loader)], [4, 1], [240, 24])
-    else:
-        gl.warp_specialize([(_consumer, args0), (_consumer, args1), (_loader, loader)], [4, 1], [240, 24])
+    # the loader: K and V of the program's 128 keys once, then Q and dO from the first query tile that sees them
+    loader = (k_desc, v_desc, row_kv, q_desc, do_desc, row_q + i_start * QROWS, n_tiles, k_smem, v_smem, q_smem,
+              do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty)
+    gl.warp_specialize([(_consumer, args0), (_consumer, args1), (pair_loader, loader)], [4, 1], [240, 24])
 
 
 def launch(q, k, v, do, lse, delta, stages=2, causal=False, with_dq=False):
@@ -303,7 +263,7 @@ def launch(q, k, v, do, lse, delta, stages=2, causal=False, with_dq=False):
     scale = 1 / math.sqrt(D)
     gluon_dkdv_kernel[(S // (2 * KEYS_), B * H)](desc(q, QROWS_), desc(k, KEYS_), desc(v, KEYS_), desc(do, QROWS_),
                                                   dk, dv, dq_accum, lse, delta, S, scale * LOG2E, scale, int(causal),
-                                                  stages, with_dq, num_warps=4, maxnreg=168)
+                                                  stages, num_warps=4, maxnreg=168)
     return (dq_accum.to(q.dtype), dk, dv) if with_dq else (dk, dv)
 
 
@@ -311,8 +271,8 @@ def compile_only(stages=2, with_dq=False):
     sig = dict(q_desc=desc_signature(QROWS_), k_desc=desc_signature(KEYS_), v_desc=desc_signature(KEYS_),
                do_desc=desc_signature(QROWS_), dk_ptr="*bf16", dv_ptr="*bf16",
                dq_ptr="*fp32" if with_dq else "*bf16", lse_ptr="*fp32", delta_ptr="*fp32", S="i32",
-               qk_scale_log2="fp32", scale="fp32", causal="i32", STAGES="constexpr", WITH_DQ="constexpr")
-    return compile_report(gluon_dkdv_kernel, sig, dict(STAGES=stages, WITH_DQ=with_dq))
+               qk_scale_log2="fp32", scale="fp32", causal="i32", STAGES="constexpr")
+    return compile_report(gluon_dkdv_kernel, sig, dict(STAGES=stages))
 
 
 if __name__ == "__main__":

@@ -44,32 +44,13 @@ from triton.experimental.gluon.language.nvidia.hopper import (
 )
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gluon_probe_common import LOG2E, compile_report, desc, desc_signature, main, stage_barriers, tma_load  # noqa: E402
+from gluon_probe_common import LOG2E, compile_report, desc, desc_signature, main, pair_loader  # noqa: E402
+
+from sdpa_bwd.kernels.attention_fwd_gluon import stage_barriers, wgmma_layout  # noqa: E402
 
 ROWS_ = 64  # query rows a consumer partition owns; a program owns two such blocks
 KEYS_ = 64  # keys a streamed K or V tile holds
 ROWS = gl.constexpr(ROWS_)
-
-
-@gluon.jit
-def _loader(q_desc, k_desc, v_desc, do_desc, row_q, row_kv, n_tiles,
-            q_smem, do_smem, k_smem, v_smem, qdo_bar, k_ready, v_ready, k_empty, v_empty):
-    STAGES: gl.constexpr = k_smem.type.shape[0]
-    KEYS: gl.constexpr = k_smem.type.shape[1]
-    mbarrier.expect(qdo_bar, 2 * q_desc.block_type.nbytes + 2 * do_desc.block_type.nbytes)
-    for w in gl.static_range(2):
-        tma_load(q_desc, [row_q + w * ROWS, 0], qdo_bar, q_smem.index(w))
-        tma_load(do_desc, [row_q + w * ROWS, 0], qdo_bar, do_smem.index(w))
-    for j in range(n_tiles):
-        s = j % STAGES
-        phase = (j // STAGES) & 1
-        # mbarriers start with phase 1 complete: the first STAGES waits pass at once
-        mbarrier.wait(k_empty.index(s), phase ^ 1)
-        mbarrier.expect(k_ready.index(s), k_desc.block_type.nbytes)
-        tma_load(k_desc, [row_kv + j * KEYS, 0], k_ready.index(s), k_smem.index(s))
-        mbarrier.wait(v_empty.index(s), phase ^ 1)
-        mbarrier.expect(v_ready.index(s), v_desc.block_type.nbytes)
-        tma_load(v_desc, [row_kv + j * KEYS, 0], v_ready.index(s), v_smem.index(s))
 
 
 @gluon.jit
@@ -110,10 +91,8 @@ def _consumer(q_tile, do_tile, ds_smem, dq_ptr, lse_ptr, delta_ptr, row0, m0, n_
     STAGES: gl.constexpr = k_smem.type.shape[0]
     KEYS: gl.constexpr = k_smem.type.shape[1]
     D: gl.constexpr = q_tile.type.shape[1]
-    s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
-                                                       instr_shape=[16, KEYS, 16])
-    dq_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
-                                                        instr_shape=[16, D, 16])
+    s_layout: gl.constexpr = wgmma_layout(KEYS)
+    dq_layout: gl.constexpr = wgmma_layout(D)
     qpos = m0 + gl.arange(0, ROWS, layout=gl.SliceLayout(1, s_layout))  # this consumer's rows in the head
     lse2 = gl.load(lse_ptr + row0 + gl.arange(0, ROWS, layout=gl.SliceLayout(1, s_layout))) * 1.4426950408889634
     delta = gl.load(delta_ptr + row0 + gl.arange(0, ROWS, layout=gl.SliceLayout(1, s_layout)))
@@ -161,8 +140,8 @@ def gluon_dq_kernel(q_desc, k_desc, v_desc, do_desc, dq_ptr, lse_ptr, delta_ptr,
           + scalars + bars),
          (_consumer, (q_smem.index(1), do_smem.index(1), ds_smem.index(1), dq_ptr, lse_ptr, delta_ptr,
                       row_q + ROWS, m0 + ROWS) + scalars + bars),
-         (_loader, (q_desc, k_desc, v_desc, do_desc, row_q, row_kv, n_tiles, q_smem, do_smem, k_smem, v_smem,
-                    qdo_bar, k_ready, v_ready, k_empty, v_empty))],
+         (pair_loader, (q_desc, do_desc, row_q, k_desc, v_desc, row_kv, n_tiles, q_smem, do_smem, k_smem, v_smem,
+                        qdo_bar, k_ready, v_ready, k_empty, v_empty))],
         [4, 1], [232, 40])
 
 

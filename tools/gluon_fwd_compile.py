@@ -4,7 +4,8 @@
 
 One JSON line per variant (default: 128,128,bf16,0, 128,128,fp16,1 and 192,128,bf16,0): the shared memory, the number of
 wgmma instructions, each product wait's outstanding count (``wgmma.wait_group N``: 1 is a wait with a product
-still in flight, the softmax under P V) and the partitions' register budgets (``setmaxnreg``). This is the
+still in flight, the softmax under P V), the partitions' register budgets (``setmaxnreg``) and ptxas -v's
+registers, spills and serialisation verdict (``gluon_probe_common.compile_report``). This is the
 schedule the H200's timings rest on; ``tests/test_gluon_forward.py`` checks it in CI. Not under
 TRITON_INTERPRET: Gluon has no interpreter and cannot call the interpreter's jit functions. Session 14
 replaced ``tools/gluon_fwd_probe.py`` (the BHSD-only probe this kernel grew from; git show 9e06e98) with
@@ -14,14 +15,13 @@ the engine kernel and this.
 from __future__ import annotations
 
 import json
-import re
+import os
 import sys
 
 
 def compile_variant(d_qk: int, d_v: int, dtype: str, causal: bool) -> dict:
-    import triton
-    from triton.backends.compiler import GPUTarget
-    from triton.experimental.gluon._runtime import GluonASTSource
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gluon_probe_common import compile_report
 
     from sdpa_bwd.kernels import attention_fwd_gluon as g
 
@@ -36,13 +36,7 @@ def compile_variant(d_qk: int, d_v: int, dtype: str, causal: bool) -> dict:
             sig[p.name] = "fp32" if p.name == "qk_scale_log2" else "i32"
     d_a, d_b = g.qk_chunks(d_qk)
     consts = dict(D_QK=d_a, D_QK_B=d_b, D_V=d_v, BLOCK_N=g.BLOCK_KEYS, STAGES_=g.STAGES, CAUSAL=causal)
-    k = triton.compile(GluonASTSource(fn, sig, consts), target=GPUTarget("cuda", 90, 32),
-                       options=dict(num_warps=4, maxnreg=g.MAX_REGS))
-    ptx = k.asm["ptx"]
-    return dict(d_qk=d_qk, d_v=d_v, dtype=dtype, causal=causal, shared=k.metadata.shared,
-                wgmma=ptx.count("wgmma.mma_async"),
-                waits=[int(n) for n in re.findall(r"wgmma\.wait_group\.sync\.aligned\s+(\d+)", ptx)],
-                setmaxnreg=re.findall(r"setmaxnreg\.(\w+)\.sync\.aligned\.u32\s+(\d+);", ptx))
+    return dict(d_qk=d_qk, dtype=dtype, **compile_report(fn, sig, consts, maxnreg=g.MAX_REGS))
 
 
 def main(argv) -> None:

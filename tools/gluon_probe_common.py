@@ -1,6 +1,7 @@
-"""What the Gluon backward probes (``gluon_dkdv_probe.py``, ``gluon_dq_probe.py``) share: the TMA load name,
-descriptors, the compile-only report (ptxas -v included), and the GPU run (inputs, checks against PyTorch's
-fp32 autograd, timings beside cuDNN's and our backward)."""
+"""What the Gluon backward probes (``gluon_dkdv_probe.py``, ``gluon_dq_probe.py``) share: the TMA load and
+reduce, the loader partition, descriptors, the compile-only report (ptxas -v included), and the GPU run (inputs,
+checks against PyTorch's fp32 autograd, timings beside cuDNN's and our backward). The wgmma layout and the stage
+barriers come from the engine's Gluon forward (``sdpa_bwd.kernels.attention_fwd_gluon``)."""
 
 from __future__ import annotations
 
@@ -37,22 +38,27 @@ def tma_reduce_add(desc, offsets, value, _semantic=None):
 
 
 @gluon.jit
-def stage_barriers(STAGES: gl.constexpr):
-    """(once, a_ready, b_ready, a_empty, b_empty): the mbarrier a program's loader fills its once-loaded tiles
-    under, and a ready / empty pair per stage for each of the two streamed tensors; the empty ones take an
-    arrival from each of the two consumers."""
-    once = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
-    a_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    b_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    a_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    b_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    mbarrier.init(once, count=1)
-    for i in gl.static_range(STAGES):
-        mbarrier.init(a_ready.index(i), count=1)
-        mbarrier.init(b_ready.index(i), count=1)
-        mbarrier.init(a_empty.index(i), count=2)
-        mbarrier.init(b_empty.index(i), count=2)
-    return once, a_ready, b_ready, a_empty, b_empty
+def pair_loader(once_a, once_b, once_row, a_desc, b_desc, row0, n_tiles, once_a_smem, once_b_smem, a_smem, b_smem,
+                once_bar, a_ready, b_ready, a_empty, b_empty):
+    """The probes' loader partition: two tensors' 128 rows from ``once_row`` loaded once (two blocks each, under
+    ``once_bar``), then two tensors streamed a tile of rows at a time from ``row0`` through the stages."""
+    STAGES: gl.constexpr = a_smem.type.shape[0]
+    ROWS: gl.constexpr = a_smem.type.shape[1]
+    HALF: gl.constexpr = once_a_smem.type.shape[1]
+    mbarrier.expect(once_bar, 2 * once_a.block_type.nbytes + 2 * once_b.block_type.nbytes)
+    for w in gl.static_range(2):
+        tma_load(once_a, [once_row + w * HALF, 0], once_bar, once_a_smem.index(w))
+        tma_load(once_b, [once_row + w * HALF, 0], once_bar, once_b_smem.index(w))
+    for t in range(n_tiles):
+        s = t % STAGES
+        phase = (t // STAGES) & 1
+        # mbarriers start with phase 1 complete: the first STAGES waits pass at once
+        mbarrier.wait(a_empty.index(s), phase ^ 1)
+        mbarrier.expect(a_ready.index(s), a_desc.block_type.nbytes)
+        tma_load(a_desc, [row0 + t * ROWS, 0], a_ready.index(s), a_smem.index(s))
+        mbarrier.wait(b_empty.index(s), phase ^ 1)
+        mbarrier.expect(b_ready.index(s), b_desc.block_type.nbytes)
+        tma_load(b_desc, [row0 + t * ROWS, 0], b_ready.index(s), b_smem.index(s))
 
 
 def desc(t, rows):

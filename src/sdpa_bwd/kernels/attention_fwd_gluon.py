@@ -71,6 +71,29 @@ def has_buffers_for(d_qk: int, d_v: int) -> bool:
 if AVAILABLE:
     ROWS = gl.constexpr(BLOCK_ROWS)
 
+    @gluon.constexpr_function
+    def wgmma_layout(n):
+        """The accumulator layout of a warpgroup's (64 x n) products: one warpgroup, 16-row wgmma steps."""
+        return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, n, 16])
+
+    @gluon.jit
+    def stage_barriers(STAGES: gl.constexpr):
+        """(once, a_ready, b_ready, a_empty, b_empty): the mbarrier a loader fills a program's once-loaded tiles
+        under, and a ready / empty pair per stage for each of two streamed tensors; an empty one takes an arrival
+        from each of the two consumers. (The Gluon backward probes in tools/ use these too.)"""
+        once = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+        a_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        b_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        a_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        b_empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        mbarrier.init(once, count=1)
+        for i in gl.static_range(STAGES):
+            mbarrier.init(a_ready.index(i), count=1)
+            mbarrier.init(b_ready.index(i), count=1)
+            mbarrier.init(a_empty.index(i), count=2)
+            mbarrier.init(b_empty.index(i), count=2)
+        return once, a_ready, b_ready, a_empty, b_empty
+
     @gluon.jit
     def _loader(q_ptr, k_ptr, v_ptr, sq_s, sk_s, sv_s, S_q, S_kv, m0, n_tiles,
                 q_smem, qb_smem, k_smem, kb_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty):
@@ -171,10 +194,8 @@ if AVAILABLE:
         STAGES_: gl.constexpr = k_smem.type.shape[0]
         BLOCK_N: gl.constexpr = k_smem.type.shape[1]
         D_V: gl.constexpr = v_smem.type.shape[2]
-        s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
-                                                           instr_shape=[16, BLOCK_N, 16])
-        o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
-                                                           instr_shape=[16, D_V, 16])
+        s_layout: gl.constexpr = wgmma_layout(BLOCK_N)
+        o_layout: gl.constexpr = wgmma_layout(D_V)
         p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
         rows = row0 + gl.arange(0, ROWS, layout=gl.SliceLayout(1, s_layout))
         acc = gl.zeros([ROWS, D_V], gl.float32, o_layout)
@@ -269,17 +290,7 @@ if AVAILABLE:
             qb_smem = q_smem
             kb_smem = k_smem
         v_smem = gl.allocate_shared_memory(v_ptr.dtype.element_ty, [STAGES_, BLOCK_N, D_V], v_layout)
-        q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
-        k_ready = gl.allocate_shared_memory(gl.int64, [STAGES_, 1], mbarrier.MBarrierLayout())
-        v_ready = gl.allocate_shared_memory(gl.int64, [STAGES_, 1], mbarrier.MBarrierLayout())
-        k_empty = gl.allocate_shared_memory(gl.int64, [STAGES_, 1], mbarrier.MBarrierLayout())
-        v_empty = gl.allocate_shared_memory(gl.int64, [STAGES_, 1], mbarrier.MBarrierLayout())
-        mbarrier.init(q_bar, count=1)
-        for i in gl.static_range(STAGES_):
-            mbarrier.init(k_ready.index(i), count=1)
-            mbarrier.init(v_ready.index(i), count=1)
-            mbarrier.init(k_empty.index(i), count=2)  # one arrival from each consumer
-            mbarrier.init(v_empty.index(i), count=2)
+        q_bar, k_ready, v_ready, k_empty, v_empty = stage_barriers(STAGES_)
         bars = (k_smem, kb_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty)
         tail = (o_base, lse_base, so_s, so_d, sl_s, S_q, S_kv, n_tiles, qk_scale_log2, causal, o_tma) + bars
         # The default partition (these 4 warps) is consumer 0; the worker consumer takes the second 64 rows.
