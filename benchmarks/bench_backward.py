@@ -68,6 +68,13 @@ def default_dq_mode(D_qk, D_v, dtype, config=None):
         return None
 
 
+def _takes_gluon(q, k, v, do, causal) -> bool:
+    """Does our default call of this row run the Gluon backward (``launch.gluon_backward_reasons`` empty)?"""
+    reasons = getattr(launch, "gluon_backward_reasons", None)
+    return reasons is not None and not reasons(q, k, v, do, scale=1 / q.shape[-1] ** 0.5, causal=causal, hi_off=0,
+                                               banded=causal, deterministic=False, apart=True)
+
+
 def run_row(shape, causal, layout, dtype, config=None, peers=True, check=True, det=None, mem=None,
             peer_names=None):
     """One benchmark row. det / mem (deterministic timing, peak memory) default to BHSD rows only."""
@@ -89,6 +96,8 @@ def run_row(shape, causal, layout, dtype, config=None, peers=True, check=True, d
     row = dict(B=B, H_q=H_q, H_kv=H_kv, S=S, D=D_qk, D_qk=D_qk, D_v=D_v, causal=causal, layout=layout,
                dtype=str(dtype).split(".")[-1], flops=flops, ours_ms=t_ours, ours_tflops=flops / t_ours / 1e9)
     dq_mode = default_dq_mode(D_qk, D_v, dtype, config)
+    if config is None and _takes_gluon(q, k, v, do, causal):
+        dq_mode = "gluon"  # the Gluon backward: one pass, dQ bulk-reduced into an fp32 accumulator
     row["ours_dq_mode"] = dq_mode
     ours = ours_fn() if check else None
     if det:
@@ -107,7 +116,7 @@ def run_row(shape, causal, layout, dtype, config=None, peers=True, check=True, d
         if dq_mode is not None:
             elt = torch.empty((), dtype=dtype).element_size()
             row["ours_formula_bytes"] = ours_backward_workspace_bytes(
-                B, H_q, H_kv, H_kv, S, S, D_qk, D_v, elt, dq_mode == "atomic")
+                B, H_q, H_kv, H_kv, S, S, D_qk, D_v, elt, dq_mode in ("atomic", "gluon"))
             # 1.00 up to allocator rounding; more means launch allocates something the formula misses
             row["ours_peak_over_formula"] = row["ours_peak_bytes"] / row["ours_formula_bytes"]
     if peers:

@@ -123,7 +123,7 @@ def ours_backward_workspace_bytes(B, H_q, H_k, H_v, S_q, S_kv, D_qk, D_v, elt_by
     outs = elt_bytes * (B * H_q * S_q * D_qk                   # dQ, q's shape and dtype
                         + B * H_k * S_kv * D_qk                # dK
                         + B * H_v * S_kv * D_v)                # dV
-    accum = 4 * B * H_q * S_q * D_qk if atomic_dq else 0       # fp32 dq_accum, atomic dQ mode only
+    accum = 4 * B * H_q * S_q * D_qk if atomic_dq else 0       # fp32 dq_accum: atomic dQ mode, Gluon backward
     return side + outs + accum
 
 
@@ -132,7 +132,9 @@ OURS_BACKWARD_WORKSPACE_FORMULA = (
     "8*B*H_q*S_q (delta and lse2: float32, 4 bytes each per (b, h_q, i) row, packed) "
     "+ elt*(B*H_q*S_q*D_qk + B*H_k*S_kv*D_qk + B*H_v*S_kv*D_v) (dQ, dK, dV: torch.empty of q's, k's, v's "
     "shape and dtype, contiguous whatever the inputs' layout) "
-    "+ 4*B*H_q*S_q*D_qk (float32 dq_accum, torch.zeros) only when the config's dq_mode is 'atomic' "
+    "+ 4*B*H_q*S_q*D_qk (float32 dq_accum, torch.zeros) only when the call runs the Gluon backward "
+    "(launch.gluon_backward_reasons empty: hd128 16-bit TMA-addressable, non-deterministic; row dq_mode "
+    "'gluon') or the config's dq_mode is 'atomic' "
     "(deterministic=True forces 'separate'; in 'separate' mode no accumulator is allocated: the dQ pass "
     "writes dQ directly). "
     "Where a kernel reads tiles through device-side TMA descriptors (launch._use_tma, when present), Triton "

@@ -333,10 +333,12 @@ assert all(c.H_k == c.H_v for c in SPLIT_DKDV_CASES), "H_k != H_v splits the pas
 def patched_table(monkeypatch, name: str, **changes) -> list:
     """Replace the launcher's config table ``launch.<name>`` (forward_config / backward_config) by one whose
     every entry has ``changes``; returns the list of the configs it handed out, so that a test can check the
-    launcher took it. Patching the forward's table switches the Gluon forward off for the test."""
+    launcher took it. Patching a table switches the Gluon kernel of that direction off for the test."""
     table, seen = getattr(launch, name), []
     if name == "forward_config":  # a forward table is the Triton forward's: the Gluon one would bypass it
         monkeypatch.setattr(launch, "GLUON_FORWARD", "off")
+    if name == "backward_config":  # likewise for the backward
+        monkeypatch.setattr(launch, "GLUON_BACKWARD", "off")
 
     def patched(*args, **kwargs):
         cfg = dataclasses.replace(table(*args, **kwargs), **changes)

@@ -1,6 +1,6 @@
 """Can the backward's DKDV pass run faster in Gluon, on FA3's producer/consumer structure? (GPU probe)
 
-    PYTHONPATH=src python3 tools/gluon_dkdv_probe.py [--out DIR] [--stages N] [--dq] [--compile-only]
+    PYTHONPATH=src python3 tools/gluon_dkdv_probe.py [--out DIR] [--stages N] [--compile-only]
 
 Session 14. The engine's forward now runs in Gluon (``kernels/attention_fwd_gluon.py``: a TMA loader warp, two
 consumer warpgroups, products waited for one at a time) at 0.92-1.09 of cuDNN's time, where Triton's ``tl.dot``
@@ -22,16 +22,10 @@ kernel was at 0.75-0.97. The backward is still Triton's: its DKDV pass runs 4 pr
 dK is scaled by the softmax scale at the end and both are stored through pointers. LSE (natural log) and
 delta = rowsum(dO O) are read per tile from global memory (L2).
 
-``--dq``: the 5-product pass, the design that can pass cuDNN (7 products at GEMM peak only tie its 5). Each
-consumer also computes dQ_t = dS K over its 64 keys, in two column halves so that only half is held (one issued
-before dV and dK, one after), and adds each, scaled, into a packed fp32 dQ accumulator with a TMA bulk reduce as
-soon as it is done; both consumers and every program add into the same rows, and dQ is the accumulator
-converted to bf16 afterwards. This variant waits for each tile's products at the tile's end (groups finish in
-order, and the second half is issued last). Triton 3.6's
-Gluon has no TMA reduce call (3.9's has); ``gluon_probe_common.tma_reduce_add`` emits ``tt.descriptor_reduce``
-as ``tl``'s ``desc.atomic_add`` does, and Gluon's TMA lowering pass turns it into a shared-memory staging and
-``cp.reduce.async.bulk.tensor``. This variant needs 196,688 B of shared memory and spills 12 B under Triton
-3.6's ptxas (not serialised; dQ whole, not in halves, needed 229,456 B and spilled 92 / 116 B).
+The 5-product pass (``--dq`` in session 14) became the engine's backward in session 15,
+``sdpa_bwd/kernels/attention_bwd_gluon.py`` (its session-14 probe form, which waited for each reduce:
+``git show 48d301a:tools/gluon_dkdv_probe.py``).
+This 4-product pass stays as the DKDV half of a deterministic Gluon backward (with ``gluon_dq_probe.py``).
 
 Under the causal mask a program starts at the first query tile that sees its keys and masks its first two
 tiles (the diagonal of its 128 keys) in two peeled steps; the loop has no mask. On a GPU it checks dK and dV
@@ -41,19 +35,12 @@ masks; TFLOP/s counts its 4 products over the kept pairs. ``--compile-only`` com
 GPU or torch and prints the shared memory, the wgmma count, each product wait's outstanding count and the
 partitions' register budgets (Triton 3.6 or 3.9; not under TRITON_INTERPRET).
 
-Status (session 14): the 4-product pass compiles for sm_90a with Triton 3.6 clean (164,240 B of shared memory
-on 2 stages; 144 wgmma: the first tile, the peeled second one and the loop; 168 registers, no spill, wgmma not
-serialised: ``--compile-only`` runs ptxas -v too) and with Triton 3.9. **Not run on a GPU** (the session's device
-time went to the forward). The first version kept P^T and dS^T in registers as the dV and dK products' A
-operands (S^T = K Q^T with key rows): ptxas serialised its wgmma (C7512, "insufficient register resources") at
-168, 232 and 255 registers, because the two [64, 128] fp32 accumulators, S^T and dP^T, the two register operands
-and LSE and delta as 16 column values a thread do not fit. Query rows (LSE and delta 2 values a thread) and P, dS
-through shared memory fit in 168. Predictions at (2,16,4096,128): the 4-product pass at 600-700 TFLOP/s, i.e.
-0.78-0.92 ms against the Triton DKDV pass's ~1.0 ms (the forward's consumers went from 531 to 650 TFLOP/s the
-same way); ``--dq`` at 550-650 TFLOP/s on its 5 products, 1.06-1.25 ms for the whole of dK, dV and dQ, against
-cuDNN's backward at 1.22-1.34.
+Measured (session 15, device run 1 of h200-2026-12-01n): at (2,16,4096,128) 0.884 ms non-causal (622 TFLOP/s
+on its 4 products), 0.503 causal (547); at (1,16,8192,128) 1.680 (654), 0.924 (595). Predicted 600-700: met.
+The first version kept P^T and dS^T in registers as the dV and dK products' A operands (S^T = K Q^T with key
+rows): ptxas serialised its wgmma (C7512) at 168, 232 and 255 registers. Query rows (LSE and delta 2 values a
+thread) and P, dS through shared memory fit in 168 (164,240 B of shared memory on 2 stages, no spill).
 """
-
 from __future__ import annotations
 
 import math
@@ -65,7 +52,6 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import (
     fence_async_shared,
     mbarrier,
-    tma,
     warpgroup_mma,
     warpgroup_mma_wait,
 )
@@ -78,7 +64,6 @@ from gluon_probe_common import (  # noqa: E402
     desc_signature,
     main,
     pair_loader,
-    tma_reduce_add,
 )
 
 from sdpa_bwd.kernels.attention_fwd_gluon import stage_barriers, wgmma_layout  # noqa: E402
@@ -126,40 +111,18 @@ def _probs(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q
 
 
 @gluon.jit
-def _products(t, i_start, q_smem, do_smem, k_tile, p_smem, ds_smem, dv_tok, dk_tok, dq_desc, scale,
-              FIRST: gl.constexpr, WITH_DQ: gl.constexpr):
-    """Tile t's products from the stored P and dS: dV += P^T dO and dK += dS^T Q, issued and left in flight
-    (WITH_DQ: waited for here).
-    WITH_DQ: also dQ_t = dS K over this consumer's keys, in two column halves, each added into the fp32 dQ
-    accumulator, scaled, by a TMA bulk reduce as soon as it is done (both consumers add into the same rows)."""
+def _products(t, q_smem, do_smem, p_smem, ds_smem, dv_tok, dk_tok, FIRST: gl.constexpr):
+    """Tile t's products from the stored P and dS: dV += P^T dO and dK += dS^T Q, issued and left in flight."""
     STAGES: gl.constexpr = q_smem.type.shape[0]
-    QROWS: gl.constexpr = q_smem.type.shape[1]
-    D: gl.constexpr = q_smem.type.shape[2]
     s = t % STAGES
-    DH: gl.constexpr = D // 2
-    half_layout: gl.constexpr = wgmma_layout(DH)
-    if WITH_DQ:
-        dq_tok = warpgroup_mma(ds_smem, k_tile.slice(0, DH, dim=1), gl.zeros([QROWS, DH], gl.float32, half_layout),
-                               use_acc=False, is_async=True)
     dv_tok = warpgroup_mma(p_smem.permute((1, 0)), do_smem.index(s), dv_tok, use_acc=not FIRST, is_async=True)
     dk_tok = warpgroup_mma(ds_smem.permute((1, 0)), q_smem.index(s), dk_tok, use_acc=not FIRST, is_async=True)
-    if WITH_DQ:
-        # dQ_t in two column halves, so that only half of it is held: the first, issued before dV and dK, is done
-        # once two groups are left; the second, issued after them, only once nothing is (groups finish in order),
-        # so this variant waits for the tile's products here and not under the next tile's S
-        dq, dv_tok, dk_tok = warpgroup_mma_wait(2, deps=(dq_tok, dv_tok, dk_tok))
-        tma_reduce_add(dq_desc, [(i_start + t) * QROWS, 0], dq * scale)
-        dq_tok = warpgroup_mma(ds_smem, k_tile.slice(DH, DH, dim=1), gl.zeros([QROWS, DH], gl.float32, half_layout),
-                               use_acc=False, is_async=True)
-        dq, dv_tok, dk_tok = warpgroup_mma_wait(0, deps=(dq_tok, dv_tok, dk_tok))
-        tma_reduce_add(dq_desc, [(i_start + t) * QROWS, DH], dq * scale)
     return dv_tok, dk_tok
 
 
 @gluon.jit
 def _step(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q_ready, do_ready, q_empty, do_empty,
-          lse_ptr, delta_ptr, row_q, qk_scale_log2, scale, s_layout: gl.constexpr, dv_tok, dk_tok, dq_desc, masked,
-          WITH_DQ: gl.constexpr):
+          lse_ptr, delta_ptr, row_q, qk_scale_log2, s_layout: gl.constexpr, dv_tok, dk_tok, masked):
     """Tile t >= 1: its probabilities (which waits for tile t-1's products), tile t-1's stage released, tile t's
     products issued."""
     STAGES: gl.constexpr = q_smem.type.shape[0]
@@ -168,41 +131,14 @@ def _step(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q_
     prev = (t - 1) % STAGES
     mbarrier.arrive(q_empty.index(prev), count=1)  # tile t-1's dK and dV products are done with it
     mbarrier.arrive(do_empty.index(prev), count=1)
-    return _products(t, i_start, q_smem, do_smem, k_tile, p_smem, ds_smem, dv_tok, dk_tok, dq_desc, scale, False,
-                     WITH_DQ)
+    return _products(t, q_smem, do_smem, p_smem, ds_smem, dv_tok, dk_tok, False)
 
 
 @gluon.jit
-def _consumer(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, dq_ptr, lse_ptr, delta_ptr, row_q, row_k, i_start,
-              n_tiles, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty):
-    # the 5-product pass is the one handed an fp32 dQ accumulator (the 4-product one gets dK's pointer, unused):
-    # a partition takes no constexpr, so the variant is read off the pointer's type
-    WITH_DQ: gl.constexpr = dq_ptr.dtype.element_ty == gl.float32
-    QROWS: gl.constexpr = q_smem.type.shape[1]
-    STAGES: gl.constexpr = q_smem.type.shape[0]
-    D: gl.constexpr = q_smem.type.shape[2]
-    s_layout: gl.constexpr = wgmma_layout(KEYS)
+def _store_dkdv(dv_tok, dk_tok, dk_ptr, dv_ptr, row_k, scale, q_empty, do_empty, n_tiles, D: gl.constexpr):
+    """The last tile's products waited for, its stage released, dV and dK (scaled) stored through pointers."""
+    STAGES: gl.constexpr = q_empty.type.shape[0]
     acc_layout: gl.constexpr = wgmma_layout(D)
-    key0 = row_k - row_q  # this consumer's first key, counted from the head's first row
-    dq_desc = None
-    if WITH_DQ:  # the head's rows of the packed fp32 dQ accumulator, (S, D)
-        dq_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([QROWS, D // 2], gl.float32)
-        dq_desc = tma.make_tensor_descriptor(dq_ptr + row_q.to(gl.int64) * D, shape=[(i_start + n_tiles) * QROWS, D],
-                                             strides=[D, 1], block_shape=[QROWS, D // 2], layout=dq_layout)
-    mbarrier.wait(kv_bar, 0)
-    zero_acc = gl.zeros([KEYS, D], gl.float32, acc_layout)
-    _probs(0, i_start, key0, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q_ready, do_ready, lse_ptr,
-           delta_ptr, row_q, qk_scale_log2, s_layout, zero_acc, zero_acc, causal != 0, True)
-    dv_tok, dk_tok = _products(0, i_start, q_smem, do_smem, k_tile, p_smem, ds_smem, zero_acc, zero_acc, dq_desc,
-                               scale, True, WITH_DQ)
-    # under the causal mask the program's first two query tiles hold its 128 keys' diagonal (n_tiles >= 2)
-    dv_tok, dk_tok = _step(1, i_start, key0, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q_ready, do_ready,
-                           q_empty, do_empty, lse_ptr, delta_ptr, row_q, qk_scale_log2, scale, s_layout, dv_tok,
-                           dk_tok, dq_desc, causal != 0, WITH_DQ)
-    for t in range(2, n_tiles):
-        dv_tok, dk_tok = _step(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q_ready,
-                               do_ready, q_empty, do_empty, lse_ptr, delta_ptr, row_q, qk_scale_log2, scale,
-                               s_layout, dv_tok, dk_tok, dq_desc, False, WITH_DQ)
     dv, dk = warpgroup_mma_wait(0, deps=(dv_tok, dk_tok))
     last = (n_tiles - 1) % STAGES
     mbarrier.arrive(q_empty.index(last), count=1)
@@ -214,10 +150,47 @@ def _consumer(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, dq_ptr, lse_ptr, 
     gl.store(dk_ptr + offs, (dk * scale).to(gl.bfloat16))
 
 
-@gluon.jit(do_not_specialize=["S", "qk_scale_log2", "scale", "causal"])
-def gluon_dkdv_kernel(q_desc, k_desc, v_desc, do_desc, dk_ptr, dv_ptr, dq_ptr, lse_ptr, delta_ptr, S, qk_scale_log2,
-                      scale, causal, STAGES: gl.constexpr):
+@gluon.jit
+def _consumer(k_tile, v_tile, p_smem, ds_smem, dk_ptr, dv_ptr, lse_ptr, delta_ptr, row_q, row_k, i_start, n_tiles,
+              qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty):
+    D: gl.constexpr = q_smem.type.shape[2]
+    s_layout: gl.constexpr = wgmma_layout(KEYS)
+    key0 = row_k - row_q  # this consumer's first key, counted from the head's first row
+    mbarrier.wait(kv_bar, 0)
+    zero_acc = gl.zeros([KEYS, D], gl.float32, wgmma_layout(D))
+    _probs(0, i_start, key0, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q_ready, do_ready, lse_ptr,
+           delta_ptr, row_q, qk_scale_log2, s_layout, zero_acc, zero_acc, causal != 0, True)
+    dv_tok, dk_tok = _products(0, q_smem, do_smem, p_smem, ds_smem, zero_acc, zero_acc, True)
+    # under the causal mask the program's first two query tiles hold its 128 keys' diagonal (n_tiles >= 2)
+    dv_tok, dk_tok = _step(1, i_start, key0, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q_ready, do_ready,
+                           q_empty, do_empty, lse_ptr, delta_ptr, row_q, qk_scale_log2, s_layout, dv_tok, dk_tok,
+                           causal != 0)
+    for t in range(2, n_tiles):
+        dv_tok, dk_tok = _step(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, p_smem, ds_smem, q_ready,
+                               do_ready, q_empty, do_empty, lse_ptr, delta_ptr, row_q, qk_scale_log2, s_layout,
+                               dv_tok, dk_tok, False)
+    _store_dkdv(dv_tok, dk_tok, dk_ptr, dv_ptr, row_k, scale, q_empty, do_empty, n_tiles, D)
+
+
+@gluon.jit
+def _buffers(q_desc, k_desc, v_desc, do_desc, STAGES: gl.constexpr, DS_TILES: gl.constexpr):
+    """Shared memory of a DKDV program: Q and dO stages, its 128 keys of K and V (a 64-key block a consumer),
+    P (one tile a consumer) and dS (``DS_TILES`` tiles a consumer)."""
     D: gl.constexpr = q_desc.block_type.shape[1]
+    QROWS: gl.constexpr = q_desc.block_type.shape[0]
+    q_smem = gl.allocate_shared_memory(q_desc.dtype, [STAGES, QROWS, D], q_desc.layout)
+    do_smem = gl.allocate_shared_memory(do_desc.dtype, [STAGES, QROWS, D], do_desc.layout)
+    k_smem = gl.allocate_shared_memory(k_desc.dtype, [2, KEYS, D], k_desc.layout)
+    v_smem = gl.allocate_shared_memory(v_desc.dtype, [2, KEYS, D], v_desc.layout)
+    pd_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([QROWS, KEYS], gl.bfloat16)
+    p_smem = gl.allocate_shared_memory(gl.bfloat16, [2, QROWS, KEYS], pd_layout)
+    ds_smem = gl.allocate_shared_memory(gl.bfloat16, [2 * DS_TILES, QROWS, KEYS], pd_layout)
+    return q_smem, do_smem, k_smem, v_smem, p_smem, ds_smem
+
+
+@gluon.jit(do_not_specialize=["S", "qk_scale_log2", "scale", "causal"])
+def gluon_dkdv_kernel(q_desc, k_desc, v_desc, do_desc, dk_ptr, dv_ptr, lse_ptr, delta_ptr, S, qk_scale_log2, scale,
+                      causal, STAGES: gl.constexpr):
     QROWS: gl.constexpr = q_desc.block_type.shape[0]
     pid_n = gl.program_id(0)
     bh = gl.program_id(1)
@@ -226,16 +199,10 @@ def gluon_dkdv_kernel(q_desc, k_desc, v_desc, do_desc, dk_ptr, dv_ptr, dq_ptr, l
     # causal (keys up to the query row): query tiles before the program's first key see none of its keys
     i_start = pid_n * (2 * KEYS // QROWS) * causal
     n_tiles = S // QROWS - i_start
-    q_smem = gl.allocate_shared_memory(q_desc.dtype, [STAGES, QROWS, D], q_desc.layout)
-    do_smem = gl.allocate_shared_memory(do_desc.dtype, [STAGES, QROWS, D], do_desc.layout)
-    k_smem = gl.allocate_shared_memory(k_desc.dtype, [2, KEYS, D], k_desc.layout)
-    v_smem = gl.allocate_shared_memory(v_desc.dtype, [2, KEYS, D], v_desc.layout)
-    pd_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([QROWS, KEYS], gl.bfloat16)
-    p_smem = gl.allocate_shared_memory(gl.bfloat16, [2, QROWS, KEYS], pd_layout)  # one tile a consumer
-    ds_smem = gl.allocate_shared_memory(gl.bfloat16, [2, QROWS, KEYS], pd_layout)
+    q_smem, do_smem, k_smem, v_smem, p_smem, ds_smem = _buffers(q_desc, k_desc, v_desc, do_desc, STAGES, 1)
     kv_bar, q_ready, do_ready, q_empty, do_empty = stage_barriers(STAGES)
     bars = (q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty)
-    tail = (dk_ptr, dv_ptr, dq_ptr, lse_ptr, delta_ptr, row_q)
+    tail = (dk_ptr, dv_ptr, lse_ptr, delta_ptr, row_q)
     scalars = (i_start, n_tiles, qk_scale_log2, scale, causal)
     args0 = (k_smem.index(0), v_smem.index(0), p_smem.index(0), ds_smem.index(0)) + tail + (row_kv,) + scalars + bars
     args1 = (k_smem.index(1), v_smem.index(1), p_smem.index(1), ds_smem.index(1)) + tail + (row_kv + KEYS,) + scalars \
@@ -246,39 +213,27 @@ def gluon_dkdv_kernel(q_desc, k_desc, v_desc, do_desc, dk_ptr, dv_ptr, dq_ptr, l
     gl.warp_specialize([(_consumer, args0), (_consumer, args1), (pair_loader, loader)], [4, 1], [240, 24])
 
 
-def launch(q, k, v, do, lse, delta, stages=2, causal=False, with_dq=False):
+def launch(q, k, v, do, lse, delta, stages=2, causal=False):
     """dK, dV of BHSD q, k, v, do (bf16, D 128, S a multiple of 128) from the forward's natural-log LSE and
-    delta = rowsum(dO O) (fp32, B H S); ``with_dq``: (dQ, dK, dV), dQ added up in fp32 by the pass itself and
-    converted to bf16 after it (the engine's DQ_CONVERT would do that)."""
+    delta = rowsum(dO O) (fp32, B H S)."""
     import torch
-
-    from sdpa_bwd import launch as engine
 
     B, H, S, D = q.shape
     assert D == 128 and S % 128 == 0 and all(t.is_contiguous() for t in (q, k, v, do, lse, delta))
     dk, dv = torch.empty_like(k), torch.empty_like(v)
-    dq_accum = torch.zeros(B, H, S, D, device=q.device, dtype=torch.float32) if with_dq else dk
-    if with_dq:
-        engine._ensure_tma_allocator()  # the consumers make the accumulator's descriptor on the device
     scale = 1 / math.sqrt(D)
     gluon_dkdv_kernel[(S // (2 * KEYS_), B * H)](desc(q, QROWS_), desc(k, KEYS_), desc(v, KEYS_), desc(do, QROWS_),
-                                                  dk, dv, dq_accum, lse, delta, S, scale * LOG2E, scale, int(causal),
-                                                  stages, num_warps=4, maxnreg=168)
-    return (dq_accum.to(q.dtype), dk, dv) if with_dq else (dk, dv)
+                                                  dk, dv, lse, delta, S, scale * LOG2E, scale, int(causal), stages,
+                                                  num_warps=4, maxnreg=168)
+    return dk, dv
 
 
-def compile_only(stages=2, with_dq=False):
+def compile_only(stages=2):
     sig = dict(q_desc=desc_signature(QROWS_), k_desc=desc_signature(KEYS_), v_desc=desc_signature(KEYS_),
-               do_desc=desc_signature(QROWS_), dk_ptr="*bf16", dv_ptr="*bf16",
-               dq_ptr="*fp32" if with_dq else "*bf16", lse_ptr="*fp32", delta_ptr="*fp32", S="i32",
-               qk_scale_log2="fp32", scale="fp32", causal="i32", STAGES="constexpr")
+               do_desc=desc_signature(QROWS_), dk_ptr="*bf16", dv_ptr="*bf16", lse_ptr="*fp32",
+               delta_ptr="*fp32", S="i32", qk_scale_log2="fp32", scale="fp32", causal="i32", STAGES="constexpr")
     return compile_report(gluon_dkdv_kernel, sig, dict(STAGES=stages))
 
 
 if __name__ == "__main__":
-    if "--dq" in sys.argv:  # the 5-product pass: dQ from the DKDV pass, by bulk reduce
-        sys.argv.remove("--dq")
-        main("gluon_dkdv_dq", lambda stages: compile_only(stages, True),
-             lambda *a: launch(*a, with_dq=True), ("dq", "dk", "dv"), 5)
-    else:
-        main("gluon_dkdv", compile_only, launch, ("dk", "dv"), 4)
+    main("gluon_dkdv", compile_only, launch, ("dk", "dv"), 4)

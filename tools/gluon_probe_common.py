@@ -1,5 +1,5 @@
-"""What the Gluon backward probes (``gluon_dkdv_probe.py``, ``gluon_dq_probe.py``) share: the TMA load and
-reduce, the loader partition, descriptors, the compile-only report (ptxas -v included), and the GPU run (inputs,
+"""What the Gluon backward probes (``gluon_dkdv_probe.py``, ``gluon_dq_probe.py``) share: the TMA load, the
+loader partition, descriptors, the compile-only report (ptxas -v included), and the GPU run (inputs,
 checks against PyTorch's fp32 autograd, timings beside cuDNN's and our backward). The wgmma layout and the stage
 barriers come from the engine's Gluon forward (``sdpa_bwd.kernels.attention_fwd_gluon``)."""
 
@@ -12,10 +12,8 @@ import os
 import re
 
 import triton
-from triton._C.libtriton import ir
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
-from triton.experimental.gluon.language import _core
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
 
 # Triton 3.6 names the TMA load async_copy_global_to_shared; 3.9 calls it async_load and raises on the old name.
@@ -24,17 +22,6 @@ LOG2E = 1.4426950408889634
 # (B, H, S) and causal: small shapes first, so that a wrong mbarrier phase shows as a hang there
 CASES = [((1, 1, 256), False), ((1, 2, 384), True), ((2, 3, 1024), False), ((2, 3, 1024), True),
          ((2, 16, 4096), False), ((2, 16, 4096), True), ((1, 16, 8192), False), ((1, 16, 8192), True)]
-
-
-@_core.builtin
-def tma_reduce_add(desc, offsets, value, _semantic=None):
-    """``value`` (registers) added into ``desc``'s block at ``offsets`` by a TMA bulk reduce. Triton 3.6's Gluon
-    has no such call (3.9's has); this emits ``tt.descriptor_reduce`` as ``tl``'s ``desc.atomic_add`` does, and
-    Gluon's TMA lowering pass (in its pipeline on 3.6 and 3.9) stages the value in shared memory and issues
-    ``cp.reduce.async.bulk.tensor ... .add``."""
-    offsets = _semantic._convert_to_ir_values(offsets, require_i64=False)
-    return _core.tensor(_semantic.builder.create_descriptor_reduce(ir.DESCRIPTOR_REDUCE_KIND.ADD, desc.handle,
-                                                                   value.handle, offsets), _core.void)
 
 
 @gluon.jit
@@ -85,9 +72,9 @@ def desc_signature(rows: int) -> str:
                                         gl.NVMMASharedLayout.get_default_for([rows, 128], gl.bfloat16)))
 
 
-def compile_report(kernel, signature: dict, constexprs: dict, maxnreg: int = 168) -> dict:
+def compile_report(kernel, signature: dict, constexprs: dict, maxnreg: int = 168, with_ptx: bool = False) -> dict:
     """Compile ``kernel`` for sm_90a without a GPU or torch: shared memory, products, their waits, register
-    budgets, and ptxas -v's verdict."""
+    budgets, and ptxas -v's verdict (``with_ptx``: the PTX too, under "ptx")."""
     from triton.backends.compiler import GPUTarget
     from triton.experimental.gluon._runtime import GluonASTSource
 
@@ -96,7 +83,8 @@ def compile_report(kernel, signature: dict, constexprs: dict, maxnreg: int = 168
     ptx = k.asm["ptx"]
     return dict(**constexprs, shared=k.metadata.shared, wgmma=ptx.count("wgmma.mma_async"),
                 waits=[int(n) for n in re.findall(r"wgmma\.wait_group\.sync\.aligned\s+(\d+)", ptx)],
-                setmaxnreg=re.findall(r"setmaxnreg\.(\w+)\.sync\.aligned\.u32\s+(\d+);", ptx), **ptxas_report(ptx))
+                setmaxnreg=re.findall(r"setmaxnreg\.(\w+)\.sync\.aligned\.u32\s+(\d+);", ptx), **ptxas_report(ptx),
+                **(dict(ptx=ptx) if with_ptx else {}))
 
 
 def ptxas_report(ptx: str) -> dict:

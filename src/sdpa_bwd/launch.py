@@ -40,7 +40,7 @@ from .kernels import (
     attention_fwd_kernel,
     attention_fwd_kernel_any_len,
 )
-from .kernels import attention_fwd_gluon
+from .kernels import attention_bwd_gluon, attention_fwd_gluon
 
 LOG2E = 1.4426950408889634
 MAX_HEAD_DIM = 256
@@ -143,23 +143,29 @@ GLUON_FORWARD = os.environ.get("SDPA_BWD_GLUON_FWD", "auto")
 GLUON_HEAD_DIMS = frozenset(tuple(int(d) for d in pair.split("/")) for pair in
                             os.environ.get("SDPA_BWD_GLUON_HEAD_DIMS", "128/128,192/128").split(",") if pair)
 
-_SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward")
+# The backward in Gluon (kernels.attention_bwd_gluon: dK, dV and dQ in one pass, dQ by TMA bulk reduce) where
+# ``gluon_backward_reasons`` finds nothing against it: "auto", or "off" for the Triton kernels everywhere.
+GLUON_BACKWARD = os.environ.get("SDPA_BWD_GLUON_BWD", "auto")
+
+_SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward")
 
 
 @contextlib.contextmanager
 def switches(**values):
     """Set the launch-level A/B switches for a block and put them back after it (tools/ab_perf.py, tests):
     ``head_group`` (``set_head_group``), ``dv_after_dp`` (``DV_AFTER_DP``; None: each config's own),
-    ``concurrent_dq`` (``CONCURRENT_DQ``), ``gluon_forward`` (``GLUON_FORWARD`` "auto" or "off"). A switch not
-    named keeps its value."""
-    global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD
+    ``concurrent_dq`` (``CONCURRENT_DQ``), ``gluon_forward`` (``GLUON_FORWARD`` "auto" or "off"),
+    ``gluon_backward`` (``GLUON_BACKWARD``, likewise). A switch not named keeps its value."""
+    global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
-    before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD)
+    before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
+        if "gluon_backward" in values:
+            GLUON_BACKWARD = "auto" if values["gluon_backward"] else "off"
         if "head_group" in values:
             set_head_group(values["head_group"])
         if "dv_after_dp" in values:
@@ -168,7 +174,7 @@ def switches(**values):
             CONCURRENT_DQ = bool(values["concurrent_dq"])
         yield
     finally:
-        HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD = before
+        HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -918,6 +924,52 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
 # Backward
 
 
+def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: int, banded: bool,
+                           deterministic: bool, apart: bool, config=None) -> list:
+    """Why the Gluon backward (``kernels.attention_bwd_gluon``) does not take this call; empty: it does.
+
+    It runs on the H200 (sm_90) only, outside Triton's interpreter, for 16-bit Q, K, V, dO of head dim 128
+    (D_qk = D_v) that the bulk-copy engine can read (``_tma_ok``), one K/V head a query head, scale > 0, no band
+    but the causal one with its diagonal at 0 (and S_q >= S_kv under it), outside deterministic mode (its dQ
+    sums come in in no fixed order), with outputs that touch no input. The Triton kernels take the rest."""
+    reasons = []
+    B, H_q, S_q, D_qk = q.shape
+    H_k, S_kv, D_v = k.shape[1], k.shape[2], v.shape[3]
+    if GLUON_BACKWARD == "off":
+        reasons.append("switched off (GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD)")
+    if not attention_bwd_gluon.AVAILABLE:
+        reasons.append("this Triton has no Gluon Hopper module")
+    if config is not None:
+        reasons.append("a Triton backward config was given")
+    if not _gluon_device_ok(q):
+        reasons.append(f"device {q.device}: not an sm_90 GPU outside Triton's interpreter")
+    if q.dtype not in (torch.float16, torch.bfloat16):
+        reasons.append(f"dtype {q.dtype}: 16-bit only")
+    if (D_qk, D_v) != (attention_bwd_gluon.HEAD_DIM,) * 2:
+        reasons.append(f"head dims {(D_qk, D_v)}: the kernel's registers are sized for "
+                       f"{(attention_bwd_gluon.HEAD_DIM,) * 2}")
+    if not (H_k == H_q and v.shape[1] == H_q):
+        reasons.append(f"heads {H_q}/{H_k}/{v.shape[1]}: one K/V head a query head only (GQA spilled registers)")
+    if not scale > 0:
+        reasons.append(f"scale {scale}: the exp2 fold needs scale > 0")
+    if banded and not (causal and hi_off == 0):
+        reasons.append("a band other than the causal one with its diagonal at 0")
+    if causal and S_q < S_kv:
+        reasons.append(f"causal with S_q {S_q} < S_kv {S_kv}: keys no query sees would need zeroed dK, dV")
+    if deterministic:
+        reasons.append("deterministic mode: the bulk-reduced dQ sums come in in no fixed order")
+    if B * H_q > 65535:
+        reasons.append(f"B * H = {B * H_q}: over the grid's 65535")
+    if B * H_q * S_q >= 2 ** 31:
+        reasons.append(f"B * H_q * S_q = {B * H_q * S_q}: over the bulk copies' int32 row coordinates")
+    if not all(_tma_ok(t) for t in (q, k, v, do)):
+        reasons.append("Q, K, V or dO is not TMA-addressable (see _tma_ok)")
+    if not apart:
+        reasons.append("dQ, dK or dV touches an input or another output")
+    return reasons
+
+
+
 def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, right_bound=None,
                        alignment="top_left", deterministic=False, dq=None, dk=None, dv=None,
                        config: Optional[BackwardConfig] = None, return_delta: bool = False):
@@ -963,6 +1015,10 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
 
     d_qk_pad, d_v_pad = head_dim_pad(D_qk), head_dim_pad(D_v)
     causal = left_bound is None and right_bound == 0
+    if not gluon_backward_reasons(q, k, v, do, scale=scale, causal=causal, hi_off=hi_off,
+                                  banded=has_left or has_right, deterministic=deterministic, apart=apart,
+                                  config=config or _BWD_OVERRIDE):
+        return _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale, causal, return_delta)
     cfg = config or _BWD_OVERRIDE or _tuned(
         "bwd", q, _tune_d_qk(D_qk, q.dtype), d_v_pad, left_bound, right_bound, gqa=H_k != H_q or H_v != H_q,
         deterministic=deterministic, seq=max(S_q, S_kv), config_type=BackwardConfig,
@@ -1077,6 +1133,38 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
         dq_pass()
     if D_v:  # D_v == 0 zeroed dQ before the launches; that call is not replayed
         rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum), extra=(B, H_q, S_q, D_qk, atomic))
+    if return_delta:
+        return dq, dk, dv, delta.view(B, H_q, S_q)
+    return dq, dk, dv
+
+
+def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, causal: bool, return_delta: bool):
+    """The Gluon backward's three launches: ODO (delta, lse2), the one pass (dK, dV, and dQ's partials added into
+    the zeroed fp32 accumulator) and DQ_CONVERT (the accumulator, scaled, into dQ through its strides)."""
+    B, H_q, S_q, D = q.shape
+    S_kv = k.shape[2]
+    wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
+    delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D, True, q.device)
+    rec.launch(
+        attention_bwd_preprocess_kernel, (_cdiv(S_q, 64), B * H_q),
+        o, do, stats, delta, lse2, *o.stride(), *do.stride(), *st, H_q, S_q,
+        BLOCK_M=64, D_V=D, D_V_PAD=D, WIDE=wide, num_warps=4,
+    )
+    _ensure_tma_allocator()  # the partitions make their descriptors on the device
+    g = attention_bwd_gluon
+    rec.launch(
+        g.attention_bwd_gluon_kernel, (_cdiv(S_kv, 2 * g.KEYS_PER_CONSUMER), B * H_q),
+        q, k, v, do, dk, dv, dq_accum, lse2, delta,
+        *q.stride()[:3], *k.stride()[:3], *v.stride()[:3], *do.stride()[:3], *dk.stride(), *dv.stride(),
+        H_q, S_q, S_kv, scale * LOG2E, scale, int(causal),
+        D=D, num_warps=4, maxnreg=g.MAX_REGS,
+    )
+    rec.launch(
+        attention_bwd_dq_convert_kernel, (_cdiv(S_q, 64), B * H_q),
+        dq_accum, dq, *dq.stride(), H_q, S_q, scale,
+        BLOCK_M=64, D_QK=D, D_QK_PAD=D, D_QK_SPLIT=0, WIDE=wide, num_warps=4,
+    )
+    rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum), extra=(B, H_q, S_q, D, True))
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, S_q)
     return dq, dk, dv

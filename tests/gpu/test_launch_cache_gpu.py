@@ -52,7 +52,10 @@ def _launches(fn) -> int:
 
 
 @pytest.mark.parametrize("call", GPU_CALLS, ids=[f"call{i}" for i in range(len(GPU_CALLS))])
-def test_gpu_replay_launches_the_compiled_kernels_and_gives_the_full_result(call):
+def test_gpu_replay_launches_the_compiled_kernels_and_gives_the_full_result(call, monkeypatch):
+    # bit for bit holds for the Triton backward only: the Gluon one's bulk-reduced dQ sums come in in no fixed
+    # order (tests/gpu/test_gluon_backward_gpu.py checks its replay within that noise)
+    monkeypatch.setattr(launch, "GLUON_BACKWARD", "off")
     call.run(*call.inputs(1))
     fresh = call.inputs(2)
     out = []

@@ -1,0 +1,274 @@
+"""The backward on Hopper in Gluon: dK, dV and dQ in one pass, FlashAttention-3's schedule, for 16-bit Q, K,
+V, dO of head dim 128 read through TMA.
+
+Launch code and the rule for when it runs are in ``sdpa_bwd.launch`` (``gluon_backward_reasons``); the Triton
+kernels in ``attention_bwd`` do every other problem and everything under CI's interpreter (Gluon has none).
+The launcher's ODO kernel runs first (delta = rowsum(dO O) and the stats in log2 units, ``lse2``) and its
+DQ_CONVERT after (the fp32 accumulator, scaled, into dQ through dQ's strides). One program owns 128 keys of
+one (batch, head) and runs over its query tiles (H_q = H_k = H_v: GQA stays on the Triton kernels, see below):
+
+- a loader partition (1 warp) makes TMA descriptors from base pointers and row strides (any layout whose
+  head-dim stride is 1 and whose rows and bases are 16-byte aligned), loads the program's K and V once and
+  streams Q and dO tiles of 64 query rows through two stages ("ready" mbarriers with TMA byte counts,
+  "empty" ones both consumers arrive on);
+- two consumer partitions (4 warps each) own 64 keys each. Per query tile: S = Q K^T and dP = dO V^T issued
+  back to back; S waited for with dP in flight, P = exp2(S scale log2e - lse2) computed under dP and stored
+  to shared memory, dS = P (dP - delta) beside it; dV += P^T dO issued; once both consumers' dS are stored
+  (an mbarrier, ``ds_full``), dQ's 64 columns of this consumer, over all 128 keys of the program, issued as
+  two products (dS of each consumer times its K block's column slice), then dK += dS^T Q. dQ is waited for
+  with dK in flight, staged in the consumer's buffer and added into the packed fp32 accumulator by a TMA
+  bulk reduce that nobody waits for until the buffer is written again a tile later. dK and dV stay in
+  registers and leave through their own strides.
+
+Tails need no mask: rows of Q and dO past S_q and keys past S_kv come in as TMA's zero fill, and lse2 past
+S_q is read as +inf, so those rows' P is 0; a key past S_kv has K and V rows of zero, so it adds nothing to
+dQ and its own dK, dV rows are not stored. The causal mask (the diagonal at 0, queries up to S_q >= S_kv)
+is applied in the first two query tiles of each head only, peeled out of the loop. A query tile past S_q
+(a program's last 128 keys may need just one real tile) adds exact zeros.
+
+The dQ accumulator's sums come in in no fixed order, so this pass is not deterministic; the launcher keeps
+deterministic calls on the Triton kernels.
+
+Registers are the limit. The consumers hold dV and dK (64 registers each), S and dP (32 each) and half of dQ
+(32) at 240 registers: Triton 3.6's ptxas spills 240 B (the probe, with packed outputs, 16 B; the strides of
+dK and dV, live over the loop, are 72 B of it). A loop over a GQA group's query heads, with each head's two
+diagonal tiles peeled, spilled 752 B; one mask compare in every tile instead still spilled 464 B. So GQA waits
+for a schedule that frees registers (dQ whole in one consumer, or the mask folded into lse2).
+
+Measured (device run 4 of docs/data/h200-2026-12-01n, ``bench_backward.py --peers cudnn --dtypes bf16``, the
+whole backward with ODO, the accumulator's zeroing and DQ_CONVERT): at (1,16,8192,128) 2.540 ms non-causal
+against cuDNN's 2.36 (0.93) and 1.495 causal (0.94); BSHD, SBHD and padded rows within 4% of BHSD.
+"""
+
+from __future__ import annotations
+
+try:
+    from triton._C.libtriton import ir
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+    from triton.experimental.gluon.language import _core
+    from triton.experimental.gluon.language.nvidia.hopper import (
+        fence_async_shared,
+        mbarrier,
+        tma,
+        warpgroup_mma,
+        warpgroup_mma_wait,
+    )
+
+    from . import attention_fwd_gluon
+
+    _tma_load = getattr(tma, "async_load", None) or tma.async_copy_global_to_shared
+    # a barrier of the partition's threads: thread_barrier in Triton 3.6, barrier in 3.9
+    _thread_barrier = getattr(gl, "thread_barrier", None) or gl.barrier
+    AVAILABLE = attention_fwd_gluon.AVAILABLE
+except ImportError:  # a Triton without Gluon's Hopper module: the launcher never picks this kernel
+    AVAILABLE = False
+
+HEAD_DIM = 128  # D_qk = D_v: the accumulators' registers are sized for it
+QUERY_ROWS = 64  # query rows a streamed tile holds
+KEYS_PER_CONSUMER = 64  # a program owns two such blocks, 128 keys
+STAGES = 2
+MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
+REGISTERS = [240, 24]  # the second consumer's and the loader's (setmaxnreg)
+
+if AVAILABLE:
+    from .attention_fwd_gluon import stage_barriers, wgmma_layout
+
+    KEYS = gl.constexpr(KEYS_PER_CONSUMER)
+    ROWS_ = gl.constexpr(QUERY_ROWS)
+    STAGES_ = gl.constexpr(STAGES)
+
+    @_core.builtin
+    def _tma_reduce_add(desc, offsets, src, _semantic=None):
+        """``src`` (shared memory in ``desc``'s block layout) added into ``desc``'s block at ``offsets`` by a TMA
+        bulk reduce, issued and not waited for (``tma.store_wait`` before ``src`` is written again). Triton
+        3.6's Gluon has the builder call but no name for it; 3.9 calls it ``tma.async_atomic_add``."""
+        offsets = _semantic._convert_to_ir_values(offsets, require_i64=False)
+        _semantic.builder.create_async_tma_reduce(ir.DESCRIPTOR_REDUCE_KIND.ADD, desc.handle, offsets, src.handle)
+
+    @gluon.jit
+    def _loader(q_base, do_base, k_base, v_base, sq_s, sdo_s, sk_s, sv_s, S_q, S_kv, key0, m0, n_tiles, k_smem,
+                v_smem, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty):
+        NST: gl.constexpr = q_smem.type.shape[0]
+        ROWS: gl.constexpr = q_smem.type.shape[1]
+        D: gl.constexpr = q_smem.type.shape[2]
+        k_desc = tma.make_tensor_descriptor(k_base, shape=[S_kv, D], strides=[sk_s, 1], block_shape=[KEYS, D],
+                                            layout=k_smem.type.layout)
+        v_desc = tma.make_tensor_descriptor(v_base, shape=[S_kv, D], strides=[sv_s, 1], block_shape=[KEYS, D],
+                                            layout=v_smem.type.layout)
+        q_desc = tma.make_tensor_descriptor(q_base, shape=[S_q, D], strides=[sq_s, 1], block_shape=[ROWS, D],
+                                            layout=q_smem.type.layout)
+        do_desc = tma.make_tensor_descriptor(do_base, shape=[S_q, D], strides=[sdo_s, 1], block_shape=[ROWS, D],
+                                             layout=do_smem.type.layout)
+        mbarrier.expect(kv_bar, 2 * k_desc.block_type.nbytes + 2 * v_desc.block_type.nbytes)
+        for w in gl.static_range(2):
+            _tma_load(k_desc, [key0 + w * KEYS, 0], kv_bar, k_smem.index(w))
+            _tma_load(v_desc, [key0 + w * KEYS, 0], kv_bar, v_smem.index(w))
+        for t in range(n_tiles):
+            s = t % NST
+            phase = (t // NST) & 1
+            # mbarriers start with phase 1 complete: the first STAGES waits pass at once
+            mbarrier.wait(q_empty.index(s), phase ^ 1)
+            mbarrier.expect(q_ready.index(s), q_desc.block_type.nbytes)
+            _tma_load(q_desc, [m0 + t * ROWS, 0], q_ready.index(s), q_smem.index(s))
+            mbarrier.wait(do_empty.index(s), phase ^ 1)
+            mbarrier.expect(do_ready.index(s), do_desc.block_type.nbytes)
+            _tma_load(do_desc, [m0 + t * ROWS, 0], do_ready.index(s), do_smem.index(s))
+
+    @gluon.jit
+    def _tile(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, col0,
+              cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr, side, S_q, qk_scale_log2, dv,
+              dk, masked):
+        """Query tile t (from the program's first, ``i_start``) of the head whose packed rows start at ``side``:
+        see the module's docstring. ``masked``: the causal mask's tiles (the literal False in the loop, which
+        compiles the mask away). The double buffer of dS is safe with ``ds_full`` alone: this consumer writes
+        half t % 2 again at tile t + 2 only after it waited for ``ds_full`` at tile t + 1, which the other
+        consumer arrived on after it had waited for its tile-t dQ product, the last reader of that half."""
+        NST: gl.constexpr = q_smem.type.shape[0]
+        ROWS: gl.constexpr = q_smem.type.shape[1]
+        DH: gl.constexpr = dq_smem.type.shape[1]
+        s_layout: gl.constexpr = wgmma_layout(KEYS)
+        s = t % NST
+        phase = (t // NST) & 1
+        b = t % 2
+        ds_mine = ds_all.index(b * 2 + cid)
+        qpos = (i_start + t) * ROWS + gl.arange(0, ROWS, layout=gl.SliceLayout(1, s_layout))
+        row_ok = qpos < S_q
+        lse2 = gl.load(lse2_ptr + side + qpos, mask=row_ok, other=float("inf"))
+        delta = gl.load(delta_ptr + side + qpos, mask=row_ok, other=0.0)
+        zero = gl.zeros([ROWS, KEYS], gl.float32, s_layout)
+        mbarrier.wait(q_ready.index(s), phase)
+        s_tok = warpgroup_mma(q_smem.index(s), k_tile.permute((1, 0)), zero, use_acc=False, is_async=True)
+        mbarrier.wait(do_ready.index(s), phase)
+        dp_tok = warpgroup_mma(do_smem.index(s), v_tile.permute((1, 0)), zero, use_acc=False, is_async=True)
+        # pending: dK of the previous tile, S, dP; one left in flight means all but dP are done
+        s_t, dk = warpgroup_mma_wait(1, deps=(s_tok, dk))
+        if t > 0:  # the previous tile's products are done with its stage
+            prev = (t - 1) % NST
+            mbarrier.arrive(q_empty.index(prev), count=1)
+            mbarrier.arrive(do_empty.index(prev), count=1)
+        if masked:  # causal, the diagonal at 0: keys past the query row get no probability
+            kpos = key0 + gl.arange(0, KEYS, layout=gl.SliceLayout(0, s_layout))
+            s_t = gl.where(kpos[None, :] <= qpos[:, None], s_t, float("-inf"))
+        p = gl.exp2(s_t * qk_scale_log2 - lse2[:, None])
+        p_smem.store(p.to(p_smem.dtype))
+        dp = warpgroup_mma_wait(0, deps=(dp_tok,))
+        ds_mine.store((p * (dp - delta[:, None])).to(ds_mine.dtype))
+        fence_async_shared()
+        _thread_barrier()  # every thread's dS is stored (and fenced) before the other consumer is told
+        mbarrier.arrive(ds_full.index(b), count=1)
+        dv_tok = warpgroup_mma(p_smem.permute((1, 0)), do_smem.index(s), dv, is_async=True)
+        mbarrier.wait(ds_full.index(b), (t // 2) & 1)
+        dq_tok = warpgroup_mma(ds_all.index(b * 2), kq0, gl.zeros([ROWS, DH], gl.float32, wgmma_layout(DH)),
+                               use_acc=False, is_async=True)
+        dq_tok = warpgroup_mma(ds_all.index(b * 2 + 1), kq1, dq_tok, is_async=True)
+        dk_tok = warpgroup_mma(ds_mine.permute((1, 0)), q_smem.index(s), dk, is_async=True)
+        # pending: dV, dQ (two), dK; one left in flight means dV and dQ are done
+        dq, dv = warpgroup_mma_wait(1, deps=(dq_tok, dv_tok))
+        tma.store_wait(0)  # the previous tile's reduce has read the staging buffer
+        dq_smem.store(dq)
+        fence_async_shared()
+        _tma_reduce_add(dq_desc, [side + (i_start + t) * ROWS, col0], dq_smem)
+        return dv, dk_tok
+
+    @gluon.jit
+    def _consumer(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dk_base, dv_base, sdk_s, sdk_d, sdv_s, sdv_d,
+                  dq_ptr, lse2_ptr, delta_ptr, side0, key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2,
+                  scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full):
+        """64 keys from ``key0``: their dK and dV, and dQ's 64 columns from
+        ``cid * 64`` over the program's 128 keys. ``cid`` (0 or 1) is read off ``key0``: a partition takes no
+        constexpr, and a literal 0 or 1 would be one."""
+        ROWS: gl.constexpr = q_smem.type.shape[1]
+        D: gl.constexpr = q_smem.type.shape[2]
+        DH: gl.constexpr = dq_smem.type.shape[1]
+        acc_layout: gl.constexpr = wgmma_layout(D)
+        cid = (key0 // KEYS) % 2
+        col0 = cid * DH
+        # the packed fp32 dQ accumulator, (B H_q S_q, D): a tile's rows past its head's S_q add exact zeros
+        dq_desc = tma.make_tensor_descriptor(dq_ptr, shape=[dq_rows, D], strides=[D, 1], block_shape=[ROWS, DH],
+                                             layout=dq_smem.type.layout)
+        dv = gl.zeros([KEYS, D], gl.float32, acc_layout)
+        dk = gl.zeros([KEYS, D], gl.float32, acc_layout)
+        mbarrier.wait(kv_bar, 0)
+        # under the causal mask the first two query tiles hold the program's 128 keys' diagonal
+        dv, dk = _tile(0, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
+                       dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr, side0,
+                       S_q, qk_scale_log2, dv, dk, causal != 0)
+        dv, dk = _tile(1, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
+                       dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr, side0,
+                       S_q, qk_scale_log2, dv, dk, causal != 0)
+        for t in range(2, n_tiles):
+            dv, dk = _tile(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
+                           dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr,
+                           side0, S_q, qk_scale_log2, dv, dk, False)
+        dk = warpgroup_mma_wait(0, deps=(dk,))
+        NST: gl.constexpr = q_smem.type.shape[0]
+        last = (n_tiles - 1) % NST
+        mbarrier.arrive(q_empty.index(last), count=1)
+        mbarrier.arrive(do_empty.index(last), count=1)
+        rows = key0 + gl.arange(0, KEYS, layout=gl.SliceLayout(1, acc_layout))
+        cols = gl.arange(0, D, layout=gl.SliceLayout(0, acc_layout)).to(gl.int64)
+        keep = (rows < S_kv)[:, None]
+        r64 = rows.to(gl.int64)[:, None]
+        gl.store(dv_base + r64 * sdv_s + cols[None, :] * sdv_d, dv.to(dv_base.dtype.element_ty), mask=keep)
+        gl.store(dk_base + r64 * sdk_s + cols[None, :] * sdk_d, (dk * scale).to(dk_base.dtype.element_ty),
+                 mask=keep)
+        tma.store_wait(0)  # the last reduce has read the staging buffer before the program ends
+
+    # Triton makes an integer argument equal to 1 a constexpr, and worker partitions take none: every
+    # argument that reaches a partition stays a runtime value.
+    @gluon.jit(do_not_specialize=["sq_b", "sq_h", "sq_s", "sk_b", "sk_h", "sk_s", "sv_b", "sv_h", "sv_s", "sdo_b",
+                                   "sdo_h", "sdo_s", "sdk_b", "sdk_h", "sdk_s", "sdk_d", "sdv_b", "sdv_h", "sdv_s",
+                                   "sdv_d", "H", "S_q", "S_kv", "causal"])
+    def attention_bwd_gluon_kernel(
+        q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, dq_acc_ptr, lse2_ptr, delta_ptr,
+        sq_b, sq_h, sq_s, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s, sdo_b, sdo_h, sdo_s,
+        sdk_b, sdk_h, sdk_s, sdk_d, sdv_b, sdv_h, sdv_s, sdv_d,
+        H, S_q, S_kv, qk_scale_log2, scale, causal, D: gl.constexpr,
+    ):
+        """Grid (cdiv(S_kv, 128), B H), H heads of Q, K and V alike. ``dq_acc_ptr``: zeroed fp32 (B H S_q, D),
+        scale-free; ``lse2_ptr``, ``delta_ptr``: packed (B H S_q) as the ODO kernel writes them."""
+        ROWS: gl.constexpr = ROWS_
+        pid_n = gl.program_id(0)
+        bh = gl.program_id(1)
+        b = (bh // H).to(gl.int64)
+        h = (bh % H).to(gl.int64)
+        key0 = pid_n * (2 * KEYS)
+        # causal (keys up to the query row): query tiles before the program's first key see none of its keys
+        i_start = key0 // ROWS * causal
+        n_tiles = gl.maximum(gl.cdiv(S_q, ROWS) - i_start, 2)
+        side0 = bh * S_q  # the head's first packed row of lse2, delta and the dQ accumulator
+        dt: gl.constexpr = q_ptr.dtype.element_ty
+        tile_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D], dt)
+        pd_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, KEYS], dt)
+        dq_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D // 2], gl.float32)
+        q_smem = gl.allocate_shared_memory(dt, [STAGES_, ROWS, D], tile_layout)
+        do_smem = gl.allocate_shared_memory(dt, [STAGES_, ROWS, D], tile_layout)
+        k_smem = gl.allocate_shared_memory(dt, [2, KEYS, D], tile_layout)
+        v_smem = gl.allocate_shared_memory(dt, [2, KEYS, D], tile_layout)
+        p_smem = gl.allocate_shared_memory(dt, [2, ROWS, KEYS], pd_layout)  # one tile a consumer
+        ds_all = gl.allocate_shared_memory(dt, [4, ROWS, KEYS], pd_layout)  # two tiles a consumer
+        dq_smem = gl.allocate_shared_memory(gl.float32, [2, ROWS, D // 2], dq_layout)  # one a consumer
+        kv_bar, q_ready, do_ready, q_empty, do_empty = stage_barriers(STAGES_)
+        ds_full = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+        for i in gl.static_range(2):
+            mbarrier.init(ds_full.index(i), count=2)  # an arrival from each consumer
+        bars = (q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full)
+        dk_base = dk_ptr + b * sdk_b + h * sdk_h
+        dv_base = dv_ptr + b * sdv_b + h * sdv_h
+        tail = (dk_base, dv_base, sdk_s, sdk_d, sdv_s, sdv_d, dq_acc_ptr, lse2_ptr, delta_ptr, side0)
+        scalars = (i_start, n_tiles, S_q, S_kv, gl.num_programs(1) * S_q, qk_scale_log2, scale, causal)
+        DH: gl.constexpr = D // 2
+        # consumer c: keys c * 64 on of the program's 128 (K, V blocks c), dQ's columns c * 64 on (of both)
+        args0 = (k_smem.index(0), v_smem.index(0), k_smem.index(0).slice(0, DH, dim=1),
+                 k_smem.index(1).slice(0, DH, dim=1), p_smem.index(0), ds_all, dq_smem.index(0)) + tail \
+            + (key0,) + scalars + bars
+        args1 = (k_smem.index(1), v_smem.index(1), k_smem.index(0).slice(DH, DH, dim=1),
+                 k_smem.index(1).slice(DH, DH, dim=1), p_smem.index(1), ds_all, dq_smem.index(1)) + tail \
+            + (key0 + KEYS,) + scalars + bars
+        loader = (q_ptr + b * sq_b + h * sq_h, do_ptr + b * sdo_b + h * sdo_h, k_ptr + b * sk_b + h * sk_h,
+                  v_ptr + b * sv_b + h * sv_h, sq_s, sdo_s, sk_s, sv_s, S_q, S_kv, key0, i_start * ROWS, n_tiles,
+                  k_smem, v_smem, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty)
+        # the workers' warps and register budgets (REGISTERS): a loader of 32 or 40 leaves the default consumer
+        # 232 or 224, and the spills grow to 400 or 496 B
+        gl.warp_specialize([(_consumer, args0), (_consumer, args1), (_loader, loader)], [4, 1], [240, 24])

@@ -1,0 +1,138 @@
+"""The Gluon backward (``kernels.attention_bwd_gluon``) on the H200: taken where ``gluon_backward_reasons`` finds
+nothing against it, and right there, on fresh random inputs, against the float64 oracle (``run_case``: poisoned
+outputs, same-dtype tolerance), on every layout the bulk-copy engine reads, with tails in S_q and S_kv, the
+causal mask, and gradients of any strides.
+
+Run on the device machine: ``PYTHONPATH=src python -m pytest -m gpu tests/gpu/test_gluon_backward_gpu.py``.
+"""
+
+import os
+import sys
+
+import pytest
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from test_triton_kernels import BSHD, SBHD, Case, Layout, run_case  # noqa: E402
+
+from sdpa_bwd import launch, launch_cache  # noqa: E402
+from sdpa_bwd.kernels import attention_bwd_gluon  # noqa: E402
+
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
+              pytest.mark.skipif(not attention_bwd_gluon.AVAILABLE, reason="this Triton has no Gluon Hopper module")]
+
+PAD = Layout("bshd", row_gap=64, offset=8)
+ODD = Layout("bshd", row_gap=3, offset=1)  # rows not 16-byte aligned: the Triton backward
+DSTEP = Layout("sbhd", d_step=2)
+
+GLUON_CASES = [
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1024, S_kv=1024, D_qk=128, D_v=128, dtype="bf16", seed=400),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1024, S_kv=1024, D_qk=128, D_v=128, dtype="fp16", right_bound=0, seed=401),
+    # tails in both lengths, every input in another layout, gradients of any strides
+    Case(B=2, H_q=3, H_k=3, H_v=3, S_q=777, S_kv=1500, D_qk=128, D_v=128, dtype="fp16",
+         q=BSHD, k=SBHD, v=PAD, o=DSTEP, do=BSHD, dq=DSTEP, dk=BSHD, dv=SBHD,
+         stats=Layout("sbhd", row_gap=1), seed=402),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1531, S_kv=999, D_qk=128, D_v=128, dtype="bf16", right_bound=0,
+         q=SBHD, k=BSHD, v=BSHD, do=PAD, dk=DSTEP, seed=403),
+    # a program whose last 128 keys need only one real query tile; S below one tile
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=138, S_kv=138, D_qk=128, D_v=128, dtype="bf16", right_bound=0, seed=404),
+    Case(B=3, H_q=2, H_k=2, H_v=2, S_q=2, S_kv=5, D_qk=128, D_v=128, dtype="fp16", seed=405),
+    Case(B=2, H_q=2, H_k=2, H_v=2, S_q=256, S_kv=128, D_qk=128, D_v=128, dtype="bf16", right_bound=0, seed=406),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=333, S_kv=333, D_qk=128, D_v=128, dtype="bf16",
+         q=Layout(broadcast="b"), k=Layout("bshd", broadcast="h"), v=Layout(broadcast="bh"), scale=0.03, seed=407),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=4096, S_kv=4096, D_qk=128, D_v=128, dtype="bf16", right_bound=0,
+         alignment="bottom_right", q=BSHD, k=BSHD, v=BSHD, o=BSHD, do=BSHD, seed=408),
+]
+# Where the Triton backward must take the call instead: GQA, a head-dim stride of 2 in dO, rows not 16-byte
+# aligned, a window, the causal diagonal off 0, causal with S_q < S_kv, a negative scale, other head dims,
+# fp32, deterministic mode.
+TRITON_CASES = [
+    Case(B=1, H_q=4, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", seed=410),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", do=DSTEP, seed=411),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", k=ODD, seed=412),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", left_bound=50,
+         right_bound=0, seed=413),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=200, S_kv=300, D_qk=128, D_v=128, dtype="fp16", right_bound=0,
+         alignment="bottom_right", seed=414),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=200, S_kv=300, D_qk=128, D_v=128, dtype="fp16", right_bound=0, seed=415),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", scale=-0.1, seed=416),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=64, D_v=64, dtype="bf16", seed=417),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="fp32", seed=418),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", deterministic=True,
+         seed=419),
+]
+
+
+@pytest.fixture
+def launched(monkeypatch):
+    """The backward kernels launched, by name: a spy on the Gluon kernel and the Triton DKDV kernels."""
+    names = []
+    for mod, attr in ((attention_bwd_gluon, "attention_bwd_gluon_kernel"), (launch, "attention_bwd_dkdv_kernel"),
+                      (launch, "attention_bwd_dkdv_kernel_any_len"), (launch, "attention_bwd_fused_kernel"),
+                      (launch, "attention_bwd_fused_kernel_any_len")):
+        real = getattr(mod, attr)
+
+        class Spy:
+            def __init__(self, real, name):
+                self.real, self.name = real, name
+
+            def __getitem__(self, grid):
+                names.append(self.name)
+                return self.real[grid]
+
+        monkeypatch.setattr(mod, attr, Spy(real, attr))
+    launch_cache.clear()
+    yield names
+    launch_cache.clear()
+
+
+@pytest.mark.parametrize("case", GLUON_CASES, ids=[c.id() for c in GLUON_CASES])
+def test_gpu_gluon_backward_case(case, launched):
+    run_case(case)
+    assert "attention_bwd_gluon_kernel" in launched, (
+        f"the backward launched {launched}: expected the Gluon kernel, which gluon_backward_reasons should allow "
+        f"for {case.repro()}")
+
+
+@pytest.mark.parametrize("case", TRITON_CASES, ids=[c.id() for c in TRITON_CASES])
+def test_gpu_triton_backward_takes_what_the_gluon_one_cannot(case, launched):
+    run_case(case)
+    assert "attention_bwd_gluon_kernel" not in launched, (
+        f"the backward launched {launched} for {case.repro()}: the Gluon kernel does not address this call")
+
+
+def _inputs(seed, shape=(2, 4, 640, 128), causal=True):
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    q, k, v, do = (torch.randn(*shape, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(4))
+    band = dict(right_bound=0) if causal else {}
+    o, stats = launch.attention_forward(q, k, v, **band)
+    return (q, k, v, o, do, stats), band
+
+
+def test_gpu_gluon_backward_replays_with_other_tensors():
+    """The launch cache replays the Gluon launches for new tensors of the same call: within the bulk reduce's
+    summation-order noise of the full launcher's result on the same inputs, and not the first call's."""
+    launch_cache.clear()
+    first, band = _inputs(9)
+    launch.attention_backward(*first, **band)
+    second, _ = _inputs(10)
+    replayed = launch.attention_backward(*second, **band)
+    launch_cache.clear()
+    full = launch.attention_backward(*second, **band)
+    for name, a, b in zip(("dq", "dk", "dv"), replayed, full):
+        assert (a.float() - b.float()).abs().max().item() < 2e-2, f"{name}: the replay differs from the launcher"
+    assert not torch.allclose(replayed[0], launch.attention_backward(*first, **band)[0]), "replay reused tensors"
+
+
+def test_gpu_gluon_and_triton_backwards_agree():
+    """Both backwards on one problem agree within bf16 rounding (each is checked against the oracle above;
+    this catches a drift between two paths of the same engine)."""
+    args, band = _inputs(11, (1, 4, 2048, 128))
+    g = launch.attention_backward(*args, **band)
+    with launch.switches(gluon_backward=False):
+        t = launch.attention_backward(*args, **band)
+    for name, a, b in zip(("dq", "dk", "dv"), g, t):
+        rel = ((a.float() - b.float()).norm() / b.float().norm()).item()
+        assert rel < 1e-2, f"{name}: Gluon and Triton backwards differ by {rel:.2e} (relative)"

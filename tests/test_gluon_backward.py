@@ -1,0 +1,142 @@
+"""The Gluon backward (``sdpa_bwd.kernels.attention_bwd_gluon``) without a GPU: the schedule it compiles to for
+sm_90a, and the launcher's rule for when it runs (``launch.gluon_backward_reasons``).
+
+Gluon has no interpreter, so its results are checked on the GPU only (tests/gpu/test_gluon_backward_gpu.py).
+What is checked here is the code the compiler made, which the H200's timings rest on: each consumer waits for
+S with dP still in flight and for dQ with dK still in flight (``wgmma.wait_group 1``), the dQ partials leave
+by bulk reduce without a wait behind each, ptxas does not serialise the products, and the buffers fit the
+H200's shared memory. ``tools/gluon_bwd_compile.py`` runs in a child process without TRITON_INTERPRET.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sdpa_bwd import launch
+
+H200_SHARED = 232448  # bytes a program may take on the H200 (the OutOfResources limit the device reports)
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+TOOL = os.path.join(ROOT, "tools", "gluon_bwd_compile.py")
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    pytest.importorskip("triton.experimental.gluon.language.nvidia.hopper")
+    env = {**os.environ, "TRITON_INTERPRET": "0", "PYTHONPATH": os.path.join(ROOT, "src")}
+    run = subprocess.run([sys.executable, TOOL, "bf16"], capture_output=True, text=True, env=env, timeout=600)
+    assert run.returncode == 0, f"tools/gluon_bwd_compile.py failed:\n{run.stderr[-3000:]}"
+    return [json.loads(ln) for ln in run.stdout.splitlines() if ln.startswith("{")][-1]
+
+
+def test_gluon_backward_compiles_with_its_products_overlapped(compiled):
+    r = compiled
+    assert r["waits"].count(1) == 12, (
+        f"saw product waits {r['waits']}: in each of its 3 tile bodies (two peeled, the loop) each of the 2 "
+        "consumers should wait for S with dP in flight and for dQ with dK in flight (wait_group 1), 12 in all; "
+        "a wait for 0 there serialises the products again. Check attention_bwd_gluon._tile")
+    assert r["wgmma"] == 192, (
+        f"saw {r['wgmma']} wgmma instructions, expected 192 (2 consumers x 3 tile bodies x (S, dP: 8 k-steps "
+        "each; dV, dK: 4 each; dQ: 2 x 4)): the kernel's loop structure changed")
+    assert r["bulk_reduces"] == 6 and r["reduces_waited_at_once"] <= 2, (
+        f"{r['bulk_reduces']} bulk reduces, {r['reduces_waited_at_once']} waited for before the next product: "
+        "each tile body's dQ reduce should be waited for only before its staging buffer is written again (the "
+        "loop bodies' reduces fall through to the end-of-program wait, hence up to 2); a wait behind every "
+        "reduce cost session 14's probe a third of its speed (394 TFLOP/s)")
+    assert not r["wgmma_serialized"], "ptxas serialises the kernel's wgmma for want of registers (C7512)"
+    assert r["shared"] <= H200_SHARED, f"the kernel asks for {r['shared']} B of shared memory, over {H200_SHARED}"
+
+
+def _tensors(dtype=torch.bfloat16, d=128, d_step=1, S=64, H=2, H_kv=None):
+    H_kv = H if H_kv is None else H_kv
+    q, do = (torch.randn(1, H, S, d * d_step, dtype=dtype)[..., ::d_step] for _ in range(2))
+    k, v = (torch.randn(1, H_kv, S, d * d_step, dtype=dtype)[..., ::d_step] for _ in range(2))
+    return q, k, v, do
+
+
+def _reasons(q, k, v, do, **kw):
+    kw = dict(dict(scale=0.1, causal=False, hi_off=0, banded=False, deterministic=False, apart=True), **kw)
+    return launch.gluon_backward_reasons(q, k, v, do, **kw)
+
+
+def test_gluon_backward_declines_off_the_gpu_and_says_why():
+    reasons = _reasons(*_tensors())
+    assert any("sm_90" in r for r in reasons), reasons
+
+
+@pytest.fixture
+def as_on_the_h200(monkeypatch):
+    """The device test passed, as on the H200, and the TMA rule applied to CPU tensors (TMA_MODE "on")."""
+    monkeypatch.setattr(launch, "_gluon_device_ok", lambda q: True)
+    monkeypatch.setattr(launch, "TMA_MODE", "on")
+    monkeypatch.setattr(launch, "GLUON_BACKWARD", "auto")
+
+
+@pytest.mark.parametrize("dtype,causal", [(torch.bfloat16, False), (torch.float16, True)])
+def test_gluon_backward_takes_what_it_addresses(as_on_the_h200, dtype, causal):
+    if not launch.attention_bwd_gluon.AVAILABLE:
+        pytest.skip("this Triton has no Gluon Hopper module")
+    assert _reasons(*_tensors(dtype), causal=causal, banded=causal) == []
+
+
+@pytest.mark.parametrize("change,needle", [
+    (dict(dtype=torch.float32), "16-bit"),
+    (dict(d=64), "head dims"),
+    (dict(H_kv=1), "heads"),
+    (dict(scale=-0.5), "scale"),
+    (dict(banded=True), "band"),
+    (dict(banded=True, causal=True, hi_off=5), "band"),
+    (dict(S_kv_longer=True), "S_q"),
+    (dict(deterministic=True), "deterministic"),
+    (dict(d_step=2), "TMA"),
+    (dict(apart=False), "touches"),
+    (dict(off=True), "switched off"),
+])
+def test_gluon_backward_reasons_name_each_thing_it_cannot_do(as_on_the_h200, monkeypatch, change, needle):
+    q, k, v, do = _tensors(change.get("dtype", torch.bfloat16), change.get("d", 128), change.get("d_step", 1),
+                           H_kv=change.get("H_kv"))
+    if change.get("S_kv_longer"):  # causal with keys no query sees
+        k, v = (torch.cat([t, t], 2) for t in (k, v))
+        change = dict(change, banded=True, causal=True)
+    if change.get("off"):
+        monkeypatch.setattr(launch, "GLUON_BACKWARD", "off")
+    kw = {n: change[n] for n in ("scale", "banded", "causal", "hi_off", "deterministic", "apart") if n in change}
+    reasons = _reasons(q, k, v, do, **kw)
+    assert any(needle in r for r in reasons), f"{change}: expected a reason about {needle!r}, got {reasons}"
+
+
+@settings(max_examples=150, deadline=None)
+@given(order=st.sampled_from(["bhsd", "bshd", "sbhd", "hsbd"]), row_gap=st.sampled_from([0, 3, 8, 64]),
+       d_step=st.sampled_from([1, 2]), offset=st.sampled_from([0, 1, 8]),
+       dtype=st.sampled_from([torch.bfloat16, torch.float16, torch.float32]), d=st.sampled_from([64, 128]),
+       gqa=st.booleans(), scale=st.sampled_from([0.1, -0.1]), causal=st.booleans(), det=st.booleans())
+def test_gluon_backward_takes_a_call_exactly_when_its_kernel_addresses_it(order, row_gap, d_step, offset, dtype, d,
+                                                                          gqa, scale, causal, det):
+    """Against a rule written here from the kernel's needs (not from _tma_ok): unit head-dim stride, 16-byte
+    aligned bases and batch, head and row strides (TMA) for Q, K, V and dO, a 16-bit dtype, head dim 128, one
+    K/V head a query head, scale > 0, not deterministic; nothing else may send it away, nothing less let it in."""
+    from test_triton_kernels import Layout, strided
+
+    if not launch.attention_bwd_gluon.AVAILABLE:
+        pytest.skip("this Triton has no Gluon Hopper module")
+    lay = Layout(order, row_gap=row_gap, d_step=d_step, offset=offset)
+    q, do = (strided((2, 4, 32, d), lay, dtype)[0] for _ in range(2))
+    k, v = (strided((2, 2 if gqa else 4, 32, d), lay, dtype)[0] for _ in range(2))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(launch, "_gluon_device_ok", lambda q: True)
+        mp.setattr(launch, "TMA_MODE", "on")
+        mp.setattr(launch, "GLUON_BACKWARD", "auto")
+        reasons = _reasons(q, k, v, do, scale=scale, causal=causal, banded=causal, deterministic=det)
+    es = q.element_size()
+    addressable = all(t.stride(3) == 1 and t.data_ptr() % 16 == 0 and all(s * es % 16 == 0 for s in t.stride()[:3])
+                      for t in (q, k, v, do))
+    expected = dtype != torch.float32 and d == 128 and not gqa and scale > 0 and not det and addressable
+    assert (reasons == []) == expected, (
+        f"{lay} {dtype} D {d} gqa {gqa} scale {scale} det {det}: the Gluon backward's rule says "
+        f"{reasons or 'take it'}, the kernel's needs say {'take it' if expected else 'do not'}; fix "
+        "gluon_backward_reasons or _tma_ok")

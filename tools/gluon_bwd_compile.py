@@ -1,0 +1,53 @@
+"""Compile the engine's Gluon backward (``sdpa_bwd.kernels.attention_bwd_gluon``) for sm_90a without a GPU.
+
+    TRITON_INTERPRET=0 PYTHONPATH=src python3 tools/gluon_bwd_compile.py [DTYPE ...]
+
+One JSON line per dtype (default: bf16 and fp16): the shared memory, the number of wgmma instructions, each
+product wait's outstanding count (``wgmma.wait_group N``), the partitions' register budgets (``setmaxnreg``),
+ptxas -v's registers, spills and serialisation verdict (``gluon_probe_common.compile_report``), and how the
+dQ partials leave: the bulk reduces, and how many of them are waited for (``cp.async.bulk.wait_group.read``)
+before the next product is issued (0: each is waited for a tile later, just before its buffer is reused).
+``tests/test_gluon_backward.py`` checks it in CI. Not under TRITON_INTERPRET (Gluon has no interpreter).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+
+
+def compile_variant(dtype: str) -> dict:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gluon_probe_common import compile_report
+
+    from sdpa_bwd.kernels import attention_bwd_gluon as g
+
+    fn = g.attention_bwd_gluon_kernel
+    sig = {}
+    for p in fn.params:
+        if p.is_constexpr:
+            sig[p.name] = "constexpr"
+        elif p.name.endswith("_ptr"):
+            sig[p.name] = "*fp32" if p.name in ("dq_acc_ptr", "lse2_ptr", "delta_ptr") else f"*{dtype}"
+        else:
+            sig[p.name] = "fp32" if p.name in ("qk_scale_log2", "scale") else "i32"
+    report = compile_report(fn, sig, dict(D=g.HEAD_DIM), maxnreg=g.MAX_REGS, with_ptx=True)
+    ptx = report.pop("ptx")
+    report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
+    # a reduce whose staging-buffer read is waited for before the next product is issued: the consumer would
+    # sit out the bulk copy each tile (session 14's form, 394 TFLOP/s)
+    events = re.findall(r"cp\.reduce\.async\.bulk\.tensor|cp\.async\.bulk\.wait_group\.read|wgmma\.mma_async", ptx)
+    report["reduces_waited_at_once"] = sum(1 for i, e in enumerate(events) if e.startswith("cp.reduce") and next(
+        (f for f in events[i + 1:] if not f.startswith("cp.reduce")), "").startswith("cp.async.bulk.wait"))
+    return dict(dtype=dtype, **report)
+
+
+def main(argv) -> None:
+    for dtype in argv or ["bf16", "fp16"]:
+        print(json.dumps(compile_variant(dtype)), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
