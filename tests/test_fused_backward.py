@@ -21,12 +21,15 @@ FUSED_CASES = [CASES[i] for i in (0, 2, 3, 4, 5, 7, 10, 12, 16, 20, 22, 25, 26, 
 assert all(c.H_k == c.H_v for c in FUSED_CASES), "H_k != H_v runs two DKDV passes and is not fused"
 
 
-def launched(monkeypatch, kwargs_seen=None) -> list:
-    """Record which backward kernels the launcher starts (by name), passing each launch through; with
-    ``kwargs_seen`` (a list) also each launch's (name, keyword arguments)."""
-    names, seen = ("attention_bwd_fused_kernel", "attention_bwd_fused_kernel_any_len", "attention_bwd_dq_kernel",
-                   "attention_bwd_dq_kernel_any_len", "attention_bwd_dkdv_kernel",
-                   "attention_bwd_dkdv_kernel_any_len"), []
+BACKWARD_KERNELS = ("attention_bwd_fused_kernel", "attention_bwd_fused_kernel_any_len", "attention_bwd_dq_kernel",
+                    "attention_bwd_dq_kernel_any_len", "attention_bwd_dkdv_kernel", "attention_bwd_dkdv_kernel_any_len")
+
+
+def launched(monkeypatch, kwargs_seen=None, targets=None) -> list:
+    """Record which kernels the launcher starts (by name), passing each launch through; with ``kwargs_seen`` (a
+    list) also each launch's (name, keyword arguments). ``targets``: (module, name) pairs to watch; by default
+    the Triton backward kernels as ``launch`` names them."""
+    seen = []
 
     class Spy:
         def __init__(self, name, real):
@@ -42,8 +45,8 @@ def launched(monkeypatch, kwargs_seen=None) -> list:
                 return self.real[grid](*args, **kwargs)
             return call
 
-    for n in names:
-        monkeypatch.setattr(launch, n, Spy(n, getattr(launch, n)))
+    for mod, n in targets or [(launch, n) for n in BACKWARD_KERNELS]:
+        monkeypatch.setattr(mod, n, Spy(n, getattr(mod, n)))
     return seen
 
 

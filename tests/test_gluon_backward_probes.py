@@ -20,14 +20,11 @@ pytest.importorskip("triton.experimental.gluon.language.nvidia.hopper")
 
 H200_SHARED = 232448  # bytes a program may take on the H200 (the OutOfResources limit the device reports)
 TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools")
-# probe: (waits with a product in flight: S with dP, and in the 5-product pass dQ with dK; wgmma count; how the
-# count comes about)
+# probe: (S-with-dP-in-flight waits, wgmma count, how the count comes about). The 5-product pass (session 14's
+# "--dq") is the engine's backward now: tests/test_gluon_backward.py checks its schedule.
 PROBES = {
     "gluon_dkdv_probe.py": (6, 144, "2 consumers x (first tile, peeled second, loop) x (S and dP: 8 k-steps each "
                                     "over D 128; dV and dK: 4 each over 64 query rows)"),
-    "gluon_dkdv_probe.py --dq": (12, 192, "the DKDV probe's 144 and a consumer's half of dQ's columns over both "
-                                          "consumers' keys: 2 x 4 k-steps, at each of the 2 x 3 places (and a "
-                                          "wait for dQ with dK in flight at each)"),
     "gluon_dq_probe.py": (6, 120, "2 consumers x (first tile, loop, diagonal loop) x (S and dP: 8 k-steps each "
                                   "over D 128; dQ: 4 over 64 keys)"),
 }

@@ -67,6 +67,11 @@ class Layout:
 BHSD = Layout()
 BSHD = Layout("bshd")
 SBHD = Layout("sbhd")
+# the Gluon kernels' GPU tests' layouts: padded rows TMA can read, rows it cannot (not 16-byte aligned), and a
+# head-dim stride of 2 (which it cannot either)
+TMA_PAD = Layout("bshd", row_gap=64, offset=8)
+TMA_ODD = Layout("bshd", row_gap=3, offset=1)
+SBHD_DSTEP = Layout("sbhd", d_step=2)
 
 
 def strided(dims, layout: Layout, dtype, fill: Optional[torch.Tensor] = None, gen=None):

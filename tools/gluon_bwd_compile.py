@@ -20,19 +20,12 @@ import sys
 
 def compile_variant(dtype: str) -> dict:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from gluon_probe_common import compile_report
+    from gluon_probe_common import compile_report, signature_of
 
     from sdpa_bwd.kernels import attention_bwd_gluon as g
 
     fn = g.attention_bwd_gluon_kernel
-    sig = {}
-    for p in fn.params:
-        if p.is_constexpr:
-            sig[p.name] = "constexpr"
-        elif p.name.endswith("_ptr"):
-            sig[p.name] = "*fp32" if p.name in ("dq_acc_ptr", "lse2_ptr", "delta_ptr") else f"*{dtype}"
-        else:
-            sig[p.name] = "fp32" if p.name in ("qk_scale_log2", "scale") else "i32"
+    sig = signature_of(fn, dtype, fp32_ptrs=("dq_acc_ptr", "lse2_ptr", "delta_ptr"), floats=("qk_scale_log2", "scale"))
     report = compile_report(fn, sig, dict(D=g.HEAD_DIM), maxnreg=g.MAX_REGS, with_ptx=True)
     ptx = report.pop("ptx")
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")

@@ -21,19 +21,12 @@ import sys
 
 def compile_variant(d_qk: int, d_v: int, dtype: str, causal: bool) -> dict:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from gluon_probe_common import compile_report
+    from gluon_probe_common import compile_report, signature_of
 
     from sdpa_bwd.kernels import attention_fwd_gluon as g
 
     fn = g.attention_fwd_gluon_kernel
-    sig = {}
-    for p in fn.params:
-        if p.is_constexpr:
-            sig[p.name] = "constexpr"
-        elif p.name.endswith("_ptr"):
-            sig[p.name] = "*fp32" if p.name == "lse_ptr" else f"*{dtype}"
-        else:
-            sig[p.name] = "fp32" if p.name == "qk_scale_log2" else "i32"
+    sig = signature_of(fn, dtype, fp32_ptrs=("lse_ptr",), floats=("qk_scale_log2",))
     d_a, d_b = g.qk_chunks(d_qk)
     consts = dict(D_QK=d_a, D_QK_B=d_b, D_V=d_v, BLOCK_N=g.BLOCK_KEYS, STAGES_=g.STAGES, CAUSAL=causal)
     return dict(d_qk=d_qk, dtype=dtype, **compile_report(fn, sig, consts, maxnreg=g.MAX_REGS))

@@ -72,6 +72,20 @@ def desc_signature(rows: int) -> str:
                                         gl.NVMMASharedLayout.get_default_for([rows, 128], gl.bfloat16)))
 
 
+def signature_of(kernel, dtype: str, fp32_ptrs=(), floats=()) -> dict:
+    """A Gluon kernel's compile signature from its parameters: constexprs by name, ``*_ptr`` as ``*dtype`` (those
+    in ``fp32_ptrs`` as ``*fp32``), the names in ``floats`` fp32, every other argument i32."""
+    sig = {}
+    for p in kernel.params:
+        if p.is_constexpr:
+            sig[p.name] = "constexpr"
+        elif p.name.endswith("_ptr"):
+            sig[p.name] = "*fp32" if p.name in fp32_ptrs else f"*{dtype}"
+        else:
+            sig[p.name] = "fp32" if p.name in floats else "i32"
+    return sig
+
+
 def compile_report(kernel, signature: dict, constexprs: dict, maxnreg: int = 168, with_ptx: bool = False) -> dict:
     """Compile ``kernel`` for sm_90a without a GPU or torch: shared memory, products, their waits, register
     budgets, and ptxas -v's verdict (``with_ptx``: the PTX too, under "ptx")."""

@@ -806,6 +806,22 @@ def _gluon_device_ok(q) -> bool:
     return q.device.type == "cuda" and not interpreter_active() and _is_sm90(q.device.index or 0)
 
 
+def _gluon_reasons(q, switch: str, switch_name: str, config, direction: str) -> list:
+    """The reasons against either Gluon kernel: its switch, this Triton, a Triton config, the device, the dtype."""
+    reasons = []
+    if switch == "off":
+        reasons.append(f"switched off ({switch_name})")
+    if not attention_fwd_gluon.AVAILABLE:  # the backward module takes its Gluon names from the forward's
+        reasons.append("this Triton has no Gluon Hopper module")
+    if config is not None:
+        reasons.append(f"a Triton {direction} config was given")
+    if not _gluon_device_ok(q):
+        reasons.append(f"device {q.device}: not an sm_90 GPU outside Triton's interpreter")
+    if q.dtype not in (torch.float16, torch.bfloat16):
+        reasons.append(f"dtype {q.dtype}: 16-bit only")
+    return reasons
+
+
 def gluon_forward_reasons(q, k, v, o, stats, *, scale: float, causal: bool, hi_off: int, banded: bool,
                           config=None) -> list:
     """Why the Gluon forward (``kernels.attention_fwd_gluon``) does not take this call; empty: it does.
@@ -814,17 +830,7 @@ def gluon_forward_reasons(q, k, v, o, stats, *, scale: float, causal: bool, hi_o
     ``GLUON_HEAD_DIMS``, every row and base of which the bulk-copy engine can read (``_tma_ok``: head-dim
     stride 1, 16-byte aligned bases and row pitches, rows that do not overlap), scale > 0, no band but the
     causal one with its diagonal at 0, and outputs that touch no input. The Triton forward takes the rest."""
-    reasons = []
-    if GLUON_FORWARD == "off":
-        reasons.append("switched off (GLUON_FORWARD / $SDPA_BWD_GLUON_FWD)")
-    if not attention_fwd_gluon.AVAILABLE:
-        reasons.append("this Triton has no Gluon Hopper module")
-    if config is not None:
-        reasons.append("a Triton forward config was given")
-    if not _gluon_device_ok(q):
-        reasons.append(f"device {q.device}: not an sm_90 GPU outside Triton's interpreter")
-    if q.dtype not in (torch.float16, torch.bfloat16):
-        reasons.append(f"dtype {q.dtype}: 16-bit only")
+    reasons = _gluon_reasons(q, GLUON_FORWARD, "GLUON_FORWARD / $SDPA_BWD_GLUON_FWD", config, "forward")
     if (q.shape[3], v.shape[3]) not in GLUON_HEAD_DIMS:
         reasons.append(f"head dims {(q.shape[3], v.shape[3])}: not in {sorted(GLUON_HEAD_DIMS)}")
     elif not attention_fwd_gluon.has_buffers_for(q.shape[3], v.shape[3]):
@@ -932,19 +938,9 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     (D_qk = D_v) that the bulk-copy engine can read (``_tma_ok``), one K/V head a query head, scale > 0, no band
     but the causal one with its diagonal at 0 (and S_q >= S_kv under it), outside deterministic mode (its dQ
     sums come in in no fixed order), with outputs that touch no input. The Triton kernels take the rest."""
-    reasons = []
+    reasons = _gluon_reasons(q, GLUON_BACKWARD, "GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD", config, "backward")
     B, H_q, S_q, D_qk = q.shape
     H_k, S_kv, D_v = k.shape[1], k.shape[2], v.shape[3]
-    if GLUON_BACKWARD == "off":
-        reasons.append("switched off (GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD)")
-    if not attention_bwd_gluon.AVAILABLE:
-        reasons.append("this Triton has no Gluon Hopper module")
-    if config is not None:
-        reasons.append("a Triton backward config was given")
-    if not _gluon_device_ok(q):
-        reasons.append(f"device {q.device}: not an sm_90 GPU outside Triton's interpreter")
-    if q.dtype not in (torch.float16, torch.bfloat16):
-        reasons.append(f"dtype {q.dtype}: 16-bit only")
     if (D_qk, D_v) != (attention_bwd_gluon.HEAD_DIM,) * 2:
         reasons.append(f"head dims {(D_qk, D_v)}: the kernel's registers are sized for "
                        f"{(attention_bwd_gluon.HEAD_DIM,) * 2}")

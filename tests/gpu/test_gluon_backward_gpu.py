@@ -14,7 +14,8 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from test_triton_kernels import BSHD, SBHD, Case, Layout, run_case  # noqa: E402
+from test_fused_backward import launched as spy_launches  # noqa: E402
+from test_triton_kernels import BSHD, SBHD, SBHD_DSTEP, TMA_ODD, TMA_PAD, Case, Layout, run_case  # noqa: E402
 
 from sdpa_bwd import launch, launch_cache  # noqa: E402
 from sdpa_bwd.kernels import attention_bwd_gluon  # noqa: E402
@@ -23,9 +24,7 @@ pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
               pytest.mark.skipif(not attention_bwd_gluon.AVAILABLE, reason="this Triton has no Gluon Hopper module")]
 
-PAD = Layout("bshd", row_gap=64, offset=8)
-ODD = Layout("bshd", row_gap=3, offset=1)  # rows not 16-byte aligned: the Triton backward
-DSTEP = Layout("sbhd", d_step=2)
+PAD, ODD, DSTEP = TMA_PAD, TMA_ODD, SBHD_DSTEP  # ODD: rows not 16-byte aligned, the Triton kernels
 
 GLUON_CASES = [
     Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1024, S_kv=1024, D_qk=128, D_v=128, dtype="bf16", seed=400),
@@ -68,21 +67,11 @@ TRITON_CASES = [
 @pytest.fixture
 def launched(monkeypatch):
     """The backward kernels launched, by name: a spy on the Gluon kernel and the Triton DKDV kernels."""
-    names = []
-    for mod, attr in ((attention_bwd_gluon, "attention_bwd_gluon_kernel"), (launch, "attention_bwd_dkdv_kernel"),
-                      (launch, "attention_bwd_dkdv_kernel_any_len"), (launch, "attention_bwd_fused_kernel"),
-                      (launch, "attention_bwd_fused_kernel_any_len")):
-        real = getattr(mod, attr)
-
-        class Spy:
-            def __init__(self, real, name):
-                self.real, self.name = real, name
-
-            def __getitem__(self, grid):
-                names.append(self.name)
-                return self.real[grid]
-
-        monkeypatch.setattr(mod, attr, Spy(real, attr))
+    names = spy_launches(monkeypatch, targets=[(attention_bwd_gluon, "attention_bwd_gluon_kernel"),
+                                               (launch, "attention_bwd_dkdv_kernel"),
+                                               (launch, "attention_bwd_dkdv_kernel_any_len"),
+                                               (launch, "attention_bwd_fused_kernel"),
+                                               (launch, "attention_bwd_fused_kernel_any_len")])
     launch_cache.clear()
     yield names
     launch_cache.clear()

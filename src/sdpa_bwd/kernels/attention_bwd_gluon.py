@@ -42,27 +42,27 @@ against cuDNN's 2.36 (0.93) and 1.495 causal (0.94); BSHD, SBHD and padded rows 
 
 from __future__ import annotations
 
-try:
+from .attention_fwd_gluon import AVAILABLE
+
+if AVAILABLE:  # the Gluon names the forward imported (and its shims for Triton 3.6 and 3.9)
     from triton._C.libtriton import ir
-    from triton.experimental import gluon
-    from triton.experimental.gluon import language as gl
     from triton.experimental.gluon.language import _core
-    from triton.experimental.gluon.language.nvidia.hopper import (
+
+    from .attention_fwd_gluon import (
+        _tma_load,
         fence_async_shared,
+        gl,
+        gluon,
         mbarrier,
+        stage_barriers,
         tma,
         warpgroup_mma,
         warpgroup_mma_wait,
+        wgmma_layout,
     )
 
-    from . import attention_fwd_gluon
-
-    _tma_load = getattr(tma, "async_load", None) or tma.async_copy_global_to_shared
     # a barrier of the partition's threads: thread_barrier in Triton 3.6, barrier in 3.9
     _thread_barrier = getattr(gl, "thread_barrier", None) or gl.barrier
-    AVAILABLE = attention_fwd_gluon.AVAILABLE
-except ImportError:  # a Triton without Gluon's Hopper module: the launcher never picks this kernel
-    AVAILABLE = False
 
 HEAD_DIM = 128  # D_qk = D_v: the accumulators' registers are sized for it
 QUERY_ROWS = 64  # query rows a streamed tile holds
@@ -72,8 +72,6 @@ MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
 REGISTERS = [240, 24]  # the second consumer's and the loader's (setmaxnreg)
 
 if AVAILABLE:
-    from .attention_fwd_gluon import stage_barriers, wgmma_layout
-
     KEYS = gl.constexpr(KEYS_PER_CONSUMER)
     ROWS_ = gl.constexpr(QUERY_ROWS)
     STAGES_ = gl.constexpr(STAGES)
