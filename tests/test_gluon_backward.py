@@ -15,7 +15,7 @@ import sys
 
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sdpa_bwd import launch
@@ -115,6 +115,13 @@ def test_gluon_backward_reasons_name_each_thing_it_cannot_do(as_on_the_h200, mon
        d_step=st.sampled_from([1, 2]), offset=st.sampled_from([0, 1, 8]),
        dtype=st.sampled_from([torch.bfloat16, torch.float16, torch.float32]), d=st.sampled_from([64, 128]),
        gqa=st.booleans(), scale=st.sampled_from([0.1, -0.1]), causal=st.booleans(), det=st.booleans())
+# calls that pass every rule but one (random draws reach each only about once in 100)
+@example(order="bshd", row_gap=0, d_step=1, offset=0, dtype=torch.bfloat16, d=128, gqa=True, scale=0.1,
+         causal=False, det=False)
+@example(order="bshd", row_gap=0, d_step=1, offset=0, dtype=torch.float16, d=128, gqa=False, scale=0.1,
+         causal=True, det=True)
+@example(order="sbhd", row_gap=64, d_step=1, offset=8, dtype=torch.bfloat16, d=128, gqa=False, scale=0.1,
+         causal=True, det=False)
 def test_gluon_backward_takes_a_call_exactly_when_its_kernel_addresses_it(order, row_gap, d_step, offset, dtype, d,
                                                                           gqa, scale, causal, det):
     """Against a rule written here from the kernel's needs (not from _tma_ok): unit head-dim stride, 16-byte
