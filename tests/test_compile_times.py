@@ -112,3 +112,20 @@ def test_hd128_16_bit_forward_is_the_gluon_kernel_as_on_the_h200():
         assert g.num_warps == 4 and g.maxnreg == attention_fwd_gluon.MAX_REGS
         # the partitions' arguments stay runtime values (do_not_specialize): none of them is a constexpr 1
         assert not {"so_d", "S_q", "causal"} & set(consts), consts
+
+
+def test_hd128_16_bit_backward_is_the_gluon_kernel_as_on_the_h200():
+    """The H200 runs the Gluon backward for hd128 16-bit problems with one K/V head a query head
+    (launch.gluon_backward_reasons), between the ODO and DQ_CONVERT kernels: the enumeration must count it, not
+    the Triton DKDV and dQ passes, and GQA must still count those."""
+    from sdpa_bwd.kernels import attention_bwd_gluon
+
+    if not attention_bwd_gluon.AVAILABLE:
+        pytest.skip("this Triton has no Gluon Hopper module")
+    ks = by_kernel(Case("g", B=2, H_q=4, S_q=256, D_qk=128, D_v=128, dtype="bfloat16"))
+    assert ct.GLUON_BWD_KERNEL in ks and not any(k.startswith("attention_bwd_dkdv") for k in ks), sorted(ks)
+    assert {"attention_bwd_preprocess_kernel", "attention_bwd_dq_convert_kernel"} <= set(ks), sorted(ks)
+    g = ks[ct.GLUON_BWD_KERNEL]
+    assert dict(g.constexprs) == {"D": 128} and g.num_warps == 4 and g.maxnreg == attention_bwd_gluon.MAX_REGS
+    gqa = by_kernel(Case("g", B=2, H_q=4, H_k=2, H_v=2, S_q=256, D_qk=128, D_v=128, dtype="bfloat16"))
+    assert ct.GLUON_BWD_KERNEL not in gqa, sorted(gqa)

@@ -51,6 +51,9 @@ from typing import Optional
 
 # Kernels the launcher calls, by the name it imports them under.
 GLUON_KERNEL = "attention_fwd_gluon_kernel"  # in sdpa_bwd.kernels.attention_fwd_gluon
+GLUON_BWD_KERNEL = "attention_bwd_gluon_kernel"  # in sdpa_bwd.kernels.attention_bwd_gluon
+# the Gluon kernels by name: the module launch imports each as (launch.<module>.<kernel>)
+GLUON_KERNELS = {GLUON_KERNEL: "attention_fwd_gluon", GLUON_BWD_KERNEL: "attention_bwd_gluon"}
 KERNEL_NAMES = (
     "attention_fwd_kernel", "attention_fwd_kernel_any_len",
     "attention_bwd_preprocess_kernel",
@@ -60,7 +63,7 @@ KERNEL_NAMES = (
 )
 FAMILY = {"attention_fwd_kernel": "fwd", "attention_bwd_preprocess_kernel": "odo",
           "attention_bwd_dkdv_kernel": "dkdv", "attention_bwd_dq_kernel": "dq",
-          "attention_bwd_dq_convert_kernel": "dq_convert"}
+          "attention_bwd_dq_convert_kernel": "dq_convert", GLUON_KERNEL: "fwd", GLUON_BWD_KERNEL: "dkdv"}
 ANY_LEN_SUFFIX = "_any_len"
 _TRITON_DTYPE = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "int8": "i8"}
 ALLOC_ALIGN = 512          # the CUDA caching allocator hands out 512-byte aligned blocks
@@ -310,12 +313,13 @@ def recording(sink: list, alloc: Optional[_Allocator] = None):
                mock.patch.object(launch, "_tuned", lambda *a, **k: None),
                mock.patch.object(launch, "_BWD_OVERRIDE", None),
                mock.patch.object(launch, "_is_sm90", lambda index: True)]
-    gluon = launch.attention_fwd_gluon
-    if gluon.AVAILABLE:  # the Gluon forward, which the H200 takes for hd128 and 192/128 16-bit problems
-        real = getattr(gluon, GLUON_KERNEL)
-        ns = types.SimpleNamespace(**{**vars(gluon), GLUON_KERNEL: _Recorder(GLUON_KERNEL, real,
-                                                                             unspecialised(real), sink)})
-        patches.append(mock.patch.object(launch, "attention_fwd_gluon", ns))
+    # the Gluon forward and backward, which the H200 takes for hd128 (and 192/128 forward) 16-bit problems
+    for kernel, module in GLUON_KERNELS.items():
+        gluon = getattr(launch, module)
+        if gluon.AVAILABLE:
+            real = getattr(gluon, kernel)
+            ns = types.SimpleNamespace(**{**vars(gluon), kernel: _Recorder(kernel, real, unspecialised(real), sink)})
+            patches.append(mock.patch.object(launch, module, ns))
     for name in KERNEL_NAMES:
         # the kernel's own do_not_specialize list (the _any_len twins add the lengths to it)
         no_spec = unspecialised(getattr(launch, name))
@@ -440,10 +444,12 @@ def fine(cls: dict) -> tuple:
 
 
 def _worker_compile(spec: dict, target, ASTSource, triton, kernels) -> dict:
-    if spec["kernel"] == GLUON_KERNEL:
+    if spec["kernel"] in GLUON_KERNELS:
+        import importlib
+
         from triton.experimental.gluon._runtime import GluonASTSource as ASTSource  # noqa: N811
 
-        from sdpa_bwd.kernels import attention_fwd_gluon as kernels
+        kernels = importlib.import_module(f"sdpa_bwd.kernels.{GLUON_KERNELS[spec['kernel']]}")
     fn = getattr(kernels, spec["kernel"])
     names = fn.arg_names
     sig = {n: ty for n, ty in spec["signature"]}
