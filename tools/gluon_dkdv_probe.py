@@ -63,9 +63,9 @@ from gluon_probe_common import (  # noqa: E402
     desc,
     desc_signature,
     main,
-    pair_loader,
 )
 
+from sdpa_bwd.kernels.attention_bwd_gluon import load_pairs  # noqa: E402
 from sdpa_bwd.kernels.attention_fwd_gluon import stage_barriers, wgmma_layout  # noqa: E402
 
 KEYS_ = 64  # keys a consumer partition owns; a program owns two such blocks
@@ -210,7 +210,7 @@ def gluon_dkdv_kernel(q_desc, k_desc, v_desc, do_desc, dk_ptr, dv_ptr, lse_ptr, 
     # the loader: K and V of the program's 128 keys once, then Q and dO from the first query tile that sees them
     loader = (k_desc, v_desc, row_kv, q_desc, do_desc, row_q + i_start * QROWS, n_tiles, k_smem, v_smem, q_smem,
               do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty)
-    gl.warp_specialize([(_consumer, args0), (_consumer, args1), (pair_loader, loader)], [4, 1], [240, 24])
+    gl.warp_specialize([(_consumer, args0), (_consumer, args1), (load_pairs, loader)], [4, 1], [240, 24])
 
 
 def launch(q, k, v, do, lse, delta, stages=2, causal=False):

@@ -44,8 +44,9 @@ from triton.experimental.gluon.language.nvidia.hopper import (
 )
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gluon_probe_common import LOG2E, compile_report, desc, desc_signature, main, pair_loader  # noqa: E402
+from gluon_probe_common import LOG2E, compile_report, desc, desc_signature, main  # noqa: E402
 
+from sdpa_bwd.kernels.attention_bwd_gluon import load_pairs  # noqa: E402
 from sdpa_bwd.kernels.attention_fwd_gluon import stage_barriers, wgmma_layout  # noqa: E402
 
 ROWS_ = 64  # query rows a consumer partition owns; a program owns two such blocks
@@ -140,7 +141,7 @@ def gluon_dq_kernel(q_desc, k_desc, v_desc, do_desc, dq_ptr, lse_ptr, delta_ptr,
           + scalars + bars),
          (_consumer, (q_smem.index(1), do_smem.index(1), ds_smem.index(1), dq_ptr, lse_ptr, delta_ptr,
                       row_q + ROWS, m0 + ROWS) + scalars + bars),
-         (pair_loader, (q_desc, do_desc, row_q, k_desc, v_desc, row_kv, n_tiles, q_smem, do_smem, k_smem, v_smem,
+         (load_pairs, (q_desc, do_desc, row_q, k_desc, v_desc, row_kv, n_tiles, q_smem, do_smem, k_smem, v_smem,
                         qdo_bar, k_ready, v_ready, k_empty, v_empty))],
         [4, 1], [232, 40])
 

@@ -1,7 +1,8 @@
-"""What the Gluon backward probes (``gluon_dkdv_probe.py``, ``gluon_dq_probe.py``) share: the TMA load, the
-loader partition, descriptors, the compile-only report (ptxas -v included), and the GPU run (inputs,
-checks against PyTorch's fp32 autograd, timings beside cuDNN's and our backward). The wgmma layout and the stage
-barriers come from the engine's Gluon forward (``sdpa_bwd.kernels.attention_fwd_gluon``)."""
+"""What the Gluon backward probes (``gluon_dkdv_probe.py``, ``gluon_dq_probe.py``) share: descriptors, the
+compile-only report (ptxas -v included), and the GPU run (inputs, checks against PyTorch's fp32 autograd,
+timings beside cuDNN's and our backward). The wgmma layout and the stage barriers come from the engine's Gluon
+forward (``sdpa_bwd.kernels.attention_fwd_gluon``), the loader partition from its backward
+(``sdpa_bwd.kernels.attention_bwd_gluon.load_pairs``)."""
 
 from __future__ import annotations
 
@@ -12,40 +13,13 @@ import os
 import re
 
 import triton
-from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
-from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
 
-# Triton 3.6 names the TMA load async_copy_global_to_shared; 3.9 calls it async_load and raises on the old name.
-tma_load = getattr(tma, "async_load", None) or tma.async_copy_global_to_shared
+
 LOG2E = 1.4426950408889634
 # (B, H, S) and causal: small shapes first, so that a wrong mbarrier phase shows as a hang there
 CASES = [((1, 1, 256), False), ((1, 2, 384), True), ((2, 3, 1024), False), ((2, 3, 1024), True),
          ((2, 16, 4096), False), ((2, 16, 4096), True), ((1, 16, 8192), False), ((1, 16, 8192), True)]
-
-
-@gluon.jit
-def pair_loader(once_a, once_b, once_row, a_desc, b_desc, row0, n_tiles, once_a_smem, once_b_smem, a_smem, b_smem,
-                once_bar, a_ready, b_ready, a_empty, b_empty):
-    """The probes' loader partition: two tensors' 128 rows from ``once_row`` loaded once (two blocks each, under
-    ``once_bar``), then two tensors streamed a tile of rows at a time from ``row0`` through the stages."""
-    STAGES: gl.constexpr = a_smem.type.shape[0]
-    ROWS: gl.constexpr = a_smem.type.shape[1]
-    HALF: gl.constexpr = once_a_smem.type.shape[1]
-    mbarrier.expect(once_bar, 2 * once_a.block_type.nbytes + 2 * once_b.block_type.nbytes)
-    for w in gl.static_range(2):
-        tma_load(once_a, [once_row + w * HALF, 0], once_bar, once_a_smem.index(w))
-        tma_load(once_b, [once_row + w * HALF, 0], once_bar, once_b_smem.index(w))
-    for t in range(n_tiles):
-        s = t % STAGES
-        phase = (t // STAGES) & 1
-        # mbarriers start with phase 1 complete: the first STAGES waits pass at once
-        mbarrier.wait(a_empty.index(s), phase ^ 1)
-        mbarrier.expect(a_ready.index(s), a_desc.block_type.nbytes)
-        tma_load(a_desc, [row0 + t * ROWS, 0], a_ready.index(s), a_smem.index(s))
-        mbarrier.wait(b_empty.index(s), phase ^ 1)
-        mbarrier.expect(b_ready.index(s), b_desc.block_type.nbytes)
-        tma_load(b_desc, [row0 + t * ROWS, 0], b_ready.index(s), b_smem.index(s))
 
 
 def desc(t, rows):

@@ -965,7 +965,6 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     return reasons
 
 
-
 def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, right_bound=None,
                        alignment="top_left", deterministic=False, dq=None, dk=None, dv=None,
                        config: Optional[BackwardConfig] = None, return_delta: bool = False):
@@ -1032,15 +1031,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
 
     atomic = cfg.dq_mode == "atomic"
     delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, atomic, dev)
-    pre_block = 64 if dev.type == "cuda" else 16
-    rec.launch(
-        attention_bwd_preprocess_kernel, (_cdiv(S_q, pre_block), B * H_q),
-        o, do, stats, delta, lse2,
-        *o.stride(), *do.stride(), *st,
-        H_q, S_q,
-        BLOCK_M=pre_block, D_V=D_v, D_V_PAD=d_v_pad, WIDE=wide,
-        num_warps=4,
-    )
+    _launch_odo(rec, o, do, stats, st, delta, lse2, d_v_pad, wide)
 
     common = dict(D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, D_V=D_v, D_V_PAD=d_v_pad,
                   HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=prec, WIDE=wide,
@@ -1119,12 +1110,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
         main.wait_stream(side)
 
     if atomic:
-        conv_block = 64 if dev.type == "cuda" else 16
-        rec.launch(
-            attention_bwd_dq_convert_kernel, (_cdiv(S_q, conv_block), B * H_q),
-            dq_accum, dq, *dq.stride(), H_q, S_q, scale,
-            BLOCK_M=conv_block, D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, WIDE=wide, num_warps=4,
-        )
+        _launch_dq_convert(rec, dq_accum, dq, scale, qk_chunk, qk_split, wide)
     elif not concurrent and not fused:
         dq_pass()
     if D_v:  # D_v == 0 zeroed dQ before the launches; that call is not replayed
@@ -1141,11 +1127,7 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
     S_kv = k.shape[2]
     wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
     delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D, True, q.device)
-    rec.launch(
-        attention_bwd_preprocess_kernel, (_cdiv(S_q, 64), B * H_q),
-        o, do, stats, delta, lse2, *o.stride(), *do.stride(), *st, H_q, S_q,
-        BLOCK_M=64, D_V=D, D_V_PAD=D, WIDE=wide, num_warps=4,
-    )
+    _launch_odo(rec, o, do, stats, st, delta, lse2, D, wide)
     _ensure_tma_allocator()  # the partitions make their descriptors on the device
     g = attention_bwd_gluon
     rec.launch(
@@ -1155,15 +1137,38 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
         H_q, S_q, S_kv, scale * LOG2E, scale, int(causal),
         D=D, num_warps=4, maxnreg=g.MAX_REGS,
     )
-    rec.launch(
-        attention_bwd_dq_convert_kernel, (_cdiv(S_q, 64), B * H_q),
-        dq_accum, dq, *dq.stride(), H_q, S_q, scale,
-        BLOCK_M=64, D_QK=D, D_QK_PAD=D, D_QK_SPLIT=0, WIDE=wide, num_warps=4,
-    )
+    _launch_dq_convert(rec, dq_accum, dq, scale, D, 0, wide)
     rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum), extra=(B, H_q, S_q, D, True))
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, S_q)
     return dq, dk, dv
+
+
+def _launch_odo(rec, o, do, stats, st, delta, lse2, d_v_pad: int, wide: bool) -> None:
+    """ODO, the first stage of either backward: delta = rowsum(dO O) and lse2 (the stats in log2 units, +inf
+    for a row that kept no key) into the packed side buffers."""
+    B, H_q, S_q, D_v = o.shape
+    block = 64 if o.device.type == "cuda" else 16
+    rec.launch(
+        attention_bwd_preprocess_kernel, (_cdiv(S_q, block), B * H_q),
+        o, do, stats, delta, lse2,
+        *o.stride(), *do.stride(), *st,
+        H_q, S_q,
+        BLOCK_M=block, D_V=D_v, D_V_PAD=d_v_pad, WIDE=wide,
+        num_warps=4,
+    )
+
+
+def _launch_dq_convert(rec, dq_accum, dq, scale: float, qk_chunk: int, qk_split: int, wide: bool) -> None:
+    """DQ_CONVERT, the last stage where dQ was added up in the packed fp32 accumulator (the Triton atomic mode,
+    the Gluon backward): the accumulator, scaled, into dQ through dQ's strides."""
+    B, H_q, S_q, D_qk = dq.shape
+    block = 64 if dq.device.type == "cuda" else 16
+    rec.launch(
+        attention_bwd_dq_convert_kernel, (_cdiv(S_q, block), B * H_q),
+        dq_accum, dq, *dq.stride(), H_q, S_q, scale,
+        BLOCK_M=block, D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, WIDE=wide, num_warps=4,
+    )
 
 
 def _side_buffers(B: int, H_q: int, S_q: int, D_qk: int, atomic: bool, device):

@@ -35,9 +35,9 @@ dK and dV, live over the loop, are 72 B of it). A loop over a GQA group's query 
 diagonal tiles peeled, spilled 752 B; one mask compare in every tile instead still spilled 464 B. So GQA waits
 for a schedule that frees registers (dQ whole in one consumer, or the mask folded into lse2).
 
-Measured (device run 4 of docs/data/h200-2026-12-01n, ``bench_backward.py --peers cudnn --dtypes bf16``, the
-whole backward with ODO, the accumulator's zeroing and DQ_CONVERT): at (1,16,8192,128) 2.540 ms non-causal
-against cuDNN's 2.36 (0.93) and 1.495 causal (0.94); BSHD, SBHD and padded rows within 4% of BHSD.
+Measured (device run 6 of docs/data/h200-2026-12-01n, ``bench_backward.py --peers cudnn``, the whole backward
+with ODO, the accumulator's zeroing and DQ_CONVERT): 0.86-0.97 of cuDNN's time on every hd128 row and layout,
+e.g. (1,16,8192,128) bf16 BHSD 0.90 non-causal and causal; BSHD, SBHD and padded rows within 4% of BHSD.
 """
 
 from __future__ import annotations
@@ -69,7 +69,6 @@ QUERY_ROWS = 64  # query rows a streamed tile holds
 KEYS_PER_CONSUMER = 64  # a program owns two such blocks, 128 keys
 STAGES = 2
 MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
-REGISTERS = [240, 24]  # the second consumer's and the loader's (setmaxnreg)
 
 if AVAILABLE:
     KEYS = gl.constexpr(KEYS_PER_CONSUMER)
@@ -85,9 +84,33 @@ if AVAILABLE:
         _semantic.builder.create_async_tma_reduce(ir.DESCRIPTOR_REDUCE_KIND.ADD, desc.handle, offsets, src.handle)
 
     @gluon.jit
+    def load_pairs(once_a, once_b, once_row, a_desc, b_desc, row0, n_tiles, once_a_smem, once_b_smem, a_smem, b_smem,
+                   once_bar, a_ready, b_ready, a_empty, b_empty):
+        """A loader's work: two tensors' rows from ``once_row`` loaded once (two blocks each, under ``once_bar``),
+        then two tensors streamed a tile of rows at a time from ``row0`` through the stages. The loader partition
+        of this kernel and of the backward probes in tools/ (which hand it host-made descriptors)."""
+        NST: gl.constexpr = a_smem.type.shape[0]
+        ROWS: gl.constexpr = a_smem.type.shape[1]
+        HALF: gl.constexpr = once_a_smem.type.shape[1]
+        mbarrier.expect(once_bar, 2 * once_a.block_type.nbytes + 2 * once_b.block_type.nbytes)
+        for w in gl.static_range(2):
+            _tma_load(once_a, [once_row + w * HALF, 0], once_bar, once_a_smem.index(w))
+            _tma_load(once_b, [once_row + w * HALF, 0], once_bar, once_b_smem.index(w))
+        for t in range(n_tiles):
+            s = t % NST
+            phase = (t // NST) & 1
+            # mbarriers start with phase 1 complete: the first STAGES waits pass at once
+            mbarrier.wait(a_empty.index(s), phase ^ 1)
+            mbarrier.expect(a_ready.index(s), a_desc.block_type.nbytes)
+            _tma_load(a_desc, [row0 + t * ROWS, 0], a_ready.index(s), a_smem.index(s))
+            mbarrier.wait(b_empty.index(s), phase ^ 1)
+            mbarrier.expect(b_ready.index(s), b_desc.block_type.nbytes)
+            _tma_load(b_desc, [row0 + t * ROWS, 0], b_ready.index(s), b_smem.index(s))
+
+    @gluon.jit
     def _loader(q_base, do_base, k_base, v_base, sq_s, sdo_s, sk_s, sv_s, S_q, S_kv, key0, m0, n_tiles, k_smem,
                 v_smem, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty):
-        NST: gl.constexpr = q_smem.type.shape[0]
+        """This kernel's loader partition: the program's descriptors made on the device, then ``load_pairs``."""
         ROWS: gl.constexpr = q_smem.type.shape[1]
         D: gl.constexpr = q_smem.type.shape[2]
         k_desc = tma.make_tensor_descriptor(k_base, shape=[S_kv, D], strides=[sk_s, 1], block_shape=[KEYS, D],
@@ -98,20 +121,8 @@ if AVAILABLE:
                                             layout=q_smem.type.layout)
         do_desc = tma.make_tensor_descriptor(do_base, shape=[S_q, D], strides=[sdo_s, 1], block_shape=[ROWS, D],
                                              layout=do_smem.type.layout)
-        mbarrier.expect(kv_bar, 2 * k_desc.block_type.nbytes + 2 * v_desc.block_type.nbytes)
-        for w in gl.static_range(2):
-            _tma_load(k_desc, [key0 + w * KEYS, 0], kv_bar, k_smem.index(w))
-            _tma_load(v_desc, [key0 + w * KEYS, 0], kv_bar, v_smem.index(w))
-        for t in range(n_tiles):
-            s = t % NST
-            phase = (t // NST) & 1
-            # mbarriers start with phase 1 complete: the first STAGES waits pass at once
-            mbarrier.wait(q_empty.index(s), phase ^ 1)
-            mbarrier.expect(q_ready.index(s), q_desc.block_type.nbytes)
-            _tma_load(q_desc, [m0 + t * ROWS, 0], q_ready.index(s), q_smem.index(s))
-            mbarrier.wait(do_empty.index(s), phase ^ 1)
-            mbarrier.expect(do_ready.index(s), do_desc.block_type.nbytes)
-            _tma_load(do_desc, [m0 + t * ROWS, 0], do_ready.index(s), do_smem.index(s))
+        load_pairs(k_desc, v_desc, key0, q_desc, do_desc, m0, n_tiles, k_smem, v_smem, q_smem, do_smem, kv_bar,
+                   q_ready, do_ready, q_empty, do_empty)
 
     @gluon.jit
     def _tile(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, col0,
@@ -267,6 +278,6 @@ if AVAILABLE:
         loader = (q_ptr + b * sq_b + h * sq_h, do_ptr + b * sdo_b + h * sdo_h, k_ptr + b * sk_b + h * sk_h,
                   v_ptr + b * sv_b + h * sv_h, sq_s, sdo_s, sk_s, sv_s, S_q, S_kv, key0, i_start * ROWS, n_tiles,
                   k_smem, v_smem, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty)
-        # the workers' warps and register budgets (REGISTERS): a loader of 32 or 40 leaves the default consumer
+        # the workers' warps and register budgets (setmaxnreg): a loader of 32 or 40 leaves the default consumer
         # 232 or 224, and the spills grow to 400 or 496 B
         gl.warp_specialize([(_consumer, args0), (_consumer, args1), (_loader, loader)], [4, 1], [240, 24])
