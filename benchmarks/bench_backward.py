@@ -116,7 +116,8 @@ def run_row(shape, causal, layout, dtype, config=None, peers=True, check=True, d
         if dq_mode is not None:
             elt = torch.empty((), dtype=dtype).element_size()
             row["ours_formula_bytes"] = ours_backward_workspace_bytes(
-                B, H_q, H_kv, H_kv, S, S, D_qk, D_v, elt, dq_mode in ("atomic", "gluon"))
+                B, H_q, H_kv, H_kv, S, S, D_qk, D_v, elt, dq_mode in ("atomic", "gluon"),
+                kv_accum=dq_mode == "gluon" and H_kv != H_q)
             # 1.00 up to allocator rounding; more means launch allocates something the formula misses
             row["ours_peak_over_formula"] = row["ours_peak_bytes"] / row["ours_formula_bytes"]
     if peers:

@@ -116,7 +116,7 @@ def backward_flops(B, H_q, pairs, D_qk, D_v):
     return 2.5 * forward_flops(B, H_q, pairs, D_qk, D_v)
 
 
-def ours_backward_workspace_bytes(B, H_q, H_k, H_v, S_q, S_kv, D_qk, D_v, elt_bytes, atomic_dq):
+def ours_backward_workspace_bytes(B, H_q, H_k, H_v, S_q, S_kv, D_qk, D_v, elt_bytes, atomic_dq, kv_accum=False):
     """What ``launch.attention_backward`` allocates when the caller passes no outputs
     (exact element counts; the caching allocator rounds each tensor up to 512 B)."""
     side = 8 * B * H_q * S_q                                   # delta + lse2, fp32, one per (b, h_q, i) row
@@ -124,7 +124,8 @@ def ours_backward_workspace_bytes(B, H_q, H_k, H_v, S_q, S_kv, D_qk, D_v, elt_by
                         + B * H_k * S_kv * D_qk                # dK
                         + B * H_v * S_kv * D_v)                # dV
     accum = 4 * B * H_q * S_q * D_qk if atomic_dq else 0       # fp32 dq_accum: atomic dQ mode, Gluon backward
-    return side + outs + accum
+    kv = 4 * (B * H_k * S_kv * D_qk + B * H_v * S_kv * D_v) if kv_accum else 0  # Gluon backward, GQA: dK, dV fp32
+    return side + outs + accum + kv
 
 
 OURS_BACKWARD_WORKSPACE_FORMULA = (
@@ -135,6 +136,8 @@ OURS_BACKWARD_WORKSPACE_FORMULA = (
     "+ 4*B*H_q*S_q*D_qk (float32 dq_accum, torch.zeros) only when the call runs the Gluon backward "
     "(launch.gluon_backward_reasons empty: hd128 16-bit TMA-addressable, non-deterministic; row dq_mode "
     "'gluon') or the config's dq_mode is 'atomic' "
+    "+ 4*(B*H_k*S_kv*D_qk + B*H_v*S_kv*D_v) (float32 dK and dV accumulators, torch.zeros) only when the Gluon "
+    "backward runs with K or V heads shared (GQA, MQA) "
     "(deterministic=True forces 'separate'; in 'separate' mode no accumulator is allocated: the dQ pass "
     "writes dQ directly). "
     "Where a kernel reads tiles through device-side TMA descriptors (launch._use_tma, when present), Triton "

@@ -115,9 +115,9 @@ def test_hd128_16_bit_forward_is_the_gluon_kernel_as_on_the_h200():
 
 
 def test_hd128_16_bit_backward_is_the_gluon_kernel_as_on_the_h200():
-    """The H200 runs the Gluon backward for hd128 16-bit problems with one K/V head a query head
-    (launch.gluon_backward_reasons), between the ODO and DQ_CONVERT kernels: the enumeration must count it, not
-    the Triton DKDV and dQ passes, and GQA must still count those."""
+    """The H200 runs the Gluon backward for hd128 16-bit problems (launch.gluon_backward_reasons), between the ODO
+    and DQ_CONVERT kernels: the enumeration must count it, not the Triton DKDV and dQ passes; GQA's is another
+    specialisation of it (dK and dV fp32 accumulators), and deterministic mode still counts the Triton passes."""
     from sdpa_bwd.kernels import attention_bwd_gluon
 
     if not attention_bwd_gluon.AVAILABLE:
@@ -128,4 +128,9 @@ def test_hd128_16_bit_backward_is_the_gluon_kernel_as_on_the_h200():
     g = ks[ct.GLUON_BWD_KERNEL]
     assert dict(g.constexprs) == {"D": 128} and g.num_warps == 4 and g.maxnreg == attention_bwd_gluon.MAX_REGS
     gqa = by_kernel(Case("g", B=2, H_q=4, H_k=2, H_v=2, S_q=256, D_qk=128, D_v=128, dtype="bfloat16"))
-    assert ct.GLUON_BWD_KERNEL not in gqa, sorted(gqa)
+    assert ct.GLUON_BWD_KERNEL in gqa and not any(k.startswith("attention_bwd_dkdv") for k in gqa), sorted(gqa)
+    sig = dict(gqa[ct.GLUON_BWD_KERNEL].signature)
+    assert (sig["dk_ptr"], sig["dv_ptr"], dict(g.signature)["dk_ptr"]) == ("*fp32", "*fp32", "*bf16"), sig
+    det = by_kernel(Case("g", B=2, H_q=4, H_k=2, H_v=2, S_q=256, D_qk=128, D_v=128, dtype="bfloat16",
+                         deterministic=True))
+    assert ct.GLUON_BWD_KERNEL not in det and "attention_bwd_dq_kernel" in det, sorted(det)

@@ -2,7 +2,7 @@
 
     TRITON_INTERPRET=0 PYTHONPATH=src python3 tools/gluon_bwd_compile.py [DTYPE ...]
 
-One JSON line per dtype (default: bf16 and fp16): the shared memory, the number of wgmma instructions, each
+One JSON line per dtype (default: bf16 and fp16) and variant (``grouped``: GQA's, dK and dV bulk-reduced): the shared memory, the number of wgmma instructions, each
 product wait's outstanding count (``wgmma.wait_group N``), the partitions' register budgets (``setmaxnreg``),
 ptxas -v's registers, spills and serialisation verdict (``gluon_probe_common.compile_report``), and how the
 dQ partials leave: the bulk reduces, and how many of them are waited for (``cp.async.bulk.wait_group.read``)
@@ -18,14 +18,16 @@ import re
 import sys
 
 
-def compile_variant(dtype: str) -> dict:
+def compile_variant(dtype: str, grouped: bool = False) -> dict:
+    """``grouped``: the GQA variant, dK and dV added into fp32 accumulators (``dk_ptr``, ``dv_ptr`` fp32)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import compile_report, signature_of
 
     from sdpa_bwd.kernels import attention_bwd_gluon as g
 
     fn = g.attention_bwd_gluon_kernel
-    sig = signature_of(fn, dtype, fp32_ptrs=("dq_acc_ptr", "lse2_ptr", "delta_ptr"), floats=("qk_scale_log2", "scale"))
+    fp32 = ("dq_acc_ptr", "lse2_ptr", "delta_ptr") + (("dk_ptr", "dv_ptr") if grouped else ())
+    sig = signature_of(fn, dtype, fp32_ptrs=fp32, floats=("qk_scale_log2", "scale"))
     report = compile_report(fn, sig, dict(D=g.HEAD_DIM), maxnreg=g.MAX_REGS, with_ptx=True)
     ptx = report.pop("ptx")
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
@@ -34,12 +36,13 @@ def compile_variant(dtype: str) -> dict:
     events = re.findall(r"cp\.reduce\.async\.bulk\.tensor|cp\.async\.bulk\.wait_group\.read|wgmma\.mma_async", ptx)
     report["reduces_waited_at_once"] = sum(1 for i, e in enumerate(events) if e.startswith("cp.reduce") and next(
         (f for f in events[i + 1:] if not f.startswith("cp.reduce")), "").startswith("cp.async.bulk.wait"))
-    return dict(dtype=dtype, **report)
+    return dict(dtype=dtype, grouped=grouped, **report)
 
 
 def main(argv) -> None:
     for dtype in argv or ["bf16", "fp16"]:
-        print(json.dumps(compile_variant(dtype)), flush=True)
+        for grouped in (False, True):
+            print(json.dumps(compile_variant(dtype, grouped)), flush=True)
 
 
 if __name__ == "__main__":

@@ -935,17 +935,15 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     """Why the Gluon backward (``kernels.attention_bwd_gluon``) does not take this call; empty: it does.
 
     It runs on the H200 (sm_90) only, outside Triton's interpreter, for 16-bit Q, K, V, dO of head dim 128
-    (D_qk = D_v) that the bulk-copy engine can read (``_tma_ok``), one K/V head a query head, scale > 0, no band
-    but the causal one with its diagonal at 0 (and S_q >= S_kv under it), outside deterministic mode (its dQ
+    (D_qk = D_v) that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and dV
+    bulk-reduced into fp32 accumulators), scale > 0, no band but the causal one with its diagonal at 0 (and S_q >= S_kv under it), outside deterministic mode (its dQ
     sums come in in no fixed order), with outputs that touch no input. The Triton kernels take the rest."""
     reasons = _gluon_reasons(q, GLUON_BACKWARD, "GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD", config, "backward")
     B, H_q, S_q, D_qk = q.shape
-    H_k, S_kv, D_v = k.shape[1], k.shape[2], v.shape[3]
+    S_kv, D_v = k.shape[2], v.shape[3]
     if (D_qk, D_v) != (attention_bwd_gluon.HEAD_DIM,) * 2:
         reasons.append(f"head dims {(D_qk, D_v)}: the kernel's registers are sized for "
                        f"{(attention_bwd_gluon.HEAD_DIM,) * 2}")
-    if not (H_k == H_q and v.shape[1] == H_q):
-        reasons.append(f"heads {H_q}/{H_k}/{v.shape[1]}: one K/V head a query head only (GQA spilled registers)")
     if not scale > 0:
         reasons.append(f"scale {scale}: the exp2 fold needs scale > 0")
     if banded and not (causal and hi_off == 0):
@@ -953,7 +951,7 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     if causal and S_q < S_kv:
         reasons.append(f"causal with S_q {S_q} < S_kv {S_kv}: keys no query sees would need zeroed dK, dV")
     if deterministic:
-        reasons.append("deterministic mode: the bulk-reduced dQ sums come in in no fixed order")
+        reasons.append("deterministic mode: the bulk-reduced dQ (and GQA's dK, dV) sums come in in no fixed order")
     if B * H_q > 65535:
         reasons.append(f"B * H = {B * H_q}: over the grid's 65535")
     if B * H_q * S_q >= 2 ** 31:
@@ -1121,24 +1119,32 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
 
 
 def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, causal: bool, return_delta: bool):
-    """The Gluon backward's three launches: ODO (delta, lse2), the one pass (dK, dV, and dQ's partials added into
-    the zeroed fp32 accumulator) and DQ_CONVERT (the accumulator, scaled, into dQ through its strides)."""
+    """The Gluon backward's launches: ODO (delta, lse2), the one pass (dK, dV, and dQ's partials added into the
+    zeroed fp32 accumulator) and DQ_CONVERT (the accumulator, scaled, into dQ through its strides). Where K or V
+    heads are shared (GQA, MQA), each query head's program adds its dK, dV partials into zeroed fp32
+    accumulators of K's and V's dims, and DQ_CONVERT's kernel writes them into dK and dV afterwards."""
     B, H_q, S_q, D = q.shape
     S_kv = k.shape[2]
     wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
     delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D, True, q.device)
+    kv_acc = _kv_accumulators(q, k, v)
+    dk_out, dv_out = kv_acc or (dk, dv)
     _launch_odo(rec, o, do, stats, st, delta, lse2, D, wide)
     _ensure_tma_allocator()  # the partitions make their descriptors on the device
     g = attention_bwd_gluon
     rec.launch(
         g.attention_bwd_gluon_kernel, (_cdiv(S_kv, 2 * g.KEYS_PER_CONSUMER), B * H_q),
-        q, k, v, do, dk, dv, dq_accum, lse2, delta,
-        *q.stride()[:3], *k.stride()[:3], *v.stride()[:3], *do.stride()[:3], *dk.stride(), *dv.stride(),
-        H_q, S_q, S_kv, scale * LOG2E, scale, int(causal),
+        q, k, v, do, dk_out, dv_out, dq_accum, lse2, delta,
+        *q.stride()[:3], *k.stride()[:3], *v.stride()[:3], *do.stride()[:3], *dk_out.stride(), *dv_out.stride(),
+        H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, scale * LOG2E, scale, int(causal),
         D=D, num_warps=4, maxnreg=g.MAX_REGS,
     )
     _launch_dq_convert(rec, dq_accum, dq, scale, D, 0, wide)
-    rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum), extra=(B, H_q, S_q, D, True))
+    if kv_acc:  # dK's partials were scaled in the kernel
+        _launch_dq_convert(rec, kv_acc[0], dk, 1.0, D, 0, wide)
+        _launch_dq_convert(rec, kv_acc[1], dv, 1.0, D, 0, wide)
+    rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum) + (kv_acc or ()),
+               extra=(B, H_q, S_q, D, True, kv_acc is not None))
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, S_q)
     return dq, dk, dv
@@ -1161,7 +1167,8 @@ def _launch_odo(rec, o, do, stats, st, delta, lse2, d_v_pad: int, wide: bool) ->
 
 def _launch_dq_convert(rec, dq_accum, dq, scale: float, qk_chunk: int, qk_split: int, wide: bool) -> None:
     """DQ_CONVERT, the last stage where dQ was added up in the packed fp32 accumulator (the Triton atomic mode,
-    the Gluon backward): the accumulator, scaled, into dQ through dQ's strides."""
+    the Gluon backward): the accumulator, scaled, into dQ through dQ's strides. The Gluon backward's GQA
+    accumulators of dK and dV go the same way (``dq`` is then dK or dV, ``scale`` 1)."""
     B, H_q, S_q, D_qk = dq.shape
     block = 64 if dq.device.type == "cuda" else 16
     rec.launch(
@@ -1169,6 +1176,14 @@ def _launch_dq_convert(rec, dq_accum, dq, scale: float, qk_chunk: int, qk_split:
         dq_accum, dq, *dq.stride(), H_q, S_q, scale,
         BLOCK_M=block, D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, WIDE=wide, num_warps=4,
     )
+
+
+def _kv_accumulators(q, k, v):
+    """The Gluon backward's zeroed fp32 dK and dV accumulators, packed in K's and V's dims, where a K or V head
+    is shared by several query heads (GQA, MQA); None where none is."""
+    if k.shape[1] == q.shape[1] and v.shape[1] == q.shape[1]:
+        return None
+    return tuple(torch.zeros(t.shape, dtype=torch.float32, device=t.device) for t in (k, v))
 
 
 def _side_buffers(B: int, H_q: int, S_q: int, D_qk: int, atomic: bool, device):
@@ -1184,11 +1199,12 @@ def _side_buffers(B: int, H_q: int, S_q: int, D_qk: int, atomic: bool, device):
 def _replay_backward(plan, q, k, v, o, do, stats, dq, dk, dv, return_delta: bool):
     """attention_backward for a call whose key was recorded: its outputs and side buffers allocated as the
     recorded call allocated them, then its launches."""
-    B, H_q, S_q, D_qk, atomic = plan.extra
+    B, H_q, S_q, D_qk, atomic, *kv_acc = plan.extra  # kv_acc: [True] where the Gluon backward's GQA ran
     dq, dk, dv = (torch.empty(ref.shape, dtype=ref.dtype, device=ref.device) if t is None else t
                   for t, ref in ((dq, q), (dk, k), (dv, v)))
     delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, atomic, q.device)
-    plan.replay((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum))
+    more = (_kv_accumulators(q, k, v) or ()) if kv_acc and kv_acc[0] else ()
+    plan.replay((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum) + more)
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, S_q)
     return dq, dk, dv

@@ -43,12 +43,21 @@ GLUON_CASES = [
          q=Layout(broadcast="b"), k=Layout("bshd", broadcast="h"), v=Layout(broadcast="bh"), scale=0.03, seed=407),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=4096, S_kv=4096, D_qk=128, D_v=128, dtype="bf16", right_bound=0,
          alignment="bottom_right", q=BSHD, k=BSHD, v=BSHD, o=BSHD, do=BSHD, seed=408),
-]
-# Where the Triton backward must take the call instead: GQA, a head-dim stride of 2 in dO, rows not 16-byte
-# aligned, a window, the causal diagonal off 0, causal with S_q < S_kv, a negative scale, other head dims,
-# fp32, deterministic mode.
-TRITON_CASES = [
+    # shared K/V heads (dK, dV partials bulk-reduced across the group's programs): GQA, MQA with tails and
+    # layouts, K shared where V is not, a long causal group (every program of a group reduces at once)
     Case(B=1, H_q=4, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", seed=410),
+    Case(B=2, H_q=4, H_k=1, H_v=1, S_q=777, S_kv=650, D_qk=128, D_v=128, dtype="fp16", right_bound=0,
+         q=BSHD, k=SBHD, v=PAD, do=BSHD, dk=DSTEP, dv=BSHD, seed=420),
+    Case(B=2, H_q=6, H_k=3, H_v=6, S_q=500, S_kv=517, D_qk=128, D_v=128, dtype="bf16",
+         k=BSHD, v=SBHD, dq=BSHD, dk=SBHD, seed=421),
+    Case(B=1, H_q=8, H_k=2, H_v=2, S_q=2048, S_kv=2048, D_qk=128, D_v=128, dtype="bf16", right_bound=0, seed=422),
+    Case(B=3, H_q=4, H_k=2, H_v=2, S_q=3, S_kv=70, D_qk=128, D_v=128, dtype="fp16",
+         k=Layout(broadcast="h"), seed=423),
+]
+# Where the Triton backward must take the call instead: a head-dim stride of 2 in dO, rows not 16-byte
+# aligned, a window, the causal diagonal off 0, causal with S_q < S_kv, a negative scale, other head dims,
+# fp32, deterministic mode (with heads of its own and GQA).
+TRITON_CASES = [
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", do=DSTEP, seed=411),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", k=ODD, seed=412),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", left_bound=50,
@@ -61,6 +70,8 @@ TRITON_CASES = [
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="fp32", seed=418),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", deterministic=True,
          seed=419),
+    Case(B=1, H_q=4, H_k=1, H_v=1, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", deterministic=True,
+         seed=424),
 ]
 
 
@@ -92,21 +103,25 @@ def test_gpu_triton_backward_takes_what_the_gluon_one_cannot(case, launched):
         f"the backward launched {launched} for {case.repro()}: the Gluon kernel does not address this call")
 
 
-def _inputs(seed, shape=(2, 4, 640, 128), causal=True):
+def _inputs(seed, shape=(2, 4, 640, 128), causal=True, H_kv=None):
     gen = torch.Generator(device="cuda").manual_seed(seed)
-    q, k, v, do = (torch.randn(*shape, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(4))
+    kv_shape = (shape[0], H_kv or shape[1]) + tuple(shape[2:])
+    q, k, v, do = (torch.randn(*s, device="cuda", dtype=torch.bfloat16, generator=gen)
+                   for s in (shape, kv_shape, kv_shape, shape))
     band = dict(right_bound=0) if causal else {}
     o, stats = launch.attention_forward(q, k, v, **band)
     return (q, k, v, o, do, stats), band
 
 
-def test_gpu_gluon_backward_replays_with_other_tensors():
+@pytest.mark.parametrize("H_kv", [None, 1], ids=["heads-own-kv", "mqa"])
+def test_gpu_gluon_backward_replays_with_other_tensors(H_kv):
     """The launch cache replays the Gluon launches for new tensors of the same call: within the bulk reduce's
-    summation-order noise of the full launcher's result on the same inputs, and not the first call's."""
+    summation-order noise of the full launcher's result on the same inputs, and not the first call's (MQA: the
+    replay allocates zeroed dK, dV accumulators of its own)."""
     launch_cache.clear()
-    first, band = _inputs(9)
+    first, band = _inputs(9, H_kv=H_kv)
     launch.attention_backward(*first, **band)
-    second, _ = _inputs(10)
+    second, _ = _inputs(10, H_kv=H_kv)
     replayed = launch.attention_backward(*second, **band)
     launch_cache.clear()
     full = launch.attention_backward(*second, **band)
@@ -115,10 +130,11 @@ def test_gpu_gluon_backward_replays_with_other_tensors():
     assert not torch.allclose(replayed[0], launch.attention_backward(*first, **band)[0]), "replay reused tensors"
 
 
-def test_gpu_gluon_and_triton_backwards_agree():
+@pytest.mark.parametrize("H_kv", [None, 2], ids=["heads-own-kv", "gqa"])
+def test_gpu_gluon_and_triton_backwards_agree(H_kv):
     """Both backwards on one problem agree within bf16 rounding (each is checked against the oracle above;
     this catches a drift between two paths of the same engine)."""
-    args, band = _inputs(11, (1, 4, 2048, 128))
+    args, band = _inputs(11, (1, 4, 2048, 128), H_kv=H_kv)
     g = launch.attention_backward(*args, **band)
     with launch.switches(gluon_backward=False):
         t = launch.attention_backward(*args, **band)

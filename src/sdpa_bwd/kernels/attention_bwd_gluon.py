@@ -5,7 +5,7 @@ Launch code and the rule for when it runs are in ``sdpa_bwd.launch`` (``gluon_ba
 kernels in ``attention_bwd`` do every other problem and everything under CI's interpreter (Gluon has none).
 The launcher's ODO kernel runs first (delta = rowsum(dO O) and the stats in log2 units, ``lse2``) and its
 DQ_CONVERT after (the fp32 accumulator, scaled, into dQ through dQ's strides). One program owns 128 keys of
-one (batch, head) and runs over its query tiles (H_q = H_k = H_v: GQA stays on the Triton kernels, see below):
+one (batch, query head) and runs over its query tiles, reading the K and V heads that query head uses:
 
 - a loader partition (1 warp) makes TMA descriptors from base pointers and row strides (any layout whose
   head-dim stride is 1 and whose rows and bases are 16-byte aligned), loads the program's K and V once and
@@ -18,7 +18,11 @@ one (batch, head) and runs over its query tiles (H_q = H_k = H_v: GQA stays on t
   two products (dS of each consumer times its K block's column slice), then dK += dS^T Q. dQ is waited for
   with dK in flight, staged in the consumer's buffer and added into the packed fp32 accumulator by a TMA
   bulk reduce that nobody waits for until the buffer is written again a tile later. dK and dV stay in
-  registers and leave through their own strides.
+  registers and leave through their own strides, or, where K or V heads are shared (GQA, MQA), are added
+  into zeroed fp32 accumulators by two more bulk reduces a consumer, staged through the Q and dO stage
+  buffers (free once both consumers are past their last tile); the launcher converts those into dK and dV.
+  Which of the two epilogues a compile holds is read off dK's pointer type (fp32: the accumulators), so
+  neither the loop nor its registers change with it.
 
 Tails need no mask: rows of Q and dO past S_q and keys past S_kv come in as TMA's zero fill, and lse2 past
 S_q is read as +inf, so those rows' P is 0; a key past S_kv has K and V rows of zero, so it adds nothing to
@@ -26,18 +30,19 @@ dQ and its own dK, dV rows are not stored. The causal mask (the diagonal at 0, q
 is applied in the first two query tiles of each head only, peeled out of the loop. A query tile past S_q
 (a program's last 128 keys may need just one real tile) adds exact zeros.
 
-The dQ accumulator's sums come in in no fixed order, so this pass is not deterministic; the launcher keeps
-deterministic calls on the Triton kernels.
+The accumulators' sums (dQ's, and GQA's dK and dV) come in in no fixed order, so this pass is not
+deterministic; the launcher keeps deterministic calls on the Triton kernels.
 
 Registers are the limit. The consumers hold dV and dK (64 registers each), S and dP (32 each) and half of dQ
-(32) at 240 registers: Triton 3.6's ptxas spills 240 B (the probe, with packed outputs, 16 B; the strides of
-dK and dV, live over the loop, are 72 B of it). A loop over a GQA group's query heads, with each head's two
-diagonal tiles peeled, spilled 752 B; one mask compare in every tile instead still spilled 464 B. So GQA waits
-for a schedule that frees registers (dQ whole in one consumer, or the mask folded into lse2).
+(32) at 240 registers: Triton 3.6's ptxas spills 220 B (GQA's compile 148 B: its epilogue needs no dK, dV
+head-dim strides; the probe, with packed outputs, 16 B). A loop over a GQA group's query heads inside one
+program, with each head's two diagonal tiles peeled, spilled 752 B, one mask compare in every tile 464 B:
+hence GQA's partials reduced across the group's programs instead (session 16, 0.90-0.99 of cuDNN).
 
-Measured (device run 6 of docs/data/h200-2026-12-01n, ``bench_backward.py --peers cudnn``, the whole backward
-with ODO, the accumulator's zeroing and DQ_CONVERT): 0.86-0.97 of cuDNN's time on every hd128 row and layout,
-e.g. (1,16,8192,128) bf16 BHSD 0.90 non-causal and causal; BSHD, SBHD and padded rows within 4% of BHSD.
+Measured (device run 4 of docs/data/h200-2026-12-02a, ``bench_backward.py --peers cudnn --no-split``, the
+whole backward with ODO, the accumulators' zeroing and the conversions): 0.85-0.96 of cuDNN's time on the
+hd128 rows with a K/V head a query head (e.g. (1,16,8192,128) bf16 BHSD 0.89 non-causal, 0.88 causal), and
+0.90-0.99 on GQA 32/8 at 8192 (BHSD 0.95 / 0.98 bf16 / fp16 non-causal).
 """
 
 from __future__ import annotations
@@ -82,6 +87,13 @@ if AVAILABLE:
         3.6's Gluon has the builder call but no name for it; 3.9 calls it ``tma.async_atomic_add``."""
         offsets = _semantic._convert_to_ir_values(offsets, require_i64=False)
         _semantic.builder.create_async_tma_reduce(ir.DESCRIPTOR_REDUCE_KIND.ADD, desc.handle, offsets, src.handle)
+
+    @_core.builtin
+    def _reinterpret(smem, dtype, shape, layout, _semantic=None):
+        """``smem``'s bytes seen as another dtype, shape and layout: Triton 3.6 names it ``_reinterpret``, 3.9
+        ``reinterpret``."""
+        view = getattr(smem, "reinterpret", None) or smem._reinterpret
+        return view(dtype, shape, layout, _semantic=_semantic)
 
     @gluon.jit
     def load_pairs(once_a, once_b, once_row, a_desc, b_desc, row0, n_tiles, once_a_smem, once_b_smem, a_smem, b_smem,
@@ -181,12 +193,16 @@ if AVAILABLE:
         return dv, dk_tok
 
     @gluon.jit
-    def _consumer(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dk_base, dv_base, sdk_s, sdk_d, sdv_s, sdv_d,
-                  dq_ptr, lse2_ptr, delta_ptr, side0, key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2,
-                  scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full):
+    def _consumer(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, sdk_s, sdk_d, sdv_s,
+                  sdv_d, dq_ptr, lse2_ptr, delta_ptr, side0, key0, i_start, n_tiles, S_q, S_kv, dq_rows,
+                  qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
+                  ds_full):
         """64 keys from ``key0``: their dK and dV, and dQ's 64 columns from
         ``cid * 64`` over the program's 128 keys. ``cid`` (0 or 1) is read off ``key0``: a partition takes no
-        constexpr, and a literal 0 or 1 would be one."""
+        constexpr, and a literal 0 or 1 would be one. dK and dV leave through their strides, or, where
+        ``dk_base`` and ``dv_base`` are fp32 (GQA: the head's rows of the accumulators), are added in by bulk
+        reduces staged in ``kv_smem`` (this consumer's share of the Q and dO stages, free once both consumers
+        are past their last tile: a last ``ds_full`` handshake, as for a tile ``n_tiles``)."""
         ROWS: gl.constexpr = q_smem.type.shape[1]
         D: gl.constexpr = q_smem.type.shape[2]
         DH: gl.constexpr = dq_smem.type.shape[1]
@@ -215,33 +231,55 @@ if AVAILABLE:
         last = (n_tiles - 1) % NST
         mbarrier.arrive(q_empty.index(last), count=1)
         mbarrier.arrive(do_empty.index(last), count=1)
-        rows = key0 + gl.arange(0, KEYS, layout=gl.SliceLayout(1, acc_layout))
-        cols = gl.arange(0, D, layout=gl.SliceLayout(0, acc_layout)).to(gl.int64)
-        keep = (rows < S_kv)[:, None]
-        r64 = rows.to(gl.int64)[:, None]
-        gl.store(dv_base + r64 * sdv_s + cols[None, :] * sdv_d, dv.to(dv_base.dtype.element_ty), mask=keep)
-        gl.store(dk_base + r64 * sdk_s + cols[None, :] * sdk_d, (dk * scale).to(dk_base.dtype.element_ty),
-                 mask=keep)
-        tma.store_wait(0)  # the last reduce has read the staging buffer before the program ends
+        if dk_base.dtype.element_ty == gl.float32:  # a compile-time choice: the launcher's accumulators
+            # the descriptors stop at the head's S_kv rows: keys past it (P's garbage) are not added
+            dv_desc = tma.make_tensor_descriptor(dv_base, shape=[S_kv, D], strides=[sdv_s, 1],
+                                                 block_shape=[KEYS, D], layout=kv_smem.type.layout)
+            dk_desc = tma.make_tensor_descriptor(dk_base, shape=[S_kv, D], strides=[sdk_s, 1],
+                                                 block_shape=[KEYS, D], layout=kv_smem.type.layout)
+            # this consumer's products are done with the Q and dO stages; the other's once this wait passes (the
+            # handshake of a tile n_tiles: no barrier of its own, whose shared memory an unused one would hold)
+            mbarrier.arrive(ds_full.index(n_tiles % 2), count=1)
+            mbarrier.wait(ds_full.index(n_tiles % 2), (n_tiles // 2) & 1)
+            kv_smem.store(dv)
+            fence_async_shared()
+            _tma_reduce_add(dv_desc, [key0, 0], kv_smem)
+            tma.store_wait(0)
+            kv_smem.store(dk * scale)
+            fence_async_shared()
+            _tma_reduce_add(dk_desc, [key0, 0], kv_smem)
+        else:
+            rows = key0 + gl.arange(0, KEYS, layout=gl.SliceLayout(1, acc_layout))
+            cols = gl.arange(0, D, layout=gl.SliceLayout(0, acc_layout)).to(gl.int64)
+            keep = (rows < S_kv)[:, None]
+            r64 = rows.to(gl.int64)[:, None]
+            gl.store(dv_base + r64 * sdv_s + cols[None, :] * sdv_d, dv.to(dv_base.dtype.element_ty), mask=keep)
+            gl.store(dk_base + r64 * sdk_s + cols[None, :] * sdk_d, (dk * scale).to(dk_base.dtype.element_ty),
+                     mask=keep)
+        tma.store_wait(0)  # the last reduces have read their staging buffers before the program ends
 
     # Triton makes an integer argument equal to 1 a constexpr, and worker partitions take none: every
     # argument that reaches a partition stays a runtime value.
     @gluon.jit(do_not_specialize=["sq_b", "sq_h", "sq_s", "sk_b", "sk_h", "sk_s", "sv_b", "sv_h", "sv_s", "sdo_b",
                                    "sdo_h", "sdo_s", "sdk_b", "sdk_h", "sdk_s", "sdk_d", "sdv_b", "sdv_h", "sdv_s",
-                                   "sdv_d", "H", "S_q", "S_kv", "causal"])
+                                   "sdv_d", "H", "G_k", "G_v", "S_q", "S_kv", "causal"])
     def attention_bwd_gluon_kernel(
         q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, dq_acc_ptr, lse2_ptr, delta_ptr,
         sq_b, sq_h, sq_s, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s, sdo_b, sdo_h, sdo_s,
         sdk_b, sdk_h, sdk_s, sdk_d, sdv_b, sdv_h, sdv_s, sdv_d,
-        H, S_q, S_kv, qk_scale_log2, scale, causal, D: gl.constexpr,
+        H, G_k, G_v, S_q, S_kv, qk_scale_log2, scale, causal, D: gl.constexpr,
     ):
-        """Grid (cdiv(S_kv, 128), B H), H heads of Q, K and V alike. ``dq_acc_ptr``: zeroed fp32 (B H S_q, D),
-        scale-free; ``lse2_ptr``, ``delta_ptr``: packed (B H S_q) as the ODO kernel writes them."""
+        """Grid (cdiv(S_kv, 128), B H): H query heads, H / G_k K heads, H / G_v V heads. ``dq_acc_ptr``: zeroed
+        fp32 (B H S_q, D), scale-free; ``lse2_ptr``, ``delta_ptr``: packed (B H S_q) as the ODO kernel writes
+        them. Where a K or V head is shared (GQA), ``dk_ptr`` and ``dv_ptr`` are zeroed fp32 accumulators (dims
+        and strides as dK's and dV's) that the group's programs add their partials into."""
         ROWS: gl.constexpr = ROWS_
         pid_n = gl.program_id(0)
         bh = gl.program_id(1)
         b = (bh // H).to(gl.int64)
         h = (bh % H).to(gl.int64)
+        hk = h // G_k
+        hv = h // G_v
         key0 = pid_n * (2 * KEYS)
         # causal (keys up to the query row): query tiles before the program's first key see none of its keys
         i_start = key0 // ROWS * causal
@@ -263,20 +301,24 @@ if AVAILABLE:
         for i in gl.static_range(2):
             mbarrier.init(ds_full.index(i), count=2)  # an arrival from each consumer
         bars = (q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full)
-        dk_base = dk_ptr + b * sdk_b + h * sdk_h
-        dv_base = dv_ptr + b * sdv_b + h * sdv_h
+        # GQA's staging buffers for the dK, dV partials: a consumer's fp32 [64, D] is one tensor's two stages
+        kv_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([KEYS, D], gl.float32)
+        kv0 = _reinterpret(q_smem, gl.float32, [KEYS, D], kv_layout)
+        kv1 = _reinterpret(do_smem, gl.float32, [KEYS, D], kv_layout)
+        dk_base = dk_ptr + b * sdk_b + hk * sdk_h
+        dv_base = dv_ptr + b * sdv_b + hv * sdv_h
         tail = (dk_base, dv_base, sdk_s, sdk_d, sdv_s, sdv_d, dq_acc_ptr, lse2_ptr, delta_ptr, side0)
         scalars = (i_start, n_tiles, S_q, S_kv, gl.num_programs(1) * S_q, qk_scale_log2, scale, causal)
         DH: gl.constexpr = D // 2
         # consumer c: keys c * 64 on of the program's 128 (K, V blocks c), dQ's columns c * 64 on (of both)
         args0 = (k_smem.index(0), v_smem.index(0), k_smem.index(0).slice(0, DH, dim=1),
-                 k_smem.index(1).slice(0, DH, dim=1), p_smem.index(0), ds_all, dq_smem.index(0)) + tail \
+                 k_smem.index(1).slice(0, DH, dim=1), p_smem.index(0), ds_all, dq_smem.index(0), kv0) + tail \
             + (key0,) + scalars + bars
         args1 = (k_smem.index(1), v_smem.index(1), k_smem.index(0).slice(DH, DH, dim=1),
-                 k_smem.index(1).slice(DH, DH, dim=1), p_smem.index(1), ds_all, dq_smem.index(1)) + tail \
+                 k_smem.index(1).slice(DH, DH, dim=1), p_smem.index(1), ds_all, dq_smem.index(1), kv1) + tail \
             + (key0 + KEYS,) + scalars + bars
-        loader = (q_ptr + b * sq_b + h * sq_h, do_ptr + b * sdo_b + h * sdo_h, k_ptr + b * sk_b + h * sk_h,
-                  v_ptr + b * sv_b + h * sv_h, sq_s, sdo_s, sk_s, sv_s, S_q, S_kv, key0, i_start * ROWS, n_tiles,
+        loader = (q_ptr + b * sq_b + h * sq_h, do_ptr + b * sdo_b + h * sdo_h, k_ptr + b * sk_b + hk * sk_h,
+                  v_ptr + b * sv_b + hv * sv_h, sq_s, sdo_s, sk_s, sv_s, S_q, S_kv, key0, i_start * ROWS, n_tiles,
                   k_smem, v_smem, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty)
         # the workers' warps and register budgets (setmaxnreg): a loader of 32 or 40 leaves the default consumer
         # 232 or 224, and the spills grow to 400 or 496 B
