@@ -98,6 +98,24 @@ def test_replays_go_to_the_plans_first_failures_on_any_worker_count(fault_engine
         assert "replays_s" in timing
 
 
+def test_a_stopped_run_says_which_failures_it_did_not_replay(fault_engines):
+    """A run stopped (SIGTERM, ^C, a time cap) while a failing case waits for its replay alone: the result
+    the report holds says it was not replayed, instead of a replay of None (what a passing case has)."""
+    cases = [Case(f"s{i}", B=1, H_q=2, S_q=13 if i == 1 else 9, D_qk=16, seed=i) for i in range(4)]
+    seen = []
+
+    def stop_at_the_fault(r):
+        seen.append(r)
+        if r.verdict == "fault":
+            raise KeyboardInterrupt  # as the CLI's SIGTERM handler raises in the runner's thread
+
+    with pytest.raises(KeyboardInterrupt):
+        run_isolated("test-exits", cases, progress=False, workers=1, on_result=stop_at_the_fault)
+    fault = next(r for r in seen if r.verdict == "fault")
+    assert fault.replay == {"skipped": "the run was stopped before this case was replayed alone"}, fault.replay
+    assert all(r.replay is None for r in seen if r is not fault)
+
+
 def test_packed_control_keeps_values_and_drops_storage():
     c = BUILTIN_CASES[3]  # padded-rows
     p = packed_control(c)

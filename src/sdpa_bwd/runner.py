@@ -587,8 +587,25 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
         with lock:
             for w in list(live):
                 w.kill()
+            unreplayed_say_so()
         if replayer is not None:
             replayer.shutdown(wait=False, cancel_futures=True)
+
+    def unreplayed_say_so() -> None:
+        """A stopped run's report holds the results as they first came (``on_result``'s objects): a failing
+        one takes its replay where that finished, and otherwise says it was not replayed, rather than a
+        ``replay`` of None that reads as "not a replay suspect" (session 16's full run: a fault, its replay
+        cancelled by the run's time cap, nothing in the report to tell)."""
+        for i, r in enumerate(results):
+            if r is None or not _replay_suspect(r) or r.replay is not None:
+                continue
+            future = replays.get(i)
+            copy_done = future is not None and future.done() and not future.cancelled() \
+                and future.exception() is None and future.result() is not None
+            if copy_done:
+                vars(r).update(vars(future.result()))
+            else:
+                r.replay = {"skipped": "the run was stopped before this case was replayed alone"}
 
     # Replays of failing cases alone in fresh processes start as soon as a failure is found, on
     # up to two threads beside the workers, instead of after the last case (a serial tail of
