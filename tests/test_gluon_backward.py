@@ -119,10 +119,11 @@ def test_gluon_backward_reasons_name_each_thing_it_cannot_do(as_on_the_h200, mon
        d_step=st.sampled_from([1, 2]), offset=st.sampled_from([0, 1, 8]),
        dtype=st.sampled_from([torch.bfloat16, torch.float16, torch.float32]), d=st.sampled_from([64, 128]),
        gqa=st.booleans(), scale=st.sampled_from([0.1, -0.1]), causal=st.booleans(), det=st.booleans())
-# calls that pass every rule but one (random draws reach each only about once in 100)
+# calls at the rules' edges (random draws reach each only about once in 100): GQA that passes every rule (the
+# kernel takes it), GQA in deterministic mode (the one rule it fails), a padded SBHD causal call
 @example(order="bshd", row_gap=0, d_step=1, offset=0, dtype=torch.bfloat16, d=128, gqa=True, scale=0.1,
          causal=False, det=False)
-@example(order="bshd", row_gap=0, d_step=1, offset=0, dtype=torch.float16, d=128, gqa=False, scale=0.1,
+@example(order="bshd", row_gap=0, d_step=1, offset=0, dtype=torch.float16, d=128, gqa=True, scale=0.1,
          causal=True, det=True)
 @example(order="sbhd", row_gap=64, d_step=1, offset=8, dtype=torch.bfloat16, d=128, gqa=False, scale=0.1,
          causal=True, det=False)
