@@ -15,6 +15,19 @@ if not torch.cuda.is_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")
 
 
+@pytest.fixture
+def as_on_the_h200(monkeypatch):
+    """The launcher's Gluon routing as the H200 applies it, on CPU tensors: the device test passed, the TMA rule
+    applied (TMA_MODE "on"), both Gluon switches "auto". For the tests of ``gluon_forward_reasons`` and
+    ``gluon_backward_reasons``; a test that switches one off afterwards gets that back at its end."""
+    from sdpa_bwd import launch
+
+    monkeypatch.setattr(launch, "_gluon_device_ok", lambda q: True)
+    monkeypatch.setattr(launch, "TMA_MODE", "on")
+    monkeypatch.setattr(launch, "GLUON_FORWARD", "auto")
+    monkeypatch.setattr(launch, "GLUON_BACKWARD", "auto")
+
+
 def pytest_collection_modifyitems(config, items):
     if torch.cuda.is_available():
         return

@@ -16,7 +16,7 @@ import sys
 
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sdpa_bwd import launch
@@ -75,14 +75,6 @@ def test_gluon_forward_declines_off_the_gpu_and_says_why():
     assert any("sm_90" in r for r in reasons), reasons
 
 
-@pytest.fixture
-def as_on_the_h200(monkeypatch):
-    """The device test passed, as on the H200, and the TMA rule applied to CPU tensors (TMA_MODE "on")."""
-    monkeypatch.setattr(launch, "_gluon_device_ok", lambda q: True)
-    monkeypatch.setattr(launch, "TMA_MODE", "on")
-    monkeypatch.setattr(launch, "GLUON_FORWARD", "auto")
-
-
 @pytest.mark.parametrize("d,dtype,causal", [(128, torch.bfloat16, False), (128, torch.float16, True)])
 def test_gluon_forward_takes_what_it_addresses(as_on_the_h200, d, dtype, causal):
     if not launch.attention_fwd_gluon.AVAILABLE:
@@ -115,13 +107,14 @@ def test_gluon_forward_reasons_name_each_thing_it_cannot_do(as_on_the_h200, monk
     assert any(needle in r for r in reasons), f"{change}: expected a reason about {needle!r}, got {reasons}"
 
 
-@settings(max_examples=250, deadline=None)
+# as_on_the_h200 holds for every example alike: the health check's concern (state between examples) is not one
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(order=st.sampled_from(["bhsd", "bshd", "sbhd", "hsbd"]), row_gap=st.sampled_from([0, 3, 8, 64]),
        d_step=st.sampled_from([1, 2]), offset=st.sampled_from([0, 1, 8]),
        dtype=st.sampled_from([torch.bfloat16, torch.float16, torch.float32]),
        d_qk=st.sampled_from([64, 128, 192]), scale=st.sampled_from([0.1, -0.1]), causal=st.booleans())
-def test_gluon_forward_takes_a_call_exactly_when_its_kernel_addresses_it(order, row_gap, d_step, offset, dtype,
-                                                                         d_qk, scale, causal):
+def test_gluon_forward_takes_a_call_exactly_when_its_kernel_addresses_it(as_on_the_h200, order, row_gap, d_step,
+                                                                         offset, dtype, d_qk, scale, causal):
     """Against a rule written here from the kernel's needs (not from _tma_ok): unit head-dim stride, 16-byte
     aligned bases and batch, head and row strides (TMA), a 16-bit dtype, a head-dim pair it has buffers for and
     was measured faster at, scale > 0; nothing else may send it away, nothing less may let it in."""
@@ -133,11 +126,7 @@ def test_gluon_forward_takes_a_call_exactly_when_its_kernel_addresses_it(order, 
     lay = Layout(order, row_gap=row_gap, d_step=d_step, offset=offset)
     q, k = (strided((2, 2, 32, d_qk), lay, dtype)[0] for _ in range(2))
     v = strided((2, 2, 32, d_v), lay, dtype)[0]
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(launch, "_gluon_device_ok", lambda q: True)
-        mp.setattr(launch, "TMA_MODE", "on")
-        mp.setattr(launch, "GLUON_FORWARD", "auto")
-        reasons = _reasons(q, k, v, scale=scale, causal=causal, banded=causal)
+    reasons = _reasons(q, k, v, scale=scale, causal=causal, banded=causal)
     es = q.element_size()
     addressable = all(t.stride(3) == 1 and t.data_ptr() % 16 == 0 and all(s * es % 16 == 0 for s in t.stride()[:3])
                       for t in (q, k, v))

@@ -936,8 +936,9 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
 
     It runs on the H200 (sm_90) only, outside Triton's interpreter, for 16-bit Q, K, V, dO of head dim 128
     (D_qk = D_v) that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and dV
-    bulk-reduced into fp32 accumulators), scale > 0, no band but the causal one with its diagonal at 0 (and S_q >= S_kv under it), outside deterministic mode (its dQ
-    sums come in in no fixed order), with outputs that touch no input. The Triton kernels take the rest."""
+    bulk-reduced into fp32 accumulators), scale > 0, no band but the causal one with its diagonal at 0 (and
+    S_q >= S_kv under it), outside deterministic mode (its accumulators' sums come in in no fixed order), with
+    outputs that touch no input. The Triton kernels take the rest."""
     reasons = _gluon_reasons(q, GLUON_BACKWARD, "GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD", config, "backward")
     B, H_q, S_q, D_qk = q.shape
     S_kv, D_v = k.shape[2], v.shape[3]
@@ -1112,7 +1113,8 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     elif not concurrent and not fused:
         dq_pass()
     if D_v:  # D_v == 0 zeroed dQ before the launches; that call is not replayed
-        rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum), extra=(B, H_q, S_q, D_qk, atomic))
+        rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum),
+                   extra=(B, H_q, S_q, D_qk, atomic, False))
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, S_q)
     return dq, dk, dv
@@ -1199,11 +1201,11 @@ def _side_buffers(B: int, H_q: int, S_q: int, D_qk: int, atomic: bool, device):
 def _replay_backward(plan, q, k, v, o, do, stats, dq, dk, dv, return_delta: bool):
     """attention_backward for a call whose key was recorded: its outputs and side buffers allocated as the
     recorded call allocated them, then its launches."""
-    B, H_q, S_q, D_qk, atomic, *kv_acc = plan.extra  # kv_acc: [True] where the Gluon backward's GQA ran
+    B, H_q, S_q, D_qk, atomic, kv_acc = plan.extra  # kv_acc: the Gluon backward ran with shared K/V heads
     dq, dk, dv = (torch.empty(ref.shape, dtype=ref.dtype, device=ref.device) if t is None else t
                   for t, ref in ((dq, q), (dk, k), (dv, v)))
     delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, atomic, q.device)
-    more = (_kv_accumulators(q, k, v) or ()) if kv_acc and kv_acc[0] else ()
+    more = _kv_accumulators(q, k, v) if kv_acc else ()
     plan.replay((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum) + more)
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, S_q)
