@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import inspect
+import importlib
 import itertools
 import json
 import os
@@ -425,7 +426,9 @@ def _own_constexprs(ln: Launch) -> set:
     if ln.kernel not in _OWN_CONSTEXPRS:
         from sdpa_bwd import kernels
 
-        fn = getattr(kernels, ln.kernel).fn
+        module = importlib.import_module(f"sdpa_bwd.kernels.{GLUON_KERNELS[ln.kernel]}") \
+            if ln.kernel in GLUON_KERNELS else kernels
+        fn = getattr(module, ln.kernel).fn
         _OWN_CONSTEXPRS[ln.kernel] = {p.name for p in inspect.signature(fn).parameters.values()
                                       if _is_constexpr_param(p)}
     return _OWN_CONSTEXPRS[ln.kernel]
