@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from sdpa_bwd.cases import Case
+from sdpa_bwd.layout import Storage
 
 _TOOL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools", "compile_times.py")
 _spec = importlib.util.spec_from_file_location("compile_times", _TOOL)
@@ -114,23 +115,35 @@ def test_hd128_16_bit_forward_is_the_gluon_kernel_as_on_the_h200():
         assert not {"so_d", "S_q", "causal"} & set(consts), consts
 
 
-def test_hd128_16_bit_backward_is_the_gluon_kernel_as_on_the_h200():
-    """The H200 runs the Gluon backward for hd128 16-bit problems (launch.gluon_backward_reasons), between the ODO
-    and DQ_CONVERT kernels: the enumeration must count it, not the Triton DKDV and dQ passes; GQA's is another
-    specialisation of it (dK and dV fp32 accumulators), and deterministic mode still counts the Triton passes."""
+@pytest.mark.parametrize("D", [64, 128])
+def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
+    """The H200 runs the Gluon backward for 16-bit problems of the head dims in launch.GLUON_BWD_HEAD_DIMS (hd128;
+    hd64 where an A/B run adds it), between the ODO and DQ_CONVERT kernels: the enumeration must count it, not
+    the Triton DKDV and dQ passes; dK and dV by pointer stores (outputs the bulk-copy engine cannot address) and
+    GQA's (dK and dV fp32 accumulators) are other specialisations of it, and deterministic mode still counts the
+    Triton passes."""
+    from sdpa_bwd import launch
     from sdpa_bwd.kernels import attention_bwd_gluon
 
     if not attention_bwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
-    ks = by_kernel(Case("g", B=2, H_q=4, S_q=256, D_qk=128, D_v=128, dtype="bfloat16"))
+    if D not in launch.GLUON_BWD_HEAD_DIMS:
+        plain = by_kernel(Case("g", B=2, H_q=4, S_q=256, D_qk=D, D_v=D, dtype="bfloat16"))
+        assert ct.GLUON_BWD_KERNEL not in plain and "attention_bwd_dq_kernel" in plain, sorted(plain)
+        monkeypatch.setattr(launch, "GLUON_BWD_HEAD_DIMS", launch.GLUON_BWD_HEAD_DIMS | {D})
+    ks = by_kernel(Case("g", B=2, H_q=4, S_q=256, D_qk=D, D_v=D, dtype="bfloat16"))
     assert ct.GLUON_BWD_KERNEL in ks and not any(k.startswith("attention_bwd_dkdv") for k in ks), sorted(ks)
     assert {"attention_bwd_preprocess_kernel", "attention_bwd_dq_convert_kernel"} <= set(ks), sorted(ks)
     g = ks[ct.GLUON_BWD_KERNEL]
-    assert dict(g.constexprs) == {"D": 128} and g.num_warps == 4 and g.maxnreg == attention_bwd_gluon.MAX_REGS
-    gqa = by_kernel(Case("g", B=2, H_q=4, H_k=2, H_v=2, S_q=256, D_qk=128, D_v=128, dtype="bfloat16"))
+    assert dict(g.constexprs) == {"D": D, "TMA_EPILOGUE": True}, dict(g.constexprs)
+    assert g.num_warps == 4 and g.maxnreg == attention_bwd_gluon.MAX_REGS
+    strided = by_kernel(Case("g", B=2, H_q=4, S_q=256, D_qk=D, D_v=D, dtype="bfloat16",
+                             storage={"dk": Storage("bhsd", inner_stride=2)}))
+    assert dict(strided[ct.GLUON_BWD_KERNEL].constexprs) == {"D": D, "TMA_EPILOGUE": False}, sorted(strided)
+    gqa = by_kernel(Case("g", B=2, H_q=4, H_k=2, H_v=2, S_q=256, D_qk=D, D_v=D, dtype="bfloat16"))
     assert ct.GLUON_BWD_KERNEL in gqa and not any(k.startswith("attention_bwd_dkdv") for k in gqa), sorted(gqa)
     sig = dict(gqa[ct.GLUON_BWD_KERNEL].signature)
     assert (sig["dk_ptr"], sig["dv_ptr"], dict(g.signature)["dk_ptr"]) == ("*fp32", "*fp32", "*bf16"), sig
-    det = by_kernel(Case("g", B=2, H_q=4, H_k=2, H_v=2, S_q=256, D_qk=128, D_v=128, dtype="bfloat16",
+    det = by_kernel(Case("g", B=2, H_q=4, H_k=2, H_v=2, S_q=256, D_qk=D, D_v=D, dtype="bfloat16",
                          deterministic=True))
     assert ct.GLUON_BWD_KERNEL not in det and "attention_bwd_dq_kernel" in det, sorted(det)

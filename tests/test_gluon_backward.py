@@ -31,22 +31,40 @@ def compiled():
     env = {**os.environ, "TRITON_INTERPRET": "0", "PYTHONPATH": os.path.join(ROOT, "src")}
     run = subprocess.run([sys.executable, TOOL, "bf16"], capture_output=True, text=True, env=env, timeout=600)
     assert run.returncode == 0, f"tools/gluon_bwd_compile.py failed:\n{run.stderr[-3000:]}"
-    return {r["grouped"]: r for r in (json.loads(ln) for ln in run.stdout.splitlines() if ln.startswith("{"))}
+    rows = (json.loads(ln) for ln in run.stdout.splitlines() if ln.startswith("{"))
+    return {(r["D"], r["grouped"], r["tma_epilogue"]): r for r in rows}
 
 
-@pytest.mark.parametrize("grouped", [False, True], ids=["heads-own-kv", "gqa"])
-def test_gluon_backward_compiles_with_its_products_overlapped(compiled, grouped):
-    r = compiled[grouped]
+# (grouped, TMA epilogue): the three compiles the launcher makes (shared K/V heads always bulk-reduce dK, dV)
+VARIANTS = [(False, True), (False, False), (True, True)]
+
+
+def test_gluon_backward_compiles_every_head_dim_and_epilogue(compiled):
+    expected = {(D, g, t) for D in (64, 128) for g, t in VARIANTS}
+    assert set(compiled) == expected, (
+        f"tools/gluon_bwd_compile.py compiled {sorted(compiled)}, expected {sorted(expected)}: "
+        "attention_bwd_gluon.HEAD_DIMS or the tool's VARIANTS changed")
+
+
+@pytest.mark.parametrize("D", [64, 128])
+@pytest.mark.parametrize("grouped,tma", VARIANTS, ids=["own-kv-tma-store", "own-kv-pointer-store", "gqa"])
+def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, grouped, tma):
+    r = compiled[(D, grouped, tma)]
     assert r["waits"].count(1) == 12, (
         f"saw product waits {r['waits']}: in each of its 3 tile bodies (two peeled, the loop) each of the 2 "
         "consumers should wait for S with dP in flight and for dQ with dK in flight (wait_group 1), 12 in all; "
         "a wait for 0 there serialises the products again. Check attention_bwd_gluon._tile")
-    assert r["wgmma"] == 192, (
-        f"saw {r['wgmma']} wgmma instructions, expected 192 (2 consumers x 3 tile bodies x (S, dP: 8 k-steps "
-        "each; dV, dK: 4 each; dQ: 2 x 4)): the kernel's loop structure changed")
+    steps = 2 * D // 16 + 4 + 4 + 2 * 4
+    assert r["wgmma"] == 6 * steps, (
+        f"saw {r['wgmma']} wgmma instructions, expected {6 * steps} (2 consumers x 3 tile bodies x (S, dP: "
+        f"{D // 16} k-steps each; dV, dK: 4 each; dQ: 2 x 4)): the kernel's loop structure changed")
     # GQA's epilogue adds dV's and dK's partials by 2 more reduces a consumer, each waited for at once (once a
     # program): the loop's dQ reduces are what must not be
     extra = 4 if grouped else 0
+    stores = 4 if tma and not grouped else 0
+    assert r["bulk_stores"] == stores, (
+        f"{r['bulk_stores']} TMA stores, expected {stores} (dV and dK a consumer where the TMA epilogue stores "
+        "them): see attention_bwd_gluon._consumer_tma")
     assert r["bulk_reduces"] == 6 + extra and r["reduces_waited_at_once"] <= 2 + extra, (
         f"{r['bulk_reduces']} bulk reduces, {r['reduces_waited_at_once']} waited for before the next product: "
         "each tile body's dQ reduce should be waited for only before its staging buffer is written again (the "
@@ -83,7 +101,8 @@ def test_gluon_backward_takes_what_it_addresses(as_on_the_h200, dtype, causal, H
 
 @pytest.mark.parametrize("change,needle", [
     (dict(dtype=torch.float32), "16-bit"),
-    (dict(d=64), "head dims"),
+    (dict(d=96), "head dims"),
+    (dict(d=64), "head dims"),  # written for, not taken: measured slower than the Triton kernels
     (dict(scale=-0.5), "scale"),
     (dict(banded=True), "band"),
     (dict(banded=True, causal=True, hi_off=5), "band"),
@@ -110,25 +129,29 @@ def test_gluon_backward_reasons_name_each_thing_it_cannot_do(as_on_the_h200, mon
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(order=st.sampled_from(["bhsd", "bshd", "sbhd", "hsbd"]), row_gap=st.sampled_from([0, 3, 8, 64]),
        d_step=st.sampled_from([1, 2]), offset=st.sampled_from([0, 1, 8]),
-       dtype=st.sampled_from([torch.bfloat16, torch.float16, torch.float32]), d=st.sampled_from([64, 128]),
-       gqa=st.booleans(), scale=st.sampled_from([0.1, -0.1]), causal=st.booleans(), det=st.booleans())
+       dtype=st.sampled_from([torch.bfloat16, torch.float16, torch.float32]), d=st.sampled_from([32, 64, 128]),
+       gqa=st.booleans(), scale=st.sampled_from([0.1, -0.1]), causal=st.booleans(), det=st.booleans(),
+       hd64=st.booleans())
 # calls at the rules' edges (random draws reach each only about once in 100): GQA that passes every rule (the
 # kernel takes it), GQA in deterministic mode (the one rule it fails), a padded SBHD causal call
 @example(order="bshd", row_gap=0, d_step=1, offset=0, dtype=torch.bfloat16, d=128, gqa=True, scale=0.1,
-         causal=False, det=False)
+         causal=False, det=False, hd64=False)
 @example(order="bshd", row_gap=0, d_step=1, offset=0, dtype=torch.float16, d=128, gqa=True, scale=0.1,
-         causal=True, det=True)
+         causal=True, det=True, hd64=False)
 @example(order="sbhd", row_gap=64, d_step=1, offset=8, dtype=torch.bfloat16, d=128, gqa=False, scale=0.1,
-         causal=True, det=False)
-def test_gluon_backward_takes_a_call_exactly_when_its_kernel_addresses_it(as_on_the_h200, order, row_gap, d_step,
-                                                                          offset, dtype, d, gqa, scale, causal, det):
+         causal=True, det=False, hd64=False)
+def test_gluon_backward_takes_a_call_exactly_when_its_kernel_addresses_it(as_on_the_h200, monkeypatch, order, row_gap,
+                                                                          d_step, offset, dtype, d, gqa, scale, causal,
+                                                                          det, hd64):
     """Against a rule written here from the kernel's needs (not from _tma_ok): unit head-dim stride, 16-byte
     aligned bases and batch, head and row strides (TMA) for Q, K, V and dO, a 16-bit dtype, head dim 128, scale
-    > 0, not deterministic, K/V heads shared or not; nothing else may send it away, nothing less let it in."""
+    > 0, not deterministic, K/V heads shared or not; nothing else may send it away, nothing less let it in.
+    ``hd64``: with head dim 64 let in too ($SDPA_BWD_GLUON_BWD_HEAD_DIMS=64,128, as an A/B run sets it)."""
     from test_triton_kernels import Layout, strided
 
     if not launch.attention_bwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
+    monkeypatch.setattr(launch, "GLUON_BWD_HEAD_DIMS", frozenset({64, 128} if hd64 else {128}))
     lay = Layout(order, row_gap=row_gap, d_step=d_step, offset=offset)
     q, do = (strided((2, 4, 32, d), lay, dtype)[0] for _ in range(2))
     k, v = (strided((2, 2 if gqa else 4, 32, d), lay, dtype)[0] for _ in range(2))
@@ -136,8 +159,8 @@ def test_gluon_backward_takes_a_call_exactly_when_its_kernel_addresses_it(as_on_
     es = q.element_size()
     addressable = all(t.stride(3) == 1 and t.data_ptr() % 16 == 0 and all(s * es % 16 == 0 for s in t.stride()[:3])
                       for t in (q, k, v, do))
-    expected = dtype != torch.float32 and d == 128 and scale > 0 and not det and addressable
+    expected = dtype != torch.float32 and d in ((64, 128) if hd64 else (128,)) and scale > 0 and not det and addressable
     assert (reasons == []) == expected, (
-        f"{lay} {dtype} D {d} gqa {gqa} scale {scale} det {det}: the Gluon backward's rule says "
+        f"{lay} {dtype} D {d} (hd64 let in: {hd64}) gqa {gqa} scale {scale} det {det}: the Gluon backward's rule says "
         f"{reasons or 'take it'}, the kernel's needs say {'take it' if expected else 'do not'}; fix "
         "gluon_backward_reasons or _tma_ok")

@@ -522,6 +522,26 @@ FWD_VARIANTS_S17 = {128: [
     ("64/64 4w s2 fused", "on", dataclasses.replace(_FWD_1WG, fused_softmax=True)),
     ("64/128 4w s1", "on", FC(64, 128, 4, 1, head_group=4)),
     ("default again", "on", None), ("64/64 4w s2 again", "on", _FWD_1WG)]}
+# Stop 24: the Gluon backward at head dim 64 (the same kernel; K's swizzle spans 64 B so that each consumer's dQ
+# column half of a K block is whole swizzle atoms) against the Triton kernels that run hd64 today (0.78-0.80 of
+# cuDNN non-causal, 0.87-0.89 causal); and dK, dV leaving by TMA stores (``_consumer_tma``) against pointer
+# stores through their strides (local sm_90a compile, Triton 3.6: spills 220 / 236 B -> 144 / 180 at hd128,
+# none at hd64 either way). Predicted: hd64 in Gluon at 0.95-1.05 of cuDNN non-causal (its 5 products where the
+# Triton kernels do 7; the exponentials are twice the share of a tile's work that they are at hd128); the TMA
+# epilogue 0-3% at hd128 (fewer spill reloads in the loop), nothing at hd64. Each row interleaved.
+ROWS_S24 = [(4, 16, 16, 2048, 64, False, torch.bfloat16), (4, 16, 16, 2048, 64, True, torch.bfloat16),
+            (4, 16, 16, 2048, 64, False, torch.float16), (4, 16, 16, 2048, 64, False, torch.bfloat16, "bshd"),
+            (2, 16, 16, 4096, 128, False, torch.bfloat16), (2, 16, 16, 4096, 128, True, torch.bfloat16),
+            (2, 16, 16, 4096, 128, False, torch.bfloat16, "bshd"), (1, 16, 16, 8192, 128, False, torch.bfloat16)]
+_PTR_EPI = dict(gluon_bwd_tma_epilogue=False)
+_TRITON = dict(gluon_backward=False)
+BWD_VARIANTS_S24 = {
+    64: [("gluon", "on", None), ("gluon ptr epi", "on", None, _PTR_EPI), ("triton", "on", None, _TRITON),
+         ("gluon again", "on", None), ("gluon ptr epi again", "on", None, _PTR_EPI),
+         ("triton again", "on", None, _TRITON)],
+    128: [("gluon", "on", None), ("gluon ptr epi", "on", None, _PTR_EPI), ("gluon again", "on", None),
+          ("gluon ptr epi again", "on", None, _PTR_EPI)]}
+FWD_VARIANTS_S24 = {k: [] for k in BWD_VARIANTS_S24}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
@@ -531,7 +551,8 @@ TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VAR
           "s16": (ROWS_S16, BWD_VARIANTS_S16, FWD_VARIANTS_S16),
           "s16b": (ROWS_S16B, BWD_VARIANTS_S16B, FWD_VARIANTS_S16B),
           "s16c": (ROWS_S16C, BWD_VARIANTS_S16C, FWD_VARIANTS_S16C),
-          "s17": (ROWS_S17, BWD_VARIANTS_S17, FWD_VARIANTS_S17)}
+          "s17": (ROWS_S17, BWD_VARIANTS_S17, FWD_VARIANTS_S17),
+          "s24": (ROWS_S24, BWD_VARIANTS_S24, FWD_VARIANTS_S24)}
 
 
 def _variant(v):
@@ -579,7 +600,8 @@ def main():
                          "s14: forward tiles with the fused softmax; s15: the fused softmax's halves; "
                          "s16: the DKDV and dQ passes as one launch; s16b: the causal hd128 fused entry's neighbours; "
                          "s16c: the fused launch with the dQ programs on pointers; "
-                         "s17: the forward and dQ pass on one warpgroup, two programs an SM")
+                         "s17: the forward and dQ pass on one warpgroup, two programs an SM; "
+                         "s24: the Gluon backward at hd64, and its dK, dV by TMA store")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()

@@ -146,8 +146,20 @@ GLUON_HEAD_DIMS = frozenset(tuple(int(d) for d in pair.split("/")) for pair in
 # The backward in Gluon (kernels.attention_bwd_gluon: dK, dV and dQ in one pass, dQ by TMA bulk reduce) where
 # ``gluon_backward_reasons`` finds nothing against it: "auto", or "off" for the Triton kernels everywhere.
 GLUON_BACKWARD = os.environ.get("SDPA_BWD_GLUON_BWD", "auto")
+# The head dims (D_qk = D_v) it takes, of those its buffers are written for (attention_bwd_gluon.HEAD_DIMS): where
+# it was measured faster than the Triton kernels on the H200. Not hd64 (stop 24, docs/data/h200-2026-12-02b run 1,
+# tools/ab_perf.py --table s24): (4,16,2048,64) bf16 0.538 ms in Gluon against 0.528 in Triton non-causal, 0.356
+# against 0.336 causal. $SDPA_BWD_GLUON_BWD_HEAD_DIMS (e.g. "64,128") replaces the set for A/B runs.
+GLUON_BWD_HEAD_DIMS = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_HEAD_DIMS", "128").split(",")
+                                if d)
 
-_SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward")
+# dK and dV of a Gluon backward call leave by TMA stores where the bulk-copy engine addresses them (``_tma_ok``),
+# else by pointer stores through their strides; False: pointer stores always (for A/B runs). Shared K/V heads'
+# accumulators are always added in by the bulk-copy engine.
+GLUON_BWD_TMA_EPILOGUE = True
+
+_SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
+             "gluon_bwd_tma_epilogue")
 
 
 @contextlib.contextmanager
@@ -155,12 +167,13 @@ def switches(**values):
     """Set the launch-level A/B switches for a block and put them back after it (tools/ab_perf.py, tests):
     ``head_group`` (``set_head_group``), ``dv_after_dp`` (``DV_AFTER_DP``; None: each config's own),
     ``concurrent_dq`` (``CONCURRENT_DQ``), ``gluon_forward`` (``GLUON_FORWARD`` "auto" or "off"),
-    ``gluon_backward`` (``GLUON_BACKWARD``, likewise). A switch not named keeps its value."""
-    global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD
+    ``gluon_backward`` (``GLUON_BACKWARD``, likewise), ``gluon_bwd_tma_epilogue`` (``GLUON_BWD_TMA_EPILOGUE``).
+    A switch not named keeps its value."""
+    global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
-    before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD)
+    before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -172,9 +185,11 @@ def switches(**values):
             DV_AFTER_DP = None if values["dv_after_dp"] is None else bool(values["dv_after_dp"])
         if "concurrent_dq" in values:
             CONCURRENT_DQ = bool(values["concurrent_dq"])
+        if "gluon_bwd_tma_epilogue" in values:
+            GLUON_BWD_TMA_EPILOGUE = bool(values["gluon_bwd_tma_epilogue"])
         yield
     finally:
-        HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD = before
+        HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -934,17 +949,19 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
                            deterministic: bool, apart: bool, config=None) -> list:
     """Why the Gluon backward (``kernels.attention_bwd_gluon``) does not take this call; empty: it does.
 
-    It runs on the H200 (sm_90) only, outside Triton's interpreter, for 16-bit Q, K, V, dO of head dim 128
-    (D_qk = D_v) that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and dV
+    It runs on the H200 (sm_90) only, outside Triton's interpreter, for 16-bit Q, K, V, dO of a head dim in
+    ``GLUON_BWD_HEAD_DIMS`` (D_qk = D_v: 128; the kernel is written for 64 too) that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and dV
     bulk-reduced into fp32 accumulators), scale > 0, no band but the causal one with its diagonal at 0 (and
     S_q >= S_kv under it), outside deterministic mode (its accumulators' sums come in in no fixed order), with
     outputs that touch no input. The Triton kernels take the rest."""
     reasons = _gluon_reasons(q, GLUON_BACKWARD, "GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD", config, "backward")
     B, H_q, S_q, D_qk = q.shape
     S_kv, D_v = k.shape[2], v.shape[3]
-    if (D_qk, D_v) != (attention_bwd_gluon.HEAD_DIM,) * 2:
-        reasons.append(f"head dims {(D_qk, D_v)}: the kernel's registers are sized for "
-                       f"{(attention_bwd_gluon.HEAD_DIM,) * 2}")
+    if D_qk != D_v or D_qk not in GLUON_BWD_HEAD_DIMS:
+        reasons.append(f"head dims {(D_qk, D_v)}: not D_qk = D_v in {sorted(GLUON_BWD_HEAD_DIMS)}")
+    elif D_qk not in attention_bwd_gluon.HEAD_DIMS:
+        reasons.append(f"head dims {(D_qk, D_v)}: the kernel's registers and buffers are sized for D_qk = D_v in "
+                       f"{attention_bwd_gluon.HEAD_DIMS}; take it out of $SDPA_BWD_GLUON_BWD_HEAD_DIMS")
     if not scale > 0:
         reasons.append(f"scale {scale}: the exp2 fold needs scale > 0")
     if banded and not (causal and hi_off == 0):
@@ -1139,7 +1156,8 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
         q, k, v, do, dk_out, dv_out, dq_accum, lse2, delta,
         *q.stride()[:3], *k.stride()[:3], *v.stride()[:3], *do.stride()[:3], *dk_out.stride(), *dv_out.stride(),
         H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, scale * LOG2E, scale, int(causal),
-        D=D, num_warps=4, maxnreg=g.MAX_REGS,
+        D=D, TMA_EPILOGUE=kv_acc is not None or (GLUON_BWD_TMA_EPILOGUE and _tma_ok(dk) and _tma_ok(dv)),
+        num_warps=4, maxnreg=g.MAX_REGS,
     )
     _launch_dq_convert(rec, dq_accum, dq, scale, D, 0, wide)
     if kv_acc:  # dK's partials were scaled in the kernel

@@ -26,6 +26,13 @@ pytestmark = [pytest.mark.gpu,
 
 PAD, ODD, DSTEP = TMA_PAD, TMA_ODD, SBHD_DSTEP  # ODD: rows not 16-byte aligned, the Triton kernels
 
+
+@pytest.fixture(autouse=True)
+def every_head_dim_it_is_written_for(monkeypatch):
+    """The kernel at every head dim its buffers are written for (``attention_bwd_gluon.HEAD_DIMS``), hd64 too,
+    which the launcher leaves to the Triton kernels by default (measured no faster: ``GLUON_BWD_HEAD_DIMS``)."""
+    monkeypatch.setattr(launch, "GLUON_BWD_HEAD_DIMS", frozenset(attention_bwd_gluon.HEAD_DIMS))
+
 GLUON_CASES = [
     Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1024, S_kv=1024, D_qk=128, D_v=128, dtype="bf16", seed=400),
     Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1024, S_kv=1024, D_qk=128, D_v=128, dtype="fp16", right_bound=0, seed=401),
@@ -53,9 +60,22 @@ GLUON_CASES = [
     Case(B=1, H_q=8, H_k=2, H_v=2, S_q=2048, S_kv=2048, D_qk=128, D_v=128, dtype="bf16", right_bound=0, seed=422),
     Case(B=3, H_q=4, H_k=2, H_v=2, S_q=3, S_kv=70, D_qk=128, D_v=128, dtype="fp16",
          k=Layout(broadcast="h"), seed=423),
+    # head dim 64 (K's swizzle spans 64 B there, so that each consumer's dQ column half is whole atoms; taken
+    # where $SDPA_BWD_GLUON_BWD_HEAD_DIMS lets it in): the same schedule, layouts, tails, the mask, dK / dV by TMA
+    # store and by pointer stores, GQA and MQA
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1024, S_kv=1024, D_qk=64, D_v=64, dtype="bf16", seed=430),
+    Case(B=2, H_q=3, H_k=3, H_v=3, S_q=777, S_kv=1500, D_qk=64, D_v=64, dtype="fp16",
+         q=BSHD, k=SBHD, v=PAD, o=DSTEP, do=BSHD, dq=DSTEP, dk=BSHD, dv=SBHD, seed=431),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1531, S_kv=999, D_qk=64, D_v=64, dtype="bf16", right_bound=0,
+         q=SBHD, k=BSHD, v=BSHD, do=PAD, dk=DSTEP, seed=432),
+    Case(B=1, H_q=8, H_k=2, H_v=2, S_q=1000, S_kv=1000, D_qk=64, D_v=64, dtype="bf16", right_bound=0, seed=433),
+    Case(B=2, H_q=4, H_k=1, H_v=1, S_q=300, S_kv=517, D_qk=64, D_v=64, dtype="fp16",
+         q=BSHD, k=SBHD, v=PAD, dk=BSHD, dv=DSTEP, seed=434),
+    Case(B=3, H_q=2, H_k=2, H_v=2, S_q=2, S_kv=5, D_qk=64, D_v=64, dtype="bf16", seed=435),
 ]
 # Where the Triton backward must take the call instead: a head-dim stride of 2 in dO, rows not 16-byte
-# aligned, a window, the causal diagonal off 0, causal with S_q < S_kv, a negative scale, other head dims,
+# aligned, a window, the causal diagonal off 0, causal with S_q < S_kv, a negative scale, other head dims
+# (32, and 64 / 128 unequal),
 # fp32, deterministic mode (with heads of its own and GQA).
 TRITON_CASES = [
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", do=DSTEP, seed=411),
@@ -66,7 +86,8 @@ TRITON_CASES = [
          alignment="bottom_right", seed=414),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=200, S_kv=300, D_qk=128, D_v=128, dtype="fp16", right_bound=0, seed=415),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", scale=-0.1, seed=416),
-    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=64, D_v=64, dtype="bf16", seed=417),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=32, D_v=32, dtype="bf16", seed=417),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=64, D_v=128, dtype="bf16", seed=425),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="fp32", seed=418),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", deterministic=True,
          seed=419),
@@ -103,6 +124,23 @@ def test_gpu_triton_backward_takes_what_the_gluon_one_cannot(case, launched):
         f"the backward launched {launched} for {case.repro()}: the Gluon kernel does not address this call")
 
 
+@pytest.mark.parametrize("outputs,tma", [({}, True), (dict(dk=DSTEP), False), (dict(dv=ODD), False),
+                                         (dict(dk=BSHD, dv=SBHD), True)], ids=["packed", "dk-dstep", "dv-odd", "bshd-sbhd"])
+@pytest.mark.parametrize("D", [64, 128])
+def test_gpu_gluon_backward_stores_dk_dv_by_tma_where_it_can(monkeypatch, outputs, tma, D):
+    """dK and dV leave by TMA stores where the bulk-copy engine addresses both (``_consumer_tma``), by pointer
+    stores through their strides where it does not; right either way (against the oracle)."""
+    seen = []
+    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon, "attention_bwd_gluon_kernel")])
+    launch_cache.clear()
+    run_case(Case(B=2, H_q=2, H_k=2, H_v=2, S_q=333, S_kv=400, D_qk=D, D_v=D, dtype="bf16", seed=440 + D,
+                  **outputs))
+    launch_cache.clear()
+    flags = [kw["TMA_EPILOGUE"] for name, kw in seen]
+    assert flags == [tma], (f"{outputs}: the Gluon kernel was launched with TMA_EPILOGUE {flags}, expected [{tma}]: "
+                            "see launch._gluon_backward")
+
+
 def _inputs(seed, shape=(2, 4, 640, 128), causal=True, H_kv=None):
     gen = torch.Generator(device="cuda").manual_seed(seed)
     kv_shape = (shape[0], H_kv or shape[1]) + tuple(shape[2:])
@@ -131,10 +169,11 @@ def test_gpu_gluon_backward_replays_with_other_tensors(H_kv):
 
 
 @pytest.mark.parametrize("H_kv", [None, 2], ids=["heads-own-kv", "gqa"])
-def test_gpu_gluon_and_triton_backwards_agree(H_kv):
+@pytest.mark.parametrize("D", [64, 128])
+def test_gpu_gluon_and_triton_backwards_agree(H_kv, D):
     """Both backwards on one problem agree within bf16 rounding (each is checked against the oracle above;
     this catches a drift between two paths of the same engine)."""
-    args, band = _inputs(11, (1, 4, 2048, 128), H_kv=H_kv)
+    args, band = _inputs(11, (1, 4, 2048, D), H_kv=H_kv)
     g = launch.attention_backward(*args, **band)
     with launch.switches(gluon_backward=False):
         t = launch.attention_backward(*args, **band)

@@ -1,5 +1,6 @@
 """The backward on Hopper in Gluon: dK, dV and dQ in one pass, FlashAttention-3's schedule, for 16-bit Q, K,
-V, dO of head dim 128 read through TMA.
+V, dO of head dim 128 (or 64, which the launcher leaves to the Triton kernels: measured no faster) read through
+TMA.
 
 Launch code and the rule for when it runs are in ``sdpa_bwd.launch`` (``gluon_backward_reasons``); the Triton
 kernels in ``attention_bwd`` do every other problem and everything under CI's interpreter (Gluon has none).
@@ -18,11 +19,17 @@ one (batch, query head) and runs over its query tiles, reading the K and V heads
   two products (dS of each consumer times its K block's column slice), then dK += dS^T Q. dQ is waited for
   with dK in flight, staged in the consumer's buffer and added into the packed fp32 accumulator by a TMA
   bulk reduce that nobody waits for until the buffer is written again a tile later. dK and dV stay in
-  registers and leave through their own strides, or, where K or V heads are shared (GQA, MQA), are added
-  into zeroed fp32 accumulators by two more bulk reduces a consumer, staged through the Q and dO stage
-  buffers (free once both consumers are past their last tile); the launcher converts those into dK and dV.
-  Which of the two epilogues a compile holds is read off dK's pointer type (fp32: the accumulators), so
-  neither the loop nor its registers change with it.
+  registers to the end. Then, staged through the Q and dO stage buffers (free once both consumers are past
+  their last tile), they leave by the bulk-copy engine (``_consumer_tma``): stored as 16 bits where dK and dV
+  are TMA-addressable, or, where K or V heads are shared (GQA, MQA), added into zeroed fp32 accumulators by
+  two more bulk reduces a consumer, which the launcher converts into dK and dV. Outputs the bulk-copy engine
+  cannot address take pointer stores through both strides (``_consumer``). The kernel-level constexpr
+  ``TMA_EPILOGUE`` picks the consumer, and the store or the reduce is read off dK's pointer type (fp32: the
+  accumulators), so the loop (``_main_loop``) is one code for all three.
+
+At head dim 64, K's shared layout swizzles over 64 B (half a row, ``half_row_swizzled``) so that each
+consumer's dQ column half of a K block, the B operand of its dQ product, starts on a swizzle atom, as the
+128-B swizzle puts it at hd128.
 
 Tails need no mask: rows of Q and dO past S_q and keys past S_kv come in as TMA's zero fill, and lse2 past
 S_q is read as +inf, so those rows' P is 0; a key past S_kv has K and V rows of zero, so it adds nothing to
@@ -34,15 +41,20 @@ The accumulators' sums (dQ's, and GQA's dK and dV) come in in no fixed order, so
 deterministic; the launcher keeps deterministic calls on the Triton kernels.
 
 Registers are the limit. The consumers hold dV and dK (64 registers each), S and dP (32 each) and half of dQ
-(32) at 240 registers: Triton 3.6's ptxas spills 220 B (GQA's compile 148 B: its epilogue needs no dK, dV
-head-dim strides; the probe, with packed outputs, 16 B). A loop over a GQA group's query heads inside one
-program, with each head's two diagonal tiles peeled, spilled 752 B, one mask compare in every tile 464 B:
-hence GQA's partials reduced across the group's programs instead (session 16, 0.90-0.99 of cuDNN).
+(32) at 240 registers: Triton 3.6's ptxas spills 144 / 180 B (stores / loads) with the TMA epilogue, 148 / 180
+with GQA's, 220 / 236 with pointer stores (their dK, dV strides live over the loop); none at hd64. The TMA
+epilogue made the hd128 backward 5-6% faster than the pointer stores (stop 24, docs/data/h200-2026-12-02b run
+1). A loop over a GQA group's query heads inside one program, with each head's two diagonal tiles peeled,
+spilled 752 B, one mask compare in every tile 464 B: hence GQA's partials reduced across the group's
+programs instead (session 16, 0.90-0.99 of cuDNN).
 
-Measured (device run 4 of docs/data/h200-2026-12-02a, ``bench_backward.py --peers cudnn --no-split``, the
-whole backward with ODO, the accumulators' zeroing and the conversions): 0.85-0.96 of cuDNN's time on the
-hd128 rows with a K/V head a query head (e.g. (1,16,8192,128) bf16 BHSD 0.89 non-causal, 0.88 causal), and
-0.90-0.99 on GQA 32/8 at 8192 (BHSD 0.95 / 0.98 bf16 / fp16 non-causal).
+Measured (run 2 of docs/data/h200-2026-12-02b, ``bench_backward.py --peers cudnn --no-split``, the whole
+backward with ODO, the accumulators' zeroing and the conversions): 0.90-0.99 of cuDNN's time on the hd128
+rows with a K/V head a query head (e.g. (1,16,8192,128) bf16 BHSD 0.975 non-causal, 0.966 causal), and
+0.91-1.07 on GQA 32/8 at 8192. At hd64 (``tools/ab_perf.py --table s24``, run 1) it runs (4,16,2048,64) in
+0.538 ms against the Triton kernels' 0.528 (cuDNN 0.427): the kernel alone 0.49 ms, 350 TFLOP/s, far from its
+products' time, so the per-tile chain (both consumers in step through ``ds_full``) and not the tensor cores
+bounds it there.
 """
 
 from __future__ import annotations
@@ -55,6 +67,7 @@ if AVAILABLE:  # the Gluon names the forward imported (and its shims for Triton 
 
     from .attention_fwd_gluon import (
         _tma_load,
+        _tma_store,
         fence_async_shared,
         gl,
         gluon,
@@ -69,7 +82,7 @@ if AVAILABLE:  # the Gluon names the forward imported (and its shims for Triton 
     # a barrier of the partition's threads: thread_barrier in Triton 3.6, barrier in 3.9
     _thread_barrier = getattr(gl, "thread_barrier", None) or gl.barrier
 
-HEAD_DIM = 128  # D_qk = D_v: the accumulators' registers are sized for it
+HEAD_DIMS = (64, 128)  # D_qk = D_v: the accumulators' registers and the shared buffers are sized for these
 QUERY_ROWS = 64  # query rows a streamed tile holds
 KEYS_PER_CONSUMER = 64  # a program owns two such blocks, 128 keys
 STAGES = 2
@@ -94,6 +107,13 @@ if AVAILABLE:
         ``reinterpret``."""
         view = getattr(smem, "reinterpret", None) or smem._reinterpret
         return view(dtype, shape, layout, _semantic=_semantic)
+
+    @gluon.constexpr_function
+    def half_row_swizzled(d, dtype):
+        """The shared layout of a [rows, d] tile whose swizzle atom spans half a row (at most 128 B), so that either
+        column half of it is a whole number of atoms: an operand the hardware can read from the half's start."""
+        bits = dtype.primitive_bitwidth
+        return gl.NVMMASharedLayout(swizzle_byte_width=min(128, d // 2 * bits // 8), element_bitwidth=bits, rank=2)
 
     @gluon.jit
     def load_pairs(once_a, once_b, once_row, a_desc, b_desc, row0, n_tiles, once_a_smem, once_b_smem, a_smem, b_smem,
@@ -193,18 +213,13 @@ if AVAILABLE:
         return dv, dk_tok
 
     @gluon.jit
-    def _consumer(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, sdk_s, sdk_d, sdv_s,
-                  sdv_d, dq_ptr, lse2_ptr, delta_ptr, side0, key0, i_start, n_tiles, S_q, S_kv, dq_rows,
-                  qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
-                  ds_full):
-        """64 keys from ``key0``: their dK and dV, and dQ's 64 columns from
-        ``cid * 64`` over the program's 128 keys. ``cid`` (0 or 1) is read off ``key0``: a partition takes no
-        constexpr, and a literal 0 or 1 would be one. dK and dV leave through their strides, or, where
-        ``dk_base`` and ``dv_base`` are fp32 (GQA: the head's rows of the accumulators), are added in by bulk
-        reduces staged in ``kv_smem`` (this consumer's share of the Q and dO stages, free once both consumers
-        are past their last tile: a last ``ds_full`` handshake, as for a tile ``n_tiles``)."""
-        ROWS: gl.constexpr = q_smem.type.shape[1]
+    def _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, lse2_ptr, delta_ptr, side0, key0,
+                   i_start, n_tiles, S_q, dq_rows, qk_scale_log2, causal, q_smem, do_smem, kv_bar, q_ready, do_ready,
+                   q_empty, do_empty, ds_full):
+        """A consumer's query tiles (see ``_consumer``): returns its dV and dK (unscaled), every product waited
+        for and the last stage given back."""
         D: gl.constexpr = q_smem.type.shape[2]
+        ROWS: gl.constexpr = q_smem.type.shape[1]
         DH: gl.constexpr = dq_smem.type.shape[1]
         acc_layout: gl.constexpr = wgmma_layout(D)
         cid = (key0 // KEYS) % 2
@@ -231,16 +246,58 @@ if AVAILABLE:
         last = (n_tiles - 1) % NST
         mbarrier.arrive(q_empty.index(last), count=1)
         mbarrier.arrive(do_empty.index(last), count=1)
-        if dk_base.dtype.element_ty == gl.float32:  # a compile-time choice: the launcher's accumulators
-            # the descriptors stop at the head's S_kv rows: keys past it (P's garbage) are not added
+        return dv, dk
+
+    @gluon.jit
+    def _consumer(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, sdk_s, sdk_d, sdv_s,
+                  sdv_d, dq_ptr, lse2_ptr, delta_ptr, side0, key0, i_start, n_tiles, S_q, S_kv, dq_rows,
+                  qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
+                  ds_full):
+        """64 keys from ``key0``: their dK and dV, and dQ's 64 columns from ``cid * 64`` over the program's 128
+        keys (``_main_loop``). ``cid`` (0 or 1) is read off ``key0``: a partition takes no constexpr, and a
+        literal 0 or 1 would be one. dK and dV leave through their strides by pointer stores (any layout)."""
+        D: gl.constexpr = q_smem.type.shape[2]
+        acc_layout: gl.constexpr = wgmma_layout(D)
+        gl.static_assert(dk_base.dtype.element_ty != gl.float32,
+                         "shared K/V heads' fp32 accumulators take the TMA epilogue (_consumer_tma): stores here "
+                         "would overwrite the other query heads' partials")
+        dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, lse2_ptr, delta_ptr, side0,
+                            key0, i_start, n_tiles, S_q, dq_rows, qk_scale_log2, causal, q_smem, do_smem, kv_bar,
+                            q_ready, do_ready, q_empty, do_empty, ds_full)
+        rows = key0 + gl.arange(0, KEYS, layout=gl.SliceLayout(1, acc_layout))
+        cols = gl.arange(0, D, layout=gl.SliceLayout(0, acc_layout)).to(gl.int64)
+        keep = (rows < S_kv)[:, None]
+        r64 = rows.to(gl.int64)[:, None]
+        gl.store(dv_base + r64 * sdv_s + cols[None, :] * sdv_d, dv.to(dv_base.dtype.element_ty), mask=keep)
+        gl.store(dk_base + r64 * sdk_s + cols[None, :] * sdk_d, (dk * scale).to(dk_base.dtype.element_ty),
+                 mask=keep)
+
+    @gluon.jit
+    def _consumer_tma(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, sdk_s, sdk_d,
+                      sdv_s, sdv_d, dq_ptr, lse2_ptr, delta_ptr, side0, key0, i_start, n_tiles, S_q, S_kv, dq_rows,
+                      qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
+                      ds_full):
+        """``_consumer`` whose dK and dV leave by the bulk-copy engine, staged in ``kv_smem`` (this consumer's
+        share of the Q and dO stages, free once both consumers are past their last tile: a last ``ds_full``
+        handshake, as for a tile ``n_tiles``), through descriptors that stop at the head's S_kv rows (keys past
+        it, P's garbage, are not written). Where ``dk_base`` and ``dv_base`` are fp32 (a K or V head shared by
+        several query heads: the head's rows of the launcher's accumulators) they are added in by bulk reduces;
+        else (16-bit dK and dV the bulk-copy engine can address) stored. Read off the pointer type at compile
+        time, so the loop and its registers are the same either way."""
+        D: gl.constexpr = q_smem.type.shape[2]
+        dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, lse2_ptr, delta_ptr, side0,
+                            key0, i_start, n_tiles, S_q, dq_rows, qk_scale_log2, causal, q_smem, do_smem, kv_bar,
+                            q_ready, do_ready, q_empty, do_empty, ds_full)
+        # this consumer's products are done with the Q and dO stages; the other's once this wait passes (no
+        # barrier of its own, whose shared memory an unused one would hold)
+        mbarrier.arrive(ds_full.index(n_tiles % 2), count=1)
+        mbarrier.wait(ds_full.index(n_tiles % 2), (n_tiles // 2) & 1)
+        out_t: gl.constexpr = dk_base.dtype.element_ty
+        if out_t == gl.float32:
             dv_desc = tma.make_tensor_descriptor(dv_base, shape=[S_kv, D], strides=[sdv_s, 1],
                                                  block_shape=[KEYS, D], layout=kv_smem.type.layout)
             dk_desc = tma.make_tensor_descriptor(dk_base, shape=[S_kv, D], strides=[sdk_s, 1],
                                                  block_shape=[KEYS, D], layout=kv_smem.type.layout)
-            # this consumer's products are done with the Q and dO stages; the other's once this wait passes (the
-            # handshake of a tile n_tiles: no barrier of its own, whose shared memory an unused one would hold)
-            mbarrier.arrive(ds_full.index(n_tiles % 2), count=1)
-            mbarrier.wait(ds_full.index(n_tiles % 2), (n_tiles // 2) & 1)
             kv_smem.store(dv)
             fence_async_shared()
             _tma_reduce_add(dv_desc, [key0, 0], kv_smem)
@@ -248,15 +305,19 @@ if AVAILABLE:
             kv_smem.store(dk * scale)
             fence_async_shared()
             _tma_reduce_add(dk_desc, [key0, 0], kv_smem)
-        else:
-            rows = key0 + gl.arange(0, KEYS, layout=gl.SliceLayout(1, acc_layout))
-            cols = gl.arange(0, D, layout=gl.SliceLayout(0, acc_layout)).to(gl.int64)
-            keep = (rows < S_kv)[:, None]
-            r64 = rows.to(gl.int64)[:, None]
-            gl.store(dv_base + r64 * sdv_s + cols[None, :] * sdv_d, dv.to(dv_base.dtype.element_ty), mask=keep)
-            gl.store(dk_base + r64 * sdk_s + cols[None, :] * sdk_d, (dk * scale).to(dk_base.dtype.element_ty),
-                     mask=keep)
-        tma.store_wait(0)  # the last reduces have read their staging buffers before the program ends
+        else:  # the fp32 staging buffer holds both 16-bit tiles: no wait between the stores
+            out_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([KEYS, D], out_t)
+            pair = _reinterpret(kv_smem, out_t, [2, KEYS, D], out_layout)
+            dv_desc = tma.make_tensor_descriptor(dv_base, shape=[S_kv, D], strides=[sdv_s, 1],
+                                                 block_shape=[KEYS, D], layout=out_layout)
+            dk_desc = tma.make_tensor_descriptor(dk_base, shape=[S_kv, D], strides=[sdk_s, 1],
+                                                 block_shape=[KEYS, D], layout=out_layout)
+            pair.index(0).store(dv.to(out_t))
+            pair.index(1).store((dk * scale).to(out_t))
+            fence_async_shared()
+            _tma_store(dv_desc, [key0, 0], pair.index(0))
+            _tma_store(dk_desc, [key0, 0], pair.index(1))
+        tma.store_wait(0)  # the bulk copies have read their staging buffers before the program ends
 
     # Triton makes an integer argument equal to 1 a constexpr, and worker partitions take none: every
     # argument that reaches a partition stays a runtime value.
@@ -267,7 +328,7 @@ if AVAILABLE:
         q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, dq_acc_ptr, lse2_ptr, delta_ptr,
         sq_b, sq_h, sq_s, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s, sdo_b, sdo_h, sdo_s,
         sdk_b, sdk_h, sdk_s, sdk_d, sdv_b, sdv_h, sdv_s, sdv_d,
-        H, G_k, G_v, S_q, S_kv, qk_scale_log2, scale, causal, D: gl.constexpr,
+        H, G_k, G_v, S_q, S_kv, qk_scale_log2, scale, causal, D: gl.constexpr, TMA_EPILOGUE: gl.constexpr,
     ):
         """Grid (cdiv(S_kv, 128), B H): H query heads, H / G_k K heads, H / G_v V heads. ``dq_acc_ptr``: zeroed
         fp32 (B H S_q, D), scale-free; ``lse2_ptr``, ``delta_ptr``: packed (B H S_q) as the ODO kernel writes
@@ -291,7 +352,10 @@ if AVAILABLE:
         dq_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D // 2], gl.float32)
         q_smem = gl.allocate_shared_memory(dt, [STAGES_, ROWS, D], tile_layout)
         do_smem = gl.allocate_shared_memory(dt, [STAGES_, ROWS, D], tile_layout)
-        k_smem = gl.allocate_shared_memory(dt, [2, KEYS, D], tile_layout)
+        # K's swizzle spans half a row (up to 128 B), so that each consumer's dQ column half of a K block
+        # (the B operand of dS K, sliced below) starts on a swizzle atom: 128 B at D 128, 64 B at D 64
+        k_layout: gl.constexpr = half_row_swizzled(D, dt)
+        k_smem = gl.allocate_shared_memory(dt, [2, KEYS, D], k_layout)
         v_smem = gl.allocate_shared_memory(dt, [2, KEYS, D], tile_layout)
         p_smem = gl.allocate_shared_memory(dt, [2, ROWS, KEYS], pd_layout)  # one tile a consumer
         ds_all = gl.allocate_shared_memory(dt, [4, ROWS, KEYS], pd_layout)  # two tiles a consumer
@@ -322,4 +386,7 @@ if AVAILABLE:
                   k_smem, v_smem, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty)
         # the workers' warps and register budgets (setmaxnreg): a loader of 32 or 40 leaves the default consumer
         # 232 or 224, and the spills grow to 400 or 496 B
-        gl.warp_specialize([(_consumer, args0), (_consumer, args1), (_loader, loader)], [4, 1], [240, 24])
+        if TMA_EPILOGUE:
+            gl.warp_specialize([(_consumer_tma, args0), (_consumer_tma, args1), (_loader, loader)], [4, 1], [240, 24])
+        else:
+            gl.warp_specialize([(_consumer, args0), (_consumer, args1), (_loader, loader)], [4, 1], [240, 24])
