@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stop 24, the experiment call (one GPU): the Gluon backward's GPU tests (hd64 and the TMA epilogue among them),
 # then ab_perf's s24 table (hd64 in Gluon against the Triton kernels, dK / dV by TMA store against pointer stores,
-# beside cuDNN), nothing else on the GPU while it times.
+# beside cuDNN; TABLE=s24b: hd64's dQ over each consumer's own keys), nothing else on the GPU while it times.
 set -u
 out=${1:-/tmp/out}; mkdir -p "$out"
 export PYTHONPATH=src PYTHONUNBUFFERED=1 COLUMNS=160
@@ -10,6 +10,6 @@ export PYTHONPATH=src PYTHONUNBUFFERED=1 COLUMNS=160
   timeout "${TEST_S:-240}" python3 -m pytest -q -n 8 -m gpu tests/gpu/test_gluon_backward_gpu.py -p no:cacheprovider \
     -rf > "$out/gpu_gluon.txt" 2>&1
   echo "gluon gpu tests: exit $?, $SECONDS s: $(tail -n 1 "$out/gpu_gluon.txt")"; grep -E "^FAILED|Error" "$out/gpu_gluon.txt" | head -20
-  timeout "${AB_S:-300}" python3 tools/ab_perf.py --table s24 --out "$out" --budget "${BUDGET_S:-280}" > "$out/ab.txt" 2>&1
-  echo "ab_perf s24: exit $?, $SECONDS s"; grep -vE "^\s*$" "$out/ab.txt" | cut -c1-150
+  timeout "${AB_S:-300}" python3 tools/ab_perf.py --table "${TABLE:-s24}" --out "$out" --budget "${BUDGET_S:-280}" > "$out/ab.txt" 2>&1
+  echo "ab_perf ${TABLE:-s24}: exit $?, $SECONDS s"; grep -vE "^\s*$" "$out/ab.txt" | cut -c1-150
 } 2>&1 | tee "$out/log.txt"
