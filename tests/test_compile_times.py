@@ -135,12 +135,11 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
     assert ct.GLUON_BWD_KERNEL in ks and not any(k.startswith("attention_bwd_dkdv") for k in ks), sorted(ks)
     assert {"attention_bwd_preprocess_kernel", "attention_bwd_dq_convert_kernel"} <= set(ks), sorted(ks)
     g = ks[ct.GLUON_BWD_KERNEL]
-    assert dict(g.constexprs) == {"D": D, "TMA_EPILOGUE": True, "DQ_OWN_KEYS": False}, dict(g.constexprs)
+    assert dict(g.constexprs) == {"D": D, "TMA_EPILOGUE": True}, dict(g.constexprs)
     assert g.num_warps == 4 and g.maxnreg == attention_bwd_gluon.MAX_REGS
     strided = by_kernel(Case("g", B=2, H_q=4, S_q=256, D_qk=D, D_v=D, dtype="bfloat16",
                              storage={"dk": Storage("bhsd", inner_stride=2)}))
-    assert dict(strided[ct.GLUON_BWD_KERNEL].constexprs) == {"D": D, "TMA_EPILOGUE": False, "DQ_OWN_KEYS": False}, \
-        sorted(strided)
+    assert dict(strided[ct.GLUON_BWD_KERNEL].constexprs) == {"D": D, "TMA_EPILOGUE": False}, sorted(strided)
     gqa = by_kernel(Case("g", B=2, H_q=4, H_k=2, H_v=2, S_q=256, D_qk=D, D_v=D, dtype="bfloat16"))
     assert ct.GLUON_BWD_KERNEL in gqa and not any(k.startswith("attention_bwd_dkdv") for k in gqa), sorted(gqa)
     sig = dict(gqa[ct.GLUON_BWD_KERNEL].signature)

@@ -542,20 +542,6 @@ BWD_VARIANTS_S24 = {
     128: [("gluon", "on", None), ("gluon ptr epi", "on", None, _PTR_EPI), ("gluon again", "on", None),
           ("gluon ptr epi again", "on", None, _PTR_EPI)]}
 FWD_VARIANTS_S24 = {k: [] for k in BWD_VARIANTS_S24}
-# Stop 24, second round: at hd64 the Gluon kernel alone ran at 350 TFLOP/s (0.49 ms) where its products would
-# take ~0.2: the two consumers wait for each other's dS at every tile (``ds_full``) before their dQ products,
-# so they run in step and neither's exponentials hide under the other's products. DQ_OWN_KEYS drops the
-# handshake: each consumer computes dQ over its own 64 keys at full width (one N = 64 product for two N = 32
-# ones) and adds it in, at twice the bulk-reduce traffic (~2.2 TB/s of L2 reduces at (4,16,2048,64)).
-# Predicted: 10-25% off the Gluon kernel's hd64 time if the lockstep is the bound, i.e. 0.43-0.48 ms against
-# the Triton kernels' 0.53; a loss if the reduce traffic is.
-ROWS_S24B = ROWS_S24[:4]
-_HD64 = dict(gluon_bwd_head_dims=[64, 128])
-_OWN = dict(_HD64, gluon_bwd_dq_own_keys=[64])
-BWD_VARIANTS_S24B = {64: [("gluon", "on", None, _HD64), ("gluon dq own keys", "on", None, _OWN),
-                          ("triton", "on", None), ("gluon again", "on", None, _HD64),
-                          ("gluon dq own keys again", "on", None, _OWN), ("triton again", "on", None)]}
-FWD_VARIANTS_S24B = {64: []}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
@@ -566,8 +552,7 @@ TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VAR
           "s16b": (ROWS_S16B, BWD_VARIANTS_S16B, FWD_VARIANTS_S16B),
           "s16c": (ROWS_S16C, BWD_VARIANTS_S16C, FWD_VARIANTS_S16C),
           "s17": (ROWS_S17, BWD_VARIANTS_S17, FWD_VARIANTS_S17),
-          "s24": (ROWS_S24, BWD_VARIANTS_S24, FWD_VARIANTS_S24),
-          "s24b": (ROWS_S24B, BWD_VARIANTS_S24B, FWD_VARIANTS_S24B)}
+          "s24": (ROWS_S24, BWD_VARIANTS_S24, FWD_VARIANTS_S24)}
 
 
 def _variant(v):
@@ -616,8 +601,7 @@ def main():
                          "s16: the DKDV and dQ passes as one launch; s16b: the causal hd128 fused entry's neighbours; "
                          "s16c: the fused launch with the dQ programs on pointers; "
                          "s17: the forward and dQ pass on one warpgroup, two programs an SM; "
-                         "s24: the Gluon backward at hd64, and its dK, dV by TMA store; "
-                         "s24b: hd64's dQ over each consumer's own keys")
+                         "s24: the Gluon backward at hd64, and its dK, dV by TMA store")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()

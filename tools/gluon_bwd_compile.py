@@ -3,8 +3,7 @@
     TRITON_INTERPRET=0 PYTHONPATH=src python3 tools/gluon_bwd_compile.py [DTYPE ...]
 
 One JSON line per dtype (default: bf16 and fp16), head dim (``attention_bwd_gluon.HEAD_DIMS``) and variant
-(``grouped``: GQA's, dK and dV bulk-reduced; ``tma_epilogue``: dK and dV by TMA store, else by pointer stores;
-``dq_own_keys``, at the head dims where it fits: each consumer's dQ over its own keys, no handshake a tile):
+(``grouped``: GQA's, dK and dV bulk-reduced; ``tma_epilogue``: dK and dV by TMA store, else by pointer stores):
 the shared memory, the number of wgmma instructions, each
 product wait's outstanding count (``wgmma.wait_group N``), the partitions' register budgets (``setmaxnreg``),
 ptxas -v's registers, spills and serialisation verdict (``gluon_probe_common.compile_report``), and how the
@@ -25,11 +24,9 @@ import sys
 VARIANTS = ((False, True), (False, False), (True, True))
 
 
-def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogue: bool = True,
-                    dq_own_keys: bool = False) -> dict:
+def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogue: bool = True) -> dict:
     """``grouped``: the GQA variant, dK and dV added into fp32 accumulators (``dk_ptr``, ``dv_ptr`` fp32);
-    ``tma_epilogue``: dK and dV leave by the bulk-copy engine (``_consumer_tma``), else by pointer stores;
-    ``dq_own_keys``: each consumer's dQ over its own keys at full width (no handshake a tile)."""
+    ``tma_epilogue``: dK and dV leave by the bulk-copy engine (``_consumer_tma``), else by pointer stores."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import compile_report, signature_of
 
@@ -38,8 +35,7 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
     fn = g.attention_bwd_gluon_kernel
     fp32 = ("dq_acc_ptr", "lse2_ptr", "delta_ptr") + (("dk_ptr", "dv_ptr") if grouped else ())
     sig = signature_of(fn, dtype, fp32_ptrs=fp32, floats=("qk_scale_log2", "scale"))
-    report = compile_report(fn, sig, dict(D=D, TMA_EPILOGUE=tma_epilogue, DQ_OWN_KEYS=dq_own_keys), maxnreg=g.MAX_REGS,
-                            with_ptx=True)
+    report = compile_report(fn, sig, dict(D=D, TMA_EPILOGUE=tma_epilogue), maxnreg=g.MAX_REGS, with_ptx=True)
     ptx = report.pop("ptx")
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
     report["bulk_stores"] = len(re.findall(r"cp\.async\.bulk\.tensor\.\dd\.global\.shared", ptx))
@@ -48,17 +44,16 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
     events = re.findall(r"cp\.reduce\.async\.bulk\.tensor|cp\.async\.bulk\.wait_group\.read|wgmma\.mma_async", ptx)
     report["reduces_waited_at_once"] = sum(1 for i, e in enumerate(events) if e.startswith("cp.reduce") and next(
         (f for f in events[i + 1:] if not f.startswith("cp.reduce")), "").startswith("cp.async.bulk.wait"))
-    return dict(dtype=dtype, grouped=grouped, tma_epilogue=tma_epilogue, dq_own_keys=dq_own_keys, **report)
+    return dict(dtype=dtype, grouped=grouped, tma_epilogue=tma_epilogue, **report)
 
 
 def main(argv) -> None:
-    from sdpa_bwd.kernels.attention_bwd_gluon import DQ_OWN_KEYS_HEAD_DIMS, HEAD_DIMS
+    from sdpa_bwd.kernels.attention_bwd_gluon import HEAD_DIMS
 
     for dtype in argv or ["bf16", "fp16"]:
         for D in HEAD_DIMS:
             for grouped, tma_epilogue in VARIANTS:
-                for own in (False, True) if D in DQ_OWN_KEYS_HEAD_DIMS else (False,):
-                    print(json.dumps(compile_variant(dtype, D, grouped, tma_epilogue, own)), flush=True)
+                print(json.dumps(compile_variant(dtype, D, grouped, tma_epilogue)), flush=True)
 
 
 if __name__ == "__main__":

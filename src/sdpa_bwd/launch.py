@@ -153,20 +153,13 @@ GLUON_BACKWARD = os.environ.get("SDPA_BWD_GLUON_BWD", "auto")
 GLUON_BWD_HEAD_DIMS = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_HEAD_DIMS", "128").split(",")
                                 if d)
 
-# Head dims at which each consumer of the Gluon backward computes dQ over its own 64 keys at full width (its
-# DQ_OWN_KEYS: no handshake between the consumers a tile, twice the bulk-reduce traffic) instead of half of dQ's
-# columns over both consumers' keys; only where its buffers fit (attention_bwd_gluon.DQ_OWN_KEYS_HEAD_DIMS). An
-# A/B experiment (stop 24), off by default: $SDPA_BWD_GLUON_BWD_DQ_OWN_KEYS="64" turns it on.
-GLUON_BWD_DQ_OWN_KEYS = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_DQ_OWN_KEYS", "").split(",")
-                                  if d)
-
 # dK and dV of a Gluon backward call leave by TMA stores where the bulk-copy engine addresses them (``_tma_ok``),
 # else by pointer stores through their strides; False: pointer stores always (for A/B runs). Shared K/V heads'
 # accumulators are always added in by the bulk-copy engine.
 GLUON_BWD_TMA_EPILOGUE = True
 
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
-             "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_dq_own_keys")
+             "gluon_bwd_tma_epilogue")
 
 
 @contextlib.contextmanager
@@ -174,16 +167,13 @@ def switches(**values):
     """Set the launch-level A/B switches for a block and put them back after it (tools/ab_perf.py, tests):
     ``head_group`` (``set_head_group``), ``dv_after_dp`` (``DV_AFTER_DP``; None: each config's own),
     ``concurrent_dq`` (``CONCURRENT_DQ``), ``gluon_forward`` (``GLUON_FORWARD`` "auto" or "off"),
-    ``gluon_backward`` (``GLUON_BACKWARD``, likewise), ``gluon_bwd_tma_epilogue`` (``GLUON_BWD_TMA_EPILOGUE``),
-    ``gluon_bwd_head_dims`` and ``gluon_bwd_dq_own_keys`` (``GLUON_BWD_HEAD_DIMS``, ``GLUON_BWD_DQ_OWN_KEYS``: sets
-    of head dims). A switch not named keeps its value."""
+    ``gluon_backward`` (``GLUON_BACKWARD``, likewise), ``gluon_bwd_tma_epilogue`` (``GLUON_BWD_TMA_EPILOGUE``).
+    A switch not named keeps its value."""
     global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
-    global GLUON_BWD_HEAD_DIMS, GLUON_BWD_DQ_OWN_KEYS
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
-    before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
-              GLUON_BWD_HEAD_DIMS, GLUON_BWD_DQ_OWN_KEYS)
+    before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -197,14 +187,9 @@ def switches(**values):
             CONCURRENT_DQ = bool(values["concurrent_dq"])
         if "gluon_bwd_tma_epilogue" in values:
             GLUON_BWD_TMA_EPILOGUE = bool(values["gluon_bwd_tma_epilogue"])
-        if "gluon_bwd_head_dims" in values:
-            GLUON_BWD_HEAD_DIMS = frozenset(values["gluon_bwd_head_dims"])
-        if "gluon_bwd_dq_own_keys" in values:
-            GLUON_BWD_DQ_OWN_KEYS = frozenset(values["gluon_bwd_dq_own_keys"])
         yield
     finally:
-        (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
-         GLUON_BWD_HEAD_DIMS, GLUON_BWD_DQ_OWN_KEYS) = before
+        HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -1172,7 +1157,6 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
         *q.stride()[:3], *k.stride()[:3], *v.stride()[:3], *do.stride()[:3], *dk_out.stride(), *dv_out.stride(),
         H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, scale * LOG2E, scale, int(causal),
         D=D, TMA_EPILOGUE=kv_acc is not None or (GLUON_BWD_TMA_EPILOGUE and _tma_ok(dk) and _tma_ok(dv)),
-        DQ_OWN_KEYS=D in GLUON_BWD_DQ_OWN_KEYS and D in g.DQ_OWN_KEYS_HEAD_DIMS,
         num_warps=4, maxnreg=g.MAX_REGS,
     )
     _launch_dq_convert(rec, dq_accum, dq, scale, D, 0, wide)

@@ -117,22 +117,6 @@ def test_gpu_gluon_backward_case(case, launched):
         f"for {case.repro()}")
 
 
-HD64_CASES = [c for c in GLUON_CASES if c.D_qk == 64]
-
-
-@pytest.mark.parametrize("case", HD64_CASES, ids=[c.id() for c in HD64_CASES])
-def test_gpu_gluon_backward_dq_over_own_keys_case(case, monkeypatch):
-    """The DQ_OWN_KEYS form (each consumer's dQ over its own 64 keys at full width, no handshake a tile; an A/B
-    experiment at hd64, off by default) on every hd64 case: against the oracle, and launched as that form."""
-    seen = []
-    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon, "attention_bwd_gluon_kernel")])
-    launch_cache.clear()
-    with launch.switches(gluon_bwd_dq_own_keys={64}):
-        run_case(case)
-    launch_cache.clear()
-    assert [kw["DQ_OWN_KEYS"] for _, kw in seen] == [True], f"launched {seen} for {case.repro()}"
-
-
 @pytest.mark.parametrize("case", TRITON_CASES, ids=[c.id() for c in TRITON_CASES])
 def test_gpu_triton_backward_takes_what_the_gluon_one_cannot(case, launched):
     run_case(case)

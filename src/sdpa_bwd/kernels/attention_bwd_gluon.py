@@ -83,7 +83,6 @@ if AVAILABLE:  # the Gluon names the forward imported (and its shims for Triton 
     _thread_barrier = getattr(gl, "thread_barrier", None) or gl.barrier
 
 HEAD_DIMS = (64, 128)  # D_qk = D_v: the accumulators' registers and the shared buffers are sized for these
-DQ_OWN_KEYS_HEAD_DIMS = (64,)  # where DQ_OWN_KEYS's buffers fit (at 128: 246,272 B of shared memory)
 QUERY_ROWS = 64  # query rows a streamed tile holds
 KEYS_PER_CONSUMER = 64  # a program owns two such blocks, 128 keys
 STAGES = 2
@@ -197,17 +196,13 @@ if AVAILABLE:
         dp = warpgroup_mma_wait(0, deps=(dp_tok,))
         ds_mine.store((p * (dp - delta[:, None])).to(ds_mine.dtype))
         fence_async_shared()
-        _thread_barrier()  # every thread's P and dS are stored (and fenced) before a product or the other reads
-        dq_zero = gl.zeros([ROWS, DH], gl.float32, wgmma_layout(DH))
-        if DH == q_smem.type.shape[2]:  # dQ over this consumer's own keys, every column: no handshake
-            dv_tok = warpgroup_mma(p_smem.permute((1, 0)), do_smem.index(s), dv, is_async=True)
-            dq_tok = warpgroup_mma(ds_mine, k_tile, dq_zero, use_acc=False, is_async=True)
-        else:  # dQ's half of the columns over both consumers' keys, once the other's dS is stored too
-            mbarrier.arrive(ds_full.index(b), count=1)
-            dv_tok = warpgroup_mma(p_smem.permute((1, 0)), do_smem.index(s), dv, is_async=True)
-            mbarrier.wait(ds_full.index(b), (t // 2) & 1)
-            dq_tok = warpgroup_mma(ds_all.index(b * 2), kq0, dq_zero, use_acc=False, is_async=True)
-            dq_tok = warpgroup_mma(ds_all.index(b * 2 + 1), kq1, dq_tok, is_async=True)
+        _thread_barrier()  # every thread's dS is stored (and fenced) before the other consumer is told
+        mbarrier.arrive(ds_full.index(b), count=1)
+        dv_tok = warpgroup_mma(p_smem.permute((1, 0)), do_smem.index(s), dv, is_async=True)
+        mbarrier.wait(ds_full.index(b), (t // 2) & 1)
+        dq_tok = warpgroup_mma(ds_all.index(b * 2), kq0, gl.zeros([ROWS, DH], gl.float32, wgmma_layout(DH)),
+                               use_acc=False, is_async=True)
+        dq_tok = warpgroup_mma(ds_all.index(b * 2 + 1), kq1, dq_tok, is_async=True)
         dk_tok = warpgroup_mma(ds_mine.permute((1, 0)), q_smem.index(s), dk, is_async=True)
         # pending: dV, dQ (two), dK; one left in flight means dV and dQ are done
         dq, dv = warpgroup_mma_wait(1, deps=(dq_tok, dv_tok))
@@ -228,7 +223,7 @@ if AVAILABLE:
         DH: gl.constexpr = dq_smem.type.shape[1]
         acc_layout: gl.constexpr = wgmma_layout(D)
         cid = (key0 // KEYS) % 2
-        col0 = cid * DH % D  # 0 where each consumer adds all of dQ's columns
+        col0 = cid * DH
         # the packed fp32 dQ accumulator, (B H_q S_q, D): a tile's rows past its head's S_q add exact zeros
         dq_desc = tma.make_tensor_descriptor(dq_ptr, shape=[dq_rows, D], strides=[D, 1], block_shape=[ROWS, DH],
                                              layout=dq_smem.type.layout)
@@ -294,11 +289,9 @@ if AVAILABLE:
                             key0, i_start, n_tiles, S_q, dq_rows, qk_scale_log2, causal, q_smem, do_smem, kv_bar,
                             q_ready, do_ready, q_empty, do_empty, ds_full)
         # this consumer's products are done with the Q and dO stages; the other's once this wait passes (no
-        # barrier of its own, whose shared memory an unused one would hold): the handshake of a tile n_tiles, or
-        # the first one where the tiles had none (dQ over each consumer's own keys)
-        hs = n_tiles * (dq_smem.type.shape[1] != D)
-        mbarrier.arrive(ds_full.index(hs % 2), count=1)
-        mbarrier.wait(ds_full.index(hs % 2), (hs // 2) & 1)
+        # barrier of its own, whose shared memory an unused one would hold)
+        mbarrier.arrive(ds_full.index(n_tiles % 2), count=1)
+        mbarrier.wait(ds_full.index(n_tiles % 2), (n_tiles // 2) & 1)
         out_t: gl.constexpr = dk_base.dtype.element_ty
         if out_t == gl.float32:
             dv_desc = tma.make_tensor_descriptor(dv_base, shape=[S_kv, D], strides=[sdv_s, 1],
@@ -336,7 +329,6 @@ if AVAILABLE:
         sq_b, sq_h, sq_s, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s, sdo_b, sdo_h, sdo_s,
         sdk_b, sdk_h, sdk_s, sdk_d, sdv_b, sdv_h, sdv_s, sdv_d,
         H, G_k, G_v, S_q, S_kv, qk_scale_log2, scale, causal, D: gl.constexpr, TMA_EPILOGUE: gl.constexpr,
-        DQ_OWN_KEYS: gl.constexpr,
     ):
         """Grid (cdiv(S_kv, 128), B H): H query heads, H / G_k K heads, H / G_v V heads. ``dq_acc_ptr``: zeroed
         fp32 (B H S_q, D), scale-free; ``lse2_ptr``, ``delta_ptr``: packed (B H S_q) as the ODO kernel writes
@@ -357,10 +349,7 @@ if AVAILABLE:
         dt: gl.constexpr = q_ptr.dtype.element_ty
         tile_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D], dt)
         pd_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, KEYS], dt)
-        # dQ's columns a consumer computes and adds: half, over both consumers' keys, or (DQ_OWN_KEYS) all of
-        # them over its own 64 keys, with no handshake a tile and twice the reduce traffic
-        DQW: gl.constexpr = D if DQ_OWN_KEYS else D // 2
-        dq_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, DQW], gl.float32)
+        dq_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D // 2], gl.float32)
         q_smem = gl.allocate_shared_memory(dt, [STAGES_, ROWS, D], tile_layout)
         do_smem = gl.allocate_shared_memory(dt, [STAGES_, ROWS, D], tile_layout)
         # K's swizzle spans half a row (up to 128 B), so that each consumer's dQ column half of a K block
@@ -370,7 +359,7 @@ if AVAILABLE:
         v_smem = gl.allocate_shared_memory(dt, [2, KEYS, D], tile_layout)
         p_smem = gl.allocate_shared_memory(dt, [2, ROWS, KEYS], pd_layout)  # one tile a consumer
         ds_all = gl.allocate_shared_memory(dt, [4, ROWS, KEYS], pd_layout)  # two tiles a consumer
-        dq_smem = gl.allocate_shared_memory(gl.float32, [2, ROWS, DQW], dq_layout)  # one a consumer
+        dq_smem = gl.allocate_shared_memory(gl.float32, [2, ROWS, D // 2], dq_layout)  # one a consumer
         kv_bar, q_ready, do_ready, q_empty, do_empty = stage_barriers(STAGES_)
         ds_full = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
         for i in gl.static_range(2):
