@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Stop 24, the experiment call (one GPU): the Gluon backward's GPU tests (hd64 and the TMA epilogue among them),
 # then ab_perf's s24 table (hd64 in Gluon against the Triton kernels, dK / dV by TMA store against pointer stores,
-# beside cuDNN; TABLE=s24b: hd64's dQ over each consumer's own keys), nothing else on the GPU while it times.
+# beside cuDNN; TABLE=s24b, at commit 61de61d: hd64's dQ over each consumer's own keys), nothing else on the GPU
+# while it times.
 set -u
 out=${1:-/tmp/out}; mkdir -p "$out"
 export PYTHONPATH=src PYTHONUNBUFFERED=1 COLUMNS=160
