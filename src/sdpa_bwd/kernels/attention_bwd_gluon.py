@@ -53,8 +53,8 @@ backward with ODO, the accumulators' zeroing and the conversions): 0.90-0.99 of 
 rows with a K/V head a query head (e.g. (1,16,8192,128) bf16 BHSD 0.975 non-causal, 0.966 causal), and
 0.91-1.07 on GQA 32/8 at 8192. At hd64 (``tools/ab_perf.py --table s24``, run 1) it runs (4,16,2048,64) in
 0.538 ms against the Triton kernels' 0.528 (cuDNN 0.427): the kernel alone 0.49 ms, 350 TFLOP/s, far from its
-products' time, so the per-tile chain (both consumers in step through ``ds_full``) and not the tensor cores
-bounds it there.
+products' time. Dropping the consumers' per-tile handshake (each one's dQ over its own keys, twice the reduce
+traffic: commit 61de61d, reverted) made it slower (0.570 ms), so what bounds hd64 is not known yet.
 """
 
 from __future__ import annotations
