@@ -115,6 +115,12 @@ if AVAILABLE:
         bits = dtype.primitive_bitwidth
         return gl.NVMMASharedLayout(swizzle_byte_width=min(128, d // 2 * bits // 8), element_bitwidth=bits, rank=2)
 
+    @gluon.constexpr_function
+    def _staging_layout(dtype, rows, d, fp32_layout):
+        """The layout dK and dV are staged in, and their descriptors' (``_consumer_tma``): the fp32 staging
+        buffer's own for the GQA accumulators, the default for a [rows, d] tile of 16-bit outputs."""
+        return fp32_layout if dtype == gl.float32 else gl.NVMMASharedLayout.get_default_for([rows, d], dtype)
+
     @gluon.jit
     def load_pairs(once_a, once_b, once_row, a_desc, b_desc, row0, n_tiles, once_a_smem, once_b_smem, a_smem, b_smem,
                    once_bar, a_ready, b_ready, a_empty, b_empty):
@@ -293,11 +299,12 @@ if AVAILABLE:
         mbarrier.arrive(ds_full.index(n_tiles % 2), count=1)
         mbarrier.wait(ds_full.index(n_tiles % 2), (n_tiles // 2) & 1)
         out_t: gl.constexpr = dk_base.dtype.element_ty
+        out_layout: gl.constexpr = _staging_layout(out_t, KEYS, D, kv_smem.type.layout)
+        dv_desc = tma.make_tensor_descriptor(dv_base, shape=[S_kv, D], strides=[sdv_s, 1], block_shape=[KEYS, D],
+                                             layout=out_layout)
+        dk_desc = tma.make_tensor_descriptor(dk_base, shape=[S_kv, D], strides=[sdk_s, 1], block_shape=[KEYS, D],
+                                             layout=out_layout)
         if out_t == gl.float32:
-            dv_desc = tma.make_tensor_descriptor(dv_base, shape=[S_kv, D], strides=[sdv_s, 1],
-                                                 block_shape=[KEYS, D], layout=kv_smem.type.layout)
-            dk_desc = tma.make_tensor_descriptor(dk_base, shape=[S_kv, D], strides=[sdk_s, 1],
-                                                 block_shape=[KEYS, D], layout=kv_smem.type.layout)
             kv_smem.store(dv)
             fence_async_shared()
             _tma_reduce_add(dv_desc, [key0, 0], kv_smem)
@@ -306,12 +313,7 @@ if AVAILABLE:
             fence_async_shared()
             _tma_reduce_add(dk_desc, [key0, 0], kv_smem)
         else:  # the fp32 staging buffer holds both 16-bit tiles: no wait between the stores
-            out_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([KEYS, D], out_t)
             pair = _reinterpret(kv_smem, out_t, [2, KEYS, D], out_layout)
-            dv_desc = tma.make_tensor_descriptor(dv_base, shape=[S_kv, D], strides=[sdv_s, 1],
-                                                 block_shape=[KEYS, D], layout=out_layout)
-            dk_desc = tma.make_tensor_descriptor(dk_base, shape=[S_kv, D], strides=[sdk_s, 1],
-                                                 block_shape=[KEYS, D], layout=out_layout)
             pair.index(0).store(dv.to(out_t))
             pair.index(1).store((dk * scale).to(out_t))
             fence_async_shared()
