@@ -136,7 +136,7 @@ def test_switches_put_every_switch_back_and_reject_unknown_names():
     assert (launch.HEAD_GROUP, launch.DV_AFTER_DP, launch.CONCURRENT_DQ) == before
     with launch.switches(dv_after_dp=False):
         assert launch.HEAD_GROUP == before[0] and launch.DV_AFTER_DP is False
-    for bad in (dict(head_grup=4), dict(head_group=0)):
+    for bad in (dict(head_grup=4), dict(head_group=0), dict(gluon_bwd_hd64_rows=96)):
         try:
             with launch.switches(**bad):
                 raise AssertionError(f"{bad} entered the block")

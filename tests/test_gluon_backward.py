@@ -32,32 +32,38 @@ def compiled():
     run = subprocess.run([sys.executable, TOOL, "bf16"], capture_output=True, text=True, env=env, timeout=600)
     assert run.returncode == 0, f"tools/gluon_bwd_compile.py failed:\n{run.stderr[-3000:]}"
     rows = (json.loads(ln) for ln in run.stdout.splitlines() if ln.startswith("{"))
-    return {(r["D"], r["grouped"], r["tma_epilogue"]): r for r in rows}
+    return {(r["D"], r["ROWS"], r["grouped"], r["tma_epilogue"]): r for r in rows}
 
 
 # (grouped, TMA epilogue): the three compiles the launcher makes (shared K/V heads always bulk-reduce dK, dV)
 VARIANTS = [(False, True), (False, False), (True, True)]
 
 
+# (head dim, query tile rows): hd64 at FlashAttention-3's 128 rows (the launcher's) and at 64 (A/B runs)
+SHAPES = [(64, 128), (64, 64), (128, 64)]
+
+
 def test_gluon_backward_compiles_every_head_dim_and_epilogue(compiled):
-    expected = {(D, g, t) for D in (64, 128) for g, t in VARIANTS}
+    expected = {(D, rows, g, t) for D, rows in SHAPES for g, t in VARIANTS}
     assert set(compiled) == expected, (
         f"tools/gluon_bwd_compile.py compiled {sorted(compiled)}, expected {sorted(expected)}: "
-        "attention_bwd_gluon.HEAD_DIMS or the tool's VARIANTS changed")
+        "attention_bwd_gluon.HEAD_DIMS, QUERY_ROWS or the tool's VARIANTS changed")
 
 
-@pytest.mark.parametrize("D", [64, 128])
+@pytest.mark.parametrize("D,rows", SHAPES, ids=[f"hd{d}-rows{r}" for d, r in SHAPES])
 @pytest.mark.parametrize("grouped,tma", VARIANTS, ids=["own-kv-tma-store", "own-kv-pointer-store", "gqa"])
-def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, grouped, tma):
-    r = compiled[(D, grouped, tma)]
+def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows, grouped, tma):
+    r = compiled[(D, rows, grouped, tma)]
     assert r["waits"].count(1) == 12, (
         f"saw product waits {r['waits']}: in each of its 3 tile bodies (two peeled, the loop) each of the 2 "
         "consumers should wait for S with dP in flight and for dQ with dK in flight (wait_group 1), 12 in all; "
         "a wait for 0 there serialises the products again. Check attention_bwd_gluon._tile")
-    steps = 2 * D // 16 + 4 + 4 + 2 * 4
+    m = rows // 64  # a warpgroup's products of 64 query rows each where the query rows are the product's M
+    steps = m * 2 * D // 16 + 2 * rows // 16 + m * 2 * 4
     assert r["wgmma"] == 6 * steps, (
         f"saw {r['wgmma']} wgmma instructions, expected {6 * steps} (2 consumers x 3 tile bodies x (S, dP: "
-        f"{D // 16} k-steps each; dV, dK: 4 each; dQ: 2 x 4)): the kernel's loop structure changed")
+        f"{m} x {D // 16} k-steps each; dV, dK: {rows // 16} each; dQ: {m} x 2 x 4)): the kernel's loop "
+        "structure changed")
     # GQA's epilogue adds dV's and dK's partials by 2 more reduces a consumer, each waited for at once (once a
     # program): the loop's dQ reduces are what must not be
     extra = 4 if grouped else 0

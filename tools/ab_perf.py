@@ -542,6 +542,22 @@ BWD_VARIANTS_S24 = {
     128: [("gluon", "on", None), ("gluon ptr epi", "on", None, _PTR_EPI), ("gluon again", "on", None),
           ("gluon ptr epi again", "on", None, _PTR_EPI)]}
 FWD_VARIANTS_S24 = {k: [] for k in BWD_VARIANTS_S24}
+# Stop 25: the Gluon backward at hd64 with query tiles of 128 rows, FlashAttention-3's hd64 tile (its products'
+# M or K twice as long, half the per-tile handshakes, waits and side loads for the same work; 229,920 B of shared
+# memory; Triton 3.6's ptxas spills 372 / 576 B where the 64-row tile spills none) against 64-row tiles (stop 24:
+# 0.538 ms at (4,16,2048,64) bf16) and the Triton kernels that take hd64 today (0.528; cuDNN 0.427). Predicted:
+# 0.45-0.50 ms if the per-tile fixed costs bound the 64-row kernel (3.5k cycles a tile for ~1.3k of products),
+# no better than 64 rows if the spills' reloads sit in the loop. Each row interleaved.
+ROWS_S25 = [(4, 16, 16, 2048, 64, False, torch.bfloat16), (4, 16, 16, 2048, 64, True, torch.bfloat16),
+            (4, 16, 16, 2048, 64, False, torch.float16), (4, 16, 16, 2048, 64, False, torch.bfloat16, "bshd"),
+            (2, 16, 16, 8192, 64, True, torch.bfloat16)]
+_HD64 = dict(gluon_bwd_head_dims=(64, 128))
+_HD64_R64 = dict(_HD64, gluon_bwd_hd64_rows=64)
+BWD_VARIANTS_S25 = {
+    64: [("gluon r128", "on", None, _HD64), ("gluon r64", "on", None, _HD64_R64), ("triton", "on", None, _TRITON),
+         ("gluon r128 again", "on", None, _HD64), ("gluon r64 again", "on", None, _HD64_R64),
+         ("triton again", "on", None, _TRITON)]}
+FWD_VARIANTS_S25 = {k: [] for k in BWD_VARIANTS_S25}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
@@ -552,7 +568,8 @@ TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VAR
           "s16b": (ROWS_S16B, BWD_VARIANTS_S16B, FWD_VARIANTS_S16B),
           "s16c": (ROWS_S16C, BWD_VARIANTS_S16C, FWD_VARIANTS_S16C),
           "s17": (ROWS_S17, BWD_VARIANTS_S17, FWD_VARIANTS_S17),
-          "s24": (ROWS_S24, BWD_VARIANTS_S24, FWD_VARIANTS_S24)}
+          "s24": (ROWS_S24, BWD_VARIANTS_S24, FWD_VARIANTS_S24),
+          "s25": (ROWS_S25, BWD_VARIANTS_S25, FWD_VARIANTS_S25)}
 
 
 def _variant(v):
@@ -601,7 +618,8 @@ def main():
                          "s16: the DKDV and dQ passes as one launch; s16b: the causal hd128 fused entry's neighbours; "
                          "s16c: the fused launch with the dQ programs on pointers; "
                          "s17: the forward and dQ pass on one warpgroup, two programs an SM; "
-                         "s24: the Gluon backward at hd64, and its dK, dV by TMA store")
+                         "s24: the Gluon backward at hd64, and its dK, dV by TMA store; "
+                         "s25: the Gluon backward at hd64 with 128-row query tiles")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()

@@ -2,7 +2,7 @@
 
     TRITON_INTERPRET=0 PYTHONPATH=src python3 tools/gluon_bwd_compile.py [DTYPE ...]
 
-One JSON line per dtype (default: bf16 and fp16), head dim (``attention_bwd_gluon.HEAD_DIMS``) and variant
+One JSON line per dtype (default: bf16 and fp16), head dim (``attention_bwd_gluon.HEAD_DIMS``), query tile rows (``QUERY_ROWS``) and variant
 (``grouped``: GQA's, dK and dV bulk-reduced; ``tma_epilogue``: dK and dV by TMA store, else by pointer stores):
 the shared memory, the number of wgmma instructions, each
 product wait's outstanding count (``wgmma.wait_group N``), the partitions' register budgets (``setmaxnreg``),
@@ -24,7 +24,8 @@ import sys
 VARIANTS = ((False, True), (False, False), (True, True))
 
 
-def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogue: bool = True) -> dict:
+def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogue: bool = True,
+                    rows: int = 64) -> dict:
     """``grouped``: the GQA variant, dK and dV added into fp32 accumulators (``dk_ptr``, ``dv_ptr`` fp32);
     ``tma_epilogue``: dK and dV leave by the bulk-copy engine (``_consumer_tma``), else by pointer stores."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -35,7 +36,7 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
     fn = g.attention_bwd_gluon_kernel
     fp32 = ("dq_acc_ptr", "lse2_ptr", "delta_ptr") + (("dk_ptr", "dv_ptr") if grouped else ())
     sig = signature_of(fn, dtype, fp32_ptrs=fp32, floats=("qk_scale_log2", "scale"))
-    report = compile_report(fn, sig, dict(D=D, TMA_EPILOGUE=tma_epilogue), maxnreg=g.MAX_REGS, with_ptx=True)
+    report = compile_report(fn, sig, dict(D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows), maxnreg=g.MAX_REGS, with_ptx=True)
     ptx = report.pop("ptx")
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
     report["bulk_stores"] = len(re.findall(r"cp\.async\.bulk\.tensor\.\dd\.global\.shared", ptx))
@@ -48,12 +49,13 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
 
 
 def main(argv) -> None:
-    from sdpa_bwd.kernels.attention_bwd_gluon import HEAD_DIMS
+    from sdpa_bwd.kernels.attention_bwd_gluon import HEAD_DIMS, QUERY_ROWS
 
     for dtype in argv or ["bf16", "fp16"]:
         for D in HEAD_DIMS:
-            for grouped, tma_epilogue in VARIANTS:
-                print(json.dumps(compile_variant(dtype, D, grouped, tma_epilogue)), flush=True)
+            for rows in QUERY_ROWS[D]:
+                for grouped, tma_epilogue in VARIANTS:
+                    print(json.dumps(compile_variant(dtype, D, grouped, tma_epilogue, rows)), flush=True)
 
 
 if __name__ == "__main__":

@@ -158,8 +158,13 @@ GLUON_BWD_HEAD_DIMS = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_B
 # accumulators are always added in by the bulk-copy engine.
 GLUON_BWD_TMA_EPILOGUE = True
 
+# Query rows a streamed tile of the Gluon backward holds at hd64 (hd128: 64, the most its shared memory holds):
+# 128 as FlashAttention-3's hd64 backward tiles it, which halves the per-tile handshakes and waits a product's
+# worth of work; 64 for A/B runs.
+GLUON_BWD_HD64_ROWS = 128
+
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
-             "gluon_bwd_tma_epilogue")
+             "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_hd64_rows")
 
 
 @contextlib.contextmanager
@@ -167,13 +172,20 @@ def switches(**values):
     """Set the launch-level A/B switches for a block and put them back after it (tools/ab_perf.py, tests):
     ``head_group`` (``set_head_group``), ``dv_after_dp`` (``DV_AFTER_DP``; None: each config's own),
     ``concurrent_dq`` (``CONCURRENT_DQ``), ``gluon_forward`` (``GLUON_FORWARD`` "auto" or "off"),
-    ``gluon_backward`` (``GLUON_BACKWARD``, likewise), ``gluon_bwd_tma_epilogue`` (``GLUON_BWD_TMA_EPILOGUE``).
-    A switch not named keeps its value."""
+    ``gluon_backward`` (``GLUON_BACKWARD``, likewise), ``gluon_bwd_tma_epilogue`` (``GLUON_BWD_TMA_EPILOGUE``),
+    ``gluon_bwd_head_dims`` (``GLUON_BWD_HEAD_DIMS``, an iterable of head dims), ``gluon_bwd_hd64_rows``
+    (``GLUON_BWD_HD64_ROWS``). A switch not named keeps its value."""
     global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
+    global GLUON_BWD_HEAD_DIMS, GLUON_BWD_HD64_ROWS
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
-    before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE)
+    rows = values.get("gluon_bwd_hd64_rows", GLUON_BWD_HD64_ROWS)
+    if rows not in attention_bwd_gluon.QUERY_ROWS[64]:
+        raise ValueError(f"gluon_bwd_hd64_rows {rows!r}: the Gluon backward streams hd64 query tiles of "
+                         f"{attention_bwd_gluon.QUERY_ROWS[64]} rows; pass one of those")
+    before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
+              GLUON_BWD_HEAD_DIMS, GLUON_BWD_HD64_ROWS)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -187,9 +199,14 @@ def switches(**values):
             CONCURRENT_DQ = bool(values["concurrent_dq"])
         if "gluon_bwd_tma_epilogue" in values:
             GLUON_BWD_TMA_EPILOGUE = bool(values["gluon_bwd_tma_epilogue"])
+        if "gluon_bwd_head_dims" in values:
+            GLUON_BWD_HEAD_DIMS = frozenset(int(d) for d in values["gluon_bwd_head_dims"])
+        if "gluon_bwd_hd64_rows" in values:
+            GLUON_BWD_HD64_ROWS = rows
         yield
     finally:
-        HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE = before
+        (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
+         GLUON_BWD_HEAD_DIMS, GLUON_BWD_HD64_ROWS) = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -1157,7 +1174,7 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
         *q.stride()[:3], *k.stride()[:3], *v.stride()[:3], *do.stride()[:3], *dk_out.stride(), *dv_out.stride(),
         H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, scale * LOG2E, scale, int(causal),
         D=D, TMA_EPILOGUE=kv_acc is not None or (GLUON_BWD_TMA_EPILOGUE and _tma_ok(dk) and _tma_ok(dv)),
-        num_warps=4, maxnreg=g.MAX_REGS,
+        ROWS=GLUON_BWD_HD64_ROWS if D == 64 else 64, num_warps=4, maxnreg=g.MAX_REGS,
     )
     _launch_dq_convert(rec, dq_accum, dq, scale, D, 0, wide)
     if kv_acc:  # dK's partials were scaled in the kernel

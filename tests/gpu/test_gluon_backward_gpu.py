@@ -180,3 +180,22 @@ def test_gpu_gluon_and_triton_backwards_agree(H_kv, D):
     for name, a, b in zip(("dq", "dk", "dv"), g, t):
         rel = ((a.float() - b.float()).norm() / b.float().norm()).item()
         assert rel < 1e-2, f"{name}: Gluon and Triton backwards differ by {rel:.2e} (relative)"
+
+
+HD64_CASES = [c for c in GLUON_CASES if c.D_qk == 64]
+
+
+@pytest.mark.parametrize("rows", attention_bwd_gluon.QUERY_ROWS[64])
+@pytest.mark.parametrize("case", HD64_CASES, ids=[c.id() for c in HD64_CASES])
+def test_gpu_gluon_backward_hd64_at_each_query_tile(monkeypatch, case, rows):
+    """hd64 at every query tile the kernel is written for (``QUERY_ROWS[64]``: the launcher's 128 and the 64 of
+    A/B runs), each launched with that tile (the spy reads ``ROWS``) and right against the oracle."""
+    seen = []
+    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon, "attention_bwd_gluon_kernel")])
+    launch_cache.clear()
+    with launch.switches(gluon_bwd_hd64_rows=rows):
+        run_case(case)
+    launch_cache.clear()
+    assert [kw["ROWS"] for name, kw in seen] == [rows], (
+        f"the Gluon kernel was launched with ROWS {[kw['ROWS'] for name, kw in seen]} under "
+        f"switches(gluon_bwd_hd64_rows={rows}), expected [{rows}]: see launch._gluon_backward")

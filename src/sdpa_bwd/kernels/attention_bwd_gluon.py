@@ -83,14 +83,15 @@ if AVAILABLE:  # the Gluon names the forward imported (and its shims for Triton 
     _thread_barrier = getattr(gl, "thread_barrier", None) or gl.barrier
 
 HEAD_DIMS = (64, 128)  # D_qk = D_v: the accumulators' registers and the shared buffers are sized for these
-QUERY_ROWS = 64  # query rows a streamed tile holds
+# Query rows a streamed tile may hold, by head dim (the launcher picks one, ``launch.GLUON_BWD_HD64_ROWS``): at hd128 the
+# buffers of a 128-row tile would not fit in shared memory
+QUERY_ROWS = {64: (64, 128), 128: (64,)}
 KEYS_PER_CONSUMER = 64  # a program owns two such blocks, 128 keys
 STAGES = 2
 MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
 
 if AVAILABLE:
     KEYS = gl.constexpr(KEYS_PER_CONSUMER)
-    ROWS_ = gl.constexpr(QUERY_ROWS)
     STAGES_ = gl.constexpr(STAGES)
 
     @_core.builtin
@@ -331,12 +332,13 @@ if AVAILABLE:
         sq_b, sq_h, sq_s, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s, sdo_b, sdo_h, sdo_s,
         sdk_b, sdk_h, sdk_s, sdk_d, sdv_b, sdv_h, sdv_s, sdv_d,
         H, G_k, G_v, S_q, S_kv, qk_scale_log2, scale, causal, D: gl.constexpr, TMA_EPILOGUE: gl.constexpr,
+        ROWS: gl.constexpr,
     ):
         """Grid (cdiv(S_kv, 128), B H): H query heads, H / G_k K heads, H / G_v V heads. ``dq_acc_ptr``: zeroed
         fp32 (B H S_q, D), scale-free; ``lse2_ptr``, ``delta_ptr``: packed (B H S_q) as the ODO kernel writes
         them. Where a K or V head is shared (GQA), ``dk_ptr`` and ``dv_ptr`` are zeroed fp32 accumulators (dims
         and strides as dK's and dV's) that the group's programs add their partials into."""
-        ROWS: gl.constexpr = ROWS_
+        gl.static_assert(ROWS == 64 or (ROWS == 128 and D == 64), "query tile rows not in QUERY_ROWS for this D")
         pid_n = gl.program_id(0)
         bh = gl.program_id(1)
         b = (bh // H).to(gl.int64)
