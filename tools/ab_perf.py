@@ -558,6 +558,24 @@ BWD_VARIANTS_S25 = {
          ("gluon r128 again", "on", None, _HD64), ("gluon r64 again", "on", None, _HD64_R64),
          ("triton again", "on", None, _TRITON)]}
 FWD_VARIANTS_S25 = {k: [] for k in BWD_VARIANTS_S25}
+# Stop 25b: the Gluon kernels' start order under the causal mask. Both started head by head (the backward's
+# key blocks in order, the forward's query blocks costliest first within each head), where the Triton kernels
+# start groups of heads costliest tile first (session 6: 0.87 of ideal head by head against 0.99-1.00 for groups
+# of 4-16 in a dispatch simulation at (2,16,4096,128) causal). Now ``program_tile`` in attention_fwd_gluon,
+# groups of 8 by default (``launch.GLUON_HEAD_GROUP``); the ``head_group`` switch overrides it. Predicted: 3-8%
+# off the causal rows of both directions, nothing where a head has few tiles to order. Each row interleaved.
+ROWS_S25B = [(2, 16, 16, 4096, 128, True, torch.bfloat16), (1, 16, 16, 8192, 128, True, torch.bfloat16),
+             (1, 32, 8, 8192, 128, True, torch.bfloat16), (4, 16, 16, 2048, 64, True, torch.bfloat16)]
+_G1, _G4, _G16 = dict(head_group=1), dict(head_group=4), dict(head_group=16)
+BWD_VARIANTS_S25B = {
+    128: [("g8", "on", None), ("g1", "on", None, _G1), ("g4", "on", None, _G4), ("g16", "on", None, _G16),
+          ("g8 again", "on", None), ("g1 again", "on", None, _G1)],
+    64: [("gluon r128 g8", "on", None, _HD64), ("gluon r128 g1", "on", None, dict(_HD64, head_group=1)),
+         ("triton", "on", None, _TRITON), ("gluon r128 g8 again", "on", None, _HD64),
+         ("gluon r128 g1 again", "on", None, dict(_HD64, head_group=1)), ("triton again", "on", None, _TRITON)]}
+FWD_VARIANTS_S25B = {
+    128: [("g8", "on", None), ("g1", "on", None, _G1), ("g8 again", "on", None), ("g1 again", "on", None, _G1)],
+    64: []}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
@@ -569,7 +587,8 @@ TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VAR
           "s16c": (ROWS_S16C, BWD_VARIANTS_S16C, FWD_VARIANTS_S16C),
           "s17": (ROWS_S17, BWD_VARIANTS_S17, FWD_VARIANTS_S17),
           "s24": (ROWS_S24, BWD_VARIANTS_S24, FWD_VARIANTS_S24),
-          "s25": (ROWS_S25, BWD_VARIANTS_S25, FWD_VARIANTS_S25)}
+          "s25": (ROWS_S25, BWD_VARIANTS_S25, FWD_VARIANTS_S25),
+          "s25b": (ROWS_S25B, BWD_VARIANTS_S25B, FWD_VARIANTS_S25B)}
 
 
 def _variant(v):
@@ -619,7 +638,8 @@ def main():
                          "s16c: the fused launch with the dQ programs on pointers; "
                          "s17: the forward and dQ pass on one warpgroup, two programs an SM; "
                          "s24: the Gluon backward at hd64, and its dK, dV by TMA store; "
-                         "s25: the Gluon backward at hd64 with 128-row query tiles")
+                         "s25: the Gluon backward at hd64 with 128-row query tiles; "
+                         "s25b: the Gluon kernels' causal start order, groups of heads costliest first")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()

@@ -36,7 +36,7 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
     fn = g.attention_bwd_gluon_kernel
     fp32 = ("dq_acc_ptr", "lse2_ptr", "delta_ptr") + (("dk_ptr", "dv_ptr") if grouped else ())
     sig = signature_of(fn, dtype, fp32_ptrs=fp32, floats=("qk_scale_log2", "scale"))
-    report = compile_report(fn, sig, dict(D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows), maxnreg=g.MAX_REGS, with_ptx=True)
+    report = compile_report(fn, sig, dict(D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows, HEAD_GROUP=1), maxnreg=g.MAX_REGS, with_ptx=True)
     ptx = report.pop("ptx")
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
     report["bulk_stores"] = len(re.findall(r"cp\.async\.bulk\.tensor\.\dd\.global\.shared", ptx))

@@ -28,7 +28,8 @@ def compile_variant(d_qk: int, d_v: int, dtype: str, causal: bool) -> dict:
     fn = g.attention_fwd_gluon_kernel
     sig = signature_of(fn, dtype, fp32_ptrs=("lse_ptr",), floats=("qk_scale_log2",))
     d_a, d_b = g.qk_chunks(d_qk)
-    consts = dict(D_QK=d_a, D_QK_B=d_b, D_V=d_v, BLOCK_N=g.BLOCK_KEYS, STAGES_=g.STAGES, CAUSAL=causal)
+    consts = dict(D_QK=d_a, D_QK_B=d_b, D_V=d_v, BLOCK_N=g.BLOCK_KEYS, STAGES_=g.STAGES, CAUSAL=causal,
+                  HEAD_GROUP=g.CAUSAL_HEAD_GROUP if causal else 1)
     return dict(d_qk=d_qk, dtype=dtype, **compile_report(fn, sig, consts, maxnreg=g.MAX_REGS))
 
 

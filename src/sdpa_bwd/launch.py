@@ -158,6 +158,11 @@ GLUON_BWD_HEAD_DIMS = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_B
 # accumulators are always added in by the bulk-copy engine.
 GLUON_BWD_TMA_EPILOGUE = True
 
+# The start order of both Gluon kernels' programs under the causal mask: groups of this many heads, costliest
+# tile first across each group (kernels.attention_fwd_gluon.program_tile); ``HEAD_GROUP`` (the head_group
+# switch) overrides it. Without the mask every tile costs the same, and they start head by head.
+GLUON_HEAD_GROUP = attention_fwd_gluon.CAUSAL_HEAD_GROUP
+
 # Query rows a streamed tile of the Gluon backward holds at hd64 (hd128: 64, the most its shared memory holds):
 # 128 as FlashAttention-3's hd64 backward tiles it, which halves the per-tile handshakes and waits a product's
 # worth of work; 64 for A/B runs.
@@ -927,6 +932,7 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
             *q.stride()[:3], *k.stride()[:3], *v.stride()[:3], *o.stride(), *st,
             H_q, S_q, S_kv, H_q // H_k, H_q // H_v, scale * LOG2E, int(causal), int(D_v == qk_a and _tma_ok(o)),
             D_QK=qk_a, D_QK_B=qk_b, D_V=D_v, BLOCK_N=g.BLOCK_KEYS, STAGES_=g.STAGES, CAUSAL=causal,
+            HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1,
             num_warps=4, maxnreg=g.MAX_REGS,
         )
         rec.finish((q, k, v, o, stats), extra=(B, H_q, S_q, D_v))
@@ -1174,7 +1180,8 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
         *q.stride()[:3], *k.stride()[:3], *v.stride()[:3], *do.stride()[:3], *dk_out.stride(), *dv_out.stride(),
         H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, scale * LOG2E, scale, int(causal),
         D=D, TMA_EPILOGUE=kv_acc is not None or (GLUON_BWD_TMA_EPILOGUE and _tma_ok(dk) and _tma_ok(dv)),
-        ROWS=GLUON_BWD_HD64_ROWS if D == 64 else 64, num_warps=4, maxnreg=g.MAX_REGS,
+        ROWS=GLUON_BWD_HD64_ROWS if D == 64 else 64, HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1,
+        num_warps=4, maxnreg=g.MAX_REGS,
     )
     _launch_dq_convert(rec, dq_accum, dq, scale, D, 0, wide)
     if kv_acc:  # dK's partials were scaled in the kernel

@@ -199,3 +199,21 @@ def test_gpu_gluon_backward_hd64_at_each_query_tile(monkeypatch, case, rows):
     assert [kw["ROWS"] for name, kw in seen] == [rows], (
         f"the Gluon kernel was launched with ROWS {[kw['ROWS'] for name, kw in seen]} under "
         f"switches(gluon_bwd_hd64_rows={rows}), expected [{rows}]: see launch._gluon_backward")
+
+
+@pytest.mark.parametrize("group", [1, 3, 8])
+@pytest.mark.parametrize("D", [64, 128])
+def test_gpu_gluon_backward_causal_start_order(monkeypatch, group, D):
+    """Under the causal mask the programs start in groups of ``group`` heads, costliest key block first
+    (``attention_fwd_gluon.program_tile``): every (key block, head) still taken exactly once, so right against
+    the oracle, with a last group short of ``group`` heads (B H = 10) and tails in both lengths."""
+    seen = []
+    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon, "attention_bwd_gluon_kernel")])
+    launch_cache.clear()
+    with launch.switches(head_group=group):
+        run_case(Case(B=2, H_q=5, H_k=5, H_v=5, S_q=900, S_kv=777, D_qk=D, D_v=D, dtype="bf16", right_bound=0,
+                      seed=450 + group + D))
+    launch_cache.clear()
+    assert [kw["HEAD_GROUP"] for name, kw in seen] == [group], (
+        f"the Gluon backward was launched with HEAD_GROUP {[kw['HEAD_GROUP'] for name, kw in seen]} under "
+        f"switches(head_group={group}), expected [{group}]: see launch._gluon_backward")

@@ -113,3 +113,20 @@ def test_gpu_gluon_and_triton_forwards_agree():
         o_t, st_t = launch.attention_forward(q, k, v, right_bound=0)
     assert (o_g.float() - o_t.float()).abs().max().item() < 2e-2
     assert (st_g - st_t).abs().max().item() < 1e-3
+
+
+@pytest.mark.parametrize("group", [1, 3, 8])
+def test_gpu_gluon_forward_causal_start_order(monkeypatch, group):
+    """Under the causal mask the programs start in groups of ``group`` heads, costliest query block first
+    (``attention_fwd_gluon.program_tile``): every (query block, head) still taken exactly once, so right against
+    the oracle, with a last group short of ``group`` heads (B H = 10) and tails in both lengths."""
+    seen = []
+    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_fwd_gluon, "attention_fwd_gluon_kernel")])
+    launch_cache.clear()
+    with launch.switches(head_group=group):
+        run_case(Case(B=2, H_q=5, H_k=5, H_v=5, S_q=1100, S_kv=1000, D_qk=128, D_v=128, dtype="bf16",
+                      right_bound=0, seed=460 + group))
+    launch_cache.clear()
+    assert [kw["HEAD_GROUP"] for name, kw in seen] == [group], (
+        f"the Gluon forward was launched with HEAD_GROUP {[kw['HEAD_GROUP'] for name, kw in seen]} under "
+        f"switches(head_group={group}), expected [{group}]: see launch.attention_forward")

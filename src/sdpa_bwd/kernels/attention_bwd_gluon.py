@@ -72,6 +72,7 @@ if AVAILABLE:  # the Gluon names the forward imported (and its shims for Triton 
         gl,
         gluon,
         mbarrier,
+        program_tile,
         stage_barriers,
         tma,
         warpgroup_mma,
@@ -332,15 +333,15 @@ if AVAILABLE:
         sq_b, sq_h, sq_s, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s, sdo_b, sdo_h, sdo_s,
         sdk_b, sdk_h, sdk_s, sdk_d, sdv_b, sdv_h, sdv_s, sdv_d,
         H, G_k, G_v, S_q, S_kv, qk_scale_log2, scale, causal, D: gl.constexpr, TMA_EPILOGUE: gl.constexpr,
-        ROWS: gl.constexpr,
+        ROWS: gl.constexpr, HEAD_GROUP: gl.constexpr,
     ):
         """Grid (cdiv(S_kv, 128), B H): H query heads, H / G_k K heads, H / G_v V heads. ``dq_acc_ptr``: zeroed
         fp32 (B H S_q, D), scale-free; ``lse2_ptr``, ``delta_ptr``: packed (B H S_q) as the ODO kernel writes
         them. Where a K or V head is shared (GQA), ``dk_ptr`` and ``dv_ptr`` are zeroed fp32 accumulators (dims
         and strides as dK's and dV's) that the group's programs add their partials into."""
         gl.static_assert(ROWS == 64 or (ROWS == 128 and D == 64), "query tile rows not in QUERY_ROWS for this D")
-        pid_n = gl.program_id(0)
-        bh = gl.program_id(1)
+        # started in groups of HEAD_GROUP heads, costliest key block (the first, under the causal mask) first
+        pid_n, bh = program_tile(HEAD_GROUP, False)
         b = (bh // H).to(gl.int64)
         h = (bh % H).to(gl.int64)
         hk = h // G_k

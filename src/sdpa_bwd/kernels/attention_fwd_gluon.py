@@ -56,6 +56,11 @@ STAGES = 2  # K/V buffers; 3 stages ran 1-8% slower in run 62 (and 229 KB of sha
 MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
 
 
+# Heads a group of the causal start order spans (``program_tile``), both Gluon kernels' default
+# (``launch.GLUON_HEAD_GROUP``): session 6's dispatch simulation put groups of 4-16 at 0.99-1.00 of ideal.
+CAUSAL_HEAD_GROUP = 8
+
+
 def qk_chunks(d_qk: int) -> tuple:
     """(first chunk, second chunk or 0) of D_qk in the kernel's Q and K buffers, whose widths are powers of
     two: 192 = 128 + 64 (DeepSeek-V3's D_qk), a power of two in one piece."""
@@ -75,6 +80,28 @@ if AVAILABLE:
     def wgmma_layout(n):
         """The accumulator layout of a warpgroup's (64 x n) products: one warpgroup, 16-row wgmma steps."""
         return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, n, 16])
+
+    @gluon.jit
+    def program_tile(HEAD_GROUP: gl.constexpr, COSTLIEST_FIRST_IS_LAST: gl.constexpr):
+        """(tile, head) of this program of a (tiles, heads) grid, started in groups of HEAD_GROUP heads, costliest
+        tile first across each group's heads (longest-processing-time first): the Triton kernels' start order
+        (``attention_fwd.program_tile``, whose docstring has the why), written again here because a Gluon kernel
+        cannot call a Triton function. Under a causal band the tiles of a head differ in cost (the forward's last
+        query block sees every key, the backward's first key block every query); HEAD_GROUP = 1 is the plain
+        head-by-head order, costliest tile first within each head."""
+        n_tiles = gl.num_programs(0)
+        n_heads = gl.num_programs(1)
+        lin = gl.program_id(1) * n_tiles + gl.program_id(0)
+        per_group = HEAD_GROUP * n_tiles
+        group = lin // per_group
+        first = group * HEAD_GROUP
+        size = gl.minimum(n_heads - first, HEAD_GROUP)
+        r = lin - group * per_group
+        rank = r // size
+        head = first + r - rank * size
+        if COSTLIEST_FIRST_IS_LAST:
+            rank = n_tiles - 1 - rank
+        return rank, head
 
     @gluon.jit
     def stage_barriers(STAGES: gl.constexpr):
@@ -253,16 +280,13 @@ if AVAILABLE:
         sq_b, sq_h, sq_s, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s, so_b, so_h, so_s, so_d, sl_b, sl_h, sl_s,
         H_q, S_q, S_kv, G_K, G_V, qk_scale_log2, causal, o_tma,
         D_QK: gl.constexpr, D_QK_B: gl.constexpr, D_V: gl.constexpr, BLOCK_N: gl.constexpr,
-        STAGES_: gl.constexpr, CAUSAL: gl.constexpr,
+        STAGES_: gl.constexpr, CAUSAL: gl.constexpr, HEAD_GROUP: gl.constexpr,
     ):
         """D_QK: the head dim of Q and K, or its first chunk where D_QK_B > 0 (D_qk 192 = 128 + 64: shared
         buffers have power-of-two widths). The partitions cannot take D_QK_B as a constexpr: with one chunk
         they get the first chunk's buffers twice, and tell the cases apart by the buffers' widths."""
-        n_m = gl.num_programs(0)
-        pid_m = gl.program_id(0)
-        if CAUSAL:
-            pid_m = n_m - 1 - pid_m  # costliest query block first
-        bh = gl.program_id(1)
+        # causal: costliest query block (the last) first, across groups of HEAD_GROUP heads (1 without the mask)
+        pid_m, bh = program_tile(HEAD_GROUP, CAUSAL)
         b = (bh // H_q).to(gl.int64)
         h = bh % H_q
         m0 = pid_m * (2 * ROWS)
