@@ -108,6 +108,60 @@ if AVAILABLE:
         view = getattr(smem, "reinterpret", None) or smem._reinterpret
         return view(dtype, shape, layout, _semantic=_semantic)
 
+    @gluon.jit
+    def _bulk_wait_written():
+        """Every bulk copy and reduce this thread issued has completed, its global writes made (and, by the
+        implicit proxy fence at completion, visible to the generic proxy): ``cp.async.bulk.wait_group 0``.
+        Triton 3.6's ``tma.store_wait`` emits the ``.read`` form, which waits only until the source buffer has
+        been read. Executed by every thread (a thread with no bulk group pending passes at once)."""
+        gl.inline_asm_elementwise("cp.async.bulk.wait_group 0; mov.b32 $0, 0;", "=r", [], dtype=gl.int32,
+                                  is_pure=False, pack=1)
+
+    @gluon.jit
+    def _dq_wait_turn(counter, turn):
+        """Spin until ``counter`` has reached ``turn`` (that many programs' reduces of this dQ tile half are
+        written), by an acquire load of every thread, then a generic-to-async proxy fence so that the bulk
+        reduce issued after it is ordered after the writes it observed. ``<`` rather than ``!=``: the counter
+        never passes a waiting program's turn, and a wrong count should give wrong sums, not a hung GPU."""
+        gl.inline_asm_elementwise(
+            "{ .reg .pred p; .reg .b32 c; spin: ld.acquire.gpu.global.b32 c, [$1]; setp.lt.s32 p, c, $2; "
+            "@p bra spin; fence.proxy.async.global; mov.b32 $0, c; }",
+            "=r,l,r", [counter, turn], dtype=gl.int32, is_pure=False, pack=1)
+
+    @gluon.jit
+    def _dq_signal(counter):
+        """``counter`` += 1, with release semantics at GPU scope, by one thread of the (128-thread) consumer:
+        called after ``_bulk_wait_written`` and a partition barrier, so the release covers the reduce the
+        issuing thread saw completed (the barrier orders it before this thread's release; release is
+        cumulative)."""
+        gl.inline_asm_elementwise(
+            "{ .reg .pred p; .reg .b32 t; mov.u32 t, %tid.x; and.b32 t, t, 127; setp.eq.u32 p, t, 0; "
+            "@p red.release.gpu.global.add.s32 [$1], 1; mov.b32 $0, 0; }",
+            "=r,l", [counter], dtype=gl.int32, is_pure=False, pack=1)
+
+    @gluon.jit
+    def _dq_take_turn(order, m, t, S_q):
+        """Deterministic mode, before the dQ reduce of query tile ``m`` (the program's ``t``-th): the previous
+        tile's reduce waited for until written and, if it was a real tile, signalled to the next program in its
+        order; then this tile's turn waited for. ``order``: (this consumer's counters, one per query tile at
+        a stride of 2, the program's key block, the head's key blocks, causal). The turn: ascending key blocks
+        without the mask; descending under it, from the highest key block that sees tile m, min(n_blocks - 1,
+        m // 2) (key block n sees tiles m >= 2n: 128 keys, 64 query rows a tile). Tiles past S_q (a short
+        program's second tile) add exact zeros into other rows and take no turn: x + 0 = x, and a sum that
+        starts at +0 never is -0, so where they land in any order changes no bit."""
+        counters, kb, nb, causal = order
+        nq = gl.cdiv(S_q, ROWS_)
+        _bulk_wait_written()
+        if t > 0:
+            _thread_barrier()  # the issuing thread's wait has passed before another thread signals
+            if m - 1 < nq:
+                _dq_signal(counters + 2 * (m - 1))
+        if m < nq:
+            turn = kb
+            if causal != 0:
+                turn = gl.minimum(nb - 1, m // (2 * KEYS // ROWS_)) - kb
+            _dq_wait_turn(counters + 2 * m, turn)
+
     @gluon.constexpr_function
     def half_row_swizzled(d, dtype):
         """The shared layout of a [rows, d] tile whose swizzle atom spans half a row (at most 128 B), so that either
@@ -165,12 +219,13 @@ if AVAILABLE:
     @gluon.jit
     def _tile(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, col0,
               cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr, side, S_q, qk_scale_log2, dv,
-              dk, masked):
+              dk, masked, order):
         """Query tile t (from the program's first, ``i_start``) of the head whose packed rows start at ``side``:
         see the module's docstring. ``masked``: the causal mask's tiles (the literal False in the loop, which
         compiles the mask away). The double buffer of dS is safe with ``ds_full`` alone: this consumer writes
         half t % 2 again at tile t + 2 only after it waited for ``ds_full`` at tile t + 1, which the other
-        consumer arrived on after it had waited for its tile-t dQ product, the last reader of that half."""
+        consumer arrived on after it had waited for its tile-t dQ product, the last reader of that half.
+        ``order``: deterministic mode's (``_dq_take_turn``) where its counters are int32, else unused."""
         NST: gl.constexpr = q_smem.type.shape[0]
         ROWS: gl.constexpr = q_smem.type.shape[1]
         DH: gl.constexpr = dq_smem.type.shape[1]
@@ -212,18 +267,22 @@ if AVAILABLE:
         dk_tok = warpgroup_mma(ds_mine.permute((1, 0)), q_smem.index(s), dk, is_async=True)
         # pending: dV, dQ (two), dK; one left in flight means dV and dQ are done
         dq, dv = warpgroup_mma_wait(1, deps=(dq_tok, dv_tok))
-        tma.store_wait(0)  # the previous tile's reduce has read the staging buffer
+        if order[0].dtype.element_ty == gl.int32:
+            _dq_take_turn(order, i_start + t, t, S_q)  # also: the previous reduce has read the staging buffer
+        else:
+            tma.store_wait(0)  # the previous tile's reduce has read the staging buffer
         dq_smem.store(dq)
         fence_async_shared()
         _tma_reduce_add(dq_desc, [side + (i_start + t) * ROWS, col0], dq_smem)
         return dv, dk_tok
 
     @gluon.jit
-    def _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, lse2_ptr, delta_ptr, side0, key0,
-                   i_start, n_tiles, S_q, dq_rows, qk_scale_log2, causal, q_smem, do_smem, kv_bar, q_ready, do_ready,
-                   q_empty, do_empty, ds_full):
+    def _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, lse2_ptr, delta_ptr, side0, dq_sem,
+                   key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2, causal, q_smem, do_smem, kv_bar, q_ready,
+                   do_ready, q_empty, do_empty, ds_full):
         """A consumer's query tiles (see ``_consumer``): returns its dV and dK (unscaled), every product waited
-        for and the last stage given back."""
+        for and the last stage given back. ``dq_sem``: the head's dQ turn counters (int32, deterministic mode:
+        ``_dq_take_turn``), or any other pointer (not read)."""
         D: gl.constexpr = q_smem.type.shape[2]
         ROWS: gl.constexpr = q_smem.type.shape[1]
         DH: gl.constexpr = dq_smem.type.shape[1]
@@ -233,21 +292,28 @@ if AVAILABLE:
         # the packed fp32 dQ accumulator, (B H_q S_q, D): a tile's rows past its head's S_q add exact zeros
         dq_desc = tma.make_tensor_descriptor(dq_ptr, shape=[dq_rows, D], strides=[D, 1], block_shape=[ROWS, DH],
                                              layout=dq_smem.type.layout)
+        DET: gl.constexpr = dq_sem.dtype.element_ty == gl.int32
+        order = (dq_sem + cid, key0 // (2 * KEYS), gl.cdiv(S_kv, 2 * KEYS), causal)
         dv = gl.zeros([KEYS, D], gl.float32, acc_layout)
         dk = gl.zeros([KEYS, D], gl.float32, acc_layout)
         mbarrier.wait(kv_bar, 0)
         # under the causal mask the first two query tiles hold the program's 128 keys' diagonal
         dv, dk = _tile(0, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
                        dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr, side0,
-                       S_q, qk_scale_log2, dv, dk, causal != 0)
+                       S_q, qk_scale_log2, dv, dk, causal != 0, order)
         dv, dk = _tile(1, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
                        dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr, side0,
-                       S_q, qk_scale_log2, dv, dk, causal != 0)
+                       S_q, qk_scale_log2, dv, dk, causal != 0, order)
         for t in range(2, n_tiles):
             dv, dk = _tile(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
                            dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr,
-                           side0, S_q, qk_scale_log2, dv, dk, False)
+                           side0, S_q, qk_scale_log2, dv, dk, False, order)
         dk = warpgroup_mma_wait(0, deps=(dk,))
+        if DET:  # the last tile's reduce, written, and its turn passed on
+            _bulk_wait_written()
+            _thread_barrier()
+            if i_start + n_tiles - 1 < gl.cdiv(S_q, ROWS):
+                _dq_signal(order[0] + 2 * (i_start + n_tiles - 1))
         NST: gl.constexpr = q_smem.type.shape[0]
         last = (n_tiles - 1) % NST
         mbarrier.arrive(q_empty.index(last), count=1)
@@ -256,7 +322,7 @@ if AVAILABLE:
 
     @gluon.jit
     def _consumer(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, sdk_s, sdk_d, sdv_s,
-                  sdv_d, dq_ptr, lse2_ptr, delta_ptr, side0, key0, i_start, n_tiles, S_q, S_kv, dq_rows,
+                  sdv_d, dq_ptr, lse2_ptr, delta_ptr, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv, dq_rows,
                   qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
                   ds_full):
         """64 keys from ``key0``: their dK and dV, and dQ's 64 columns from ``cid * 64`` over the program's 128
@@ -268,8 +334,8 @@ if AVAILABLE:
                          "shared K/V heads' fp32 accumulators take the TMA epilogue (_consumer_tma): stores here "
                          "would overwrite the other query heads' partials")
         dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, lse2_ptr, delta_ptr, side0,
-                            key0, i_start, n_tiles, S_q, dq_rows, qk_scale_log2, causal, q_smem, do_smem, kv_bar,
-                            q_ready, do_ready, q_empty, do_empty, ds_full)
+                            dq_sem, key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2, causal, q_smem,
+                            do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full)
         rows = key0 + gl.arange(0, KEYS, layout=gl.SliceLayout(1, acc_layout))
         cols = gl.arange(0, D, layout=gl.SliceLayout(0, acc_layout)).to(gl.int64)
         keep = (rows < S_kv)[:, None]
@@ -280,8 +346,8 @@ if AVAILABLE:
 
     @gluon.jit
     def _consumer_tma(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, sdk_s, sdk_d,
-                      sdv_s, sdv_d, dq_ptr, lse2_ptr, delta_ptr, side0, key0, i_start, n_tiles, S_q, S_kv, dq_rows,
-                      qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
+                      sdv_s, sdv_d, dq_ptr, lse2_ptr, delta_ptr, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv,
+                      dq_rows, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
                       ds_full):
         """``_consumer`` whose dK and dV leave by the bulk-copy engine, staged in ``kv_smem`` (this consumer's
         share of the Q and dO stages, free once both consumers are past their last tile: a last ``ds_full``
@@ -292,8 +358,8 @@ if AVAILABLE:
         time, so the loop and its registers are the same either way."""
         D: gl.constexpr = q_smem.type.shape[2]
         dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, lse2_ptr, delta_ptr, side0,
-                            key0, i_start, n_tiles, S_q, dq_rows, qk_scale_log2, causal, q_smem, do_smem, kv_bar,
-                            q_ready, do_ready, q_empty, do_empty, ds_full)
+                            dq_sem, key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2, causal, q_smem,
+                            do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full)
         # this consumer's products are done with the Q and dO stages; the other's once this wait passes (no
         # barrier of its own, whose shared memory an unused one would hold)
         mbarrier.arrive(ds_full.index(n_tiles % 2), count=1)
@@ -327,17 +393,25 @@ if AVAILABLE:
                                    "sdo_h", "sdo_s", "sdk_b", "sdk_h", "sdk_s", "sdk_d", "sdv_b", "sdv_h", "sdv_s",
                                    "sdv_d", "H", "G_k", "G_v", "S_q", "S_kv", "causal"])
     def attention_bwd_gluon_kernel(
-        q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, dq_acc_ptr, lse2_ptr, delta_ptr,
+        q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, dq_acc_ptr, lse2_ptr, delta_ptr, dq_sem_ptr,
         sq_b, sq_h, sq_s, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s, sdo_b, sdo_h, sdo_s,
         sdk_b, sdk_h, sdk_s, sdk_d, sdv_b, sdv_h, sdv_s, sdv_d,
         H, G_k, G_v, S_q, S_kv, qk_scale_log2, scale, causal, D: gl.constexpr, TMA_EPILOGUE: gl.constexpr,
+        DETERMINISTIC: gl.constexpr,
     ):
         """Grid (cdiv(S_kv, 128), B H): H query heads, H / G_k K heads, H / G_v V heads. ``dq_acc_ptr``: zeroed
         fp32 (B H S_q, D), scale-free; ``lse2_ptr``, ``delta_ptr``: packed (B H S_q) as the ODO kernel writes
         them. Where a K or V head is shared (GQA), ``dk_ptr`` and ``dv_ptr`` are zeroed fp32 accumulators (dims
-        and strides as dK's and dV's) that the group's programs add their partials into."""
+        and strides as dK's and dV's) that the group's programs add their partials into. ``DETERMINISTIC`` (heads
+        of their own only, G_k = G_v = 1): ``dq_sem_ptr`` is B H cdiv(S_q, 64) 2 zeroed int32 turn counters, one
+        per (head, query tile, consumer); otherwise any pointer but int32's (``dq_acc_ptr``), not read."""
         ROWS: gl.constexpr = ROWS_
+        gl.static_assert((dq_sem_ptr.dtype.element_ty == gl.int32) == DETERMINISTIC,
+                         "deterministic mode takes int32 dQ turn counters, and only it: the consumers read it off "
+                         "their pointer type (a partition takes no constexpr)")
         pid_n = gl.program_id(0)
+        if DETERMINISTIC:  # under the mask, the highest key block first: it reduces first (module docstring)
+            pid_n = pid_n + causal * (gl.num_programs(0) - 1 - 2 * pid_n)
         bh = gl.program_id(1)
         b = (bh // H).to(gl.int64)
         h = (bh % H).to(gl.int64)
@@ -373,7 +447,9 @@ if AVAILABLE:
         kv1 = _reinterpret(do_smem, gl.float32, [KEYS, D], kv_layout)
         dk_base = dk_ptr + b * sdk_b + hk * sdk_h
         dv_base = dv_ptr + b * sdv_b + hv * sdv_h
-        tail = (dk_base, dv_base, sdk_s, sdk_d, sdv_s, sdv_d, dq_acc_ptr, lse2_ptr, delta_ptr, side0)
+        # this head's dQ turn counters (deterministic mode), a query tile's two consumers' side by side
+        dq_sem = dq_sem_ptr + bh * gl.cdiv(S_q, ROWS) * 2
+        tail = (dk_base, dv_base, sdk_s, sdk_d, sdv_s, sdv_d, dq_acc_ptr, lse2_ptr, delta_ptr, side0, dq_sem)
         scalars = (i_start, n_tiles, S_q, S_kv, gl.num_programs(1) * S_q, qk_scale_log2, scale, causal)
         DH: gl.constexpr = D // 2
         # consumer c: keys c * 64 on of the program's 128 (K, V blocks c), dQ's columns c * 64 on (of both)
