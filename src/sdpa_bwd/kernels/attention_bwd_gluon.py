@@ -129,38 +129,44 @@ if AVAILABLE:
             "=r,l,r", [counter, turn], dtype=gl.int32, is_pure=False, pack=1)
 
     @gluon.jit
-    def _dq_signal(counter):
-        """``counter`` += 1, with release semantics at GPU scope, by one thread of the (128-thread) consumer:
-        called after ``_bulk_wait_written`` and a partition barrier, so the release covers the reduce the
-        issuing thread saw completed (the barrier orders it before this thread's release; release is
-        cumulative)."""
+    def _dq_signal(counter, ok):
+        """``counter`` += 1 where ``ok`` (an int, nonzero), with release semantics at GPU scope, by one thread of
+        the (128-thread) consumer: called after ``_bulk_wait_written`` and a partition barrier, so the release
+        covers the reduce the issuing thread saw completed (the barrier orders it before this thread's release;
+        release is cumulative). ``ok`` goes into the predicate, not a branch: a branch here splits the tile's
+        code and ptxas spills more."""
         gl.inline_asm_elementwise(
-            "{ .reg .pred p; .reg .b32 t; mov.u32 t, %tid.x; and.b32 t, t, 127; setp.eq.u32 p, t, 0; "
-            "@p red.release.gpu.global.add.s32 [$1], 1; mov.b32 $0, 0; }",
-            "=r,l", [counter], dtype=gl.int32, is_pure=False, pack=1)
+            "{ .reg .pred p, q; .reg .b32 t; mov.u32 t, %tid.x; and.b32 t, t, 127; setp.eq.u32 p, t, 0; "
+            "setp.ne.s32 q, $2, 0; and.pred p, p, q; @p red.release.gpu.global.add.s32 [$1], 1; mov.b32 $0, 0; }",
+            "=r,l,r", [counter, ok], dtype=gl.int32, is_pure=False, pack=1)
 
     @gluon.jit
-    def _dq_take_turn(order, m, t, S_q):
-        """Deterministic mode, before the dQ reduce of query tile ``m`` (the program's ``t``-th): the previous
-        tile's reduce waited for until written and, if it was a real tile, signalled to the next program in its
-        order; then this tile's turn waited for. ``order``: (this consumer's counters, one per query tile at
-        a stride of 2, the program's key block, the head's key blocks, causal). The turn: ascending key blocks
-        without the mask; descending under it, from the highest key block that sees tile m, min(n_blocks - 1,
-        m // 2) (key block n sees tiles m >= 2n: 128 keys, 64 query rows a tile). Tiles past S_q (a short
-        program's second tile) add exact zeros into other rows and take no turn: x + 0 = x, and a sum that
-        starts at +0 never is -0, so where they land in any order changes no bit."""
+    def _dq_pass_on(order, m, t, S_q):
+        """Deterministic mode, before query tile ``m``'s dQ (the program's ``t``-th) is staged: the previous
+        tile's reduce waited for until written (which also frees the staging buffer) and, if there was one and
+        it was a real tile, its turn passed to the next program (``_dq_turn``)."""
+        counters = order[0]
+        _bulk_wait_written()
+        _thread_barrier()  # the issuing thread's wait has passed before another thread signals
+        ok = (t > 0) & (m - 1 < gl.cdiv(S_q, ROWS_))
+        _dq_signal(counters + 2 * gl.maximum(m - 1, 0), ok.to(gl.int32))
+
+    @gluon.jit
+    def _dq_turn(order, m, S_q):
+        """Deterministic mode, just before query tile ``m``'s dQ reduce: wait for this program's turn. ``order``:
+        (this consumer's counters, one per query tile at a stride of 2, the program's key block n, the head's
+        key blocks, causal). The turn: n without the mask (ascending order); under it (descending order, from
+        the highest key block that sees tile m, min(n_blocks - 1, m // 2): key block n sees tiles m >= 2n, 128
+        keys, 64 query rows a tile) min(n_blocks - 1, m // 2) - n. A tile past S_q (a short program's second)
+        adds exact zeros into other rows and waits for nothing (turn -1, counter read in bounds): x + 0 = x,
+        and a sum that starts at +0 never is -0, so where those land in any order changes no bit. Arithmetic,
+        no branch (see ``_dq_signal``)."""
         counters, kb, nb, causal = order
         nq = gl.cdiv(S_q, ROWS_)
-        _bulk_wait_written()
-        if t > 0:
-            _thread_barrier()  # the issuing thread's wait has passed before another thread signals
-            if m - 1 < nq:
-                _dq_signal(counters + 2 * (m - 1))
-        if m < nq:
-            turn = kb
-            if causal != 0:
-                turn = gl.minimum(nb - 1, m // (2 * KEYS // ROWS_)) - kb
-            _dq_wait_turn(counters + 2 * m, turn)
+        turn = kb + causal * (gl.minimum(nb - 1, m // (2 * KEYS // ROWS_)) - 2 * kb)
+        real = m < nq
+        turn = gl.where(real, turn, -1)
+        _dq_wait_turn(counters + 2 * gl.minimum(m, nq - 1), turn)
 
     @gluon.constexpr_function
     def half_row_swizzled(d, dtype):
@@ -267,12 +273,15 @@ if AVAILABLE:
         dk_tok = warpgroup_mma(ds_mine.permute((1, 0)), q_smem.index(s), dk, is_async=True)
         # pending: dV, dQ (two), dK; one left in flight means dV and dQ are done
         dq, dv = warpgroup_mma_wait(1, deps=(dq_tok, dv_tok))
-        if order[0].dtype.element_ty == gl.int32:
-            _dq_take_turn(order, i_start + t, t, S_q)  # also: the previous reduce has read the staging buffer
+        DET: gl.constexpr = order[0].dtype.element_ty == gl.int32
+        if DET:
+            _dq_pass_on(order, i_start + t, t, S_q)  # also: the previous reduce has read the staging buffer
         else:
             tma.store_wait(0)  # the previous tile's reduce has read the staging buffer
         dq_smem.store(dq)
         fence_async_shared()
+        if DET:  # spun for with dQ staged: its registers are free
+            _dq_turn(order, i_start + t, S_q)
         _tma_reduce_add(dq_desc, [side + (i_start + t) * ROWS, col0], dq_smem)
         return dv, dk_tok
 
@@ -312,8 +321,9 @@ if AVAILABLE:
         if DET:  # the last tile's reduce, written, and its turn passed on
             _bulk_wait_written()
             _thread_barrier()
-            if i_start + n_tiles - 1 < gl.cdiv(S_q, ROWS):
-                _dq_signal(order[0] + 2 * (i_start + n_tiles - 1))
+            last_m = i_start + n_tiles - 1
+            _dq_signal(order[0] + 2 * gl.minimum(last_m, gl.cdiv(S_q, ROWS) - 1),
+                       (last_m < gl.cdiv(S_q, ROWS)).to(gl.int32))
         NST: gl.constexpr = q_smem.type.shape[0]
         last = (n_tiles - 1) % NST
         mbarrier.arrive(q_empty.index(last), count=1)
@@ -347,8 +357,8 @@ if AVAILABLE:
     @gluon.jit
     def _consumer_tma(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, sdk_s, sdk_d,
                       sdv_s, sdv_d, dq_ptr, lse2_ptr, delta_ptr, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv,
-                      dq_rows, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
-                      ds_full):
+                      dq_rows, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty,
+                      do_empty, ds_full):
         """``_consumer`` whose dK and dV leave by the bulk-copy engine, staged in ``kv_smem`` (this consumer's
         share of the Q and dO stages, free once both consumers are past their last tile: a last ``ds_full``
         handshake, as for a tile ``n_tiles``), through descriptors that stop at the head's S_kv rows (keys past
