@@ -37,8 +37,30 @@ dQ and its own dK, dV rows are not stored. The causal mask (the diagonal at 0, q
 is applied in the first two query tiles of each head only, peeled out of the loop. A query tile past S_q
 (a program's last 128 keys may need just one real tile) adds exact zeros.
 
-The accumulators' sums (dQ's, and GQA's dK and dV) come in in no fixed order, so this pass is not
-deterministic; the launcher keeps deterministic calls on the Triton kernels.
+By default the accumulators' sums (dQ's, and GQA's dK and dV) come in in no fixed order. ``DETERMINISTIC``
+(FlashAttention-3's deterministic mode, for heads with K and V of their own: their dK and dV are stored, not
+summed across programs; the launcher keeps deterministic GQA on the Triton kernels, whose dK and dV reduces
+would need an order too) fixes the order of dQ's: bitwise the same dQ from run to run.
+
+- Counters: one zeroed int32 per (head, query tile, consumer), so each consumer's column half keeps its own
+  order and the two consumers need no handshake (one per tile would: both halves written before the bump).
+- Order: without the mask ascending key blocks (block n takes turn n); under it descending, from the highest
+  key block that sees the tile (min(n_blocks - 1, m // 2) for tile m: block n's first tile is 2n), the one
+  that reaches the tile first (its own first tile), where ascending order would hold block n at its first
+  tile until block 0 had got there, 2n tiles in.
+- A turn (``_dq_turn``): every thread spins on an acquire load until the counter reaches its turn, then a
+  generic-to-async proxy fence, and the bulk reduce is issued. Passing it on (``_dq_pass_on``) is deferred
+  to the next tile, where the staging buffer is needed again anyway: ``cp.async.bulk.wait_group 0`` (the
+  reduce completed, its writes visible to the generic proxy; Triton 3.6's ``tma.store_wait`` waits only for
+  the source's read, ``.read``), a partition barrier, then one thread's ``red.release.gpu`` add of 1. The
+  last tile's is passed on after the loop.
+- Deadlock freedom: a program waits only for programs of its own head earlier in the order. The hardware
+  starts a grid's programs in linear order of their index (x fastest; not promised by CUDA, relied on by
+  FlashAttention-3 too), so each program only waits for programs started before it, resident or finished:
+  the earliest unfinished one waits for nobody and finishes, and so on, whatever the number of resident
+  programs (a grid of many waves, or SMs taken by other work). Ascending order keeps program n on key block
+  n; under the mask program n takes key block n_blocks - 1 - n, so the first to reduce is the first started.
+  Its cost: under the mask the shortest programs start first, the longest (key block 0) last.
 
 Registers are the limit. The consumers hold dV and dK (64 registers each), S and dP (32 each) and half of dQ
 (32) at 240 registers: Triton 3.6's ptxas spills 144 / 180 B (stores / loads) with the TMA epilogue, 148 / 180
