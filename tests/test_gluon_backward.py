@@ -6,7 +6,8 @@ What is checked here is the code the compiler made, which the H200's timings res
 S with dP still in flight and for dQ with dK still in flight (``wgmma.wait_group 1``), the dQ partials leave
 by bulk reduce without a wait behind each, ptxas does not serialise the products, and the buffers fit the
 H200's shared memory; in deterministic mode each reduce takes its turn (an acquire spin, a proxy fence) and
-passes it on once its writes are done (``cp.async.bulk.wait_group 0``, a release add). ``tools/gluon_bwd_compile.py`` runs in a child process without TRITON_INTERPRET.
+passes it on once its writes are done (``cp.async.bulk.wait_group 0``, a release add).
+``tools/gluon_bwd_compile.py`` runs in a child process without TRITON_INTERPRET.
 """
 
 import json
@@ -102,7 +103,8 @@ def test_gluon_backward_deterministic_compile_takes_turns(compiled, D, tma):
         "its counters live in global memory, nothing should be staged for them")
     # at hd64 neither spills; at hd128 (144 / 180 B with the TMA epilogue without ordering, 220 / 236 with
     # pointer stores) the turn's few scalars over the loop and its spin cost 216 / 292 and 312 / 400 under
-    # Triton 3.6: bound at 1.5x + 128 B, so that a change that spills much more is seen
+    # Triton 3.6 (3.9: 400 / 708 -> 500 / 872, 488 / 776 -> 540 / 916): bound at 1.5x + 128 B, so that a change
+    # that spills much more is seen
     bound = [int(1.5 * b) + 128 for b in free["spill_bytes"]]
     assert all(a <= b for a, b in zip(r["spill_bytes"], bound)), (
         f"deterministic mode spills {r['spill_bytes']} B (stores, loads) against {free['spill_bytes']} without it, "

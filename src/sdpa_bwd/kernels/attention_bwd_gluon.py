@@ -64,7 +64,8 @@ would need an order too) fixes the order of dQ's: bitwise the same dQ from run t
 
 Registers are the limit. The consumers hold dV and dK (64 registers each), S and dP (32 each) and half of dQ
 (32) at 240 registers: Triton 3.6's ptxas spills 144 / 180 B (stores / loads) with the TMA epilogue, 148 / 180
-with GQA's, 220 / 236 with pointer stores (their dK, dV strides live over the loop); none at hd64. The TMA
+with GQA's, 220 / 236 with pointer stores (their dK, dV strides live over the loop); none at hd64. Deterministic
+mode's turns (a few scalars over the loop, the spin's branch) take them to 216 / 292 and 312 / 400. The TMA
 epilogue made the hd128 backward 5-6% faster than the pointer stores (stop 24, docs/data/h200-2026-12-02b run
 1). A loop over a GQA group's query heads inside one program, with each head's two diagonal tiles peeled,
 spilled 752 B, one mask compare in every tile 464 B: hence GQA's partials reduced across the group's
@@ -253,7 +254,8 @@ if AVAILABLE:
         compiles the mask away). The double buffer of dS is safe with ``ds_full`` alone: this consumer writes
         half t % 2 again at tile t + 2 only after it waited for ``ds_full`` at tile t + 1, which the other
         consumer arrived on after it had waited for its tile-t dQ product, the last reader of that half.
-        ``order``: deterministic mode's (``_dq_take_turn``) where its counters are int32, else unused."""
+        ``order``: deterministic mode's turns (``_dq_pass_on``, ``_dq_turn``) where its counters are int32, else
+        unused."""
         NST: gl.constexpr = q_smem.type.shape[0]
         ROWS: gl.constexpr = q_smem.type.shape[1]
         DH: gl.constexpr = dq_smem.type.shape[1]
@@ -313,7 +315,7 @@ if AVAILABLE:
                    do_ready, q_empty, do_empty, ds_full):
         """A consumer's query tiles (see ``_consumer``): returns its dV and dK (unscaled), every product waited
         for and the last stage given back. ``dq_sem``: the head's dQ turn counters (int32, deterministic mode:
-        ``_dq_take_turn``), or any other pointer (not read)."""
+        ``_dq_turn``), or any other pointer (not read)."""
         D: gl.constexpr = q_smem.type.shape[2]
         ROWS: gl.constexpr = q_smem.type.shape[1]
         DH: gl.constexpr = dq_smem.type.shape[1]
