@@ -120,8 +120,8 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
     """The H200 runs the Gluon backward for 16-bit problems of the head dims in launch.GLUON_BWD_HEAD_DIMS (hd128;
     hd64 where an A/B run adds it), between the ODO and DQ_CONVERT kernels: the enumeration must count it, not
     the Triton DKDV and dQ passes; dK and dV by pointer stores (outputs the bulk-copy engine cannot address) and
-    GQA's (dK and dV fp32 accumulators) are other specialisations of it, and deterministic mode still counts the
-    Triton passes."""
+    GQA's (dK and dV fp32 accumulators) are other specialisations of it, deterministic mode with K/V heads of
+    their own another (int32 dQ turn counters), and deterministic GQA still counts the Triton passes."""
     from sdpa_bwd import launch
     from sdpa_bwd.kernels import attention_bwd_gluon
 
@@ -135,15 +135,24 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
     assert ct.GLUON_BWD_KERNEL in ks and not any(k.startswith("attention_bwd_dkdv") for k in ks), sorted(ks)
     assert {"attention_bwd_preprocess_kernel", "attention_bwd_dq_convert_kernel"} <= set(ks), sorted(ks)
     g = ks[ct.GLUON_BWD_KERNEL]
-    assert dict(g.constexprs) == {"D": D, "TMA_EPILOGUE": True}, dict(g.constexprs)
+    rows = launch.GLUON_BWD_HD64_ROWS if D == 64 else 64
+    assert dict(g.constexprs) == {"D": D, "TMA_EPILOGUE": True, "ROWS": rows, "HEAD_GROUP": 1,
+                                  "DETERMINISTIC": False}, dict(g.constexprs)
     assert g.num_warps == 4 and g.maxnreg == attention_bwd_gluon.MAX_REGS
     strided = by_kernel(Case("g", B=2, H_q=4, S_q=256, D_qk=D, D_v=D, dtype="bfloat16",
                              storage={"dk": Storage("bhsd", inner_stride=2)}))
-    assert dict(strided[ct.GLUON_BWD_KERNEL].constexprs) == {"D": D, "TMA_EPILOGUE": False}, sorted(strided)
+    assert dict(strided[ct.GLUON_BWD_KERNEL].constexprs) == {"D": D, "TMA_EPILOGUE": False, "ROWS": rows,
+                                                             "HEAD_GROUP": 1, "DETERMINISTIC": False}, sorted(strided)
     gqa = by_kernel(Case("g", B=2, H_q=4, H_k=2, H_v=2, S_q=256, D_qk=D, D_v=D, dtype="bfloat16"))
     assert ct.GLUON_BWD_KERNEL in gqa and not any(k.startswith("attention_bwd_dkdv") for k in gqa), sorted(gqa)
     sig = dict(gqa[ct.GLUON_BWD_KERNEL].signature)
     assert (sig["dk_ptr"], sig["dv_ptr"], dict(g.signature)["dk_ptr"]) == ("*fp32", "*fp32", "*bf16"), sig
+    own = by_kernel(Case("g", B=2, H_q=4, S_q=256, D_qk=D, D_v=D, dtype="bfloat16", deterministic=True))
+    assert ct.GLUON_BWD_KERNEL in own and not any(k.startswith("attention_bwd_dkdv") for k in own), sorted(own)
+    assert dict(own[ct.GLUON_BWD_KERNEL].constexprs) == {"D": D, "TMA_EPILOGUE": True, "ROWS": rows,
+                                                         "HEAD_GROUP": 1, "DETERMINISTIC": True}
+    assert (dict(own[ct.GLUON_BWD_KERNEL].signature)["dq_sem_ptr"], dict(g.signature)["dq_sem_ptr"]) == \
+        ("*i32", "*fp32")
     det = by_kernel(Case("g", B=2, H_q=4, H_k=2, H_v=2, S_q=256, D_qk=D, D_v=D, dtype="bfloat16",
                          deterministic=True))
     assert ct.GLUON_BWD_KERNEL not in det and "attention_bwd_dq_kernel" in det, sorted(det)

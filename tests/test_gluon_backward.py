@@ -5,7 +5,9 @@ Gluon has no interpreter, so its results are checked on the GPU only (tests/gpu/
 What is checked here is the code the compiler made, which the H200's timings rest on: each consumer waits for
 S with dP still in flight and for dQ with dK still in flight (``wgmma.wait_group 1``), the dQ partials leave
 by bulk reduce without a wait behind each, ptxas does not serialise the products, and the buffers fit the
-H200's shared memory. ``tools/gluon_bwd_compile.py`` runs in a child process without TRITON_INTERPRET.
+H200's shared memory; in deterministic mode each reduce takes its turn (an acquire spin, a proxy fence) and
+passes it on once its writes are done (``cp.async.bulk.wait_group 0``, a release add).
+``tools/gluon_bwd_compile.py`` runs in a child process without TRITON_INTERPRET.
 """
 
 import json
@@ -32,11 +34,14 @@ def compiled():
     run = subprocess.run([sys.executable, TOOL, "bf16"], capture_output=True, text=True, env=env, timeout=600)
     assert run.returncode == 0, f"tools/gluon_bwd_compile.py failed:\n{run.stderr[-3000:]}"
     rows = (json.loads(ln) for ln in run.stdout.splitlines() if ln.startswith("{"))
-    return {(r["D"], r["ROWS"], r["grouped"], r["tma_epilogue"]): r for r in rows}
+    return {(r["D"], r["ROWS"], r["grouped"], r["tma_epilogue"], r["deterministic"]): r for r in rows}
 
 
-# (grouped, TMA epilogue): the three compiles the launcher makes (shared K/V heads always bulk-reduce dK, dV)
-VARIANTS = [(False, True), (False, False), (True, True)]
+# (grouped, TMA epilogue, deterministic): the five compiles the launcher makes (shared K/V heads always
+# bulk-reduce dK, dV, and are never deterministic)
+VARIANTS = [(False, True, False), (False, False, False), (True, True, False), (False, True, True),
+            (False, False, True)]
+VARIANT_IDS = ["own-kv-tma-store", "own-kv-pointer-store", "gqa", "det-tma-store", "det-pointer-store"]
 
 
 # (head dim, query tile rows): hd64 at FlashAttention-3's 128 rows (the launcher's) and at 64 (A/B runs)
@@ -44,16 +49,16 @@ SHAPES = [(64, 128), (64, 64), (128, 64)]
 
 
 def test_gluon_backward_compiles_every_head_dim_and_epilogue(compiled):
-    expected = {(D, rows, g, t) for D, rows in SHAPES for g, t in VARIANTS}
+    expected = {(D, rows, g, t, det) for D, rows in SHAPES for g, t, det in VARIANTS}
     assert set(compiled) == expected, (
         f"tools/gluon_bwd_compile.py compiled {sorted(compiled)}, expected {sorted(expected)}: "
         "attention_bwd_gluon.HEAD_DIMS, QUERY_ROWS or the tool's VARIANTS changed")
 
 
 @pytest.mark.parametrize("D,rows", SHAPES, ids=[f"hd{d}-rows{r}" for d, r in SHAPES])
-@pytest.mark.parametrize("grouped,tma", VARIANTS, ids=["own-kv-tma-store", "own-kv-pointer-store", "gqa"])
-def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows, grouped, tma):
-    r = compiled[(D, rows, grouped, tma)]
+@pytest.mark.parametrize("grouped,tma,det", VARIANTS, ids=VARIANT_IDS)
+def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows, grouped, tma, det):
+    r = compiled[(D, rows, grouped, tma, det)]
     assert r["waits"].count(1) == 12, (
         f"saw product waits {r['waits']}: in each of its 3 tile bodies (two peeled, the loop) each of the 2 "
         "consumers should wait for S with dP in flight and for dQ with dK in flight (wait_group 1), 12 in all; "
@@ -78,6 +83,38 @@ def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows,
         f"{extra}); a wait behind every reduce cost session 14's probe a third of its speed (394 TFLOP/s)")
     assert not r["wgmma_serialized"], "ptxas serialises the kernel's wgmma for want of registers (C7512)"
     assert r["shared"] <= H200_SHARED, f"the kernel asks for {r['shared']} B of shared memory, over {H200_SHARED}"
+    ordering = {n: r[n] for n in ("turn_spins", "written_waits", "release_adds", "proxy_fences_global")}
+    if not det:
+        assert set(ordering.values()) == {0}, (
+            f"the non-deterministic compile carries deterministic mode's ordering instructions {ordering}: "
+            "they should compile away where DETERMINISTIC is False (attention_bwd_gluon._tile, _main_loop)")
+
+
+@pytest.mark.parametrize("D,rows", SHAPES, ids=[f"hd{d}-rows{r}" for d, r in SHAPES])
+@pytest.mark.parametrize("tma", [True, False], ids=["tma-store", "pointer-store"])
+def test_gluon_backward_deterministic_compile_takes_turns(compiled, D, rows, tma):
+    """Deterministic mode: in each of the 3 tile bodies of each of the 2 consumers, a spin on an acquire load
+    (the turn) followed by a generic-to-async proxy fence, and a wait for the previous reduce's writes (not
+    only its read: ``cp.async.bulk.wait_group 0``) with a release add on its counter (predicated off in the
+    first peeled body), plus one more wait and add a consumer after the loop for the last tile; and no more
+    shared memory or spills than what ordering costs."""
+    r, free = compiled[(D, rows, False, tma, True)], compiled[(D, rows, False, tma, False)]
+    seen = {n: r[n] for n in ("turn_spins", "proxy_fences_global", "written_waits", "release_adds")}
+    expected = dict(turn_spins=6, proxy_fences_global=6, written_waits=8, release_adds=8)
+    assert seen == expected, (
+        f"saw {seen}, expected {expected} (2 consumers x 3 tile bodies, + 2 after the loops): see "
+        "attention_bwd_gluon._dq_turn and _dq_pass_on")
+    assert r["shared"] <= free["shared"] + 64, (
+        f"deterministic mode asks for {r['shared']} B of shared memory against {free['shared']} without it: "
+        "its counters live in global memory, nothing should be staged for them")
+    # at hd64 neither spills; at hd128 (144 / 180 B with the TMA epilogue without ordering, 220 / 236 with
+    # pointer stores) the turn's few scalars over the loop and its spin cost 216 / 292 and 312 / 400 under
+    # Triton 3.6 (3.9: 400 / 708 -> 500 / 872, 488 / 776 -> 540 / 916): bound at 1.5x + 128 B, so that a change
+    # that spills much more is seen
+    bound = [int(1.5 * b) + 128 for b in free["spill_bytes"]]
+    assert all(a <= b for a, b in zip(r["spill_bytes"], bound)), (
+        f"deterministic mode spills {r['spill_bytes']} B (stores, loads) against {free['spill_bytes']} without it, "
+        f"over the bound {bound}: see what it keeps live over the loop (attention_bwd_gluon._main_loop's order)")
 
 
 def _tensors(dtype=torch.bfloat16, d=128, d_step=1, S=64, H=2, H_kv=None):
@@ -97,12 +134,13 @@ def test_gluon_backward_declines_off_the_gpu_and_says_why():
     assert any("sm_90" in r for r in reasons), reasons
 
 
-@pytest.mark.parametrize("dtype,causal,H_kv", [(torch.bfloat16, False, 2), (torch.float16, True, 2),
-                                               (torch.bfloat16, True, 1)])
-def test_gluon_backward_takes_what_it_addresses(as_on_the_h200, dtype, causal, H_kv):
+@pytest.mark.parametrize("dtype,causal,H_kv,det", [(torch.bfloat16, False, 2, False), (torch.float16, True, 2, False),
+                                                   (torch.bfloat16, True, 1, False), (torch.bfloat16, False, 2, True),
+                                                   (torch.float16, True, 2, True)])
+def test_gluon_backward_takes_what_it_addresses(as_on_the_h200, dtype, causal, H_kv, det):
     if not launch.attention_bwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
-    assert _reasons(*_tensors(dtype, H_kv=H_kv), causal=causal, banded=causal) == []
+    assert _reasons(*_tensors(dtype, H_kv=H_kv), causal=causal, banded=causal, deterministic=det) == []
 
 
 @pytest.mark.parametrize("change,needle", [
@@ -113,7 +151,7 @@ def test_gluon_backward_takes_what_it_addresses(as_on_the_h200, dtype, causal, H
     (dict(banded=True), "band"),
     (dict(banded=True, causal=True, hi_off=5), "band"),
     (dict(S_kv_longer=True), "S_q"),
-    (dict(deterministic=True), "deterministic"),
+    (dict(deterministic=True, H_kv=1), "deterministic"),
     (dict(d_step=2), "TMA"),
     (dict(apart=False), "touches"),
     (dict(off=True), "switched off"),
@@ -139,10 +177,13 @@ def test_gluon_backward_reasons_name_each_thing_it_cannot_do(as_on_the_h200, mon
        gqa=st.booleans(), scale=st.sampled_from([0.1, -0.1]), causal=st.booleans(), det=st.booleans(),
        hd64=st.booleans())
 # calls at the rules' edges (random draws reach each only about once in 100): GQA that passes every rule (the
-# kernel takes it), GQA in deterministic mode (the one rule it fails), a padded SBHD causal call
+# kernel takes it), GQA in deterministic mode (the one rule it fails), the same with heads of their own (taken),
+# a padded SBHD causal call
 @example(order="bshd", row_gap=0, d_step=1, offset=0, dtype=torch.bfloat16, d=128, gqa=True, scale=0.1,
          causal=False, det=False, hd64=False)
 @example(order="bshd", row_gap=0, d_step=1, offset=0, dtype=torch.float16, d=128, gqa=True, scale=0.1,
+         causal=True, det=True, hd64=False)
+@example(order="bshd", row_gap=0, d_step=1, offset=0, dtype=torch.float16, d=128, gqa=False, scale=0.1,
          causal=True, det=True, hd64=False)
 @example(order="sbhd", row_gap=64, d_step=1, offset=8, dtype=torch.bfloat16, d=128, gqa=False, scale=0.1,
          causal=True, det=False, hd64=False)
@@ -151,7 +192,8 @@ def test_gluon_backward_takes_a_call_exactly_when_its_kernel_addresses_it(as_on_
                                                                           det, hd64):
     """Against a rule written here from the kernel's needs (not from _tma_ok): unit head-dim stride, 16-byte
     aligned bases and batch, head and row strides (TMA) for Q, K, V and dO, a 16-bit dtype, head dim 128, scale
-    > 0, not deterministic, K/V heads shared or not; nothing else may send it away, nothing less let it in.
+    > 0, K/V heads shared or not, deterministic only with heads of their own; nothing else may send it away,
+    nothing less let it in.
     ``hd64``: with head dim 64 let in too ($SDPA_BWD_GLUON_BWD_HEAD_DIMS=64,128, as an A/B run sets it)."""
     from test_triton_kernels import Layout, strided
 
@@ -165,7 +207,8 @@ def test_gluon_backward_takes_a_call_exactly_when_its_kernel_addresses_it(as_on_
     es = q.element_size()
     addressable = all(t.stride(3) == 1 and t.data_ptr() % 16 == 0 and all(s * es % 16 == 0 for s in t.stride()[:3])
                       for t in (q, k, v, do))
-    expected = dtype != torch.float32 and d in ((64, 128) if hd64 else (128,)) and scale > 0 and not det and addressable
+    expected = (dtype != torch.float32 and d in ((64, 128) if hd64 else (128,)) and scale > 0
+                and not (det and gqa) and addressable)
     assert (reasons == []) == expected, (
         f"{lay} {dtype} D {d} (hd64 let in: {hd64}) gqa {gqa} scale {scale} det {det}: the Gluon backward's rule says "
         f"{reasons or 'take it'}, the kernel's needs say {'take it' if expected else 'do not'}; fix "

@@ -66,7 +66,7 @@ FAMILY = {"attention_fwd_kernel": "fwd", "attention_bwd_preprocess_kernel": "odo
           "attention_bwd_dkdv_kernel": "dkdv", "attention_bwd_dq_kernel": "dq",
           "attention_bwd_dq_convert_kernel": "dq_convert", GLUON_KERNEL: "fwd", GLUON_BWD_KERNEL: "dkdv"}
 ANY_LEN_SUFFIX = "_any_len"
-_TRITON_DTYPE = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "int8": "i8"}
+_TRITON_DTYPE = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "int8": "i8", "int32": "i32"}
 ALLOC_ALIGN = 512          # the CUDA caching allocator hands out 512-byte aligned blocks
 _BUFFER_SPACING = 1 << 40  # fake buffers never share an address range
 

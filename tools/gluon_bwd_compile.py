@@ -2,13 +2,16 @@
 
     TRITON_INTERPRET=0 PYTHONPATH=src python3 tools/gluon_bwd_compile.py [DTYPE ...]
 
-One JSON line per dtype (default: bf16 and fp16), head dim (``attention_bwd_gluon.HEAD_DIMS``), query tile rows (``QUERY_ROWS``) and variant
-(``grouped``: GQA's, dK and dV bulk-reduced; ``tma_epilogue``: dK and dV by TMA store, else by pointer stores):
+One JSON line per dtype (default: bf16 and fp16), head dim (``attention_bwd_gluon.HEAD_DIMS``), query tile rows
+(``QUERY_ROWS``) and variant (``grouped``: GQA's, dK and dV bulk-reduced; ``tma_epilogue``: dK and dV by TMA store,
+else by pointer stores; ``deterministic``: dQ's reduces taken in turn, heads of their own only):
 the shared memory, the number of wgmma instructions, each
 product wait's outstanding count (``wgmma.wait_group N``), the partitions' register budgets (``setmaxnreg``),
 ptxas -v's registers, spills and serialisation verdict (``gluon_probe_common.compile_report``), and how the
 dQ partials leave: the bulk reduces, and how many of them are waited for (``cp.async.bulk.wait_group.read``)
-before the next product is issued (0: each is waited for a tile later, just before its buffer is reused).
+before the next product is issued (0: each is waited for a tile later, just before its buffer is reused), and
+deterministic mode's ordering instructions: the turn's spin (acquire loads), the waits for a reduce's writes
+(``cp.async.bulk.wait_group 0`` without ``.read``), the release adds on the counters, the proxy fences.
 ``tests/test_gluon_backward.py`` checks it in CI. Not under TRITON_INTERPRET (Gluon has no interpreter).
 """
 
@@ -20,14 +23,17 @@ import re
 import sys
 
 
-# (grouped, tma_epilogue) as the launcher compiles them: shared K/V heads always take the TMA epilogue
-VARIANTS = ((False, True), (False, False), (True, True))
+# (grouped, tma_epilogue, deterministic) as the launcher compiles them: shared K/V heads always take the TMA
+# epilogue and are never deterministic (their dK, dV reduces are not ordered)
+VARIANTS = ((False, True, False), (False, False, False), (True, True, False), (False, True, True),
+            (False, False, True))
 
 
 def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogue: bool = True,
-                    rows: int = 64) -> dict:
+                    rows: int = 64, deterministic: bool = False) -> dict:
     """``grouped``: the GQA variant, dK and dV added into fp32 accumulators (``dk_ptr``, ``dv_ptr`` fp32);
-    ``tma_epilogue``: dK and dV leave by the bulk-copy engine (``_consumer_tma``), else by pointer stores."""
+    ``tma_epilogue``: dK and dV leave by the bulk-copy engine (``_consumer_tma``), else by pointer stores;
+    ``deterministic``: dQ's reduces in turn (``dq_sem_ptr`` int32 counters, else fp32 like the launcher's)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import compile_report, signature_of
 
@@ -35,8 +41,12 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
 
     fn = g.attention_bwd_gluon_kernel
     fp32 = ("dq_acc_ptr", "lse2_ptr", "delta_ptr") + (("dk_ptr", "dv_ptr") if grouped else ())
-    sig = signature_of(fn, dtype, fp32_ptrs=fp32, floats=("qk_scale_log2", "scale"))
-    report = compile_report(fn, sig, dict(D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows, HEAD_GROUP=1), maxnreg=g.MAX_REGS, with_ptx=True)
+    sig = signature_of(fn, dtype, fp32_ptrs=fp32 + (() if deterministic else ("dq_sem_ptr",)),
+                       floats=("qk_scale_log2", "scale"))
+    if deterministic:
+        sig["dq_sem_ptr"] = "*i32"
+    consts = dict(D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows, HEAD_GROUP=1, DETERMINISTIC=deterministic)
+    report = compile_report(fn, sig, consts, maxnreg=g.MAX_REGS, with_ptx=True)
     ptx = report.pop("ptx")
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
     report["bulk_stores"] = len(re.findall(r"cp\.async\.bulk\.tensor\.\dd\.global\.shared", ptx))
@@ -45,7 +55,11 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
     events = re.findall(r"cp\.reduce\.async\.bulk\.tensor|cp\.async\.bulk\.wait_group\.read|wgmma\.mma_async", ptx)
     report["reduces_waited_at_once"] = sum(1 for i, e in enumerate(events) if e.startswith("cp.reduce") and next(
         (f for f in events[i + 1:] if not f.startswith("cp.reduce")), "").startswith("cp.async.bulk.wait"))
-    return dict(dtype=dtype, grouped=grouped, tma_epilogue=tma_epilogue, **report)
+    report["turn_spins"] = len(re.findall(r"ld\.acquire\.gpu\.global\.b32", ptx))
+    report["written_waits"] = len(re.findall(r"cp\.async\.bulk\.wait_group\s+0", ptx))
+    report["release_adds"] = len(re.findall(r"red\.release\.gpu\.global\.add\.s32", ptx))
+    report["proxy_fences_global"] = ptx.count("fence.proxy.async.global")
+    return dict(dtype=dtype, grouped=grouped, tma_epilogue=tma_epilogue, deterministic=deterministic, **report)
 
 
 def main(argv) -> None:
@@ -54,8 +68,9 @@ def main(argv) -> None:
     for dtype in argv or ["bf16", "fp16"]:
         for D in HEAD_DIMS:
             for rows in QUERY_ROWS[D]:
-                for grouped, tma_epilogue in VARIANTS:
-                    print(json.dumps(compile_variant(dtype, D, grouped, tma_epilogue, rows)), flush=True)
+                for grouped, tma_epilogue, deterministic in VARIANTS:
+                    print(json.dumps(compile_variant(dtype, D, grouped, tma_epilogue, rows, deterministic)),
+                          flush=True)
 
 
 if __name__ == "__main__":

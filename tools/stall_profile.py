@@ -1,12 +1,13 @@
 """Where a kernel's warps wait: Nsight Compute's warp-state and pipe sections for one of our kernels.
 
     PYTHONPATH=src python3 tools/stall_profile.py --out DIR [--shape 2,16,4096,128] [--causal]
-        [--kernel dkdv|dq|fused|fwd] [--fwd-fused-softmax 0|1] [--tiles BM,BN,WARPS,STAGES]
+        [--kernel dkdv|dq|fused|fwd|gluon_bwd] [--fwd-fused-softmax 0|1] [--tiles BM,BN,WARPS,STAGES]
 
 Runs ``ncu`` (on the device image: /usr/local/cuda/bin/ncu) over a child copy of this script that makes one
 call of our backward (or forward) at the shape, BHSD bf16, after a warm-up, and profiles the one launch of the
 named kernel: the SpeedOfLight, WarpStateStats, SchedulerStats, ComputeWorkloadAnalysis and
-MemoryWorkloadAnalysis sections plus local-memory (register spill) traffic. Writes DIR/<kernel>.txt (ncu's
+MemoryWorkloadAnalysis sections plus local-memory (register spill) traffic, and the SourceCounters section (the
+SASS lines most stall samples were taken at). ``gluon_bwd``: the Gluon backward, let in at the shape's head dim. Writes DIR/<kernel>.txt (ncu's
 report as text), with each stall reason's cycles an issued instruction (``smsp__average_warps_issue_stalled_*``;
 where this ncu lacks them, the report is made again without). ``--tiles`` replaces the profiled pass's tiles,
 warps and stages (the forward's, or the dQ pass's with the passes apart). The figures are per kernel, under
@@ -29,9 +30,9 @@ METRICS = ",".join([
 ])
 STALLS = r"regex:^smsp__average_warps_issue_stalled_[a-z_]+_per_issue_active\.ratio$"
 SECTIONS = ("SpeedOfLight", "WarpStateStats", "SchedulerStats", "ComputeWorkloadAnalysis", "MemoryWorkloadAnalysis",
-            "LaunchStats", "Occupancy")
+            "LaunchStats", "Occupancy", "SourceCounters")
 NAMES = {"dkdv": "attention_bwd_dkdv_kernel", "dq": "attention_bwd_dq_kernel", "fused": "attention_bwd_fused_kernel",
-         "fwd": "attention_fwd_kernel"}
+         "fwd": "attention_fwd_kernel", "gluon_bwd": "attention_bwd_gluon_kernel"}
 
 
 def child(args) -> None:
@@ -55,6 +56,8 @@ def child(args) -> None:
         launch.forward_config = lambda *a, **kw: dataclasses.replace(table(*a, **kw), block_m=bm, block_n=bn,
                                                                      num_warps=w, num_stages=st_)
     o, st = launch.attention_forward(q, k, v, right_bound=rb)
+    if args.kernel == "gluon_bwd":
+        launch.GLUON_BWD_HEAD_DIMS = frozenset({D})
     if args.kernel == "fused":
         table = launch.backward_config
         launch.backward_config = lambda *a, **kw: dataclasses.replace(table(*a, **kw), fused_dq=True,

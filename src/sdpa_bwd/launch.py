@@ -975,8 +975,9 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     It runs on the H200 (sm_90) only, outside Triton's interpreter, for 16-bit Q, K, V, dO of a head dim in
     ``GLUON_BWD_HEAD_DIMS`` (D_qk = D_v: 128; the kernel is written for 64 too) that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and dV
     bulk-reduced into fp32 accumulators), scale > 0, no band but the causal one with its diagonal at 0 (and
-    S_q >= S_kv under it), outside deterministic mode (its accumulators' sums come in in no fixed order), with
-    outputs that touch no input. The Triton kernels take the rest."""
+    S_q >= S_kv under it), in deterministic mode only with K and V heads of their own (dQ's reduces then take
+    turns; GQA's dK and dV reduces have no order), with outputs that touch no input. The Triton kernels take
+    the rest."""
     reasons = _gluon_reasons(q, GLUON_BACKWARD, "GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD", config, "backward")
     B, H_q, S_q, D_qk = q.shape
     S_kv, D_v = k.shape[2], v.shape[3]
@@ -991,8 +992,12 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
         reasons.append("a band other than the causal one with its diagonal at 0")
     if causal and S_q < S_kv:
         reasons.append(f"causal with S_q {S_q} < S_kv {S_kv}: keys no query sees would need zeroed dK, dV")
-    if deterministic:
-        reasons.append("deterministic mode: the bulk-reduced dQ (and GQA's dK, dV) sums come in in no fixed order")
+    H_k, H_v = k.shape[1], v.shape[1]
+    if deterministic and (H_k != H_q or H_v != H_q):
+        reasons.append(f"deterministic mode with shared K/V heads (H_q, H_k, H_v = {(H_q, H_k, H_v)}): the kernel "
+                       "orders only dQ's bulk reduces, and GQA's dK, dV partials are bulk-reduced across the "
+                       "group's programs in no fixed order; the Triton kernels take it (ordering those reduces "
+                       "too would let it in)")
     if B * H_q > 65535:
         reasons.append(f"B * H = {B * H_q}: over the grid's 65535")
     if B * H_q * S_q >= 2 ** 31:
@@ -1052,7 +1057,8 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     if not gluon_backward_reasons(q, k, v, do, scale=scale, causal=causal, hi_off=hi_off,
                                   banded=has_left or has_right, deterministic=deterministic, apart=apart,
                                   config=config or _BWD_OVERRIDE):
-        return _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale, causal, return_delta)
+        return _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale, causal, return_delta,
+                               deterministic)
     cfg = config or _BWD_OVERRIDE or _tuned(
         "bwd", q, _tune_d_qk(D_qk, q.dtype), d_v_pad, left_bound, right_bound, gqa=H_k != H_q or H_v != H_q,
         deterministic=deterministic, seq=max(S_q, S_kv), config_type=BackwardConfig,
@@ -1154,41 +1160,46 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
         dq_pass()
     if D_v:  # D_v == 0 zeroed dQ before the launches; that call is not replayed
         rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum),
-                   extra=(B, H_q, S_q, D_qk, atomic, False))
+                   extra=(B, H_q, S_q, D_qk, atomic, False, None))
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, S_q)
     return dq, dk, dv
 
 
-def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, causal: bool, return_delta: bool):
+def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, causal: bool, return_delta: bool,
+                    deterministic: bool = False):
     """The Gluon backward's launches: ODO (delta, lse2), the one pass (dK, dV, and dQ's partials added into the
     zeroed fp32 accumulator) and DQ_CONVERT (the accumulator, scaled, into dQ through its strides). Where K or V
     heads are shared (GQA, MQA), each query head's program adds its dK, dV partials into zeroed fp32
-    accumulators of K's and V's dims, and DQ_CONVERT's kernel writes them into dK and dV afterwards."""
+    accumulators of K's and V's dims, and DQ_CONVERT's kernel writes them into dK and dV afterwards.
+    ``deterministic`` (heads of their own only, ``gluon_backward_reasons``): dQ's partials added in a fixed
+    order, by turn counters (``_dq_turn_counters``)."""
     B, H_q, S_q, D = q.shape
     S_kv = k.shape[2]
     wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
     delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D, True, q.device)
     kv_acc = _kv_accumulators(q, k, v)
     dk_out, dv_out = kv_acc or (dk, dv)
+    rows = GLUON_BWD_HD64_ROWS if D == 64 else 64  # query rows a streamed tile holds
+    sems = _dq_turn_counters(B, H_q, S_q, rows, q.device) if deterministic else None
     _launch_odo(rec, o, do, stats, st, delta, lse2, D, wide)
     _ensure_tma_allocator()  # the partitions make their descriptors on the device
     g = attention_bwd_gluon
     rec.launch(
         g.attention_bwd_gluon_kernel, (_cdiv(S_kv, 2 * g.KEYS_PER_CONSUMER), B * H_q),
-        q, k, v, do, dk_out, dv_out, dq_accum, lse2, delta,
+        q, k, v, do, dk_out, dv_out, dq_accum, lse2, delta, dq_accum if sems is None else sems,
         *q.stride()[:3], *k.stride()[:3], *v.stride()[:3], *do.stride()[:3], *dk_out.stride(), *dv_out.stride(),
         H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, scale * LOG2E, scale, int(causal),
         D=D, TMA_EPILOGUE=kv_acc is not None or (GLUON_BWD_TMA_EPILOGUE and _tma_ok(dk) and _tma_ok(dv)),
-        ROWS=GLUON_BWD_HD64_ROWS if D == 64 else 64, HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1,
+        ROWS=rows, HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1, DETERMINISTIC=sems is not None,
         num_warps=4, maxnreg=g.MAX_REGS,
     )
     _launch_dq_convert(rec, dq_accum, dq, scale, D, 0, wide)
     if kv_acc:  # dK's partials were scaled in the kernel
         _launch_dq_convert(rec, kv_acc[0], dk, 1.0, D, 0, wide)
         _launch_dq_convert(rec, kv_acc[1], dv, 1.0, D, 0, wide)
-    rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum) + (kv_acc or ()),
-               extra=(B, H_q, S_q, D, True, kv_acc is not None))
+    rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum) + (kv_acc or ()) + (sems,),
+               extra=(B, H_q, S_q, D, True, kv_acc is not None, rows if sems is not None else 0))
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, S_q)
     return dq, dk, dv
@@ -1222,6 +1233,14 @@ def _launch_dq_convert(rec, dq_accum, dq, scale: float, qk_chunk: int, qk_split:
     )
 
 
+def _dq_turn_counters(B: int, H_q: int, S_q: int, rows: int, device):
+    """Deterministic mode's zeroed int32 turn counters for the Gluon backward's dQ reduces: one per (batch and
+    head, query tile of ``rows``, consumer), which the kernel indexes as ((b H_q + h) n_tiles + m) 2 + c.
+    Counts only go up, so each call takes fresh zeros (a replay too)."""
+    n_tiles = _cdiv(S_q, rows)
+    return torch.zeros(B * H_q * n_tiles * 2, dtype=torch.int32, device=device)
+
+
 def _kv_accumulators(q, k, v):
     """The Gluon backward's zeroed fp32 dK and dV accumulators, packed in K's and V's dims, where a K or V head
     is shared by several query heads (GQA, MQA); None where none is."""
@@ -1243,11 +1262,15 @@ def _side_buffers(B: int, H_q: int, S_q: int, D_qk: int, atomic: bool, device):
 def _replay_backward(plan, q, k, v, o, do, stats, dq, dk, dv, return_delta: bool):
     """attention_backward for a call whose key was recorded: its outputs and side buffers allocated as the
     recorded call allocated them, then its launches."""
-    B, H_q, S_q, D_qk, atomic, kv_acc = plan.extra  # kv_acc: the Gluon backward ran with shared K/V heads
+    # kv_acc: the Gluon backward ran with shared K/V heads; turns: the query tile rows its dQ turn counters count
+    # in (deterministic), 0 without them, None where the Triton kernels ran (their tensor list stops at dq_accum)
+    B, H_q, S_q, D_qk, atomic, kv_acc, turns = plan.extra
     dq, dk, dv = (torch.empty(ref.shape, dtype=ref.dtype, device=ref.device) if t is None else t
                   for t, ref in ((dq, q), (dk, k), (dv, v)))
     delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, atomic, q.device)
     more = _kv_accumulators(q, k, v) if kv_acc else ()
+    if turns is not None:
+        more += (_dq_turn_counters(B, H_q, S_q, turns, q.device) if turns else None,)
     plan.replay((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum) + more)
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, S_q)

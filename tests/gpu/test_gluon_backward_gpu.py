@@ -1,7 +1,8 @@
 """The Gluon backward (``kernels.attention_bwd_gluon``) on the H200: taken where ``gluon_backward_reasons`` finds
 nothing against it, and right there, on fresh random inputs, against the float64 oracle (``run_case``: poisoned
 outputs, same-dtype tolerance), on every layout the bulk-copy engine reads, with tails in S_q and S_kv, the
-causal mask, and gradients of any strides.
+causal mask, and gradients of any strides; in deterministic mode (heads with K and V of their own) too, and
+there bitwise the same from run to run.
 
 Run on the device machine: ``PYTHONPATH=src python -m pytest -m gpu tests/gpu/test_gluon_backward_gpu.py``.
 """
@@ -72,11 +73,33 @@ GLUON_CASES = [
     Case(B=2, H_q=4, H_k=1, H_v=1, S_q=300, S_kv=517, D_qk=64, D_v=64, dtype="fp16",
          q=BSHD, k=SBHD, v=PAD, dk=BSHD, dv=DSTEP, seed=434),
     Case(B=3, H_q=2, H_k=2, H_v=2, S_q=2, S_kv=5, D_qk=64, D_v=64, dtype="bf16", seed=435),
+    # deterministic mode (dQ's reduces in turn: ascending key blocks, descending under the mask): both dtypes,
+    # tails in both lengths, layouts, dK / dV by TMA store and by pointer stores (dk=DSTEP), a program whose
+    # second tile is past S_q, S below one tile, hd64, and grids of many waves (1024 programs)
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", deterministic=True,
+         seed=419),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1024, S_kv=1024, D_qk=128, D_v=128, dtype="fp16", right_bound=0,
+         deterministic=True, seed=450),
+    Case(B=2, H_q=3, H_k=3, H_v=3, S_q=777, S_kv=1500, D_qk=128, D_v=128, dtype="fp16", deterministic=True,
+         q=BSHD, k=SBHD, v=PAD, o=DSTEP, do=BSHD, dq=DSTEP, dk=BSHD, dv=SBHD, seed=451),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1531, S_kv=999, D_qk=128, D_v=128, dtype="bf16", right_bound=0,
+         deterministic=True, q=SBHD, k=BSHD, v=BSHD, do=PAD, dk=DSTEP, seed=452),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=138, S_kv=138, D_qk=128, D_v=128, dtype="bf16", right_bound=0,
+         deterministic=True, seed=453),
+    Case(B=3, H_q=2, H_k=2, H_v=2, S_q=2, S_kv=5, D_qk=128, D_v=128, dtype="fp16", deterministic=True, seed=454),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1024, S_kv=1024, D_qk=64, D_v=64, dtype="bf16", deterministic=True,
+         seed=455),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1531, S_kv=999, D_qk=64, D_v=64, dtype="fp16", right_bound=0,
+         deterministic=True, q=SBHD, k=BSHD, v=BSHD, do=PAD, dk=DSTEP, seed=456),
+    Case(B=4, H_q=16, H_k=16, H_v=16, S_q=4096, S_kv=4096, D_qk=128, D_v=128, dtype="bf16", right_bound=0,
+         deterministic=True, seed=457),
+    Case(B=4, H_q=16, H_k=16, H_v=16, S_q=4096, S_kv=4096, D_qk=128, D_v=128, dtype="fp16", deterministic=True,
+         seed=458),
 ]
 # Where the Triton backward must take the call instead: a head-dim stride of 2 in dO, rows not 16-byte
 # aligned, a window, the causal diagonal off 0, causal with S_q < S_kv, a negative scale, other head dims
 # (32, and 64 / 128 unequal),
-# fp32, deterministic mode (with heads of its own and GQA).
+# fp32, deterministic mode with shared K/V heads (GQA: its dK, dV reduces are not ordered).
 TRITON_CASES = [
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", do=DSTEP, seed=411),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", k=ODD, seed=412),
@@ -89,8 +112,6 @@ TRITON_CASES = [
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=32, D_v=32, dtype="bf16", seed=417),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=64, D_v=128, dtype="bf16", seed=425),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="fp32", seed=418),
-    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", deterministic=True,
-         seed=419),
     Case(B=1, H_q=4, H_k=1, H_v=1, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", deterministic=True,
          seed=424),
 ]
@@ -217,3 +238,28 @@ def test_gpu_gluon_backward_causal_start_order(monkeypatch, group, D):
     assert [kw["HEAD_GROUP"] for name, kw in seen] == [group], (
         f"the Gluon backward was launched with HEAD_GROUP {[kw['HEAD_GROUP'] for name, kw in seen]} under "
         f"switches(head_group={group}), expected [{group}]: see launch._gluon_backward")
+
+
+@pytest.mark.parametrize("shape,causal", [((2, 4, 1531, 128), True), ((2, 3, 777, 128), False),
+                                          ((2, 4, 1000, 64), True), ((4, 16, 4096, 128), True),
+                                          ((4, 16, 4096, 128), False)],
+                         ids=["causal-tail", "tail", "hd64-causal", "waves-causal", "waves"])
+def test_gpu_gluon_backward_deterministic_is_bitwise_repeatable(launched, monkeypatch, shape, causal):
+    """Deterministic mode, the same call three times on fresh tensors of the same values (the first recorded,
+    the others replayed by the launch cache with counters of their own): dQ, dK and dV bitwise equal, through
+    the Gluon kernel with DETERMINISTIC set. Shapes of one wave and of many (1024 programs at 4096)."""
+    seen = []
+    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon, "attention_bwd_gluon_kernel")])
+    args, band = _inputs(12, shape, causal=causal)
+    runs = [launch.attention_backward(*(t.clone() for t in args), **band, deterministic=True) for _ in range(3)]
+    flags = [kw["DETERMINISTIC"] for name, kw in seen]
+    assert flags and all(flags), (
+        f"{shape} causal {causal}: the Gluon kernel was launched with DETERMINISTIC {flags}, expected True (once "
+        "recorded, then replayed): see launch._gluon_backward")
+    for i in (1, 2):
+        for name, a, b in zip(("dq", "dk", "dv"), runs[0], runs[i]):
+            diff = (a != b) & ~(a.isnan() & b.isnan())
+            assert not diff.any(), (
+                f"{shape} causal {causal}: {name} of run {i + 1} differs from run 1 in {int(diff.sum())} of "
+                f"{a.numel()} elements (first at {tuple(diff.nonzero()[0].tolist())}): deterministic mode's dQ "
+                "reduces are not taken in a fixed order (attention_bwd_gluon._dq_turn, _dq_pass_on)")

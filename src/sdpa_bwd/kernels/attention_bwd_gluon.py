@@ -37,12 +37,35 @@ dQ and its own dK, dV rows are not stored. The causal mask (the diagonal at 0, q
 is applied in the first two query tiles of each head only, peeled out of the loop. A query tile past S_q
 (a program's last 128 keys may need just one real tile) adds exact zeros.
 
-The accumulators' sums (dQ's, and GQA's dK and dV) come in in no fixed order, so this pass is not
-deterministic; the launcher keeps deterministic calls on the Triton kernels.
+By default the accumulators' sums (dQ's, and GQA's dK and dV) come in in no fixed order. ``DETERMINISTIC``
+(FlashAttention-3's deterministic mode, for heads with K and V of their own: their dK and dV are stored, not
+summed across programs; the launcher keeps deterministic GQA on the Triton kernels, whose dK and dV reduces
+would need an order too) fixes the order of dQ's: bitwise the same dQ from run to run.
+
+- Counters: one zeroed int32 per (head, query tile, consumer), so each consumer's column half keeps its own
+  order and the two consumers need no handshake (one per tile would: both halves written before the bump).
+- Order: without the mask ascending key blocks (block n takes turn n); under it descending, from the highest
+  key block that sees the tile (min(n_blocks - 1, m // 2) for tile m: block n's first tile is 2n), the one
+  that reaches the tile first (its own first tile), where ascending order would hold block n at its first
+  tile until block 0 had got there, 2n tiles in.
+- A turn (``_dq_turn``): every thread spins on an acquire load until the counter reaches its turn, then a
+  generic-to-async proxy fence, and the bulk reduce is issued. Passing it on (``_dq_pass_on``) is deferred
+  to the next tile, where the staging buffer is needed again anyway: ``cp.async.bulk.wait_group 0`` (the
+  reduce completed, its writes visible to the generic proxy; Triton 3.6's ``tma.store_wait`` waits only for
+  the source's read, ``.read``), a partition barrier, then one thread's ``red.release.gpu`` add of 1. The
+  last tile's is passed on after the loop.
+- Deadlock freedom: a program waits only for programs of its own head earlier in the order. The hardware
+  starts a grid's programs in linear order of their index (x fastest; not promised by CUDA, relied on by
+  FlashAttention-3 too), so each program only waits for programs started before it, resident or finished:
+  the earliest unfinished one waits for nobody and finishes, and so on, whatever the number of resident
+  programs (a grid of many waves, or SMs taken by other work). Ascending order keeps program n on key block
+  n; under the mask program n takes key block n_blocks - 1 - n, so the first to reduce is the first started.
+  Its cost: under the mask the shortest programs start first, the longest (key block 0) last.
 
 Registers are the limit. The consumers hold dV and dK (64 registers each), S and dP (32 each) and half of dQ
 (32) at 240 registers: Triton 3.6's ptxas spills 144 / 180 B (stores / loads) with the TMA epilogue, 148 / 180
-with GQA's, 220 / 236 with pointer stores (their dK, dV strides live over the loop); none at hd64. The TMA
+with GQA's, 220 / 236 with pointer stores (their dK, dV strides live over the loop); none at hd64. Deterministic
+mode's turns (a few scalars over the loop, the spin's branch) take them to 216 / 292 and 312 / 400. The TMA
 epilogue made the hd128 backward 5-6% faster than the pointer stores (stop 24, docs/data/h200-2026-12-02b run
 1). A loop over a GQA group's query heads inside one program, with each head's two diagonal tiles peeled,
 spilled 752 B, one mask compare in every tile 464 B: hence GQA's partials reduced across the group's
@@ -110,6 +133,66 @@ if AVAILABLE:
         view = getattr(smem, "reinterpret", None) or smem._reinterpret
         return view(dtype, shape, layout, _semantic=_semantic)
 
+    @gluon.jit
+    def _bulk_wait_written():
+        """Every bulk copy and reduce this thread issued has completed, its global writes made (and, by the
+        implicit proxy fence at completion, visible to the generic proxy): ``cp.async.bulk.wait_group 0``.
+        Triton 3.6's ``tma.store_wait`` emits the ``.read`` form, which waits only until the source buffer has
+        been read. Executed by every thread (a thread with no bulk group pending passes at once)."""
+        gl.inline_asm_elementwise("cp.async.bulk.wait_group 0; mov.b32 $0, 0;", "=r", [], dtype=gl.int32,
+                                  is_pure=False, pack=1)
+
+    @gluon.jit
+    def _dq_wait_turn(counter, turn):
+        """Spin until ``counter`` has reached ``turn`` (that many programs' reduces of this dQ tile half are
+        written), by an acquire load of every thread, then a generic-to-async proxy fence so that the bulk
+        reduce issued after it is ordered after the writes it observed. ``<`` rather than ``!=``: the counter
+        never passes a waiting program's turn, and a wrong count should give wrong sums, not a hung GPU."""
+        gl.inline_asm_elementwise(
+            "{ .reg .pred p; .reg .b32 c; spin: ld.acquire.gpu.global.b32 c, [$1]; setp.lt.s32 p, c, $2; "
+            "@p bra spin; fence.proxy.async.global; mov.b32 $0, c; }",
+            "=r,l,r", [counter, turn], dtype=gl.int32, is_pure=False, pack=1)
+
+    @gluon.jit
+    def _dq_signal(counter, ok):
+        """``counter`` += 1 where ``ok`` (an int, nonzero), with release semantics at GPU scope, by one thread of
+        the (128-thread) consumer: called after ``_bulk_wait_written`` and a partition barrier, so the release
+        covers the reduce the issuing thread saw completed (the barrier orders it before this thread's release;
+        release is cumulative). ``ok`` goes into the predicate, not a branch: a branch here splits the tile's
+        code and ptxas spills more."""
+        gl.inline_asm_elementwise(
+            "{ .reg .pred p, q; .reg .b32 t; mov.u32 t, %tid.x; and.b32 t, t, 127; setp.eq.u32 p, t, 0; "
+            "setp.ne.s32 q, $2, 0; and.pred p, p, q; @p red.release.gpu.global.add.s32 [$1], 1; mov.b32 $0, 0; }",
+            "=r,l,r", [counter, ok], dtype=gl.int32, is_pure=False, pack=1)
+
+    @gluon.jit
+    def _dq_pass_on(order, m, t, S_q, ROWS: gl.constexpr):
+        """Deterministic mode, before query tile ``m``'s dQ (the program's ``t``-th) is staged: the previous
+        tile's reduce waited for until written (which also frees the staging buffer) and, if there was one and
+        it was a real tile, its turn passed to the next program (``_dq_turn``)."""
+        counters = order[0]
+        _bulk_wait_written()
+        _thread_barrier()  # the issuing thread's wait has passed before another thread signals
+        ok = (t > 0) & (m - 1 < gl.cdiv(S_q, ROWS))
+        _dq_signal(counters + 2 * gl.maximum(m - 1, 0), ok.to(gl.int32))
+
+    @gluon.jit
+    def _dq_turn(order, m, S_q, ROWS: gl.constexpr):
+        """Deterministic mode, just before query tile ``m``'s dQ reduce: wait for this program's turn. ``order``:
+        (this consumer's counters, one per query tile at a stride of 2, the program's key block n, the head's
+        key blocks, causal). The turn: n without the mask (ascending order); under it (descending order, from
+        the highest key block that sees tile m, min(n_blocks - 1, m // T), T = 128 // ROWS query tiles a key
+        block: key block n sees tiles m >= T n) min(n_blocks - 1, m // T) - n. A tile past S_q (a short program's second)
+        adds exact zeros into other rows and waits for nothing (turn -1, counter read in bounds): x + 0 = x,
+        and a sum that starts at +0 never is -0, so where those land in any order changes no bit. Arithmetic,
+        no branch (see ``_dq_signal``)."""
+        counters, kb, nb, causal = order
+        nq = gl.cdiv(S_q, ROWS)
+        turn = kb + causal * (gl.minimum(nb - 1, m // (2 * KEYS // ROWS)) - 2 * kb)
+        real = m < nq
+        turn = gl.where(real, turn, -1)
+        _dq_wait_turn(counters + 2 * gl.minimum(m, nq - 1), turn)
+
     @gluon.constexpr_function
     def half_row_swizzled(d, dtype):
         """The shared layout of a [rows, d] tile whose swizzle atom spans half a row (at most 128 B), so that either
@@ -167,12 +250,14 @@ if AVAILABLE:
     @gluon.jit
     def _tile(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, col0,
               cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr, side, S_q, qk_scale_log2, dv,
-              dk, masked):
+              dk, masked, order):
         """Query tile t (from the program's first, ``i_start``) of the head whose packed rows start at ``side``:
         see the module's docstring. ``masked``: the causal mask's tiles (the literal False in the loop, which
         compiles the mask away). The double buffer of dS is safe with ``ds_full`` alone: this consumer writes
         half t % 2 again at tile t + 2 only after it waited for ``ds_full`` at tile t + 1, which the other
-        consumer arrived on after it had waited for its tile-t dQ product, the last reader of that half."""
+        consumer arrived on after it had waited for its tile-t dQ product, the last reader of that half.
+        ``order``: deterministic mode's turns (``_dq_pass_on``, ``_dq_turn``) where its counters are int32, else
+        unused."""
         NST: gl.constexpr = q_smem.type.shape[0]
         ROWS: gl.constexpr = q_smem.type.shape[1]
         DH: gl.constexpr = dq_smem.type.shape[1]
@@ -214,18 +299,25 @@ if AVAILABLE:
         dk_tok = warpgroup_mma(ds_mine.permute((1, 0)), q_smem.index(s), dk, is_async=True)
         # pending: dV, dQ (two), dK; one left in flight means dV and dQ are done
         dq, dv = warpgroup_mma_wait(1, deps=(dq_tok, dv_tok))
-        tma.store_wait(0)  # the previous tile's reduce has read the staging buffer
+        DET: gl.constexpr = order[0].dtype.element_ty == gl.int32
+        if DET:
+            _dq_pass_on(order, i_start + t, t, S_q, ROWS)  # also: the previous reduce has read the staging buffer
+        else:
+            tma.store_wait(0)  # the previous tile's reduce has read the staging buffer
         dq_smem.store(dq)
         fence_async_shared()
+        if DET:  # spun for with dQ staged: its registers are free
+            _dq_turn(order, i_start + t, S_q, ROWS)
         _tma_reduce_add(dq_desc, [side + (i_start + t) * ROWS, col0], dq_smem)
         return dv, dk_tok
 
     @gluon.jit
-    def _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, lse2_ptr, delta_ptr, side0, key0,
-                   i_start, n_tiles, S_q, dq_rows, qk_scale_log2, causal, q_smem, do_smem, kv_bar, q_ready, do_ready,
-                   q_empty, do_empty, ds_full):
+    def _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, lse2_ptr, delta_ptr, side0, dq_sem,
+                   key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2, causal, q_smem, do_smem, kv_bar, q_ready,
+                   do_ready, q_empty, do_empty, ds_full):
         """A consumer's query tiles (see ``_consumer``): returns its dV and dK (unscaled), every product waited
-        for and the last stage given back."""
+        for and the last stage given back. ``dq_sem``: the head's dQ turn counters (int32, deterministic mode:
+        ``_dq_turn``), or any other pointer (not read)."""
         D: gl.constexpr = q_smem.type.shape[2]
         ROWS: gl.constexpr = q_smem.type.shape[1]
         DH: gl.constexpr = dq_smem.type.shape[1]
@@ -235,21 +327,29 @@ if AVAILABLE:
         # the packed fp32 dQ accumulator, (B H_q S_q, D): a tile's rows past its head's S_q add exact zeros
         dq_desc = tma.make_tensor_descriptor(dq_ptr, shape=[dq_rows, D], strides=[D, 1], block_shape=[ROWS, DH],
                                              layout=dq_smem.type.layout)
+        DET: gl.constexpr = dq_sem.dtype.element_ty == gl.int32
+        order = (dq_sem + cid, key0 // (2 * KEYS), gl.cdiv(S_kv, 2 * KEYS), causal)
         dv = gl.zeros([KEYS, D], gl.float32, acc_layout)
         dk = gl.zeros([KEYS, D], gl.float32, acc_layout)
         mbarrier.wait(kv_bar, 0)
         # under the causal mask the first two query tiles hold the program's 128 keys' diagonal
         dv, dk = _tile(0, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
                        dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr, side0,
-                       S_q, qk_scale_log2, dv, dk, causal != 0)
+                       S_q, qk_scale_log2, dv, dk, causal != 0, order)
         dv, dk = _tile(1, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
                        dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr, side0,
-                       S_q, qk_scale_log2, dv, dk, causal != 0)
+                       S_q, qk_scale_log2, dv, dk, causal != 0, order)
         for t in range(2, n_tiles):
             dv, dk = _tile(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
                            dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr,
-                           side0, S_q, qk_scale_log2, dv, dk, False)
+                           side0, S_q, qk_scale_log2, dv, dk, False, order)
         dk = warpgroup_mma_wait(0, deps=(dk,))
+        if DET:  # the last tile's reduce, written, and its turn passed on
+            _bulk_wait_written()
+            _thread_barrier()
+            last_m = i_start + n_tiles - 1
+            _dq_signal(order[0] + 2 * gl.minimum(last_m, gl.cdiv(S_q, ROWS) - 1),
+                       (last_m < gl.cdiv(S_q, ROWS)).to(gl.int32))
         NST: gl.constexpr = q_smem.type.shape[0]
         last = (n_tiles - 1) % NST
         mbarrier.arrive(q_empty.index(last), count=1)
@@ -258,7 +358,7 @@ if AVAILABLE:
 
     @gluon.jit
     def _consumer(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, sdk_s, sdk_d, sdv_s,
-                  sdv_d, dq_ptr, lse2_ptr, delta_ptr, side0, key0, i_start, n_tiles, S_q, S_kv, dq_rows,
+                  sdv_d, dq_ptr, lse2_ptr, delta_ptr, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv, dq_rows,
                   qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
                   ds_full):
         """64 keys from ``key0``: their dK and dV, and dQ's 64 columns from ``cid * 64`` over the program's 128
@@ -270,8 +370,8 @@ if AVAILABLE:
                          "shared K/V heads' fp32 accumulators take the TMA epilogue (_consumer_tma): stores here "
                          "would overwrite the other query heads' partials")
         dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, lse2_ptr, delta_ptr, side0,
-                            key0, i_start, n_tiles, S_q, dq_rows, qk_scale_log2, causal, q_smem, do_smem, kv_bar,
-                            q_ready, do_ready, q_empty, do_empty, ds_full)
+                            dq_sem, key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2, causal, q_smem,
+                            do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full)
         rows = key0 + gl.arange(0, KEYS, layout=gl.SliceLayout(1, acc_layout))
         cols = gl.arange(0, D, layout=gl.SliceLayout(0, acc_layout)).to(gl.int64)
         keep = (rows < S_kv)[:, None]
@@ -282,9 +382,9 @@ if AVAILABLE:
 
     @gluon.jit
     def _consumer_tma(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, sdk_s, sdk_d,
-                      sdv_s, sdv_d, dq_ptr, lse2_ptr, delta_ptr, side0, key0, i_start, n_tiles, S_q, S_kv, dq_rows,
-                      qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
-                      ds_full):
+                      sdv_s, sdv_d, dq_ptr, lse2_ptr, delta_ptr, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv,
+                      dq_rows, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty,
+                      do_empty, ds_full):
         """``_consumer`` whose dK and dV leave by the bulk-copy engine, staged in ``kv_smem`` (this consumer's
         share of the Q and dO stages, free once both consumers are past their last tile: a last ``ds_full``
         handshake, as for a tile ``n_tiles``), through descriptors that stop at the head's S_kv rows (keys past
@@ -294,8 +394,8 @@ if AVAILABLE:
         time, so the loop and its registers are the same either way."""
         D: gl.constexpr = q_smem.type.shape[2]
         dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, lse2_ptr, delta_ptr, side0,
-                            key0, i_start, n_tiles, S_q, dq_rows, qk_scale_log2, causal, q_smem, do_smem, kv_bar,
-                            q_ready, do_ready, q_empty, do_empty, ds_full)
+                            dq_sem, key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2, causal, q_smem,
+                            do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full)
         # this consumer's products are done with the Q and dO stages; the other's once this wait passes (no
         # barrier of its own, whose shared memory an unused one would hold)
         mbarrier.arrive(ds_full.index(n_tiles % 2), count=1)
@@ -329,19 +429,26 @@ if AVAILABLE:
                                    "sdo_h", "sdo_s", "sdk_b", "sdk_h", "sdk_s", "sdk_d", "sdv_b", "sdv_h", "sdv_s",
                                    "sdv_d", "H", "G_k", "G_v", "S_q", "S_kv", "causal"])
     def attention_bwd_gluon_kernel(
-        q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, dq_acc_ptr, lse2_ptr, delta_ptr,
+        q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, dq_acc_ptr, lse2_ptr, delta_ptr, dq_sem_ptr,
         sq_b, sq_h, sq_s, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s, sdo_b, sdo_h, sdo_s,
         sdk_b, sdk_h, sdk_s, sdk_d, sdv_b, sdv_h, sdv_s, sdv_d,
         H, G_k, G_v, S_q, S_kv, qk_scale_log2, scale, causal, D: gl.constexpr, TMA_EPILOGUE: gl.constexpr,
-        ROWS: gl.constexpr, HEAD_GROUP: gl.constexpr,
+        ROWS: gl.constexpr, HEAD_GROUP: gl.constexpr, DETERMINISTIC: gl.constexpr,
     ):
         """Grid (cdiv(S_kv, 128), B H): H query heads, H / G_k K heads, H / G_v V heads. ``dq_acc_ptr``: zeroed
         fp32 (B H S_q, D), scale-free; ``lse2_ptr``, ``delta_ptr``: packed (B H S_q) as the ODO kernel writes
         them. Where a K or V head is shared (GQA), ``dk_ptr`` and ``dv_ptr`` are zeroed fp32 accumulators (dims
-        and strides as dK's and dV's) that the group's programs add their partials into."""
+        and strides as dK's and dV's) that the group's programs add their partials into. ``DETERMINISTIC`` (heads
+        of their own only, G_k = G_v = 1): ``dq_sem_ptr`` is B H cdiv(S_q, ROWS) 2 zeroed int32 turn counters, one
+        per (head, query tile, consumer); otherwise any pointer but int32's (``dq_acc_ptr``), not read."""
         gl.static_assert(ROWS == 64 or (ROWS == 128 and D == 64), "query tile rows not in QUERY_ROWS for this D")
+        gl.static_assert((dq_sem_ptr.dtype.element_ty == gl.int32) == DETERMINISTIC,
+                         "deterministic mode takes int32 dQ turn counters, and only it: the consumers read it off "
+                         "their pointer type (a partition takes no constexpr)")
         # started in groups of HEAD_GROUP heads, costliest key block (the first, under the causal mask) first
         pid_n, bh = program_tile(HEAD_GROUP, False)
+        if DETERMINISTIC:  # under the mask, the highest key block first: it reduces first (module docstring)
+            pid_n = pid_n + causal * (gl.num_programs(0) - 1 - 2 * pid_n)
         b = (bh // H).to(gl.int64)
         h = (bh % H).to(gl.int64)
         hk = h // G_k
@@ -376,7 +483,9 @@ if AVAILABLE:
         kv1 = _reinterpret(do_smem, gl.float32, [KEYS, D], kv_layout)
         dk_base = dk_ptr + b * sdk_b + hk * sdk_h
         dv_base = dv_ptr + b * sdv_b + hv * sdv_h
-        tail = (dk_base, dv_base, sdk_s, sdk_d, sdv_s, sdv_d, dq_acc_ptr, lse2_ptr, delta_ptr, side0)
+        # this head's dQ turn counters (deterministic mode), a query tile's two consumers' side by side
+        dq_sem = dq_sem_ptr + bh * gl.cdiv(S_q, ROWS) * 2
+        tail = (dk_base, dv_base, sdk_s, sdk_d, sdv_s, sdv_d, dq_acc_ptr, lse2_ptr, delta_ptr, side0, dq_sem)
         scalars = (i_start, n_tiles, S_q, S_kv, gl.num_programs(1) * S_q, qk_scale_log2, scale, causal)
         DH: gl.constexpr = D // 2
         # consumer c: keys c * 64 on of the program's 128 (K, V blocks c), dQ's columns c * 64 on (of both)

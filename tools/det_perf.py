@@ -1,0 +1,84 @@
+"""Deterministic mode's cost in the Gluon backward: the whole backward call (ODO, the accumulators' zeroing,
+the kernel, DQ_CONVERT; the launch cache's replays) timed by default, in deterministic mode, and in
+deterministic mode on the Triton kernels (the path deterministic calls took before the Gluon kernel ordered
+its dQ reduces), interleaved over rounds, each a ``triton.testing.do_bench`` median.
+
+    PYTHONPATH=src SDPA_BWD_GLUON_BWD_HEAD_DIMS=64,128 python3 tools/det_perf.py [--out DIR] [--rounds 3]
+
+The issue's bar: deterministic within 15% of the default (det/default <= 1.15). Each row also says which
+backward each mode took (``gluon_backward_reasons``; an hd64 row needs $SDPA_BWD_GLUON_BWD_HEAD_DIMS=64,128),
+whether two deterministic calls gave bitwise the same dQ, dK, dV, and how far the deterministic dQ is from
+the default one (relative L2), so a fast wrong mode shows up. Writes det_perf.json under --out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+
+import torch
+import triton
+
+from sdpa_bwd import launch
+
+# (B, H, S, D), causal: bf16, BHSD
+ROWS = [((2, 16, 4096, 128), False), ((2, 16, 4096, 128), True), ((1, 16, 8192, 128), False),
+        ((1, 16, 8192, 128), True), ((4, 16, 2048, 64), False), ((4, 16, 2048, 64), True)]
+MODES = ("default", "det", "triton_det")
+
+
+def _path(args, band, det: bool) -> str:
+    q, k, v, o, do, stats = args
+    reasons = launch.gluon_backward_reasons(q, k, v, do, scale=q.shape[-1] ** -0.5, causal=bool(band), hi_off=0,
+                                            banded=bool(band), deterministic=det, apart=True)
+    return "gluon" if not reasons else "triton (" + "; ".join(reasons) + ")"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="/tmp/det_perf")
+    ap.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name(), flush=True)
+    results = []
+    for (B, H, S, D), causal in ROWS:
+        gen = torch.Generator(device="cuda").manual_seed(0)
+        q, k, v, do = (torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(4))
+        band = dict(right_bound=0) if causal else {}
+        o, stats = launch.attention_forward(q, k, v, **band)
+        args = (q, k, v, o, do, stats)
+
+        def call(mode):
+            if mode == "triton_det":
+                with launch.switches(gluon_backward=False):
+                    return launch.attention_backward(*args, **band, deterministic=True)
+            return launch.attention_backward(*args, **band, deterministic=mode != "default")
+
+        default, det1, det2 = call("default"), call("det"), call("det")
+        repeat = all(torch.equal(x, y) for x, y in zip(det1, det2))
+        rel = ((det1[0].float() - default[0].float()).norm() / default[0].float().norm()).item()
+        times = {m: [] for m in MODES}
+        for _ in range(a.rounds):
+            for m in MODES:
+                times[m].append(triton.testing.do_bench(lambda: call(m), warmup=25, rep=100, return_mode="median"))
+        ms = {m: statistics.median(t) for m, t in times.items()}
+        row = dict(shape=[B, H, S, D], causal=causal, ms=ms, rounds=times,
+                   det_over_default=ms["det"] / ms["default"], triton_det_over_default=ms["triton_det"] / ms["default"],
+                   det_path=_path(args, band, True), default_path=_path(args, band, False),
+                   det_bitwise_repeat=repeat, det_dq_rel_to_default=rel)
+        results.append(row)
+        print(f"({B},{H},{S},{D}) {'causal' if causal else 'full  '}: default {ms['default']:.3f} ms, "
+              f"det {ms['det']:.3f} ms ({row['det_over_default']:.3f}x), triton det {ms['triton_det']:.3f} ms "
+              f"({row['triton_det_over_default']:.3f}x); det path {row['det_path']}, bitwise repeat {repeat}, "
+              f"dQ rel to default {rel:.1e}", flush=True)
+        with open(os.path.join(a.out, "det_perf.json"), "w") as f:
+            json.dump(results, f, indent=1)
+        del q, k, v, do, o, stats, args, default, det1, det2
+        torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
