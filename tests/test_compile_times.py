@@ -32,7 +32,11 @@ def test_values_do_not_change_the_specialisation():
     assert len(specs) == len(keys(a)) and all(u == ["a", "b"] for u in users.values())
 
 
-def test_launches_of_a_plain_case_use_gpu_configs():
+def test_launches_of_a_plain_case_use_gpu_configs(monkeypatch):
+    from sdpa_bwd import launch
+
+    # the Triton kernels' configs: hd64 left to them (the Gluon backward takes it non-causal by default)
+    monkeypatch.setattr(launch, "GLUON_BWD_HEAD_DIMS", frozenset({128}))
     ks = by_kernel(Case("c", B=2, H_q=4, S_q=128, D_qk=64))
     assert set(ks) == {"attention_bwd_preprocess_kernel", "attention_bwd_dkdv_kernel",
                        "attention_bwd_dq_kernel", "attention_fwd_kernel"}
@@ -147,6 +151,7 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
     assert ct.GLUON_BWD_KERNEL in gqa and not any(k.startswith("attention_bwd_dkdv") for k in gqa), sorted(gqa)
     sig = dict(gqa[ct.GLUON_BWD_KERNEL].signature)
     assert (sig["dk_ptr"], sig["dv_ptr"], dict(g.signature)["dk_ptr"]) == ("*fp32", "*fp32", "*bf16"), sig
+    monkeypatch.setattr(launch, "GLUON_BWD_DETERMINISTIC", True)  # off by default: slower than the Triton kernels
     own = by_kernel(Case("g", B=2, H_q=4, S_q=256, D_qk=D, D_v=D, dtype="bfloat16", deterministic=True))
     assert ct.GLUON_BWD_KERNEL in own and not any(k.startswith("attention_bwd_dkdv") for k in own), sorted(own)
     assert dict(own[ct.GLUON_BWD_KERNEL].constexprs) == {"D": D, "TMA_EPILOGUE": True, "ROWS": rows,

@@ -140,13 +140,28 @@ def test_gluon_backward_declines_off_the_gpu_and_says_why():
 def test_gluon_backward_takes_what_it_addresses(as_on_the_h200, dtype, causal, H_kv, det):
     if not launch.attention_bwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
-    assert _reasons(*_tensors(dtype, H_kv=H_kv), causal=causal, banded=causal, deterministic=det) == []
+    with launch.switches(gluon_bwd_deterministic=det):  # deterministic mode: where the switch lets it in
+        assert _reasons(*_tensors(dtype, H_kv=H_kv), causal=causal, banded=causal, deterministic=det) == []
+
+
+def test_gluon_backward_takes_hd64_without_the_mask_only(as_on_the_h200):
+    """hd64: taken non-causal (128-row tiles, faster than the Triton kernels), left to them under the causal mask
+    (``GLUON_BWD_CAUSAL_HEAD_DIMS``: slower there), and deterministic calls only where the switch lets them in."""
+    if not launch.attention_bwd_gluon.AVAILABLE:
+        pytest.skip("this Triton has no Gluon Hopper module")
+    t = _tensors(d=64)
+    assert _reasons(*t) == []
+    assert any("causal mask" in r for r in _reasons(*t, causal=True, banded=True))
+    assert any("deterministic" in r for r in _reasons(*t, deterministic=True))
+    with launch.switches(gluon_bwd_causal_head_dims=(64, 128), gluon_bwd_deterministic=True):
+        assert _reasons(*t, causal=True, banded=True) == [] and _reasons(*t, deterministic=True) == []
 
 
 @pytest.mark.parametrize("change,needle", [
     (dict(dtype=torch.float32), "16-bit"),
     (dict(d=96), "head dims"),
-    (dict(d=64), "head dims"),  # written for, not taken: measured slower than the Triton kernels
+    (dict(d=64, causal=True, banded=True), "causal mask"),  # hd64 causal: slower than the Triton kernels
+    (dict(deterministic=True), "deterministic"),  # GLUON_BWD_DETERMINISTIC off: slower than the Triton kernels
     (dict(scale=-0.5), "scale"),
     (dict(banded=True), "band"),
     (dict(banded=True, causal=True, hi_off=5), "band"),
@@ -175,31 +190,34 @@ def test_gluon_backward_reasons_name_each_thing_it_cannot_do(as_on_the_h200, mon
        d_step=st.sampled_from([1, 2]), offset=st.sampled_from([0, 1, 8]),
        dtype=st.sampled_from([torch.bfloat16, torch.float16, torch.float32]), d=st.sampled_from([32, 64, 128]),
        gqa=st.booleans(), scale=st.sampled_from([0.1, -0.1]), causal=st.booleans(), det=st.booleans(),
-       hd64=st.booleans())
+       hd64=st.booleans(), det_on=st.booleans())
 # calls at the rules' edges (random draws reach each only about once in 100): GQA that passes every rule (the
 # kernel takes it), GQA in deterministic mode (the one rule it fails), the same with heads of their own (taken),
 # a padded SBHD causal call
 @example(order="bshd", row_gap=0, d_step=1, offset=0, dtype=torch.bfloat16, d=128, gqa=True, scale=0.1,
-         causal=False, det=False, hd64=False)
+         causal=False, det=False, hd64=False, det_on=True)
 @example(order="bshd", row_gap=0, d_step=1, offset=0, dtype=torch.float16, d=128, gqa=True, scale=0.1,
-         causal=True, det=True, hd64=False)
+         causal=True, det=True, hd64=False, det_on=True)
 @example(order="bshd", row_gap=0, d_step=1, offset=0, dtype=torch.float16, d=128, gqa=False, scale=0.1,
-         causal=True, det=True, hd64=False)
+         causal=True, det=True, hd64=False, det_on=True)
 @example(order="sbhd", row_gap=64, d_step=1, offset=8, dtype=torch.bfloat16, d=128, gqa=False, scale=0.1,
-         causal=True, det=False, hd64=False)
+         causal=True, det=False, hd64=False, det_on=True)
 def test_gluon_backward_takes_a_call_exactly_when_its_kernel_addresses_it(as_on_the_h200, monkeypatch, order, row_gap,
                                                                           d_step, offset, dtype, d, gqa, scale, causal,
-                                                                          det, hd64):
+                                                                          det, hd64, det_on):
     """Against a rule written here from the kernel's needs (not from _tma_ok): unit head-dim stride, 16-byte
     aligned bases and batch, head and row strides (TMA) for Q, K, V and dO, a 16-bit dtype, head dim 128, scale
     > 0, K/V heads shared or not, deterministic only with heads of their own; nothing else may send it away,
     nothing less let it in.
-    ``hd64``: with head dim 64 let in too ($SDPA_BWD_GLUON_BWD_HEAD_DIMS=64,128, as an A/B run sets it)."""
+    ``hd64``: with head dim 64 let in (the default; without the mask only); ``det_on``: deterministic calls let
+    in (``GLUON_BWD_DETERMINISTIC``, off by default)."""
     from test_triton_kernels import Layout, strided
 
     if not launch.attention_bwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
     monkeypatch.setattr(launch, "GLUON_BWD_HEAD_DIMS", frozenset({64, 128} if hd64 else {128}))
+    monkeypatch.setattr(launch, "GLUON_BWD_CAUSAL_HEAD_DIMS", frozenset({128}))
+    monkeypatch.setattr(launch, "GLUON_BWD_DETERMINISTIC", det_on)
     lay = Layout(order, row_gap=row_gap, d_step=d_step, offset=offset)
     q, do = (strided((2, 4, 32, d), lay, dtype)[0] for _ in range(2))
     k, v = (strided((2, 2 if gqa else 4, 32, d), lay, dtype)[0] for _ in range(2))
@@ -208,7 +226,7 @@ def test_gluon_backward_takes_a_call_exactly_when_its_kernel_addresses_it(as_on_
     addressable = all(t.stride(3) == 1 and t.data_ptr() % 16 == 0 and all(s * es % 16 == 0 for s in t.stride()[:3])
                       for t in (q, k, v, do))
     expected = (dtype != torch.float32 and d in ((64, 128) if hd64 else (128,)) and scale > 0
-                and not (det and gqa) and addressable)
+                and not (causal and d == 64) and not (det and (gqa or not det_on)) and addressable)
     assert (reasons == []) == expected, (
         f"{lay} {dtype} D {d} (hd64 let in: {hd64}) gqa {gqa} scale {scale} det {det}: the Gluon backward's rule says "
         f"{reasons or 'take it'}, the kernel's needs say {'take it' if expected else 'do not'}; fix "

@@ -147,11 +147,26 @@ GLUON_HEAD_DIMS = frozenset(tuple(int(d) for d in pair.split("/")) for pair in
 # ``gluon_backward_reasons`` finds nothing against it: "auto", or "off" for the Triton kernels everywhere.
 GLUON_BACKWARD = os.environ.get("SDPA_BWD_GLUON_BWD", "auto")
 # The head dims (D_qk = D_v) it takes, of those its buffers are written for (attention_bwd_gluon.HEAD_DIMS): where
-# it was measured faster than the Triton kernels on the H200. Not hd64 (stop 24, docs/data/h200-2026-12-02b run 1,
-# tools/ab_perf.py --table s24): (4,16,2048,64) bf16 0.538 ms in Gluon against 0.528 in Triton non-causal, 0.356
-# against 0.336 causal. $SDPA_BWD_GLUON_BWD_HEAD_DIMS (e.g. "64,128") replaces the set for A/B runs.
-GLUON_BWD_HEAD_DIMS = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_HEAD_DIMS", "128").split(",")
+# it was measured faster than the Triton kernels on the H200. hd64 since stop 25's 128-row query tiles
+# (docs/data/h200-2026-12-02c run 1, tools/ab_perf.py --table s25): (4,16,2048,64) bf16 0.505-0.516 ms against the
+# Triton kernels' 0.527-0.537 non-causal (at 64-row tiles, stop 24: 0.538 against 0.528). Under the causal mask only
+# the head dims in GLUON_BWD_CAUSAL_HEAD_DIMS. $SDPA_BWD_GLUON_BWD_HEAD_DIMS (e.g. "128") replaces the set for A/B
+# runs.
+GLUON_BWD_HEAD_DIMS = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_HEAD_DIMS", "64,128").split(",")
                                 if d)
+# Of those, the head dims it takes under the causal mask: not hd64, where the Triton kernels stay faster
+# (run 2 of docs/data/h200-2026-12-02c, ab_perf --table s25b: (4,16,2048,64) bf16 causal 0.357-0.359 ms in Gluon
+# with the grouped start order against 0.338-0.339; a head's 16 key blocks are too few to amortise a program's
+# start and end). $SDPA_BWD_GLUON_BWD_CAUSAL_HEAD_DIMS replaces it.
+GLUON_BWD_CAUSAL_HEAD_DIMS = frozenset(
+    int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_CAUSAL_HEAD_DIMS", "128").split(",") if d)
+
+# Deterministic calls (heads with K/V of their own) in the Gluon backward, its dQ reduces taken in turn
+# (``DETERMINISTIC``): right and bitwise repeatable, but slower than the Triton kernels' deterministic path on
+# every row timed (run 2 of docs/data/h200-2026-12-02c, tools/det_perf.py: 1.29-1.57x of the default against the
+# Triton kernels' 0.94-1.31x; a program waits for the previous key block's reduce of each tile), so off by default;
+# True (the switch gluon_bwd_deterministic) for A/B runs and the GPU tests.
+GLUON_BWD_DETERMINISTIC = False
 
 # dK and dV of a Gluon backward call leave by TMA stores where the bulk-copy engine addresses them (``_tma_ok``),
 # else by pointer stores through their strides; False: pointer stores always (for A/B runs). Shared K/V heads'
@@ -169,7 +184,8 @@ GLUON_HEAD_GROUP = attention_fwd_gluon.CAUSAL_HEAD_GROUP
 GLUON_BWD_HD64_ROWS = 128
 
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
-             "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_hd64_rows")
+             "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
+             "gluon_bwd_deterministic")
 
 
 @contextlib.contextmanager
@@ -178,10 +194,11 @@ def switches(**values):
     ``head_group`` (``set_head_group``), ``dv_after_dp`` (``DV_AFTER_DP``; None: each config's own),
     ``concurrent_dq`` (``CONCURRENT_DQ``), ``gluon_forward`` (``GLUON_FORWARD`` "auto" or "off"),
     ``gluon_backward`` (``GLUON_BACKWARD``, likewise), ``gluon_bwd_tma_epilogue`` (``GLUON_BWD_TMA_EPILOGUE``),
-    ``gluon_bwd_head_dims`` (``GLUON_BWD_HEAD_DIMS``, an iterable of head dims), ``gluon_bwd_hd64_rows``
-    (``GLUON_BWD_HD64_ROWS``). A switch not named keeps its value."""
+    ``gluon_bwd_head_dims`` (``GLUON_BWD_HEAD_DIMS``, an iterable of head dims), ``gluon_bwd_causal_head_dims``
+    (``GLUON_BWD_CAUSAL_HEAD_DIMS``, likewise), ``gluon_bwd_hd64_rows`` (``GLUON_BWD_HD64_ROWS``),
+    ``gluon_bwd_deterministic`` (``GLUON_BWD_DETERMINISTIC``). A switch not named keeps its value."""
     global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
-    global GLUON_BWD_HEAD_DIMS, GLUON_BWD_HD64_ROWS
+    global GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
@@ -190,7 +207,7 @@ def switches(**values):
         raise ValueError(f"gluon_bwd_hd64_rows {rows!r}: the Gluon backward streams hd64 query tiles of "
                          f"{attention_bwd_gluon.QUERY_ROWS[64]} rows; pass one of those")
     before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
-              GLUON_BWD_HEAD_DIMS, GLUON_BWD_HD64_ROWS)
+              GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -206,12 +223,16 @@ def switches(**values):
             GLUON_BWD_TMA_EPILOGUE = bool(values["gluon_bwd_tma_epilogue"])
         if "gluon_bwd_head_dims" in values:
             GLUON_BWD_HEAD_DIMS = frozenset(int(d) for d in values["gluon_bwd_head_dims"])
+        if "gluon_bwd_causal_head_dims" in values:
+            GLUON_BWD_CAUSAL_HEAD_DIMS = frozenset(int(d) for d in values["gluon_bwd_causal_head_dims"])
         if "gluon_bwd_hd64_rows" in values:
             GLUON_BWD_HD64_ROWS = rows
+        if "gluon_bwd_deterministic" in values:
+            GLUON_BWD_DETERMINISTIC = bool(values["gluon_bwd_deterministic"])
         yield
     finally:
         (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
-         GLUON_BWD_HEAD_DIMS, GLUON_BWD_HD64_ROWS) = before
+         GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC) = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -973,10 +994,12 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     """Why the Gluon backward (``kernels.attention_bwd_gluon``) does not take this call; empty: it does.
 
     It runs on the H200 (sm_90) only, outside Triton's interpreter, for 16-bit Q, K, V, dO of a head dim in
-    ``GLUON_BWD_HEAD_DIMS`` (D_qk = D_v: 128; the kernel is written for 64 too) that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and dV
-    bulk-reduced into fp32 accumulators), scale > 0, no band but the causal one with its diagonal at 0 (and
-    S_q >= S_kv under it), in deterministic mode only with K and V heads of their own (dQ's reduces then take
-    turns; GQA's dK and dV reduces have no order), with outputs that touch no input. The Triton kernels take
+    ``GLUON_BWD_HEAD_DIMS`` (D_qk = D_v: 64, 128; under the causal mask those in ``GLUON_BWD_CAUSAL_HEAD_DIMS``, 128)
+    that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and dV bulk-reduced into
+    fp32 accumulators), scale > 0, no band but the causal one with its diagonal at 0 (and S_q >= S_kv under it),
+    in deterministic mode only where ``GLUON_BWD_DETERMINISTIC`` lets it in (off: measured slower than the Triton
+    kernels) and with K and V heads of their own (dQ's reduces then take turns; GQA's dK and dV reduces have no
+    order), with outputs that touch no input. The Triton kernels take
     the rest."""
     reasons = _gluon_reasons(q, GLUON_BACKWARD, "GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD", config, "backward")
     B, H_q, S_q, D_qk = q.shape
@@ -992,7 +1015,14 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
         reasons.append("a band other than the causal one with its diagonal at 0")
     if causal and S_q < S_kv:
         reasons.append(f"causal with S_q {S_q} < S_kv {S_kv}: keys no query sees would need zeroed dK, dV")
+    if causal and D_qk in GLUON_BWD_HEAD_DIMS and D_qk not in GLUON_BWD_CAUSAL_HEAD_DIMS:
+        reasons.append(f"head dim {D_qk} under the causal mask: not in GLUON_BWD_CAUSAL_HEAD_DIMS "
+                       f"{sorted(GLUON_BWD_CAUSAL_HEAD_DIMS)} (measured slower there than the Triton kernels)")
     H_k, H_v = k.shape[1], v.shape[1]
+    if deterministic and not GLUON_BWD_DETERMINISTIC:
+        reasons.append("deterministic mode: its ordered dQ reduces measured slower than the Triton kernels' "
+                       "deterministic path (GLUON_BWD_DETERMINISTIC off; the switch gluon_bwd_deterministic turns "
+                       "it on)")
     if deterministic and (H_k != H_q or H_v != H_q):
         reasons.append(f"deterministic mode with shared K/V heads (H_q, H_k, H_v = {(H_q, H_k, H_v)}): the kernel "
                        "orders only dQ's bulk reduces, and GQA's dK, dV partials are bulk-reduced across the "
