@@ -1,6 +1,6 @@
 """The backward on Hopper in Gluon: dK, dV and dQ in one pass, FlashAttention-3's schedule, for 16-bit Q, K,
-V, dO of head dim 128 (or 64, which the launcher leaves to the Triton kernels: measured no faster) read through
-TMA.
+V, dO of head dim 128 or 64 (the launcher takes hd64 without the causal mask only: under it the Triton kernels
+are faster) read through TMA.
 
 Launch code and the rule for when it runs are in ``sdpa_bwd.launch`` (``gluon_backward_reasons``); the Triton
 kernels in ``attention_bwd`` do every other problem and everything under CI's interpreter (Gluon has none).
@@ -10,7 +10,7 @@ one (batch, query head) and runs over its query tiles, reading the K and V heads
 
 - a loader partition (1 warp) makes TMA descriptors from base pointers and row strides (any layout whose
   head-dim stride is 1 and whose rows and bases are 16-byte aligned), loads the program's K and V once and
-  streams Q and dO tiles of 64 query rows through two stages ("ready" mbarriers with TMA byte counts,
+  streams Q and dO tiles of ``ROWS`` query rows (64; 128 at hd64, ``QUERY_ROWS``) through two stages ("ready" mbarriers with TMA byte counts,
   "empty" ones both consumers arrive on);
 - two consumer partitions (4 warps each) own 64 keys each. Per query tile: S = Q K^T and dP = dO V^T issued
   back to back; S waited for with dP in flight, P = exp2(S scale log2e - lse2) computed under dP and stored
@@ -29,7 +29,10 @@ one (batch, query head) and runs over its query tiles, reading the K and V heads
 
 At head dim 64, K's shared layout swizzles over 64 B (half a row, ``half_row_swizzled``) so that each
 consumer's dQ column half of a K block, the B operand of its dQ product, starts on a swizzle atom, as the
-128-B swizzle puts it at hd128.
+128-B swizzle puts it at hd128; and a query tile holds 128 rows (FlashAttention-3's hd64 tile: each product's
+M or K twice as long for the same per-tile handshakes and waits; 229,920 B of shared memory, ptxas spills).
+Programs start head by head, or under the causal mask in groups of ``HEAD_GROUP`` heads, costliest key block
+first (``attention_fwd_gluon.program_tile``).
 
 Tails need no mask: rows of Q and dO past S_q and keys past S_kv come in as TMA's zero fill, and lse2 past
 S_q is read as +inf, so those rows' P is 0; a key past S_kv has K and V rows of zero, so it adds nothing to
@@ -40,7 +43,9 @@ is applied in the first two query tiles of each head only, peeled out of the loo
 By default the accumulators' sums (dQ's, and GQA's dK and dV) come in in no fixed order. ``DETERMINISTIC``
 (FlashAttention-3's deterministic mode, for heads with K and V of their own: their dK and dV are stored, not
 summed across programs; the launcher keeps deterministic GQA on the Triton kernels, whose dK and dV reduces
-would need an order too) fixes the order of dQ's: bitwise the same dQ from run to run.
+would need an order too) fixes the order of dQ's: bitwise the same dQ from run to run. Measured slower than the
+Triton kernels' deterministic path (1.29-1.57x of the default against 0.94-1.31x, stop 25 run 2), so the launcher
+takes it only where ``launch.GLUON_BWD_DETERMINISTIC`` is set (the GPU tests, A/B runs).
 
 - Counters: one zeroed int32 per (head, query tile, consumer), so each consumer's column half keeps its own
   order and the two consumers need no handshake (one per tile would: both halves written before the bump).
@@ -74,10 +79,11 @@ programs instead (session 16, 0.90-0.99 of cuDNN).
 Measured (run 2 of docs/data/h200-2026-12-02b, ``bench_backward.py --peers cudnn --no-split``, the whole
 backward with ODO, the accumulators' zeroing and the conversions): 0.90-0.99 of cuDNN's time on the hd128
 rows with a K/V head a query head (e.g. (1,16,8192,128) bf16 BHSD 0.975 non-causal, 0.966 causal), and
-0.91-1.07 on GQA 32/8 at 8192. At hd64 (``tools/ab_perf.py --table s24``, run 1) it runs (4,16,2048,64) in
-0.538 ms against the Triton kernels' 0.528 (cuDNN 0.427): the kernel alone 0.49 ms, 350 TFLOP/s, far from its
-products' time. Dropping the consumers' per-tile handshake (each one's dQ over its own keys, twice the reduce
-traffic: commit 61de61d, reverted) made it slower (0.570 ms), so what bounds hd64 is not known yet.
+0.91-1.07 on GQA 32/8 at 8192. Stop 25 (docs/data/h200-2026-12-02c): the grouped causal start order took the
+causal hd128 rows to 1.00-1.02 of cuDNN (run 4); at hd64 the 128-row tile runs (4,16,2048,64) bf16 in 0.505-0.516
+ms against the Triton kernels' 0.527-0.537 and 64-row tiles' 0.536 (cuDNN 0.426; run 1). What bounds hd64 (ncu,
+run 2): a third of the stall cycles on local-memory reloads (the spills), a third at the partition barriers;
+0.26 eligible warps a scheduler.
 """
 
 from __future__ import annotations
