@@ -999,8 +999,7 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     fp32 accumulators), scale > 0, no band but the causal one with its diagonal at 0 (and S_q >= S_kv under it),
     in deterministic mode only where ``GLUON_BWD_DETERMINISTIC`` lets it in (off: measured slower than the Triton
     kernels) and with K and V heads of their own (dQ's reduces then take turns; GQA's dK and dV reduces have no
-    order), with outputs that touch no input. The Triton kernels take
-    the rest."""
+    order), with outputs that touch no input. The Triton kernels take the rest."""
     reasons = _gluon_reasons(q, GLUON_BACKWARD, "GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD", config, "backward")
     B, H_q, S_q, D_qk = q.shape
     S_kv, D_v = k.shape[2], v.shape[3]

@@ -451,16 +451,8 @@ if AVAILABLE:
         gl.static_assert((dq_sem_ptr.dtype.element_ty == gl.int32) == DETERMINISTIC,
                          "deterministic mode takes int32 dQ turn counters, and only it: the consumers read it off "
                          "their pointer type (a partition takes no constexpr)")
-        # started in groups of HEAD_GROUP heads, costliest key block (the first, under the causal mask) first;
-        # HEAD_GROUP 1 (no mask) as the grid's own ids: through program_tile, Triton 3.6's ptxas spills more in
-        # the hd64 loop (13 stores and 23 loads a tile in one consumer against 7 and 19), and the hd64 backward
-        # ran 11% slower (0.561 ms against 0.505, stop 25 runs 4 and 1); this form is run 1's machine code
-        # again, and stop 24's at hd128
-        if HEAD_GROUP == 1:
-            pid_n = gl.program_id(0)
-            bh = gl.program_id(1)
-        else:
-            pid_n, bh = program_tile(HEAD_GROUP, False)
+        # started in groups of HEAD_GROUP heads, costliest key block (the first, under the causal mask) first
+        pid_n, bh = program_tile(HEAD_GROUP, False)
         if DETERMINISTIC:  # under the mask, the highest key block first: it reduces first (module docstring)
             pid_n = pid_n + causal * (gl.num_programs(0) - 1 - 2 * pid_n)
         b = (bh // H).to(gl.int64)

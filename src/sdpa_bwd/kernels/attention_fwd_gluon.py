@@ -88,8 +88,14 @@ if AVAILABLE:
         (``attention_fwd.program_tile``, whose docstring has the why), written again here because a Gluon kernel
         cannot call a Triton function. Under a causal band the tiles of a head differ in cost (the forward's last
         query block sees every key, the backward's first key block every query); HEAD_GROUP = 1 is the plain
-        head-by-head order, costliest tile first within each head."""
+        head-by-head order, costliest tile first within each head, read off the grid's own ids: the group
+        arithmetic there moved Triton 3.6's spills into the backward's hd64 loop (11% slower, stop 25 run 4)."""
         n_tiles = gl.num_programs(0)
+        if HEAD_GROUP == 1:
+            rank = gl.program_id(0)
+            if COSTLIEST_FIRST_IS_LAST:
+                rank = n_tiles - 1 - rank
+            return rank, gl.program_id(1)
         n_heads = gl.num_programs(1)
         lin = gl.program_id(1) * n_tiles + gl.program_id(0)
         per_group = HEAD_GROUP * n_tiles
@@ -285,16 +291,8 @@ if AVAILABLE:
         """D_QK: the head dim of Q and K, or its first chunk where D_QK_B > 0 (D_qk 192 = 128 + 64: shared
         buffers have power-of-two widths). The partitions cannot take D_QK_B as a constexpr: with one chunk
         they get the first chunk's buffers twice, and tell the cases apart by the buffers' widths."""
-        # causal: costliest query block (the last) first, across groups of HEAD_GROUP heads (1 without the mask);
-        # HEAD_GROUP 1 as the grid's own ids, as before the grouped order (the backward's program_tile there cost
-        # it spill reloads in its loop, attention_bwd_gluon)
-        if HEAD_GROUP == 1:
-            pid_m = gl.program_id(0)
-            if CAUSAL:
-                pid_m = gl.num_programs(0) - 1 - pid_m
-            bh = gl.program_id(1)
-        else:
-            pid_m, bh = program_tile(HEAD_GROUP, CAUSAL)
+        # causal: costliest query block (the last) first, across groups of HEAD_GROUP heads (1 without the mask)
+        pid_m, bh = program_tile(HEAD_GROUP, CAUSAL)
         b = (bh // H_q).to(gl.int64)
         h = bh % H_q
         m0 = pid_m * (2 * ROWS)
