@@ -88,6 +88,8 @@ run 2): a third of the stall cycles on local-memory reloads (the spills), a thir
 
 from __future__ import annotations
 
+import os
+
 from .attention_fwd_gluon import AVAILABLE
 
 if AVAILABLE:  # the Gluon names the forward imported (and its shims for Triton 3.6 and 3.9)
@@ -119,10 +121,16 @@ QUERY_ROWS = {64: (64, 128), 128: (64,)}
 KEYS_PER_CONSUMER = 64  # a program owns two such blocks, 128 keys
 STAGES = 2
 MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
+# The loader brings each query tile's lse2 and delta rows into shared memory by TMA with its Q and dO rows, so a
+# consumer reads them there after its S product is issued instead of waiting out a global load each tile (ncu:
+# 30% of the hd64 kernel's stall cycles on long scoreboard, stop 25 run 2); "0" in
+# $SDPA_BWD_GLUON_BWD_SIDE_TMA (read at import) loads them from global memory at the tile's start, for A/B runs.
+SIDE_TMA_ON = os.environ.get("SDPA_BWD_GLUON_BWD_SIDE_TMA", "1") != "0"
 
 if AVAILABLE:
     KEYS = gl.constexpr(KEYS_PER_CONSUMER)
     STAGES_ = gl.constexpr(STAGES)
+    SIDE_TMA = gl.constexpr(SIDE_TMA_ON)
 
     @_core.builtin
     def _tma_reduce_add(desc, offsets, src, _semantic=None):
@@ -238,8 +246,13 @@ if AVAILABLE:
 
     @gluon.jit
     def _loader(q_base, do_base, k_base, v_base, sq_s, sdo_s, sk_s, sv_s, S_q, S_kv, key0, m0, n_tiles, k_smem,
-                v_smem, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty):
-        """This kernel's loader partition: the program's descriptors made on the device, then ``load_pairs``."""
+                v_smem, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse2_ptr, delta_ptr, side0,
+                side_rows, lse_smem, dlt_smem):
+        """This kernel's loader partition: the program's descriptors made on the device, then ``load_pairs``; or,
+        where ``SIDE_TMA``, the same streams with each tile's lse2 rows beside its Q rows (under ``q_ready``) and
+        its delta rows beside its dO rows (under ``do_ready``), read from the packed (B H S_q) side buffers
+        (``side_rows`` of them) through one-dimensional descriptors: rows past the head's S_q are the next
+        head's, which the consumers mask (``_tile``)."""
         ROWS: gl.constexpr = q_smem.type.shape[1]
         D: gl.constexpr = q_smem.type.shape[2]
         k_desc = tma.make_tensor_descriptor(k_base, shape=[S_kv, D], strides=[sk_s, 1], block_shape=[KEYS, D],
@@ -250,13 +263,38 @@ if AVAILABLE:
                                             layout=q_smem.type.layout)
         do_desc = tma.make_tensor_descriptor(do_base, shape=[S_q, D], strides=[sdo_s, 1], block_shape=[ROWS, D],
                                              layout=do_smem.type.layout)
-        load_pairs(k_desc, v_desc, key0, q_desc, do_desc, m0, n_tiles, k_smem, v_smem, q_smem, do_smem, kv_bar,
-                   q_ready, do_ready, q_empty, do_empty)
+        if SIDE_TMA:
+            lse_desc = tma.make_tensor_descriptor(lse2_ptr, shape=[side_rows], strides=[1], block_shape=[ROWS],
+                                                  layout=lse_smem.type.layout)
+            dlt_desc = tma.make_tensor_descriptor(delta_ptr, shape=[side_rows], strides=[1], block_shape=[ROWS],
+                                                  layout=dlt_smem.type.layout)
+            NST: gl.constexpr = q_smem.type.shape[0]
+            HALF: gl.constexpr = k_smem.type.shape[1]
+            mbarrier.expect(kv_bar, 2 * k_desc.block_type.nbytes + 2 * v_desc.block_type.nbytes)
+            for w in gl.static_range(2):
+                _tma_load(k_desc, [key0 + w * HALF, 0], kv_bar, k_smem.index(w))
+                _tma_load(v_desc, [key0 + w * HALF, 0], kv_bar, v_smem.index(w))
+            for t in range(n_tiles):
+                s = t % NST
+                phase = (t // NST) & 1
+                row = m0 + t * ROWS
+                # mbarriers start with phase 1 complete: the first STAGES waits pass at once
+                mbarrier.wait(q_empty.index(s), phase ^ 1)
+                mbarrier.expect(q_ready.index(s), q_desc.block_type.nbytes + lse_desc.block_type.nbytes)
+                _tma_load(q_desc, [row, 0], q_ready.index(s), q_smem.index(s))
+                _tma_load(lse_desc, [side0 + row], q_ready.index(s), lse_smem.index(s))
+                mbarrier.wait(do_empty.index(s), phase ^ 1)
+                mbarrier.expect(do_ready.index(s), do_desc.block_type.nbytes + dlt_desc.block_type.nbytes)
+                _tma_load(do_desc, [row, 0], do_ready.index(s), do_smem.index(s))
+                _tma_load(dlt_desc, [side0 + row], do_ready.index(s), dlt_smem.index(s))
+        else:
+            load_pairs(k_desc, v_desc, key0, q_desc, do_desc, m0, n_tiles, k_smem, v_smem, q_smem, do_smem, kv_bar,
+                       q_ready, do_ready, q_empty, do_empty)
 
     @gluon.jit
     def _tile(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, col0,
               cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr, side, S_q, qk_scale_log2, dv,
-              dk, masked, order):
+              dk, masked, order, lse_smem, dlt_smem):
         """Query tile t (from the program's first, ``i_start``) of the head whose packed rows start at ``side``:
         see the module's docstring. ``masked``: the causal mask's tiles (the literal False in the loop, which
         compiles the mask away). The double buffer of dS is safe with ``ds_full`` alone: this consumer writes
@@ -274,13 +312,18 @@ if AVAILABLE:
         ds_mine = ds_all.index(b * 2 + cid)
         qpos = (i_start + t) * ROWS + gl.arange(0, ROWS, layout=gl.SliceLayout(1, s_layout))
         row_ok = qpos < S_q
-        lse2 = gl.load(lse2_ptr + side + qpos, mask=row_ok, other=float("inf"))
-        delta = gl.load(delta_ptr + side + qpos, mask=row_ok, other=0.0)
+        if not SIDE_TMA:
+            lse2 = gl.load(lse2_ptr + side + qpos, mask=row_ok, other=float("inf"))
+            delta = gl.load(delta_ptr + side + qpos, mask=row_ok, other=0.0)
         zero = gl.zeros([ROWS, KEYS], gl.float32, s_layout)
         mbarrier.wait(q_ready.index(s), phase)
         s_tok = warpgroup_mma(q_smem.index(s), k_tile.permute((1, 0)), zero, use_acc=False, is_async=True)
+        if SIDE_TMA:  # came in with Q; rows past S_q are the next head's: +inf, so P = 0 there
+            lse2 = gl.where(row_ok, lse_smem.index(s).load(gl.SliceLayout(1, s_layout)), float("inf"))
         mbarrier.wait(do_ready.index(s), phase)
         dp_tok = warpgroup_mma(do_smem.index(s), v_tile.permute((1, 0)), zero, use_acc=False, is_async=True)
+        if SIDE_TMA:  # came in with dO
+            delta = gl.where(row_ok, dlt_smem.index(s).load(gl.SliceLayout(1, s_layout)), 0.0)
         # pending: dK of the previous tile, S, dP; one left in flight means all but dP are done
         s_t, dk = warpgroup_mma_wait(1, deps=(s_tok, dk))
         if t > 0:  # the previous tile's products are done with its stage
@@ -320,7 +363,7 @@ if AVAILABLE:
     @gluon.jit
     def _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, lse2_ptr, delta_ptr, side0, dq_sem,
                    key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2, causal, q_smem, do_smem, kv_bar, q_ready,
-                   do_ready, q_empty, do_empty, ds_full):
+                   do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem):
         """A consumer's query tiles (see ``_consumer``): returns its dV and dK (unscaled), every product waited
         for and the last stage given back. ``dq_sem``: the head's dQ turn counters (int32, deterministic mode:
         ``_dq_turn``), or any other pointer (not read)."""
@@ -341,14 +384,14 @@ if AVAILABLE:
         # under the causal mask the first two query tiles hold the program's 128 keys' diagonal
         dv, dk = _tile(0, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
                        dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr, side0,
-                       S_q, qk_scale_log2, dv, dk, causal != 0, order)
+                       S_q, qk_scale_log2, dv, dk, causal != 0, order, lse_smem, dlt_smem)
         dv, dk = _tile(1, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
                        dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr, side0,
-                       S_q, qk_scale_log2, dv, dk, causal != 0, order)
+                       S_q, qk_scale_log2, dv, dk, causal != 0, order, lse_smem, dlt_smem)
         for t in range(2, n_tiles):
             dv, dk = _tile(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
                            dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr,
-                           side0, S_q, qk_scale_log2, dv, dk, False, order)
+                           side0, S_q, qk_scale_log2, dv, dk, False, order, lse_smem, dlt_smem)
         dk = warpgroup_mma_wait(0, deps=(dk,))
         if DET:  # the last tile's reduce, written, and its turn passed on
             _bulk_wait_written()
@@ -366,7 +409,7 @@ if AVAILABLE:
     def _consumer(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, sdk_s, sdk_d, sdv_s,
                   sdv_d, dq_ptr, lse2_ptr, delta_ptr, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv, dq_rows,
                   qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
-                  ds_full):
+                  ds_full, lse_smem, dlt_smem):
         """64 keys from ``key0``: their dK and dV, and dQ's 64 columns from ``cid * 64`` over the program's 128
         keys (``_main_loop``). ``cid`` (0 or 1) is read off ``key0``: a partition takes no constexpr, and a
         literal 0 or 1 would be one. dK and dV leave through their strides by pointer stores (any layout)."""
@@ -377,7 +420,7 @@ if AVAILABLE:
                          "would overwrite the other query heads' partials")
         dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, lse2_ptr, delta_ptr, side0,
                             dq_sem, key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2, causal, q_smem,
-                            do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full)
+                            do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem)
         rows = key0 + gl.arange(0, KEYS, layout=gl.SliceLayout(1, acc_layout))
         cols = gl.arange(0, D, layout=gl.SliceLayout(0, acc_layout)).to(gl.int64)
         keep = (rows < S_kv)[:, None]
@@ -390,7 +433,7 @@ if AVAILABLE:
     def _consumer_tma(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, sdk_s, sdk_d,
                       sdv_s, sdv_d, dq_ptr, lse2_ptr, delta_ptr, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv,
                       dq_rows, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty,
-                      do_empty, ds_full):
+                      do_empty, ds_full, lse_smem, dlt_smem):
         """``_consumer`` whose dK and dV leave by the bulk-copy engine, staged in ``kv_smem`` (this consumer's
         share of the Q and dO stages, free once both consumers are past their last tile: a last ``ds_full``
         handshake, as for a tile ``n_tiles``), through descriptors that stop at the head's S_kv rows (keys past
@@ -401,7 +444,7 @@ if AVAILABLE:
         D: gl.constexpr = q_smem.type.shape[2]
         dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, lse2_ptr, delta_ptr, side0,
                             dq_sem, key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2, causal, q_smem,
-                            do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full)
+                            do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem)
         # this consumer's products are done with the Q and dO stages; the other's once this wait passes (no
         # barrier of its own, whose shared memory an unused one would hold)
         mbarrier.arrive(ds_full.index(n_tiles % 2), count=1)
@@ -482,7 +525,11 @@ if AVAILABLE:
         ds_full = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
         for i in gl.static_range(2):
             mbarrier.init(ds_full.index(i), count=2)  # an arrival from each consumer
-        bars = (q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full)
+        # each stage's lse2 and delta rows (SIDE_TMA), loaded with its Q and dO rows
+        side_layout: gl.constexpr = gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=32, rank=1)
+        lse_smem = gl.allocate_shared_memory(gl.float32, [STAGES_, ROWS], side_layout)
+        dlt_smem = gl.allocate_shared_memory(gl.float32, [STAGES_, ROWS], side_layout)
+        bars = (q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem)
         # GQA's staging buffers for the dK, dV partials: a consumer's fp32 [64, D] is one tensor's two stages
         kv_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([KEYS, D], gl.float32)
         kv0 = _reinterpret(q_smem, gl.float32, [KEYS, D], kv_layout)
@@ -503,7 +550,8 @@ if AVAILABLE:
             + (key0 + KEYS,) + scalars + bars
         loader = (q_ptr + b * sq_b + h * sq_h, do_ptr + b * sdo_b + h * sdo_h, k_ptr + b * sk_b + hk * sk_h,
                   v_ptr + b * sv_b + hv * sv_h, sq_s, sdo_s, sk_s, sv_s, S_q, S_kv, key0, i_start * ROWS, n_tiles,
-                  k_smem, v_smem, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty)
+                  k_smem, v_smem, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse2_ptr, delta_ptr,
+                  side0, gl.num_programs(1) * S_q, lse_smem, dlt_smem)
         # the workers' warps and register budgets (setmaxnreg): a loader of 32 or 40 leaves the default consumer
         # 232 or 224, and the spills grow to 400 or 496 B
         if TMA_EPILOGUE:
