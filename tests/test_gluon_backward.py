@@ -231,3 +231,40 @@ def test_gluon_backward_takes_a_call_exactly_when_its_kernel_addresses_it(as_on_
         f"{lay} {dtype} D {d} (hd64 let in: {hd64}) gqa {gqa} scale {scale} det {det}: the Gluon backward's rule says "
         f"{reasons or 'take it'}, the kernel's needs say {'take it' if expected else 'do not'}; fix "
         "gluon_backward_reasons or _tma_ok")
+
+
+@settings(max_examples=60, deadline=None)
+@given(S_q=st.integers(1, 5000))
+def test_gluon_side_rows_start_each_head_on_16_bytes(S_q):
+    """The Gluon backward's loader reads lse2 and delta through one-dimensional TMA boxes that must start on 16
+    bytes (stop 26 run 1: every S_q not a multiple of 4 faulted with an illegal instruction), so each head's rows
+    of them start on a multiple of 4 fp32 rows, and no more padding than that."""
+    n = launch.gluon_side_rows(S_q)
+    assert n % 4 == 0 and S_q <= n < S_q + 4, (
+        f"gluon_side_rows({S_q}) = {n}: a head's side rows must be S_q rounded up to a multiple of 4")
+
+
+@pytest.mark.parametrize("S_q", [5, 8, 70])
+def test_odo_writes_each_head_at_its_padded_side_row(S_q):
+    """ODO (under the interpreter) into side buffers of ``gluon_side_rows(S_q)`` rows a head: delta and lse2 of
+    row (b, h, i) at (b H + h) side + i, against float64, and the padding rows left as they were."""
+    from sdpa_bwd import launch_cache
+
+    B, H, D = 2, 3, 16
+    gen = torch.Generator().manual_seed(S_q)
+    o, do = (torch.randn(B, H, S_q, D, generator=gen).to(torch.bfloat16) for _ in range(2))
+    stats = torch.randn(B, H, S_q, generator=gen)
+    side = launch.gluon_side_rows(S_q)
+    delta, lse2, _ = launch._side_buffers(B, H, S_q, D, False, "cpu", side)
+    delta.fill_(float("nan"))
+    lse2.fill_(float("nan"))
+    launch._launch_odo(launch_cache.Recorder(None), o, do, stats, stats.stride(), delta, lse2, D, False, side)
+    want_delta = (o.double() * do.double()).sum(-1)
+    want_lse2 = stats.double() * 1.4426950408889634
+    got_delta, got_lse2 = (t.view(B, H, side) for t in (delta, lse2))
+    torch.testing.assert_close(got_delta[..., :S_q].double(), want_delta, rtol=1e-5, atol=1e-5,
+                               msg=lambda m: f"ODO's delta at the padded side rows (S_q {S_q}, {side} a head): {m}")
+    torch.testing.assert_close(got_lse2[..., :S_q].double(), want_lse2, rtol=1e-6, atol=1e-6,
+                               msg=lambda m: f"ODO's lse2 at the padded side rows (S_q {S_q}, {side} a head): {m}")
+    assert torch.isnan(got_delta[..., S_q:]).all() and torch.isnan(got_lse2[..., S_q:]).all(), (
+        f"ODO wrote into the padding rows {S_q}..{side} of a head: it must write rows below S_q only")

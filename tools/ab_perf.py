@@ -576,15 +576,6 @@ BWD_VARIANTS_S25B = {
 FWD_VARIANTS_S25B = {
     128: [("g8", "on", None), ("g1", "on", None, _G1), ("g8 again", "on", None), ("g1 again", "on", None, _G1)],
     64: []}
-# Stop 25c: the Gluon backward's lse2 and delta rows brought into shared memory by the loader's TMA with each tile's
-# Q and dO (``attention_bwd_gluon.SIDE_TMA``), against the consumers' global loads at each tile's start (ncu, run 2:
-# 30% of the hd64 kernel's stall cycles on long scoreboard; local compile: spills 372 / 552 -> 212 / 376 B at hd64,
-# 100 / 144 -> 68 / 72 at hd128). Import-time switch: run the table once with $SDPA_BWD_GLUON_BWD_SIDE_TMA=1 and
-# once with 0 (tools/device_s25c.sh), each against cuDNN in its own process. Predicted: 3-10% at hd64, 1-4% at hd128.
-ROWS_S25C = [(4, 16, 16, 2048, 64, False, torch.bfloat16), (2, 16, 16, 4096, 128, False, torch.bfloat16),
-             (2, 16, 16, 4096, 128, True, torch.bfloat16), (1, 32, 8, 8192, 128, False, torch.bfloat16)]
-BWD_VARIANTS_S25C = {d: [("gluon", "on", None), ("gluon again", "on", None)] for d in (64, 128)}
-FWD_VARIANTS_S25C = {d: [] for d in (64, 128)}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
@@ -597,8 +588,7 @@ TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VAR
           "s17": (ROWS_S17, BWD_VARIANTS_S17, FWD_VARIANTS_S17),
           "s24": (ROWS_S24, BWD_VARIANTS_S24, FWD_VARIANTS_S24),
           "s25": (ROWS_S25, BWD_VARIANTS_S25, FWD_VARIANTS_S25),
-          "s25b": (ROWS_S25B, BWD_VARIANTS_S25B, FWD_VARIANTS_S25B),
-          "s25c": (ROWS_S25C, BWD_VARIANTS_S25C, FWD_VARIANTS_S25C)}
+          "s25b": (ROWS_S25B, BWD_VARIANTS_S25B, FWD_VARIANTS_S25B)}
 
 
 def _variant(v):
@@ -649,8 +639,7 @@ def main():
                          "s17: the forward and dQ pass on one warpgroup, two programs an SM; "
                          "s24: the Gluon backward at hd64, and its dK, dV by TMA store; "
                          "s25: the Gluon backward at hd64 with 128-row query tiles; "
-                         "s25b: the Gluon kernels' causal start order, groups of heads costliest first; "
-                         "s25c: the Gluon backward's lse2 / delta rows by TMA (run under both $SDPA_BWD_GLUON_BWD_SIDE_TMA)")
+                         "s25b: the Gluon kernels' causal start order, groups of heads costliest first")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()

@@ -127,6 +127,12 @@ class FakeTensor:
     def fill_(self, _value):
         return self
 
+    def narrow(self, dim: int, start: int, length: int):
+        shape = list(self.shape)
+        shape[dim] = length
+        ptr = self._ptr + start * self._strides[dim] * self.element_size()
+        return FakeTensor(shape, self._strides, self.dtype, ptr, self._storage)
+
     def view(self, *shape):
         shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         strides, acc = [], 1

@@ -1206,19 +1206,20 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
     B, H_q, S_q, D = q.shape
     S_kv = k.shape[2]
     wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
-    delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D, True, q.device)
+    side = gluon_side_rows(S_q)
+    delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D, True, q.device, side)
     kv_acc = _kv_accumulators(q, k, v)
     dk_out, dv_out = kv_acc or (dk, dv)
     rows = GLUON_BWD_HD64_ROWS if D == 64 else 64  # query rows a streamed tile holds
     sems = _dq_turn_counters(B, H_q, S_q, rows, q.device) if deterministic else None
-    _launch_odo(rec, o, do, stats, st, delta, lse2, D, wide)
+    _launch_odo(rec, o, do, stats, st, delta, lse2, D, wide, side)
     _ensure_tma_allocator()  # the partitions make their descriptors on the device
     g = attention_bwd_gluon
     rec.launch(
         g.attention_bwd_gluon_kernel, (_cdiv(S_kv, 2 * g.KEYS_PER_CONSUMER), B * H_q),
         q, k, v, do, dk_out, dv_out, dq_accum, lse2, delta, dq_accum if sems is None else sems,
         *q.stride()[:3], *k.stride()[:3], *v.stride()[:3], *do.stride()[:3], *dk_out.stride(), *dv_out.stride(),
-        H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, scale * LOG2E, scale, int(causal),
+        H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, side, scale * LOG2E, scale, int(causal),
         D=D, TMA_EPILOGUE=kv_acc is not None or (GLUON_BWD_TMA_EPILOGUE and _tma_ok(dk) and _tma_ok(dv)),
         ROWS=rows, HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1, DETERMINISTIC=sems is not None,
         num_warps=4, maxnreg=g.MAX_REGS,
@@ -1230,20 +1231,20 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
     rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum) + (kv_acc or ()) + (sems,),
                extra=(B, H_q, S_q, D, True, kv_acc is not None, rows if sems is not None else 0))
     if return_delta:
-        return dq, dk, dv, delta.view(B, H_q, S_q)
+        return dq, dk, dv, delta.view(B, H_q, side).narrow(2, 0, S_q)
     return dq, dk, dv
 
 
-def _launch_odo(rec, o, do, stats, st, delta, lse2, d_v_pad: int, wide: bool) -> None:
+def _launch_odo(rec, o, do, stats, st, delta, lse2, d_v_pad: int, wide: bool, side_rows: Optional[int] = None) -> None:
     """ODO, the first stage of either backward: delta = rowsum(dO O) and lse2 (the stats in log2 units, +inf
-    for a row that kept no key) into the packed side buffers."""
+    for a row that kept no key) into the side buffers, ``side_rows`` rows a head (None: S_q, packed)."""
     B, H_q, S_q, D_v = o.shape
     block = 64 if o.device.type == "cuda" else 16
     rec.launch(
         attention_bwd_preprocess_kernel, (_cdiv(S_q, block), B * H_q),
         o, do, stats, delta, lse2,
         *o.stride(), *do.stride(), *st,
-        H_q, S_q,
+        H_q, S_q, S_q if side_rows is None else side_rows,
         BLOCK_M=block, D_V=D_v, D_V_PAD=d_v_pad, WIDE=wide,
         num_warps=4,
     )
@@ -1278,12 +1279,20 @@ def _kv_accumulators(q, k, v):
     return tuple(torch.zeros(t.shape, dtype=torch.float32, device=t.device) for t in (k, v))
 
 
-def _side_buffers(B: int, H_q: int, S_q: int, D_qk: int, atomic: bool, device):
-    """(delta, lse2, dq_accum), packed by the problem's dims: row (b, h, i) at (b * H_q + h) * S_q + i. The
-    atomic dQ mode adds its partials into a zeroed fp32 dq_accum; the separate mode passes delta in its place
-    (the kernels do not read it there)."""
-    delta = torch.empty(B * H_q * S_q, dtype=torch.float32, device=device)
-    lse2 = torch.empty(B * H_q * S_q, dtype=torch.float32, device=device)
+def gluon_side_rows(S_q: int) -> int:
+    """Rows a head of the Gluon backward's delta and lse2 buffers: S_q rounded up to a multiple of 4, so that
+    each head's rows start on 16 bytes, where the kernel's one-dimensional TMA boxes of them must start (stop 26
+    run 1: every S_q not a multiple of 4 faulted with an illegal instruction at the box's load)."""
+    return _cdiv(S_q, 4) * 4
+
+
+def _side_buffers(B: int, H_q: int, S_q: int, D_qk: int, atomic: bool, device, side_rows: Optional[int] = None):
+    """(delta, lse2, dq_accum): row (b, h, i) of delta and lse2 at (b * H_q + h) * side_rows + i (None: S_q,
+    packed), of dq_accum at (b * H_q + h) * S_q + i. The atomic dQ mode adds its partials into a zeroed fp32
+    dq_accum; the separate mode passes delta in its place (the kernels do not read it there)."""
+    n = B * H_q * (S_q if side_rows is None else side_rows)
+    delta = torch.empty(n, dtype=torch.float32, device=device)
+    lse2 = torch.empty(n, dtype=torch.float32, device=device)
     dq_accum = torch.zeros(B * H_q * S_q * D_qk, dtype=torch.float32, device=device) if atomic else delta
     return delta, lse2, dq_accum
 
@@ -1296,11 +1305,13 @@ def _replay_backward(plan, q, k, v, o, do, stats, dq, dk, dv, return_delta: bool
     B, H_q, S_q, D_qk, atomic, kv_acc, turns = plan.extra
     dq, dk, dv = (torch.empty(ref.shape, dtype=ref.dtype, device=ref.device) if t is None else t
                   for t, ref in ((dq, q), (dk, k), (dv, v)))
-    delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, atomic, q.device)
+    # the Gluon backward's side buffers are padded (gluon_side_rows)
+    side = S_q if turns is None else gluon_side_rows(S_q)
+    delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, atomic, q.device, side)
     more = _kv_accumulators(q, k, v) if kv_acc else ()
     if turns is not None:
         more += (_dq_turn_counters(B, H_q, S_q, turns, q.device) if turns else None,)
     plan.replay((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum) + more)
     if return_delta:
-        return dq, dk, dv, delta.view(B, H_q, S_q)
+        return dq, dk, dv, delta.view(B, H_q, side).narrow(2, 0, S_q)
     return dq, dk, dv

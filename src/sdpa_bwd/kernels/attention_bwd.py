@@ -34,10 +34,11 @@ def attention_bwd_preprocess_kernel(
     stride_ob, stride_oh, stride_om, stride_od,
     stride_dob, stride_doh, stride_dom, stride_dod,
     stride_sb, stride_sh, stride_sm,
-    H_q, S_q,
+    H_q, S_q, S_side,
     BLOCK_M: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr, WIDE: tl.constexpr,
 ):
-    """ODO: delta = rowsum(dO * O) in fp32, and the stats in log2 units, both packed."""
+    """ODO: delta = rowsum(dO * O) in fp32, and the stats in log2 units, both (B H_q, S_side): S_side = S_q
+    (packed) for the Triton kernels, S_q rounded up to 4 for the Gluon backward's TMA loads of them."""
     pid_m = tl.program_id(0)
     pid_bh = tl.program_id(1)
     b = (pid_bh // H_q).to(tl.int64)
@@ -63,7 +64,7 @@ def attention_bwd_preprocess_kernel(
     stats = tl.load(stats_ptr + b * stride_sb + h * stride_sh + row0 * stride_sm + offs_local * stride_sm,
                     mask=row_ok, other=0.0)
     lse2 = tl.where(stats == float("-inf"), float("inf"), stats * LOG2E)
-    side = (b * H_q + h) * S_q + offs_m
+    side = (b * H_q + h) * S_side + offs_m
     tl.store(delta_ptr + side, delta, mask=row_ok)
     tl.store(lse2_ptr + side, lse2, mask=row_ok)
 

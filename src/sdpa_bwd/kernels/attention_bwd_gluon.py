@@ -10,8 +10,10 @@ one (batch, query head) and runs over its query tiles, reading the K and V heads
 
 - a loader partition (1 warp) makes TMA descriptors from base pointers and row strides (any layout whose
   head-dim stride is 1 and whose rows and bases are 16-byte aligned), loads the program's K and V once and
-  streams Q and dO tiles of ``ROWS`` query rows (64; 128 at hd64, ``QUERY_ROWS``) through two stages ("ready" mbarriers with TMA byte counts,
-  "empty" ones both consumers arrive on);
+  streams Q and dO tiles of ``ROWS`` query rows (64; 128 at hd64, ``QUERY_ROWS``) through two stages ("ready"
+  mbarriers with TMA byte counts, "empty" ones both consumers arrive on), each tile's lse2 rows beside its Q
+  rows and its delta rows beside its dO rows (one-dimensional boxes of the side buffers, whose heads the
+  launcher pads to a multiple of 4 rows: such a box must start on 16 bytes);
 - two consumer partitions (4 warps each) own 64 keys each. Per query tile: S = Q K^T and dP = dO V^T issued
   back to back; S waited for with dP in flight, P = exp2(S scale log2e - lse2) computed under dP and stored
   to shared memory, dS = P (dP - delta) beside it; dV += P^T dO issued; once both consumers' dS are stored
@@ -35,7 +37,7 @@ Programs start head by head, or under the causal mask in groups of ``HEAD_GROUP`
 first (``attention_fwd_gluon.program_tile``).
 
 Tails need no mask: rows of Q and dO past S_q and keys past S_kv come in as TMA's zero fill, and lse2 past
-S_q is read as +inf, so those rows' P is 0; a key past S_kv has K and V rows of zero, so it adds nothing to
+S_q is taken as +inf (the rows the loader brought there are padding or the next head's), so those rows' P is 0; a key past S_kv has K and V rows of zero, so it adds nothing to
 dQ and its own dK, dV rows are not stored. The causal mask (the diagonal at 0, queries up to S_q >= S_kv)
 is applied in the first two query tiles of each head only, peeled out of the loop. A query tile past S_q
 (a program's last 128 keys may need just one real tile) adds exact zeros.
@@ -68,9 +70,11 @@ takes it only where ``launch.GLUON_BWD_DETERMINISTIC`` is set (the GPU tests, A/
   Its cost: under the mask the shortest programs start first, the longest (key block 0) last.
 
 Registers are the limit. The consumers hold dV and dK (64 registers each), S and dP (32 each) and half of dQ
-(32) at 240 registers: Triton 3.6's ptxas spills 144 / 180 B (stores / loads) with the TMA epilogue, 148 / 180
-with GQA's, 220 / 236 with pointer stores (their dK, dV strides live over the loop); none at hd64. Deterministic
-mode's turns (a few scalars over the loop, the spin's branch) take them to 216 / 292 and 312 / 400. The TMA
+(32) at 240 registers: Triton 3.6's ptxas spills 64 / 84 B (stores / loads) with the TMA epilogue, 68 / 80
+with GQA's, 164 / 168 with pointer stores (their dK, dV strides live over the loop); at hd64 none with 64-row
+tiles and 244 / 360 with 128-row ones. Deterministic mode's turns (a few scalars over the loop, the spin's
+branch) take hd128 to 180 / 200 and 272 / 308. (Stop 26: 100 / 144 and 372 / 552 at hd128 and hd64 when the
+consumers loaded each tile's lse2 and delta from global memory.) The TMA
 epilogue made the hd128 backward 5-6% faster than the pointer stores (stop 24, docs/data/h200-2026-12-02b run
 1). A loop over a GQA group's query heads inside one program, with each head's two diagonal tiles peeled,
 spilled 752 B, one mask compare in every tile 464 B: hence GQA's partials reduced across the group's
@@ -87,8 +91,6 @@ run 2): a third of the stall cycles on local-memory reloads (the spills), a thir
 """
 
 from __future__ import annotations
-
-import os
 
 from .attention_fwd_gluon import AVAILABLE
 
@@ -121,16 +123,9 @@ QUERY_ROWS = {64: (64, 128), 128: (64,)}
 KEYS_PER_CONSUMER = 64  # a program owns two such blocks, 128 keys
 STAGES = 2
 MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
-# The loader brings each query tile's lse2 and delta rows into shared memory by TMA with its Q and dO rows, so a
-# consumer reads them there after its S product is issued instead of waiting out a global load each tile (ncu:
-# 30% of the hd64 kernel's stall cycles on long scoreboard, stop 25 run 2); "0" in
-# $SDPA_BWD_GLUON_BWD_SIDE_TMA (read at import) loads them from global memory at the tile's start, for A/B runs.
-SIDE_TMA_ON = os.environ.get("SDPA_BWD_GLUON_BWD_SIDE_TMA", "1") != "0"
-
 if AVAILABLE:
     KEYS = gl.constexpr(KEYS_PER_CONSUMER)
     STAGES_ = gl.constexpr(STAGES)
-    SIDE_TMA = gl.constexpr(SIDE_TMA_ON)
 
     @_core.builtin
     def _tma_reduce_add(desc, offsets, src, _semantic=None):
@@ -248,13 +243,17 @@ if AVAILABLE:
     def _loader(q_base, do_base, k_base, v_base, sq_s, sdo_s, sk_s, sv_s, S_q, S_kv, key0, m0, n_tiles, k_smem,
                 v_smem, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse2_ptr, delta_ptr, side0,
                 side_rows, lse_smem, dlt_smem):
-        """This kernel's loader partition: the program's descriptors made on the device, then ``load_pairs``; or,
-        where ``SIDE_TMA``, the same streams with each tile's lse2 rows beside its Q rows (under ``q_ready``) and
-        its delta rows beside its dO rows (under ``do_ready``), read from the packed (B H S_q) side buffers
-        (``side_rows`` of them) through one-dimensional descriptors: rows past the head's S_q are the next
-        head's, which the consumers mask (``_tile``)."""
+        """This kernel's loader partition: the program's descriptors made on the device; K's and V's 128 rows once,
+        then each query tile's Q rows with its lse2 rows (under ``q_ready``) and its dO rows with its delta rows
+        (under ``do_ready``) through the stages. The side buffers are (B H, ``S_side``), ``S_side`` = S_q rounded
+        up to 4 (``side_rows`` rows in all), read through one-dimensional descriptors from ``side0``, the head's
+        first: a one-dimensional box must start on 16 bytes (an illegal instruction otherwise, stop 26 run 1:
+        every S_q not a multiple of 4 faulted). Rows past S_q are padding or the next head's, which the
+        consumers mask (``_tile``)."""
         ROWS: gl.constexpr = q_smem.type.shape[1]
         D: gl.constexpr = q_smem.type.shape[2]
+        NST: gl.constexpr = q_smem.type.shape[0]
+        HALF: gl.constexpr = k_smem.type.shape[1]
         k_desc = tma.make_tensor_descriptor(k_base, shape=[S_kv, D], strides=[sk_s, 1], block_shape=[KEYS, D],
                                             layout=k_smem.type.layout)
         v_desc = tma.make_tensor_descriptor(v_base, shape=[S_kv, D], strides=[sv_s, 1], block_shape=[KEYS, D],
@@ -263,37 +262,31 @@ if AVAILABLE:
                                             layout=q_smem.type.layout)
         do_desc = tma.make_tensor_descriptor(do_base, shape=[S_q, D], strides=[sdo_s, 1], block_shape=[ROWS, D],
                                              layout=do_smem.type.layout)
-        if SIDE_TMA:
-            lse_desc = tma.make_tensor_descriptor(lse2_ptr, shape=[side_rows], strides=[1], block_shape=[ROWS],
-                                                  layout=lse_smem.type.layout)
-            dlt_desc = tma.make_tensor_descriptor(delta_ptr, shape=[side_rows], strides=[1], block_shape=[ROWS],
-                                                  layout=dlt_smem.type.layout)
-            NST: gl.constexpr = q_smem.type.shape[0]
-            HALF: gl.constexpr = k_smem.type.shape[1]
-            mbarrier.expect(kv_bar, 2 * k_desc.block_type.nbytes + 2 * v_desc.block_type.nbytes)
-            for w in gl.static_range(2):
-                _tma_load(k_desc, [key0 + w * HALF, 0], kv_bar, k_smem.index(w))
-                _tma_load(v_desc, [key0 + w * HALF, 0], kv_bar, v_smem.index(w))
-            for t in range(n_tiles):
-                s = t % NST
-                phase = (t // NST) & 1
-                row = m0 + t * ROWS
-                # mbarriers start with phase 1 complete: the first STAGES waits pass at once
-                mbarrier.wait(q_empty.index(s), phase ^ 1)
-                mbarrier.expect(q_ready.index(s), q_desc.block_type.nbytes + lse_desc.block_type.nbytes)
-                _tma_load(q_desc, [row, 0], q_ready.index(s), q_smem.index(s))
-                _tma_load(lse_desc, [side0 + row], q_ready.index(s), lse_smem.index(s))
-                mbarrier.wait(do_empty.index(s), phase ^ 1)
-                mbarrier.expect(do_ready.index(s), do_desc.block_type.nbytes + dlt_desc.block_type.nbytes)
-                _tma_load(do_desc, [row, 0], do_ready.index(s), do_smem.index(s))
-                _tma_load(dlt_desc, [side0 + row], do_ready.index(s), dlt_smem.index(s))
-        else:
-            load_pairs(k_desc, v_desc, key0, q_desc, do_desc, m0, n_tiles, k_smem, v_smem, q_smem, do_smem, kv_bar,
-                       q_ready, do_ready, q_empty, do_empty)
+        lse_desc = tma.make_tensor_descriptor(lse2_ptr, shape=[side_rows], strides=[1], block_shape=[ROWS],
+                                              layout=lse_smem.type.layout)
+        dlt_desc = tma.make_tensor_descriptor(delta_ptr, shape=[side_rows], strides=[1], block_shape=[ROWS],
+                                              layout=dlt_smem.type.layout)
+        mbarrier.expect(kv_bar, 2 * k_desc.block_type.nbytes + 2 * v_desc.block_type.nbytes)
+        for w in gl.static_range(2):
+            _tma_load(k_desc, [key0 + w * HALF, 0], kv_bar, k_smem.index(w))
+            _tma_load(v_desc, [key0 + w * HALF, 0], kv_bar, v_smem.index(w))
+        for t in range(n_tiles):
+            s = t % NST
+            phase = (t // NST) & 1
+            row = m0 + t * ROWS
+            # mbarriers start with phase 1 complete: the first STAGES waits pass at once
+            mbarrier.wait(q_empty.index(s), phase ^ 1)
+            mbarrier.expect(q_ready.index(s), q_desc.block_type.nbytes + lse_desc.block_type.nbytes)
+            _tma_load(q_desc, [row, 0], q_ready.index(s), q_smem.index(s))
+            _tma_load(lse_desc, [side0 + row], q_ready.index(s), lse_smem.index(s))
+            mbarrier.wait(do_empty.index(s), phase ^ 1)
+            mbarrier.expect(do_ready.index(s), do_desc.block_type.nbytes + dlt_desc.block_type.nbytes)
+            _tma_load(do_desc, [row, 0], do_ready.index(s), do_smem.index(s))
+            _tma_load(dlt_desc, [side0 + row], do_ready.index(s), dlt_smem.index(s))
 
     @gluon.jit
     def _tile(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, col0,
-              cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr, side, S_q, qk_scale_log2, dv,
+              cid, q_ready, do_ready, q_empty, do_empty, ds_full, side, S_q, qk_scale_log2, dv,
               dk, masked, order, lse_smem, dlt_smem):
         """Query tile t (from the program's first, ``i_start``) of the head whose packed rows start at ``side``:
         see the module's docstring. ``masked``: the causal mask's tiles (the literal False in the loop, which
@@ -312,18 +305,14 @@ if AVAILABLE:
         ds_mine = ds_all.index(b * 2 + cid)
         qpos = (i_start + t) * ROWS + gl.arange(0, ROWS, layout=gl.SliceLayout(1, s_layout))
         row_ok = qpos < S_q
-        if not SIDE_TMA:
-            lse2 = gl.load(lse2_ptr + side + qpos, mask=row_ok, other=float("inf"))
-            delta = gl.load(delta_ptr + side + qpos, mask=row_ok, other=0.0)
         zero = gl.zeros([ROWS, KEYS], gl.float32, s_layout)
         mbarrier.wait(q_ready.index(s), phase)
         s_tok = warpgroup_mma(q_smem.index(s), k_tile.permute((1, 0)), zero, use_acc=False, is_async=True)
-        if SIDE_TMA:  # came in with Q; rows past S_q are the next head's: +inf, so P = 0 there
-            lse2 = gl.where(row_ok, lse_smem.index(s).load(gl.SliceLayout(1, s_layout)), float("inf"))
+        # came in with Q; rows past S_q are padding or the next head's: +inf, so P = 0 there
+        lse2 = gl.where(row_ok, lse_smem.index(s).load(gl.SliceLayout(1, s_layout)), float("inf"))
         mbarrier.wait(do_ready.index(s), phase)
         dp_tok = warpgroup_mma(do_smem.index(s), v_tile.permute((1, 0)), zero, use_acc=False, is_async=True)
-        if SIDE_TMA:  # came in with dO
-            delta = gl.where(row_ok, dlt_smem.index(s).load(gl.SliceLayout(1, s_layout)), 0.0)
+        delta = gl.where(row_ok, dlt_smem.index(s).load(gl.SliceLayout(1, s_layout)), 0.0)  # came in with dO
         # pending: dK of the previous tile, S, dP; one left in flight means all but dP are done
         s_t, dk = warpgroup_mma_wait(1, deps=(s_tok, dk))
         if t > 0:  # the previous tile's products are done with its stage
@@ -361,7 +350,7 @@ if AVAILABLE:
         return dv, dk_tok
 
     @gluon.jit
-    def _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, lse2_ptr, delta_ptr, side0, dq_sem,
+    def _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, side0, dq_sem,
                    key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2, causal, q_smem, do_smem, kv_bar, q_ready,
                    do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem):
         """A consumer's query tiles (see ``_consumer``): returns its dV and dK (unscaled), every product waited
@@ -383,14 +372,14 @@ if AVAILABLE:
         mbarrier.wait(kv_bar, 0)
         # under the causal mask the first two query tiles hold the program's 128 keys' diagonal
         dv, dk = _tile(0, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
-                       dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr, side0,
+                       dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side0,
                        S_q, qk_scale_log2, dv, dk, causal != 0, order, lse_smem, dlt_smem)
         dv, dk = _tile(1, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
-                       dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr, side0,
+                       dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side0,
                        S_q, qk_scale_log2, dv, dk, causal != 0, order, lse_smem, dlt_smem)
         for t in range(2, n_tiles):
             dv, dk = _tile(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
-                           dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, lse2_ptr, delta_ptr,
+                           dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full,
                            side0, S_q, qk_scale_log2, dv, dk, False, order, lse_smem, dlt_smem)
         dk = warpgroup_mma_wait(0, deps=(dk,))
         if DET:  # the last tile's reduce, written, and its turn passed on
@@ -407,7 +396,7 @@ if AVAILABLE:
 
     @gluon.jit
     def _consumer(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, sdk_s, sdk_d, sdv_s,
-                  sdv_d, dq_ptr, lse2_ptr, delta_ptr, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv, dq_rows,
+                  sdv_d, dq_ptr, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv, dq_rows,
                   qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
                   ds_full, lse_smem, dlt_smem):
         """64 keys from ``key0``: their dK and dV, and dQ's 64 columns from ``cid * 64`` over the program's 128
@@ -418,7 +407,7 @@ if AVAILABLE:
         gl.static_assert(dk_base.dtype.element_ty != gl.float32,
                          "shared K/V heads' fp32 accumulators take the TMA epilogue (_consumer_tma): stores here "
                          "would overwrite the other query heads' partials")
-        dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, lse2_ptr, delta_ptr, side0,
+        dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, side0,
                             dq_sem, key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2, causal, q_smem,
                             do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem)
         rows = key0 + gl.arange(0, KEYS, layout=gl.SliceLayout(1, acc_layout))
@@ -431,7 +420,7 @@ if AVAILABLE:
 
     @gluon.jit
     def _consumer_tma(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, sdk_s, sdk_d,
-                      sdv_s, sdv_d, dq_ptr, lse2_ptr, delta_ptr, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv,
+                      sdv_s, sdv_d, dq_ptr, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv,
                       dq_rows, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty,
                       do_empty, ds_full, lse_smem, dlt_smem):
         """``_consumer`` whose dK and dV leave by the bulk-copy engine, staged in ``kv_smem`` (this consumer's
@@ -442,7 +431,7 @@ if AVAILABLE:
         else (16-bit dK and dV the bulk-copy engine can address) stored. Read off the pointer type at compile
         time, so the loop and its registers are the same either way."""
         D: gl.constexpr = q_smem.type.shape[2]
-        dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, lse2_ptr, delta_ptr, side0,
+        dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, side0,
                             dq_sem, key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2, causal, q_smem,
                             do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem)
         # this consumer's products are done with the Q and dO stages; the other's once this wait passes (no
@@ -476,17 +465,18 @@ if AVAILABLE:
     # argument that reaches a partition stays a runtime value.
     @gluon.jit(do_not_specialize=["sq_b", "sq_h", "sq_s", "sk_b", "sk_h", "sk_s", "sv_b", "sv_h", "sv_s", "sdo_b",
                                    "sdo_h", "sdo_s", "sdk_b", "sdk_h", "sdk_s", "sdk_d", "sdv_b", "sdv_h", "sdv_s",
-                                   "sdv_d", "H", "G_k", "G_v", "S_q", "S_kv", "causal"])
+                                   "sdv_d", "H", "G_k", "G_v", "S_q", "S_kv", "S_side", "causal"])
     def attention_bwd_gluon_kernel(
         q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, dq_acc_ptr, lse2_ptr, delta_ptr, dq_sem_ptr,
         sq_b, sq_h, sq_s, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s, sdo_b, sdo_h, sdo_s,
         sdk_b, sdk_h, sdk_s, sdk_d, sdv_b, sdv_h, sdv_s, sdv_d,
-        H, G_k, G_v, S_q, S_kv, qk_scale_log2, scale, causal, D: gl.constexpr, TMA_EPILOGUE: gl.constexpr,
+        H, G_k, G_v, S_q, S_kv, S_side, qk_scale_log2, scale, causal, D: gl.constexpr, TMA_EPILOGUE: gl.constexpr,
         ROWS: gl.constexpr, HEAD_GROUP: gl.constexpr, DETERMINISTIC: gl.constexpr,
     ):
         """Grid (cdiv(S_kv, 128), B H): H query heads, H / G_k K heads, H / G_v V heads. ``dq_acc_ptr``: zeroed
-        fp32 (B H S_q, D), scale-free; ``lse2_ptr``, ``delta_ptr``: packed (B H S_q) as the ODO kernel writes
-        them. Where a K or V head is shared (GQA), ``dk_ptr`` and ``dv_ptr`` are zeroed fp32 accumulators (dims
+        fp32 (B H S_q, D), scale-free; ``lse2_ptr``, ``delta_ptr``: (B H, S_side) as the ODO kernel writes
+        them, ``S_side`` S_q rounded up to a multiple of 4 (``launch.gluon_side_rows``: the loader's
+        one-dimensional boxes of them start on 16 bytes). Where a K or V head is shared (GQA), ``dk_ptr`` and ``dv_ptr`` are zeroed fp32 accumulators (dims
         and strides as dK's and dV's) that the group's programs add their partials into. ``DETERMINISTIC`` (heads
         of their own only, G_k = G_v = 1): ``dq_sem_ptr`` is B H cdiv(S_q, ROWS) 2 zeroed int32 turn counters, one
         per (head, query tile, consumer); otherwise any pointer but int32's (``dq_acc_ptr``), not read."""
@@ -506,7 +496,7 @@ if AVAILABLE:
         # causal (keys up to the query row): query tiles before the program's first key see none of its keys
         i_start = key0 // ROWS * causal
         n_tiles = gl.maximum(gl.cdiv(S_q, ROWS) - i_start, 2)
-        side0 = bh * S_q  # the head's first packed row of lse2, delta and the dQ accumulator
+        side0 = bh * S_q  # the head's first packed row of the dQ accumulator
         dt: gl.constexpr = q_ptr.dtype.element_ty
         tile_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D], dt)
         pd_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, KEYS], dt)
@@ -525,7 +515,7 @@ if AVAILABLE:
         ds_full = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
         for i in gl.static_range(2):
             mbarrier.init(ds_full.index(i), count=2)  # an arrival from each consumer
-        # each stage's lse2 and delta rows (SIDE_TMA), loaded with its Q and dO rows
+        # each stage's lse2 and delta rows, loaded with its Q and dO rows
         side_layout: gl.constexpr = gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=32, rank=1)
         lse_smem = gl.allocate_shared_memory(gl.float32, [STAGES_, ROWS], side_layout)
         dlt_smem = gl.allocate_shared_memory(gl.float32, [STAGES_, ROWS], side_layout)
@@ -538,7 +528,7 @@ if AVAILABLE:
         dv_base = dv_ptr + b * sdv_b + hv * sdv_h
         # this head's dQ turn counters (deterministic mode), a query tile's two consumers' side by side
         dq_sem = dq_sem_ptr + bh * gl.cdiv(S_q, ROWS) * 2
-        tail = (dk_base, dv_base, sdk_s, sdk_d, sdv_s, sdv_d, dq_acc_ptr, lse2_ptr, delta_ptr, side0, dq_sem)
+        tail = (dk_base, dv_base, sdk_s, sdk_d, sdv_s, sdv_d, dq_acc_ptr, side0, dq_sem)
         scalars = (i_start, n_tiles, S_q, S_kv, gl.num_programs(1) * S_q, qk_scale_log2, scale, causal)
         DH: gl.constexpr = D // 2
         # consumer c: keys c * 64 on of the program's 128 (K, V blocks c), dQ's columns c * 64 on (of both)
@@ -551,7 +541,7 @@ if AVAILABLE:
         loader = (q_ptr + b * sq_b + h * sq_h, do_ptr + b * sdo_b + h * sdo_h, k_ptr + b * sk_b + hk * sk_h,
                   v_ptr + b * sv_b + hv * sv_h, sq_s, sdo_s, sk_s, sv_s, S_q, S_kv, key0, i_start * ROWS, n_tiles,
                   k_smem, v_smem, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse2_ptr, delta_ptr,
-                  side0, gl.num_programs(1) * S_q, lse_smem, dlt_smem)
+                  bh * S_side, gl.num_programs(1) * S_side, lse_smem, dlt_smem)
         # the workers' warps and register budgets (setmaxnreg): a loader of 32 or 40 leaves the default consumer
         # 232 or 224, and the spills grow to 400 or 496 B
         if TMA_EPILOGUE:
