@@ -576,6 +576,22 @@ BWD_VARIANTS_S25B = {
 FWD_VARIANTS_S25B = {
     128: [("g8", "on", None), ("g1", "on", None, _G1), ("g8 again", "on", None), ("g1 again", "on", None, _G1)],
     64: []}
+# Stop 26: the Gluon backward's lse2 and delta rows brought in by the loader's TMA with each tile's Q and dO rows
+# (run 3 of stop 25 had them 2-4% faster at hd128, then faulted on S_q not a multiple of 4: a one-dimensional box
+# must start on 16 bytes; now the side buffers' heads are padded to 4 rows, ``launch.gluon_side_rows``), against
+# cuDNN in the same process; and hd64 causal in the Gluon kernel against the Triton kernels that take it (local
+# compile: the 128-row tile's spills 372 / 552 -> 244 / 360 B). Predicted: hd128 rows 2-4% over run 4's ratios,
+# hd64 within noise of run 1's. Each row interleaved.
+ROWS_S26 = [(4, 16, 16, 2048, 64, False, torch.bfloat16), (4, 16, 16, 2048, 64, True, torch.bfloat16),
+            (2, 16, 16, 4096, 128, False, torch.bfloat16), (2, 16, 16, 4096, 128, True, torch.bfloat16),
+            (1, 16, 16, 8192, 128, False, torch.bfloat16), (1, 32, 8, 8192, 128, False, torch.bfloat16),
+            (1, 32, 8, 8192, 128, True, torch.bfloat16), (2, 16, 16, 4096, 128, False, torch.bfloat16, "bshd")]
+_HD64_CAUSAL = dict(gluon_bwd_head_dims=(64, 128), gluon_bwd_causal_head_dims=(64, 128))
+BWD_VARIANTS_S26 = {
+    128: [("gluon", "on", None), ("gluon again", "on", None)],
+    64: [("gluon", "on", None, _HD64_CAUSAL), ("triton", "on", None, _TRITON),
+         ("gluon again", "on", None, _HD64_CAUSAL), ("triton again", "on", None, _TRITON)]}
+FWD_VARIANTS_S26 = {d: [] for d in (64, 128)}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
@@ -588,7 +604,8 @@ TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VAR
           "s17": (ROWS_S17, BWD_VARIANTS_S17, FWD_VARIANTS_S17),
           "s24": (ROWS_S24, BWD_VARIANTS_S24, FWD_VARIANTS_S24),
           "s25": (ROWS_S25, BWD_VARIANTS_S25, FWD_VARIANTS_S25),
-          "s25b": (ROWS_S25B, BWD_VARIANTS_S25B, FWD_VARIANTS_S25B)}
+          "s25b": (ROWS_S25B, BWD_VARIANTS_S25B, FWD_VARIANTS_S25B),
+          "s26": (ROWS_S26, BWD_VARIANTS_S26, FWD_VARIANTS_S26)}
 
 
 def _variant(v):
@@ -639,7 +656,8 @@ def main():
                          "s17: the forward and dQ pass on one warpgroup, two programs an SM; "
                          "s24: the Gluon backward at hd64, and its dK, dV by TMA store; "
                          "s25: the Gluon backward at hd64 with 128-row query tiles; "
-                         "s25b: the Gluon kernels' causal start order, groups of heads costliest first")
+                         "s25b: the Gluon kernels' causal start order, groups of heads costliest first; "
+                         "s26: the Gluon backward's lse2 / delta rows by TMA, hd64 causal in it against the Triton kernels")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()
