@@ -144,23 +144,26 @@ def test_gluon_backward_takes_what_it_addresses(as_on_the_h200, dtype, causal, H
         assert _reasons(*_tensors(dtype, H_kv=H_kv), causal=causal, banded=causal, deterministic=det) == []
 
 
-def test_gluon_backward_takes_hd64_without_the_mask_only(as_on_the_h200):
-    """hd64: taken non-causal (128-row tiles, faster than the Triton kernels), left to them under the causal mask
-    (``GLUON_BWD_CAUSAL_HEAD_DIMS``: slower there), and deterministic calls only where the switch lets them in."""
+def test_gluon_backward_takes_hd64_with_and_without_the_mask(as_on_the_h200):
+    """hd64: taken with and without the causal mask (128-row tiles, faster than the Triton kernels since stop
+    26), left to them under the mask where ``GLUON_BWD_CAUSAL_HEAD_DIMS`` leaves hd64 out, and deterministic calls
+    only where the switch lets them in."""
     if not launch.attention_bwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
     t = _tensors(d=64)
-    assert _reasons(*t) == []
-    assert any("causal mask" in r for r in _reasons(*t, causal=True, banded=True))
+    assert _reasons(*t) == [] and _reasons(*t, causal=True, banded=True) == []
     assert any("deterministic" in r for r in _reasons(*t, deterministic=True))
-    with launch.switches(gluon_bwd_causal_head_dims=(64, 128), gluon_bwd_deterministic=True):
-        assert _reasons(*t, causal=True, banded=True) == [] and _reasons(*t, deterministic=True) == []
+    with launch.switches(gluon_bwd_causal_head_dims=(128,)):
+        assert any("causal mask" in r for r in _reasons(*t, causal=True, banded=True))
+    with launch.switches(gluon_bwd_deterministic=True):
+        assert _reasons(*t, deterministic=True) == []
 
 
 @pytest.mark.parametrize("change,needle", [
     (dict(dtype=torch.float32), "16-bit"),
     (dict(d=96), "head dims"),
-    (dict(d=64, causal=True, banded=True), "causal mask"),  # hd64 causal: slower than the Triton kernels
+    # a head dim left out of GLUON_BWD_CAUSAL_HEAD_DIMS (the A/B switch; both are in by default)
+    (dict(d=64, causal=True, banded=True, causal_dims=(128,)), "causal mask"),
     (dict(deterministic=True), "deterministic"),  # GLUON_BWD_DETERMINISTIC off: slower than the Triton kernels
     (dict(scale=-0.5), "scale"),
     (dict(banded=True), "band"),
@@ -179,6 +182,8 @@ def test_gluon_backward_reasons_name_each_thing_it_cannot_do(as_on_the_h200, mon
         change = dict(change, banded=True, causal=True)
     if change.get("off"):
         monkeypatch.setattr(launch, "GLUON_BACKWARD", "off")
+    if "causal_dims" in change:
+        monkeypatch.setattr(launch, "GLUON_BWD_CAUSAL_HEAD_DIMS", frozenset(change["causal_dims"]))
     kw = {n: change[n] for n in ("scale", "banded", "causal", "hi_off", "deterministic", "apart") if n in change}
     reasons = _reasons(q, k, v, do, **kw)
     assert any(needle in r for r in reasons), f"{change}: expected a reason about {needle!r}, got {reasons}"

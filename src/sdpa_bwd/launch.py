@@ -150,16 +150,17 @@ GLUON_BACKWARD = os.environ.get("SDPA_BWD_GLUON_BWD", "auto")
 # it was measured faster than the Triton kernels on the H200. hd64 since stop 25's 128-row query tiles
 # (docs/data/h200-2026-12-02c run 1, tools/ab_perf.py --table s25): (4,16,2048,64) bf16 0.505-0.516 ms against the
 # Triton kernels' 0.527-0.537 non-causal (at 64-row tiles, stop 24: 0.538 against 0.528). Under the causal mask only
-# the head dims in GLUON_BWD_CAUSAL_HEAD_DIMS. $SDPA_BWD_GLUON_BWD_HEAD_DIMS (e.g. "128") replaces the set for A/B
+# the head dims in GLUON_BWD_CAUSAL_HEAD_DIMS (both since stop 26). $SDPA_BWD_GLUON_BWD_HEAD_DIMS (e.g. "128") replaces the set for A/B
 # runs.
 GLUON_BWD_HEAD_DIMS = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_HEAD_DIMS", "64,128").split(",")
                                 if d)
-# Of those, the head dims it takes under the causal mask: not hd64, where the Triton kernels stay faster
-# (run 2 of docs/data/h200-2026-12-02c, ab_perf --table s25b: (4,16,2048,64) bf16 causal 0.357-0.359 ms in Gluon
-# with the grouped start order against 0.338-0.339; a head's 16 key blocks are too few to amortise a program's
-# start and end). $SDPA_BWD_GLUON_BWD_CAUSAL_HEAD_DIMS replaces it.
+# Of those, the head dims it takes under the causal mask: both since stop 26 (docs/data/h200-2026-12-02d, ab_perf
+# --table s26, each row interleaved): with lse2 and delta brought in by TMA, (4,16,2048,64) bf16 causal 0.331-0.333
+# ms in Gluon against the Triton kernels' 0.335-0.336 (run 3), and 0.327 / 0.327 against 0.338 / 0.336 with each load
+# issued as soon as its descriptor exists (run 5). Before (stop 25, run 2 of h200-2026-12-02c): 0.357-0.359 against
+# 0.338-0.339. $SDPA_BWD_GLUON_BWD_CAUSAL_HEAD_DIMS replaces it (e.g. "128" for the Triton kernels at hd64).
 GLUON_BWD_CAUSAL_HEAD_DIMS = frozenset(
-    int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_CAUSAL_HEAD_DIMS", "128").split(",") if d)
+    int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_CAUSAL_HEAD_DIMS", "64,128").split(",") if d)
 
 # Deterministic calls (heads with K/V of their own) in the Gluon backward, its dQ reduces taken in turn
 # (``DETERMINISTIC``): right and bitwise repeatable, but slower than the Triton kernels' deterministic path on
@@ -994,7 +995,7 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     """Why the Gluon backward (``kernels.attention_bwd_gluon``) does not take this call; empty: it does.
 
     It runs on the H200 (sm_90) only, outside Triton's interpreter, for 16-bit Q, K, V, dO of a head dim in
-    ``GLUON_BWD_HEAD_DIMS`` (D_qk = D_v: 64, 128; under the causal mask those in ``GLUON_BWD_CAUSAL_HEAD_DIMS``, 128)
+    ``GLUON_BWD_HEAD_DIMS`` (D_qk = D_v: 64, 128; under the causal mask those in ``GLUON_BWD_CAUSAL_HEAD_DIMS``, both)
     that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and dV bulk-reduced into
     fp32 accumulators), scale > 0, no band but the causal one with its diagonal at 0 (and S_q >= S_kv under it),
     in deterministic mode only where ``GLUON_BWD_DETERMINISTIC`` lets it in (off: measured slower than the Triton

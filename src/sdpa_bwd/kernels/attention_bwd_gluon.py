@@ -1,6 +1,6 @@
 """The backward on Hopper in Gluon: dK, dV and dQ in one pass, FlashAttention-3's schedule, for 16-bit Q, K,
-V, dO of head dim 128 or 64 (the launcher takes hd64 without the causal mask only: under it the Triton kernels
-are faster) read through TMA.
+V, dO of head dim 128 or 64 read through TMA (the launcher takes both with and without the causal mask; hd64
+under it since stop 26, where this kernel became faster there than the Triton kernels).
 
 Launch code and the rule for when it runs are in ``sdpa_bwd.launch`` (``gluon_backward_reasons``); the Triton
 kernels in ``attention_bwd`` do every other problem and everything under CI's interpreter (Gluon has none).
@@ -254,33 +254,46 @@ if AVAILABLE:
         D: gl.constexpr = q_smem.type.shape[2]
         NST: gl.constexpr = q_smem.type.shape[0]
         HALF: gl.constexpr = k_smem.type.shape[1]
+        SIDE_BYTES: gl.constexpr = ROWS * 4  # a tile's fp32 lse2 or delta rows
+        # A program's fixed cost is ~10 us (stop 26 run 4, tools/program_cost.py: 17% of the hd64 kernel), and each
+        # descriptor made here is a round trip through global memory: each load is issued as soon as its own
+        # descriptor exists (K and V, then the first tile's Q and dO, then its lse2 and delta rows, whose bytes
+        # the first tile's ready barriers already expect), not after all six.
         k_desc = tma.make_tensor_descriptor(k_base, shape=[S_kv, D], strides=[sk_s, 1], block_shape=[KEYS, D],
                                             layout=k_smem.type.layout)
         v_desc = tma.make_tensor_descriptor(v_base, shape=[S_kv, D], strides=[sv_s, 1], block_shape=[KEYS, D],
                                             layout=v_smem.type.layout)
-        q_desc = tma.make_tensor_descriptor(q_base, shape=[S_q, D], strides=[sq_s, 1], block_shape=[ROWS, D],
-                                            layout=q_smem.type.layout)
-        do_desc = tma.make_tensor_descriptor(do_base, shape=[S_q, D], strides=[sdo_s, 1], block_shape=[ROWS, D],
-                                             layout=do_smem.type.layout)
-        lse_desc = tma.make_tensor_descriptor(lse2_ptr, shape=[side_rows], strides=[1], block_shape=[ROWS],
-                                              layout=lse_smem.type.layout)
-        dlt_desc = tma.make_tensor_descriptor(delta_ptr, shape=[side_rows], strides=[1], block_shape=[ROWS],
-                                              layout=dlt_smem.type.layout)
         mbarrier.expect(kv_bar, 2 * k_desc.block_type.nbytes + 2 * v_desc.block_type.nbytes)
         for w in gl.static_range(2):
             _tma_load(k_desc, [key0 + w * HALF, 0], kv_bar, k_smem.index(w))
             _tma_load(v_desc, [key0 + w * HALF, 0], kv_bar, v_smem.index(w))
-        for t in range(n_tiles):
+        q_desc = tma.make_tensor_descriptor(q_base, shape=[S_q, D], strides=[sq_s, 1], block_shape=[ROWS, D],
+                                            layout=q_smem.type.layout)
+        # the first tile (stage 0, free at start): its lse2 and delta rows follow once their descriptors exist
+        mbarrier.expect(q_ready.index(0), q_desc.block_type.nbytes + SIDE_BYTES)
+        _tma_load(q_desc, [m0, 0], q_ready.index(0), q_smem.index(0))
+        do_desc = tma.make_tensor_descriptor(do_base, shape=[S_q, D], strides=[sdo_s, 1], block_shape=[ROWS, D],
+                                             layout=do_smem.type.layout)
+        mbarrier.expect(do_ready.index(0), do_desc.block_type.nbytes + SIDE_BYTES)
+        _tma_load(do_desc, [m0, 0], do_ready.index(0), do_smem.index(0))
+        lse_desc = tma.make_tensor_descriptor(lse2_ptr, shape=[side_rows], strides=[1], block_shape=[ROWS],
+                                              layout=lse_smem.type.layout)
+        gl.static_assert(lse_desc.block_type.nbytes == SIDE_BYTES, "the first tile's barrier expects these bytes")
+        _tma_load(lse_desc, [side0 + m0], q_ready.index(0), lse_smem.index(0))
+        dlt_desc = tma.make_tensor_descriptor(delta_ptr, shape=[side_rows], strides=[1], block_shape=[ROWS],
+                                              layout=dlt_smem.type.layout)
+        _tma_load(dlt_desc, [side0 + m0], do_ready.index(0), dlt_smem.index(0))
+        for t in range(1, n_tiles):
             s = t % NST
             phase = (t // NST) & 1
             row = m0 + t * ROWS
             # mbarriers start with phase 1 complete: the first STAGES waits pass at once
             mbarrier.wait(q_empty.index(s), phase ^ 1)
-            mbarrier.expect(q_ready.index(s), q_desc.block_type.nbytes + lse_desc.block_type.nbytes)
+            mbarrier.expect(q_ready.index(s), q_desc.block_type.nbytes + SIDE_BYTES)
             _tma_load(q_desc, [row, 0], q_ready.index(s), q_smem.index(s))
             _tma_load(lse_desc, [side0 + row], q_ready.index(s), lse_smem.index(s))
             mbarrier.wait(do_empty.index(s), phase ^ 1)
-            mbarrier.expect(do_ready.index(s), do_desc.block_type.nbytes + dlt_desc.block_type.nbytes)
+            mbarrier.expect(do_ready.index(s), do_desc.block_type.nbytes + SIDE_BYTES)
             _tma_load(do_desc, [row, 0], do_ready.index(s), do_smem.index(s))
             _tma_load(dlt_desc, [side0 + row], do_ready.index(s), dlt_smem.index(s))
 
@@ -437,13 +450,14 @@ if AVAILABLE:
         # this consumer's products are done with the Q and dO stages; the other's once this wait passes (no
         # barrier of its own, whose shared memory an unused one would hold)
         mbarrier.arrive(ds_full.index(n_tiles % 2), count=1)
-        mbarrier.wait(ds_full.index(n_tiles % 2), (n_tiles // 2) & 1)
+        # the epilogue's descriptors, made while the other consumer finishes its last tile
         out_t: gl.constexpr = dk_base.dtype.element_ty
         out_layout: gl.constexpr = _staging_layout(out_t, KEYS, D, kv_smem.type.layout)
         dv_desc = tma.make_tensor_descriptor(dv_base, shape=[S_kv, D], strides=[sdv_s, 1], block_shape=[KEYS, D],
                                              layout=out_layout)
         dk_desc = tma.make_tensor_descriptor(dk_base, shape=[S_kv, D], strides=[sdk_s, 1], block_shape=[KEYS, D],
                                              layout=out_layout)
+        mbarrier.wait(ds_full.index(n_tiles % 2), (n_tiles // 2) & 1)
         if out_t == gl.float32:
             kv_smem.store(dv)
             fence_async_shared()
