@@ -214,8 +214,8 @@ def test_gluon_backward_takes_a_call_exactly_when_its_kernel_addresses_it(as_on_
     aligned bases and batch, head and row strides (TMA) for Q, K, V and dO, a 16-bit dtype, head dim 128, scale
     > 0, K/V heads shared or not, deterministic only with heads of their own; nothing else may send it away,
     nothing less let it in.
-    ``hd64``: with head dim 64 let in (the default; without the mask only); ``det_on``: deterministic calls let
-    in (``GLUON_BWD_DETERMINISTIC``, off by default)."""
+    ``hd64``: with head dim 64 let in (the default; here without the mask only, the causal set pinned to
+    {128}); ``det_on``: deterministic calls let in (``GLUON_BWD_DETERMINISTIC``, off by default)."""
     from test_triton_kernels import Layout, strided
 
     if not launch.attention_bwd_gluon.AVAILABLE:

@@ -31,9 +31,10 @@ PAD, ODD, DSTEP = TMA_PAD, TMA_ODD, SBHD_DSTEP  # ODD: rows not 16-byte aligned,
 @pytest.fixture(autouse=True)
 def every_head_dim_it_is_written_for(monkeypatch):
     """The kernel at every head dim its buffers are written for (``attention_bwd_gluon.HEAD_DIMS``), with and
-    without the causal mask, and in deterministic mode: the launcher leaves hd64 causal and deterministic calls
-    to the Triton kernels by default (measured faster there: ``GLUON_BWD_CAUSAL_HEAD_DIMS``,
-    ``GLUON_BWD_DETERMINISTIC``), so the kernel's forms for them are let in here to be checked."""
+    without the causal mask, and in deterministic mode: the launcher leaves deterministic calls to the Triton
+    kernels by default (measured faster there: ``GLUON_BWD_DETERMINISTIC``), and the A/B switches can leave a
+    head dim out (``GLUON_BWD_HEAD_DIMS``, ``GLUON_BWD_CAUSAL_HEAD_DIMS``), so every form is let in here to be
+    checked."""
     monkeypatch.setattr(launch, "GLUON_BWD_HEAD_DIMS", frozenset(attention_bwd_gluon.HEAD_DIMS))
     monkeypatch.setattr(launch, "GLUON_BWD_CAUSAL_HEAD_DIMS", frozenset(attention_bwd_gluon.HEAD_DIMS))
     monkeypatch.setattr(launch, "GLUON_BWD_DETERMINISTIC", True)
