@@ -150,8 +150,8 @@ GLUON_BACKWARD = os.environ.get("SDPA_BWD_GLUON_BWD", "auto")
 # it was measured faster than the Triton kernels on the H200. hd64 since stop 25's 128-row query tiles
 # (docs/data/h200-2026-12-02c run 1, tools/ab_perf.py --table s25): (4,16,2048,64) bf16 0.505-0.516 ms against the
 # Triton kernels' 0.527-0.537 non-causal (at 64-row tiles, stop 24: 0.538 against 0.528). Under the causal mask only
-# the head dims in GLUON_BWD_CAUSAL_HEAD_DIMS (both since stop 26). $SDPA_BWD_GLUON_BWD_HEAD_DIMS (e.g. "128") replaces the set for A/B
-# runs.
+# the head dims in GLUON_BWD_CAUSAL_HEAD_DIMS (both since stop 26). $SDPA_BWD_GLUON_BWD_HEAD_DIMS (e.g. "128")
+# replaces the set for A/B runs.
 GLUON_BWD_HEAD_DIMS = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_HEAD_DIMS", "64,128").split(",")
                                 if d)
 # Of those, the head dims it takes under the causal mask: both since stop 26 (docs/data/h200-2026-12-02d, ab_perf
@@ -1105,8 +1105,8 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     dev = q.device
 
     atomic = cfg.dq_mode == "atomic"
-    delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, atomic, dev)
-    _launch_odo(rec, o, do, stats, st, delta, lse2, d_v_pad, wide)
+    delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, atomic, dev, S_q)
+    _launch_odo(rec, o, do, stats, st, delta, lse2, d_v_pad, wide, S_q)
 
     common = dict(D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, D_V=D_v, D_V_PAD=d_v_pad,
                   HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=prec, WIDE=wide,
@@ -1190,7 +1190,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
         dq_pass()
     if D_v:  # D_v == 0 zeroed dQ before the launches; that call is not replayed
         rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum),
-                   extra=(B, H_q, S_q, D_qk, atomic, False, None))
+                   extra=(B, H_q, S_q, D_qk, atomic, False, None, S_q))
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, S_q)
     return dq, dk, dv
@@ -1230,22 +1230,22 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
         _launch_dq_convert(rec, kv_acc[0], dk, 1.0, D, 0, wide)
         _launch_dq_convert(rec, kv_acc[1], dv, 1.0, D, 0, wide)
     rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum) + (kv_acc or ()) + (sems,),
-               extra=(B, H_q, S_q, D, True, kv_acc is not None, rows if sems is not None else 0))
+               extra=(B, H_q, S_q, D, True, kv_acc is not None, rows if sems is not None else 0, side))
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, side).narrow(2, 0, S_q)
     return dq, dk, dv
 
 
-def _launch_odo(rec, o, do, stats, st, delta, lse2, d_v_pad: int, wide: bool, side_rows: Optional[int] = None) -> None:
+def _launch_odo(rec, o, do, stats, st, delta, lse2, d_v_pad: int, wide: bool, side_rows: int) -> None:
     """ODO, the first stage of either backward: delta = rowsum(dO O) and lse2 (the stats in log2 units, +inf
-    for a row that kept no key) into the side buffers, ``side_rows`` rows a head (None: S_q, packed)."""
+    for a row that kept no key) into the side buffers, ``side_rows`` rows a head (``_side_buffers``)."""
     B, H_q, S_q, D_v = o.shape
     block = 64 if o.device.type == "cuda" else 16
     rec.launch(
         attention_bwd_preprocess_kernel, (_cdiv(S_q, block), B * H_q),
         o, do, stats, delta, lse2,
         *o.stride(), *do.stride(), *st,
-        H_q, S_q, S_q if side_rows is None else side_rows,
+        H_q, S_q, side_rows,
         BLOCK_M=block, D_V=D_v, D_V_PAD=d_v_pad, WIDE=wide,
         num_warps=4,
     )
@@ -1287,11 +1287,12 @@ def gluon_side_rows(S_q: int) -> int:
     return _cdiv(S_q, 4) * 4
 
 
-def _side_buffers(B: int, H_q: int, S_q: int, D_qk: int, atomic: bool, device, side_rows: Optional[int] = None):
-    """(delta, lse2, dq_accum): row (b, h, i) of delta and lse2 at (b * H_q + h) * side_rows + i (None: S_q,
-    packed), of dq_accum at (b * H_q + h) * S_q + i. The atomic dQ mode adds its partials into a zeroed fp32
-    dq_accum; the separate mode passes delta in its place (the kernels do not read it there)."""
-    n = B * H_q * (S_q if side_rows is None else side_rows)
+def _side_buffers(B: int, H_q: int, S_q: int, D_qk: int, atomic: bool, device, side_rows: int):
+    """(delta, lse2, dq_accum): row (b, h, i) of delta and lse2 at (b * H_q + h) * side_rows + i (``side_rows``:
+    S_q, packed, for the Triton kernels; ``gluon_side_rows(S_q)`` for the Gluon backward), of dq_accum at
+    (b * H_q + h) * S_q + i. The atomic dQ mode adds its partials into a zeroed fp32 dq_accum; the separate mode
+    passes delta in its place (the kernels do not read it there)."""
+    n = B * H_q * side_rows
     delta = torch.empty(n, dtype=torch.float32, device=device)
     lse2 = torch.empty(n, dtype=torch.float32, device=device)
     dq_accum = torch.zeros(B * H_q * S_q * D_qk, dtype=torch.float32, device=device) if atomic else delta
@@ -1302,12 +1303,11 @@ def _replay_backward(plan, q, k, v, o, do, stats, dq, dk, dv, return_delta: bool
     """attention_backward for a call whose key was recorded: its outputs and side buffers allocated as the
     recorded call allocated them, then its launches."""
     # kv_acc: the Gluon backward ran with shared K/V heads; turns: the query tile rows its dQ turn counters count
-    # in (deterministic), 0 without them, None where the Triton kernels ran (their tensor list stops at dq_accum)
-    B, H_q, S_q, D_qk, atomic, kv_acc, turns = plan.extra
+    # in (deterministic), 0 without them, None where the Triton kernels ran (their tensor list stops at dq_accum);
+    # side: delta's and lse2's rows a head (_side_buffers)
+    B, H_q, S_q, D_qk, atomic, kv_acc, turns, side = plan.extra
     dq, dk, dv = (torch.empty(ref.shape, dtype=ref.dtype, device=ref.device) if t is None else t
                   for t, ref in ((dq, q), (dk, k), (dv, v)))
-    # the Gluon backward's side buffers are padded (gluon_side_rows)
-    side = S_q if turns is None else gluon_side_rows(S_q)
     delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, atomic, q.device, side)
     more = _kv_accumulators(q, k, v) if kv_acc else ()
     if turns is not None:
