@@ -55,6 +55,21 @@ def test_gluon_backward_compiles_every_head_dim_and_epilogue(compiled):
         "attention_bwd_gluon.HEAD_DIMS, QUERY_ROWS or the tool's VARIANTS changed")
 
 
+def test_gluon_backward_phase_stamps_compile_in_only_where_asked(compiled):
+    """The phase stamps (``tools/phase_stamps.py``) are a diagnostic build: none in any form the launcher makes,
+    and in the stamped build 15 timer reads (the program's start; the loader's 4; each consumer's 4 in its loop
+    and 1 after its epilogue, two consumers), so that the timed kernel is the one without them."""
+    reads = {k: r["timer_reads"] for k, r in compiled.items() if r["timer_reads"]}
+    assert not reads, f"timer reads {reads} in the launcher's builds: attention_bwd_gluon._stamp must compile away"
+    env = {**os.environ, "TRITON_INTERPRET": "0", "PYTHONPATH": os.path.join(ROOT, "src")}
+    run = subprocess.run([sys.executable, TOOL, "--stamps"], capture_output=True, text=True, env=env, timeout=600)
+    assert run.returncode == 0, f"tools/gluon_bwd_compile.py --stamps failed:\n{run.stderr[-3000:]}"
+    rows = [json.loads(ln) for ln in run.stdout.splitlines() if ln.startswith("{")]
+    assert rows and all(r["timer_reads"] == 15 for r in rows), (
+        f"the stamped build reads the timer {[r['timer_reads'] for r in rows]} times, expected 15 each "
+        "(attention_bwd_gluon.STAMP_SLOTS' slots 0-13 and 15): a stamp went missing or was added")
+
+
 @pytest.mark.parametrize("D,rows", SHAPES, ids=[f"hd{d}-rows{r}" for d, r in SHAPES])
 @pytest.mark.parametrize("grouped,tma,det", VARIANTS, ids=VARIANT_IDS)
 def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows, grouped, tma, det):

@@ -1,6 +1,7 @@
 """Compile the engine's Gluon backward (``sdpa_bwd.kernels.attention_bwd_gluon``) for sm_90a without a GPU.
 
     TRITON_INTERPRET=0 PYTHONPATH=src python3 tools/gluon_bwd_compile.py [DTYPE ...]
+    TRITON_INTERPRET=0 PYTHONPATH=src python3 tools/gluon_bwd_compile.py --stamps
 
 One JSON line per dtype (default: bf16 and fp16), head dim (``attention_bwd_gluon.HEAD_DIMS``), query tile rows
 (``QUERY_ROWS``) and variant (``grouped``: GQA's, dK and dV bulk-reduced; ``tma_epilogue``: dK and dV by TMA store,
@@ -12,7 +13,10 @@ dQ partials leave: the bulk reduces, and how many of them are waited for (``cp.a
 before the next product is issued (0: each is waited for a tile later, just before its buffer is reused), and
 deterministic mode's ordering instructions: the turn's spin (acquire loads), the waits for a reduce's writes
 (``cp.async.bulk.wait_group 0`` without ``.read``), the release adds on the counters, the proxy fences.
-``tests/test_gluon_backward.py`` checks it in CI. Not under TRITON_INTERPRET (Gluon has no interpreter).
+``--stamps``: the phase stamps' build instead (``stamp_ptr`` int64, ``tools/phase_stamps.py``), bf16, each head
+dim at its largest query tile with the TMA epilogue, with ``timer_reads`` (``%globaltimer`` in the PTX; every build
+reports it, 0 where the stamps compile away). ``tests/test_gluon_backward.py`` checks both in CI. Not under
+TRITON_INTERPRET (Gluon has no interpreter).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ VARIANTS = ((False, True, False), (False, False, False), (True, True, False), (F
 
 
 def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogue: bool = True,
-                    rows: int = 64, deterministic: bool = False) -> dict:
+                    rows: int = 64, deterministic: bool = False, stamps: bool = False) -> dict:
     """``grouped``: the GQA variant, dK and dV added into fp32 accumulators (``dk_ptr``, ``dv_ptr`` fp32);
     ``tma_epilogue``: dK and dV leave by the bulk-copy engine (``_consumer_tma``), else by pointer stores;
     ``deterministic``: dQ's reduces in turn (``dq_sem_ptr`` int32 counters, else fp32 like the launcher's)."""
@@ -45,6 +49,7 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
                        floats=("qk_scale_log2", "scale"))
     if deterministic:
         sig["dq_sem_ptr"] = "*i32"
+    sig["stamp_ptr"] = "*i64" if stamps else "*fp32"  # the phase stamps' build (tools/phase_stamps.py), or none
     consts = dict(D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows, HEAD_GROUP=1, DETERMINISTIC=deterministic)
     report = compile_report(fn, sig, consts, maxnreg=g.MAX_REGS, with_ptx=True)
     ptx = report.pop("ptx")
@@ -59,12 +64,19 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
     report["written_waits"] = len(re.findall(r"cp\.async\.bulk\.wait_group\s+0", ptx))
     report["release_adds"] = len(re.findall(r"red\.release\.gpu\.global\.add\.s32", ptx))
     report["proxy_fences_global"] = ptx.count("fence.proxy.async.global")
-    return dict(dtype=dtype, grouped=grouped, tma_epilogue=tma_epilogue, deterministic=deterministic, **report)
+    report["timer_reads"] = ptx.count("%globaltimer")
+    return dict(dtype=dtype, grouped=grouped, tma_epilogue=tma_epilogue, deterministic=deterministic, stamps=stamps,
+                **report)
 
 
 def main(argv) -> None:
     from sdpa_bwd.kernels.attention_bwd_gluon import HEAD_DIMS, QUERY_ROWS
 
+    if argv and argv[0] == "--stamps":  # the phase stamps' build of the launcher's default forms, bf16
+        for D in HEAD_DIMS:
+            rows = max(QUERY_ROWS[D])
+            print(json.dumps(compile_variant("bf16", D, False, True, rows, False, stamps=True)), flush=True)
+        return
     for dtype in argv or ["bf16", "fp16"]:
         for D in HEAD_DIMS:
             for rows in QUERY_ROWS[D]:

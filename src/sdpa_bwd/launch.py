@@ -168,6 +168,9 @@ GLUON_BWD_CAUSAL_HEAD_DIMS = frozenset(
 # Triton kernels' 0.94-1.31x; a program waits for the previous key block's reduce of each tile), so off by default;
 # True (the switch gluon_bwd_deterministic) for A/B runs and the GPU tests.
 GLUON_BWD_DETERMINISTIC = False
+# Where an int64 tensor of (programs, attention_bwd_gluon.STAMP_SLOTS) (tools/phase_stamps.py), the Gluon backward's
+# programs write their phase stamps into it (a diagnostic build of the kernel; None: the stamps compile away).
+GLUON_BWD_STAMPS: Optional[torch.Tensor] = None
 
 # dK and dV of a Gluon backward call leave by TMA stores where the bulk-copy engine addresses them (``_tma_ok``),
 # else by pointer stores through their strides; False: pointer stores always (for A/B runs). Shared K/V heads'
@@ -1219,6 +1222,7 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
     rec.launch(
         g.attention_bwd_gluon_kernel, (_cdiv(S_kv, 2 * g.KEYS_PER_CONSUMER), B * H_q),
         q, k, v, do, dk_out, dv_out, dq_accum, lse2, delta, dq_accum if sems is None else sems,
+        dq_accum if GLUON_BWD_STAMPS is None else GLUON_BWD_STAMPS,
         *q.stride()[:3], *k.stride()[:3], *v.stride()[:3], *do.stride()[:3], *dk_out.stride(), *dv_out.stride(),
         H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, side, scale * LOG2E, scale, int(causal),
         D=D, TMA_EPILOGUE=kv_acc is not None or (GLUON_BWD_TMA_EPILOGUE and _tma_ok(dk) and _tma_ok(dv)),

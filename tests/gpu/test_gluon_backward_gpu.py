@@ -268,3 +268,40 @@ def test_gpu_gluon_backward_deterministic_is_bitwise_repeatable(launched, monkey
                 f"{shape} causal {causal}: {name} of run {i + 1} differs from run 1 in {int(diff.sum())} of "
                 f"{a.numel()} elements (first at {tuple(diff.nonzero()[0].tolist())}): deterministic mode's dQ "
                 "reduces are not taken in a fixed order (attention_bwd_gluon._dq_turn, _dq_pass_on)")
+
+
+@pytest.mark.parametrize("shape", [(1, 4, 1000, 1000, 64), (1, 4, 777, 1500, 128)], ids=["hd64", "hd128"])
+def test_gpu_phase_stamps_are_written_in_order_by_every_program(shape):
+    """The kernel's diagnostic build (``launch.GLUON_BWD_STAMPS``, ``tools/phase_stamps.py``): every program
+    writes every stamp, in the order its phases run (start, K and V in, first tile done, last product done,
+    epilogue done, for each consumer), on a real SM; and the gradients match the unstamped build's."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+    import numpy as np
+    import phase_stamps
+
+    B, H, S_q, S_kv, D = shape
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    q, do = (torch.randn(B, H, S_q, D, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(2))
+    k, v = (torch.randn(B, H, S_kv, D, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(2))
+    o, st = launch.attention_forward(q, k, v)
+    plain = launch.attention_backward(q, k, v, o, do, st)
+    stamps = torch.zeros(B * H * -(-S_kv // 128), attention_bwd_gluon.STAMP_SLOTS, dtype=torch.int64, device="cuda")
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(launch, "GLUON_BWD_STAMPS", stamps)
+        m.setattr(launch_cache, "ENABLED", False)
+        stamped = launch.attention_backward(q, k, v, o, do, st)
+    torch.cuda.synchronize()
+    for name, a, b in zip(("dq", "dk", "dv"), plain, stamped):
+        torch.testing.assert_close(a.float(), b.float(), rtol=2e-2, atol=2e-2,
+                                   msg=lambda s: f"{name} of the stamped build differs from the plain one: {s}")
+    s = stamps.cpu().numpy()
+    used = [i for i in range(attention_bwd_gluon.STAMP_SLOTS) if i != 14]
+    assert (s[:, used] > 0).all(), f"programs with an unwritten stamp: {np.where((s[:, used] == 0).any(1))[0]}"
+    assert (s[:, 14] < torch.cuda.get_device_properties(0).multi_processor_count).all(), "slot 14 is not an SM id"
+    for c in (0, 1):
+        chain = s[:, [15, 4 + 4 * c, 5 + 4 * c, 6 + 4 * c, 7 + 4 * c, 12 + c]]
+        assert (np.diff(chain, axis=1) >= 0).all(), (
+            f"consumer {c}'s stamps out of their phases' order (start, entry, K and V in, first tile, last "
+            f"product, epilogue) in programs {np.where((np.diff(chain, axis=1) < 0).any(1))[0]}")
+    ph = phase_stamps.phases(s, np.full(len(s), 2))
+    assert (ph["the program, start to end"] > 0).all()

@@ -123,9 +123,15 @@ QUERY_ROWS = {64: (64, 128), 128: (64,)}
 KEYS_PER_CONSUMER = 64  # a program owns two such blocks, 128 keys
 STAGES = 2
 MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
+# Phase stamps a program writes where the kernel's ``stamp_ptr`` is int64 (``tools/phase_stamps.py``): global timer
+# values (ns) at the loader's start (0), its first Q load issued (1), the first tile's six loads issued (2), its
+# last load issued (3); per consumer c at 4 + 4c on: its start, K and V in, its first tile done, its last product
+# done; its epilogue done at 12 + c; the SM at 14, the program's start at 15.
+STAMP_SLOTS = 16
 if AVAILABLE:
     KEYS = gl.constexpr(KEYS_PER_CONSUMER)
     STAGES_ = gl.constexpr(STAGES)
+    STAMP_SLOTS_ = gl.constexpr(STAMP_SLOTS)
 
     @_core.builtin
     def _tma_reduce_add(desc, offsets, src, _semantic=None):
@@ -202,6 +208,15 @@ if AVAILABLE:
         turn = gl.where(real, turn, -1)
         _dq_wait_turn(counters + 2 * gl.minimum(m, nq - 1), turn)
 
+    @gluon.jit
+    def _stamp(stamps, slot):
+        """Phase stamps (``tools/phase_stamps.py``): where ``stamps`` is int64 (the program's ``STAMP_SLOTS`` slots),
+        the global timer (ns) into its ``slot``; any other pointer type compiles this away."""
+        if stamps.dtype.element_ty == gl.int64:
+            t = gl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [], dtype=gl.int64, is_pure=False,
+                                          pack=1)
+            gl.store(stamps + slot, t)
+
     @gluon.constexpr_function
     def half_row_swizzled(d, dtype):
         """The shared layout of a [rows, d] tile whose swizzle atom spans half a row (at most 128 B), so that either
@@ -242,7 +257,7 @@ if AVAILABLE:
     @gluon.jit
     def _loader(q_base, do_base, k_base, v_base, sq_s, sdo_s, sk_s, sv_s, S_q, S_kv, key0, m0, n_tiles, k_smem,
                 v_smem, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse2_ptr, delta_ptr, side0,
-                side_rows, lse_smem, dlt_smem):
+                side_rows, lse_smem, dlt_smem, stamps):
         """This kernel's loader partition: the program's descriptors made on the device; K's and V's 128 rows once,
         then each query tile's Q rows with its lse2 rows (under ``q_ready``) and its dO rows with its delta rows
         (under ``do_ready``) through the stages. The side buffers are (B H, ``S_side``), ``S_side`` = S_q rounded
@@ -259,6 +274,7 @@ if AVAILABLE:
         # descriptor made here is a round trip through global memory: each load is issued as soon as its own
         # descriptor exists (K and V, then the first tile's Q and dO, then its lse2 and delta rows, whose bytes
         # the first tile's ready barriers already expect), not after all six.
+        _stamp(stamps, 0)
         k_desc = tma.make_tensor_descriptor(k_base, shape=[S_kv, D], strides=[sk_s, 1], block_shape=[KEYS, D],
                                             layout=k_smem.type.layout)
         v_desc = tma.make_tensor_descriptor(v_base, shape=[S_kv, D], strides=[sv_s, 1], block_shape=[KEYS, D],
@@ -272,6 +288,7 @@ if AVAILABLE:
         # the first tile (stage 0, free at start): its lse2 and delta rows follow once their descriptors exist
         mbarrier.expect(q_ready.index(0), q_desc.block_type.nbytes + SIDE_BYTES)
         _tma_load(q_desc, [m0, 0], q_ready.index(0), q_smem.index(0))
+        _stamp(stamps, 1)
         do_desc = tma.make_tensor_descriptor(do_base, shape=[S_q, D], strides=[sdo_s, 1], block_shape=[ROWS, D],
                                              layout=do_smem.type.layout)
         mbarrier.expect(do_ready.index(0), do_desc.block_type.nbytes + SIDE_BYTES)
@@ -283,6 +300,7 @@ if AVAILABLE:
         dlt_desc = tma.make_tensor_descriptor(delta_ptr, shape=[side_rows], strides=[1], block_shape=[ROWS],
                                               layout=dlt_smem.type.layout)
         _tma_load(dlt_desc, [side0 + m0], do_ready.index(0), dlt_smem.index(0))
+        _stamp(stamps, 2)
         for t in range(1, n_tiles):
             s = t % NST
             phase = (t // NST) & 1
@@ -296,6 +314,7 @@ if AVAILABLE:
             mbarrier.expect(do_ready.index(s), do_desc.block_type.nbytes + SIDE_BYTES)
             _tma_load(do_desc, [row, 0], do_ready.index(s), do_smem.index(s))
             _tma_load(dlt_desc, [side0 + row], do_ready.index(s), dlt_smem.index(s))
+        _stamp(stamps, 3)
 
     @gluon.jit
     def _tile(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, col0,
@@ -365,7 +384,7 @@ if AVAILABLE:
     @gluon.jit
     def _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, side0, dq_sem,
                    key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2, causal, q_smem, do_smem, kv_bar, q_ready,
-                   do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem):
+                   do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, stamps):
         """A consumer's query tiles (see ``_consumer``): returns its dV and dK (unscaled), every product waited
         for and the last stage given back. ``dq_sem``: the head's dQ turn counters (int32, deterministic mode:
         ``_dq_turn``), or any other pointer (not read)."""
@@ -375,6 +394,7 @@ if AVAILABLE:
         acc_layout: gl.constexpr = wgmma_layout(D)
         cid = (key0 // KEYS) % 2
         col0 = cid * DH
+        _stamp(stamps, 4 + 4 * cid)
         # the packed fp32 dQ accumulator, (B H_q S_q, D): a tile's rows past its head's S_q add exact zeros
         dq_desc = tma.make_tensor_descriptor(dq_ptr, shape=[dq_rows, D], strides=[D, 1], block_shape=[ROWS, DH],
                                              layout=dq_smem.type.layout)
@@ -383,10 +403,12 @@ if AVAILABLE:
         dv = gl.zeros([KEYS, D], gl.float32, acc_layout)
         dk = gl.zeros([KEYS, D], gl.float32, acc_layout)
         mbarrier.wait(kv_bar, 0)
+        _stamp(stamps, 5 + 4 * cid)
         # under the causal mask the first two query tiles hold the program's 128 keys' diagonal
         dv, dk = _tile(0, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
                        dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side0,
                        S_q, qk_scale_log2, dv, dk, causal != 0, order, lse_smem, dlt_smem)
+        _stamp(stamps, 6 + 4 * cid)
         dv, dk = _tile(1, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
                        dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side0,
                        S_q, qk_scale_log2, dv, dk, causal != 0, order, lse_smem, dlt_smem)
@@ -395,6 +417,7 @@ if AVAILABLE:
                            dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full,
                            side0, S_q, qk_scale_log2, dv, dk, False, order, lse_smem, dlt_smem)
         dk = warpgroup_mma_wait(0, deps=(dk,))
+        _stamp(stamps, 7 + 4 * cid)
         if DET:  # the last tile's reduce, written, and its turn passed on
             _bulk_wait_written()
             _thread_barrier()
@@ -411,7 +434,7 @@ if AVAILABLE:
     def _consumer(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, sdk_s, sdk_d, sdv_s,
                   sdv_d, dq_ptr, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv, dq_rows,
                   qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
-                  ds_full, lse_smem, dlt_smem):
+                  ds_full, lse_smem, dlt_smem, stamps):
         """64 keys from ``key0``: their dK and dV, and dQ's 64 columns from ``cid * 64`` over the program's 128
         keys (``_main_loop``). ``cid`` (0 or 1) is read off ``key0``: a partition takes no constexpr, and a
         literal 0 or 1 would be one. dK and dV leave through their strides by pointer stores (any layout)."""
@@ -422,7 +445,7 @@ if AVAILABLE:
                          "would overwrite the other query heads' partials")
         dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, side0,
                             dq_sem, key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2, causal, q_smem,
-                            do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem)
+                            do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, stamps)
         rows = key0 + gl.arange(0, KEYS, layout=gl.SliceLayout(1, acc_layout))
         cols = gl.arange(0, D, layout=gl.SliceLayout(0, acc_layout)).to(gl.int64)
         keep = (rows < S_kv)[:, None]
@@ -430,12 +453,13 @@ if AVAILABLE:
         gl.store(dv_base + r64 * sdv_s + cols[None, :] * sdv_d, dv.to(dv_base.dtype.element_ty), mask=keep)
         gl.store(dk_base + r64 * sdk_s + cols[None, :] * sdk_d, (dk * scale).to(dk_base.dtype.element_ty),
                  mask=keep)
+        _stamp(stamps, 12 + (key0 // KEYS) % 2)
 
     @gluon.jit
     def _consumer_tma(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, sdk_s, sdk_d,
                       sdv_s, sdv_d, dq_ptr, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv,
                       dq_rows, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty,
-                      do_empty, ds_full, lse_smem, dlt_smem):
+                      do_empty, ds_full, lse_smem, dlt_smem, stamps):
         """``_consumer`` whose dK and dV leave by the bulk-copy engine, staged in ``kv_smem`` (this consumer's
         share of the Q and dO stages, free once both consumers are past their last tile: a last ``ds_full``
         handshake, as for a tile ``n_tiles``), through descriptors that stop at the head's S_kv rows (keys past
@@ -446,7 +470,7 @@ if AVAILABLE:
         D: gl.constexpr = q_smem.type.shape[2]
         dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, side0,
                             dq_sem, key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2, causal, q_smem,
-                            do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem)
+                            do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, stamps)
         # this consumer's products are done with the Q and dO stages; the other's once this wait passes (no
         # barrier of its own, whose shared memory an unused one would hold)
         mbarrier.arrive(ds_full.index(n_tiles % 2), count=1)
@@ -474,6 +498,7 @@ if AVAILABLE:
             _tma_store(dv_desc, [key0, 0], pair.index(0))
             _tma_store(dk_desc, [key0, 0], pair.index(1))
         tma.store_wait(0)  # the bulk copies have read their staging buffers before the program ends
+        _stamp(stamps, 12 + (key0 // KEYS) % 2)
 
     # Triton makes an integer argument equal to 1 a constexpr, and worker partitions take none: every
     # argument that reaches a partition stays a runtime value.
@@ -481,7 +506,7 @@ if AVAILABLE:
                                    "sdo_h", "sdo_s", "sdk_b", "sdk_h", "sdk_s", "sdk_d", "sdv_b", "sdv_h", "sdv_s",
                                    "sdv_d", "H", "G_k", "G_v", "S_q", "S_kv", "S_side", "causal"])
     def attention_bwd_gluon_kernel(
-        q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, dq_acc_ptr, lse2_ptr, delta_ptr, dq_sem_ptr,
+        q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, dq_acc_ptr, lse2_ptr, delta_ptr, dq_sem_ptr, stamp_ptr,
         sq_b, sq_h, sq_s, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s, sdo_b, sdo_h, sdo_s,
         sdk_b, sdk_h, sdk_s, sdk_d, sdv_b, sdv_h, sdv_s, sdv_d,
         H, G_k, G_v, S_q, S_kv, S_side, qk_scale_log2, scale, causal, D: gl.constexpr, TMA_EPILOGUE: gl.constexpr,
@@ -493,7 +518,10 @@ if AVAILABLE:
         one-dimensional boxes of them start on 16 bytes). Where a K or V head is shared (GQA), ``dk_ptr`` and ``dv_ptr`` are zeroed fp32 accumulators (dims
         and strides as dK's and dV's) that the group's programs add their partials into. ``DETERMINISTIC`` (heads
         of their own only, G_k = G_v = 1): ``dq_sem_ptr`` is B H cdiv(S_q, ROWS) 2 zeroed int32 turn counters, one
-        per (head, query tile, consumer); otherwise any pointer but int32's (``dq_acc_ptr``), not read."""
+        per (head, query tile, consumer); otherwise any pointer but int32's (``dq_acc_ptr``), not read.
+        ``stamp_ptr``: int64 (B H cdiv(S_kv, 128), ``STAMP_SLOTS``) for the phase stamps (``_stamp``), program
+        (pid_n, bh) at row bh cdiv(S_kv, 128) + pid_n; any other pointer type (the launcher's: ``dq_acc_ptr``)
+        compiles them away."""
         gl.static_assert(ROWS == 64 or (ROWS == 128 and D == 64), "query tile rows not in QUERY_ROWS for this D")
         gl.static_assert((dq_sem_ptr.dtype.element_ty == gl.int32) == DETERMINISTIC,
                          "deterministic mode takes int32 dQ turn counters, and only it: the consumers read it off "
@@ -507,6 +535,13 @@ if AVAILABLE:
         hk = h // G_k
         hv = h // G_v
         key0 = pid_n * (2 * KEYS)
+        if stamp_ptr.dtype.element_ty == gl.int64:
+            stamps = stamp_ptr + (bh * gl.num_programs(0) + pid_n).to(gl.int64) * STAMP_SLOTS_
+            _stamp(stamps, 15)
+            sm = gl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r", [], dtype=gl.int32, is_pure=True, pack=1)
+            gl.store(stamps + 14, sm.to(gl.int64))
+        else:
+            stamps = stamp_ptr
         # causal (keys up to the query row): query tiles before the program's first key see none of its keys
         i_start = key0 // ROWS * causal
         n_tiles = gl.maximum(gl.cdiv(S_q, ROWS) - i_start, 2)
@@ -548,14 +583,14 @@ if AVAILABLE:
         # consumer c: keys c * 64 on of the program's 128 (K, V blocks c), dQ's columns c * 64 on (of both)
         args0 = (k_smem.index(0), v_smem.index(0), k_smem.index(0).slice(0, DH, dim=1),
                  k_smem.index(1).slice(0, DH, dim=1), p_smem.index(0), ds_all, dq_smem.index(0), kv0) + tail \
-            + (key0,) + scalars + bars
+            + (key0,) + scalars + bars + (stamps,)
         args1 = (k_smem.index(1), v_smem.index(1), k_smem.index(0).slice(DH, DH, dim=1),
                  k_smem.index(1).slice(DH, DH, dim=1), p_smem.index(1), ds_all, dq_smem.index(1), kv1) + tail \
-            + (key0 + KEYS,) + scalars + bars
+            + (key0 + KEYS,) + scalars + bars + (stamps,)
         loader = (q_ptr + b * sq_b + h * sq_h, do_ptr + b * sdo_b + h * sdo_h, k_ptr + b * sk_b + hk * sk_h,
                   v_ptr + b * sv_b + hv * sv_h, sq_s, sdo_s, sk_s, sv_s, S_q, S_kv, key0, i_start * ROWS, n_tiles,
                   k_smem, v_smem, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse2_ptr, delta_ptr,
-                  bh * S_side, gl.num_programs(1) * S_side, lse_smem, dlt_smem)
+                  bh * S_side, gl.num_programs(1) * S_side, lse_smem, dlt_smem, stamps)
         # the workers' warps and register budgets (setmaxnreg): a loader of 32 or 40 leaves the default consumer
         # 232 or 224, and the spills grow to 400 or 496 B
         if TMA_EPILOGUE:
