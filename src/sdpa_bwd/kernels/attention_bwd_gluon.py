@@ -37,10 +37,11 @@ Programs start head by head, or under the causal mask in groups of ``HEAD_GROUP`
 first (``attention_fwd_gluon.program_tile``).
 
 Tails need no mask: rows of Q and dO past S_q and keys past S_kv come in as TMA's zero fill, and lse2 past
-S_q is taken as +inf (the rows the loader brought there are padding or the next head's), so those rows' P is 0; a key past S_kv has K and V rows of zero, so it adds nothing to
-dQ and its own dK, dV rows are not stored. The causal mask (the diagonal at 0, queries up to S_q >= S_kv)
-is applied in the first two query tiles of each head only, peeled out of the loop. A query tile past S_q
-(a program's last 128 keys may need just one real tile) adds exact zeros.
+S_q is taken as +inf (the rows the loader brought there are padding or the next head's), so those rows' P is
+0; a key past S_kv has K and V rows of zero, so it adds nothing to dQ and its own dK, dV rows are not stored.
+The causal mask (the diagonal at 0, queries up to S_q >= S_kv) is applied in the first two query tiles of each
+head only, peeled out of the loop. A query tile past S_q (a program's last 128 keys may need just one real tile)
+adds exact zeros.
 
 By default the accumulators' sums (dQ's, and GQA's dK and dV) come in in no fixed order. ``DETERMINISTIC``
 (FlashAttention-3's deterministic mode, for heads with K and V of their own: their dK and dV are stored, not
@@ -210,8 +211,8 @@ if AVAILABLE:
 
     @gluon.jit
     def _stamp(stamps, slot):
-        """Phase stamps (``tools/phase_stamps.py``): where ``stamps`` is int64 (the program's ``STAMP_SLOTS`` slots),
-        the global timer (ns) into its ``slot``; any other pointer type compiles this away."""
+        """Phase stamps (``tools/phase_stamps.py``): where ``stamps`` is int64 (the program's ``STAMP_SLOTS``
+        slots), the global timer (ns) into its ``slot``; any other pointer type compiles this away."""
         if stamps.dtype.element_ty == gl.int64:
             t = gl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [], dtype=gl.int64, is_pure=False,
                                           pack=1)
@@ -270,8 +271,8 @@ if AVAILABLE:
         NST: gl.constexpr = q_smem.type.shape[0]
         HALF: gl.constexpr = k_smem.type.shape[1]
         SIDE_BYTES: gl.constexpr = ROWS * 4  # a tile's fp32 lse2 or delta rows
-        # A program's fixed cost is ~10 us (stop 26 run 4, tools/program_cost.py: 17% of the hd64 kernel), and each
-        # descriptor made here is a round trip through global memory: each load is issued as soon as its own
+        # A program's fixed cost is ~10 us (stop 26 run 4, tools/program_cost.py: 17% of the hd64 kernel), and
+        # each descriptor made here is a round trip through global memory: each load is issued as soon as its own
         # descriptor exists (K and V, then the first tile's Q and dO, then its lse2 and delta rows, whose bytes
         # the first tile's ready barriers already expect), not after all six.
         _stamp(stamps, 0)
@@ -515,7 +516,8 @@ if AVAILABLE:
         """Grid (cdiv(S_kv, 128), B H): H query heads, H / G_k K heads, H / G_v V heads. ``dq_acc_ptr``: zeroed
         fp32 (B H S_q, D), scale-free; ``lse2_ptr``, ``delta_ptr``: (B H, S_side) as the ODO kernel writes
         them, ``S_side`` S_q rounded up to a multiple of 4 (``launch.gluon_side_rows``: the loader's
-        one-dimensional boxes of them start on 16 bytes). Where a K or V head is shared (GQA), ``dk_ptr`` and ``dv_ptr`` are zeroed fp32 accumulators (dims
+        one-dimensional boxes of them start on 16 bytes). Where a K or V head is shared (GQA), ``dk_ptr`` and
+        ``dv_ptr`` are zeroed fp32 accumulators (dims
         and strides as dK's and dV's) that the group's programs add their partials into. ``DETERMINISTIC`` (heads
         of their own only, G_k = G_v = 1): ``dq_sem_ptr`` is B H cdiv(S_q, ROWS) 2 zeroed int32 turn counters, one
         per (head, query tile, consumer); otherwise any pointer but int32's (``dq_acc_ptr``), not read.
