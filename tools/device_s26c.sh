@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Stop 26's third device script (one GPU): the Gluon backward's loader issuing each load as soon as its descriptor
-# exists (and the TMA epilogue's descriptors made while the other consumer finishes): its GPU tests, then
+# Stop 26's device script (one GPU; run 5, and run 2's GPU tests): the Gluon backward's GPU tests, then
 # tools/program_cost.py (a program's fixed cost against a tile's), then ab_perf's s26 table.
 #   bash tools/device_s26c.sh $OUT
 set -u

@@ -236,7 +236,8 @@ if AVAILABLE:
                    once_bar, a_ready, b_ready, a_empty, b_empty):
         """A loader's work: two tensors' rows from ``once_row`` loaded once (two blocks each, under ``once_bar``),
         then two tensors streamed a tile of rows at a time from ``row0`` through the stages. The loader partition
-        of this kernel and of the backward probes in tools/ (which hand it host-made descriptors)."""
+        of the backward probes in tools/ (which hand it host-made descriptors); this kernel's ``_loader`` has
+        its own since stop 26 (each tile's lse2 and delta rows ride with its Q and dO rows)."""
         NST: gl.constexpr = a_smem.type.shape[0]
         ROWS: gl.constexpr = a_smem.type.shape[1]
         HALF: gl.constexpr = once_a_smem.type.shape[1]
