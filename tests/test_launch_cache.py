@@ -229,6 +229,70 @@ def test_a_launch_with_a_tensor_the_call_does_not_name_is_not_replayable():
     assert launched and launch_cache.lookup(("test",)) is None
 
 
+def test_a_replay_rebuilds_each_host_descriptor_on_the_new_calls_tensor():
+    """The Gluon backward takes host-made TMA descriptors (``launch._gluon_bwd_descriptors``): a replay must make
+    each again over the replayed call's tensor, the same in all but its base. Replaying the recorded one would
+    read and write the first call's memory. A descriptor over a tensor the call does not name is not
+    replayable."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    launched = []
+
+    class Fn:
+        def __getitem__(self, grid):
+            return lambda *a, **k: launched.append(a)
+
+    first, first_out = torch.randn(2, 8, 16), torch.zeros(3)
+    rec = launch_cache.Recorder(("test-desc",))
+    desc = TensorDescriptor(first, [2, 8, 16], [128, 16, 1], [1, 4, 16])
+    rec.launch(Fn(), (1,), desc, first_out, 7)
+    rec.finish((first, first_out))
+    plan = launch_cache.lookup(("test-desc",))
+    assert plan is not None, "a launch whose descriptor is over a named tensor was not recorded"
+    second, second_out = torch.randn(2, 8, 16), torch.zeros(3)
+    launched.clear()
+    direct = launch_cache._direct_ok
+    launch_cache._direct_ok = lambda: False  # Fn has no compiled launcher: replay through fn[grid]
+    try:
+        plan.replay((second, second_out))
+    finally:
+        launch_cache._direct_ok = direct
+    (got, out, n), = launched
+    assert got is not desc and got.base is second and out is second_out and n == 7, (got, out, n)
+    assert (got.shape, got.strides, got.block_shape) == (desc.shape, desc.strides, desc.block_shape)
+    assert desc.base is first, "replaying changed the recorded descriptor itself"
+
+    stray = launch_cache.Recorder(("test-desc-stray",))
+    stray.launch(Fn(), (1,), TensorDescriptor(torch.randn(2, 8, 16), [2, 8, 16], [128, 16, 1], [1, 4, 16]))
+    stray.finish((first,))
+    assert launch_cache.lookup(("test-desc-stray",)) is None
+
+
+@pytest.mark.parametrize("dims,strides,want_dims", [
+    ((2, 3, 16, 8), (384, 128, 8, 1), [2, 3, 16, 8]),       # BHSD
+    ((2, 3, 16, 8), (384, 8, 24, 1), [2, 3, 16, 8]),        # BSHD
+    ((2, 3, 16, 8), (0, 128, 8, 1), [1, 3, 16, 8]),         # broadcast over the batch
+    ((2, 3, 16, 8), (384, 0, 8, 1), [2, 1, 16, 8]),         # broadcast over the heads
+    ((1, 1, 16, 8), (7, 5, 8, 1), [1, 1, 16, 8]),           # dims of one, of any stride
+])
+def test_gluon_descriptors_address_each_head_through_its_strides(dims, strides, want_dims):
+    """``launch._bhsd_descriptor``: (B, H, S, D) through the tensor's own strides, a batch or head dim of one
+    or of stride 0 given as one (the kernel's coordinate there is ``b % 1`` = 0) with a stride the bulk-copy
+    engine takes (16-byte multiples: the constructor checks), so that element (b, h, s, d) of the tensor is
+    the descriptor's (b % dim0, h % dim1, s, d)."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    storage = torch.randn(4096, dtype=torch.float16)
+    t = storage.as_strided(dims, strides)
+    d = launch._bhsd_descriptor(lambda *a: TensorDescriptor(*a[:4]), t, 4, None)
+    assert list(d.shape) == want_dims and d.block_shape == [1, 1, 4, dims[3]], d
+    assert all((st * 2) % 16 == 0 for st in d.strides[:-1]) and d.strides[-1] == 1, d
+    view = storage.as_strided(d.shape, d.strides)
+    for b in range(dims[0]):
+        for h in range(dims[1]):
+            assert torch.equal(view[b % d.shape[0], h % d.shape[1]], t[b, h]), (b, h)
+
+
 _orders = st.sampled_from(["bhsd", "bshd", "sbhd", "hsbd"])
 
 

@@ -224,11 +224,15 @@ def unspecialised(jit) -> list[str]:
 
 def specialize_value(value, *, specialize: bool = True):
     """(type, attr) as Triton 3.6's ``native_specialize_impl`` gives them (align=True):
-    attr "D" means divisible by 16 (pointers: 16-byte aligned), "" not, None not specialised;
+    attr "D" means divisible by 16 (pointers: 16-byte aligned), "" not, None not specialised (descriptors);
     an int equal to 1 becomes ("constexpr", 1) unless it is in ``do_not_specialize``."""
     if isinstance(value, FakeTensor):
         ty = "*" + _TRITON_DTYPE[str(value.dtype).replace("torch.", "")]
         return ty, ("D" if value.data_ptr() % 16 == 0 else "")
+    if isinstance(getattr(value, "base", None), FakeTensor) and hasattr(value, "block_shape"):
+        # a host-made TMA descriptor (the Gluon backward's): its type names dtype, block and layout, no value
+        from triton.runtime.jit import mangle_type
+        return mangle_type(value), None
     if isinstance(value, bool):
         return "u1", None
     if isinstance(value, int):

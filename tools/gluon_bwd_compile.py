@@ -39,14 +39,28 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
     ``tma_epilogue``: dK and dV leave by the bulk-copy engine (``_consumer_tma``), else by pointer stores;
     ``deterministic``: dQ's reduces in turn (``dq_sem_ptr`` int32 counters, else fp32 like the launcher's)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from gluon_probe_common import compile_report, signature_of
+    from gluon_probe_common import compile_report, desc_signature, signature_of
+    from triton.experimental.gluon import language as gl
 
     from sdpa_bwd.kernels import attention_bwd_gluon as g
 
     fn = g.attention_bwd_gluon_kernel
-    fp32 = ("dq_acc_ptr", "lse2_ptr", "delta_ptr") + (("dk_ptr", "dv_ptr") if grouped else ())
-    sig = signature_of(fn, dtype, fp32_ptrs=fp32 + (() if deterministic else ("dq_sem_ptr",)),
+    gdt = {"bf16": gl.bfloat16, "fp16": gl.float16}[dtype]
+    name = {"bf16": "bfloat16", "fp16": "float16"}[dtype]
+    keys = g.KEYS_PER_CONSUMER
+    # the launcher's descriptors (launch._gluon_bwd_descriptors) as signature strings
+    sig = signature_of(fn, dtype, fp32_ptrs=() if deterministic else ("dq_sem_ptr",),
                        floats=("qk_scale_log2", "scale"))
+    for p, kind, block in (("q_desc", "q", rows), ("do_desc", "q", rows), ("k_desc", "k", keys),
+                           ("v_desc", "v", keys)):
+        sig[p] = desc_signature(rows, name, [1, 1, block, D], g.host_layout(kind, D, rows, gdt))
+    out_name, out_gl = ("float32", gl.float32) if grouped else (name, gdt)
+    for p in ("dk_out", "dv_out"):
+        sig[p] = desc_signature(rows, out_name, [1, 1, keys, D], g.host_layout("out", D, rows, out_gl)) \
+            if tma_epilogue or grouped else f"*{dtype}"
+    sig["dq_desc"] = desc_signature(rows, "float32", [rows, D // 2], g.host_layout("dq", D, rows, gdt))
+    for p in ("lse_desc", "dlt_desc"):
+        sig[p] = desc_signature(rows, "float32", [rows], g.host_layout("side", D, rows, gdt))
     if deterministic:
         sig["dq_sem_ptr"] = "*i32"
     sig["stamp_ptr"] = "*i64" if stamps else "*fp32"  # the phase stamps' build (tools/phase_stamps.py), or none

@@ -31,19 +31,25 @@ def desc(t, rows):
     return TensorDescriptor(t.view(B * H * S, D), [B * H * S, D], [D, 1], [rows, D], lay)
 
 
-def desc_signature(rows: int) -> str:
-    """The signature string of a bf16 D-128 descriptor of ``rows``-row blocks, for compiling without tensors."""
+def desc_signature(rows: int, dtype: str = "bfloat16", block_shape=None, layout=None) -> str:
+    """The signature string of a descriptor, for compiling without tensors: by default a bf16 D-128 one of
+    ``rows``-row blocks; else of ``dtype`` (torch's name: "bfloat16", "float16", "float32") in blocks of
+    ``block_shape`` with ``layout`` (of the block's rank)."""
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
     from triton.runtime.jit import mangle_type
 
     class _Base:  # what mangle_type reads of a tensor: its dtype name and its address
-        dtype = "bfloat16"
-
         def data_ptr(self):
             return 0
 
-    return mangle_type(TensorDescriptor(_Base(), [1 << 20, 128], [128, 1], [rows, 128],
-                                        gl.NVMMASharedLayout.get_default_for([rows, 128], gl.bfloat16)))
+    base = _Base()
+    base.dtype = dtype
+    if block_shape is None:
+        block_shape, layout = [rows, 128], gl.NVMMASharedLayout.get_default_for([rows, 128], gl.bfloat16)
+    # dims and strides are not in the signature; any the constructor accepts (16-byte strides, the last 1)
+    shape = list(block_shape)
+    strides = [1 << 10] * (len(block_shape) - 1) + [1]
+    return mangle_type(TensorDescriptor(base, shape, strides, list(block_shape), layout))
 
 
 def signature_of(kernel, dtype: str, fp32_ptrs=(), floats=()) -> dict:

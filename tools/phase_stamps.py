@@ -34,8 +34,8 @@ def phases(stamps: np.ndarray, n_tiles: np.ndarray) -> dict:
     last = np.maximum(s[:, 7], s[:, 11])
     end = np.maximum(s[:, 12], s[:, 13])
     out = {
-        "loader: K, V and the first Q issued": s[:, 1] - start,
-        "loader: the first tile's six loads issued": s[:, 2] - start,
+        "loader: K and V issued": s[:, 1] - start,
+        "loader: the first tile's four loads issued": s[:, 2] - start,
         "K and V in (both consumers)": kv_in - start,
         "the first tile (after K and V in)": first - kv_in,
         "a loop tile": (last - first) / np.maximum(n_tiles - 1, 1),

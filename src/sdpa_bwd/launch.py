@@ -1217,17 +1217,16 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
     rows = GLUON_BWD_HD64_ROWS if D == 64 else 64  # query rows a streamed tile holds
     sems = _dq_turn_counters(B, H_q, S_q, rows, q.device) if deterministic else None
     _launch_odo(rec, o, do, stats, st, delta, lse2, D, wide, side)
-    _ensure_tma_allocator()  # the partitions make their descriptors on the device
     g = attention_bwd_gluon
+    tma_epilogue = kv_acc is not None or (GLUON_BWD_TMA_EPILOGUE and _tma_ok(dk) and _tma_ok(dv))
     rec.launch(
         g.attention_bwd_gluon_kernel, (_cdiv(S_kv, 2 * g.KEYS_PER_CONSUMER), B * H_q),
-        q, k, v, do, dk_out, dv_out, dq_accum, lse2, delta, dq_accum if sems is None else sems,
-        dq_accum if GLUON_BWD_STAMPS is None else GLUON_BWD_STAMPS,
-        *q.stride()[:3], *k.stride()[:3], *v.stride()[:3], *do.stride()[:3], *dk_out.stride(), *dv_out.stride(),
+        *_gluon_bwd_descriptors(q, k, v, do, dk_out, dv_out, dq_accum, lse2, delta, rows, tma_epilogue),
+        dq_accum if sems is None else sems, dq_accum if GLUON_BWD_STAMPS is None else GLUON_BWD_STAMPS,
+        *dk_out.stride(), *dv_out.stride(),
         H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, side, scale * LOG2E, scale, int(causal),
-        D=D, TMA_EPILOGUE=kv_acc is not None or (GLUON_BWD_TMA_EPILOGUE and _tma_ok(dk) and _tma_ok(dv)),
-        ROWS=rows, HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1, DETERMINISTIC=sems is not None,
-        num_warps=4, maxnreg=g.MAX_REGS,
+        D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows, HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1,
+        DETERMINISTIC=sems is not None, num_warps=4, maxnreg=g.MAX_REGS,
     )
     _launch_dq_convert(rec, dq_accum, dq, scale, D, 0, wide)
     if kv_acc:  # dK's partials were scaled in the kernel
@@ -1238,6 +1237,50 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, side).narrow(2, 0, S_q)
     return dq, dk, dv
+
+
+def _gluon_bwd_descriptors(q, k, v, do, dk_out, dv_out, dq_accum, lse2, delta, rows: int, tma_epilogue: bool):
+    """The Gluon backward's first nine arguments: TMA descriptors made on the host, which the kernel takes as
+    kernel parameters; made on the device, each cost its program a global round trip before its first load
+    (stop 27 run 1: 4.75 us of an hd64 program's 58 before the first tile's loads were issued). Q, dO, K, V
+    (and dK, dV where ``tma_epilogue``; else their tensors, stored through pointers) as (B, H, S, D) through
+    their own strides (``_bhsd_descriptor``); the packed fp32 dQ accumulator as (B H S_q, D) in [rows, D / 2]
+    blocks; lse2 and delta as one row of all heads' padded rows. Layouts: ``attention_bwd_gluon.host_layout``.
+    A replayed call (``launch_cache``) rebuilds each on its own tensor."""
+    from triton.experimental.gluon import language as gl
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+    g = attention_bwd_gluon
+    D = q.shape[3]
+    gl_types = {torch.bfloat16: gl.bfloat16, torch.float16: gl.float16, torch.float32: gl.float32}
+    dt = gl_types[q.dtype]
+    keys = g.KEYS_PER_CONSUMER
+
+    def four(t, block_rows, kind):
+        return _bhsd_descriptor(TensorDescriptor, t, block_rows, g.host_layout(kind, D, rows, gl_types[t.dtype]))
+
+    out = (four(dk_out, keys, "out"), four(dv_out, keys, "out")) if tma_epilogue else (dk_out, dv_out)
+    side = [lse2.numel()]
+    return (four(q, rows, "q"), four(k, keys, "k"), four(v, keys, "v"), four(do, rows, "q"), *out,
+            TensorDescriptor(dq_accum, [dq_accum.numel() // D, D], [D, 1], [rows, D // 2],
+                             g.host_layout("dq", D, rows, dt)),
+            TensorDescriptor(lse2, side, [1], [rows], g.host_layout("side", D, rows, dt)),
+            TensorDescriptor(delta, side, [1], [rows], g.host_layout("side", D, rows, dt)))
+
+
+def _bhsd_descriptor(make, t: torch.Tensor, block_rows: int, layout):
+    """A descriptor of (B, H, S, D) ``t`` through its own strides, blocks of [1, 1, ``block_rows``, D]. A batch
+    or head dimension of one, or of stride 0 (a broadcast), is given as one of a stride the bulk-copy engine
+    takes (the kernel's coordinate there is then 0: ``b % shape``); ``_tma_ok`` has checked the rest."""
+    B, H, S, D = t.shape
+    sb, sh, ss, _ = t.stride()
+    fill = ss * S  # any multiple of 16 bytes: the coordinate is always 0
+    dims, strides = [], []
+    for n, st in ((B, sb), (H, sh)):
+        real = n > 1 and st != 0
+        dims.append(n if real else 1)
+        strides.append(st if real else fill)
+    return make(t, dims + [S, D], strides + [ss, 1], [1, 1, block_rows, D], layout)
 
 
 def _launch_odo(rec, o, do, stats, st, delta, lse2, d_v_pad: int, wide: bool, side_rows: int) -> None:

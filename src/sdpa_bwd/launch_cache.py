@@ -22,6 +22,7 @@ recorded, replayed, and replayed through compiled launchers (tests read it).
 
 from __future__ import annotations
 
+import copy
 import os
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -63,6 +64,26 @@ class _Slot:
     index: int  # into the call's tensor list
 
 
+@dataclass(frozen=True)
+class _DescSlot:
+    """A host-made TMA descriptor (Gluon's ``TensorDescriptor``) over one of the call's tensors: a replay makes
+    the recorded one again on that call's tensor (dims, strides, block and layout are the key's, so the same);
+    its ``base`` is all that changes. Replaying the recorded descriptor itself would address the first call's
+    memory."""
+    index: int
+    proto: Any
+
+    def make(self, tensor):
+        d = copy.copy(self.proto)  # not the constructor: its checks passed for this key already
+        d.base = tensor
+        return d
+
+
+def _is_descriptor(a) -> bool:
+    """Gluon's and Triton's host descriptors alike: a dataclass with a tensor ``base`` and a ``block_shape``."""
+    return isinstance(getattr(a, "base", None), torch.Tensor) and hasattr(a, "block_shape")
+
+
 def _no_hook(hook) -> bool:
     """Triton 3.6 keeps launch hooks in a ``HookChain`` (empty: ``.calls == []``), other versions None."""
     return hook is None or (type(hook).__name__ == "HookChain" and not getattr(hook, "calls", True))
@@ -80,8 +101,11 @@ def _direct_ok() -> bool:
 
 
 def _template(seq):
-    """(list with the slots' places left as None, [(place, tensor index)]): a fast way to fill a list."""
-    return [None if type(a) is _Slot else a for a in seq], [(i, a.index) for i, a in enumerate(seq) if type(a) is _Slot]
+    """(list with the slots' places left as None, [(place, tensor index, descriptor slot or None)]): a fast way
+    to fill a list."""
+    kinds = (_Slot, _DescSlot)
+    return ([None if type(a) in kinds else a for a in seq],
+            [(i, a.index, a if type(a) is _DescSlot else None) for i, a in enumerate(seq) if type(a) in kinds])
 
 
 class _Launch:
@@ -114,8 +138,8 @@ class _Launch:
 def _fill(template, tensors) -> list:
     out, places = template
     out = list(out)
-    for i, j in places:
-        out[i] = tensors[j]
+    for i, j, desc in places:
+        out[i] = tensors[j] if desc is None else desc.make(tensors[j])
     return out
 
 
@@ -168,6 +192,10 @@ class Recorder:
                 if id(a) not in ids:
                     raise KeyError
                 return _Slot(ids[id(a)])
+            if _is_descriptor(a):
+                if id(a.base) not in ids:
+                    raise KeyError
+                return _DescSlot(ids[id(a.base)], a)
             return a
 
         launches = []

@@ -78,6 +78,10 @@ GLUON_CASES = [
     Case(B=2, H_q=4, H_k=1, H_v=1, S_q=300, S_kv=517, D_qk=64, D_v=64, dtype="fp16",
          q=BSHD, k=SBHD, v=PAD, dk=BSHD, dv=DSTEP, seed=434),
     Case(B=3, H_q=2, H_k=2, H_v=2, S_q=2, S_kv=5, D_qk=64, D_v=64, dtype="bf16", seed=435),
+    # broadcast inputs (stride 0 over the batch or the heads: the launcher's descriptors give that dim as one)
+    # at hd64, with GQA and the mask
+    Case(B=2, H_q=4, H_k=2, H_v=2, S_q=333, S_kv=333, D_qk=64, D_v=64, dtype="bf16", right_bound=0,
+         q=Layout("bshd", broadcast="b"), k=Layout(broadcast="h"), v=Layout("sbhd", broadcast="bh"), seed=436),
     # deterministic mode (dQ's reduces in turn: ascending key blocks, descending under the mask): both dtypes,
     # tails in both lengths, layouts, dK / dV by TMA store and by pointer stores (dk=DSTEP), a program whose
     # second tile is past S_q, S below one tile, hd64, and grids of many waves (1024 programs)

@@ -125,7 +125,7 @@ KEYS_PER_CONSUMER = 64  # a program owns two such blocks, 128 keys
 STAGES = 2
 MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
 # Phase stamps a program writes where the kernel's ``stamp_ptr`` is int64 (``tools/phase_stamps.py``): global timer
-# values (ns) at the loader's start (0), its first Q load issued (1), the first tile's six loads issued (2), its
+# values (ns) at the loader's start (0), its K and V loads issued (1), the first tile's four loads issued (2), its
 # last load issued (3); per consumer c at 4 + 4c on: its start, K and V in, its first tile done, its last product
 # done; its epilogue done at 12 + c; the SM at 14, the program's start at 15.
 STAMP_SLOTS = 16
@@ -231,6 +231,25 @@ if AVAILABLE:
         buffer's own for the GQA accumulators, the default for a [rows, d] tile of 16-bit outputs."""
         return fp32_layout if dtype == gl.float32 else gl.NVMMASharedLayout.get_default_for([rows, d], dtype)
 
+    def host_layout(kind: str, D: int, rows: int, dtype):
+        """The shared layout of the launcher's descriptor ``kind`` (``launch._gluon_bwd_descriptors``): the
+        kernel's buffer's own, in the descriptor's rank (``_box`` checks they agree). ``dtype``: Gluon's, of the
+        tensor. "q" (Q and dO: [1, 1, rows, D] blocks of a streamed tile), "k", "v" ([1, 1, 64, D]), "out" (dK
+        and dV, 16-bit or GQA's fp32 accumulators: [1, 1, 64, D]), "dq" (the fp32 accumulator: [rows, D / 2]),
+        "side" (lse2 and delta: [rows])."""
+        if kind == "side":
+            return gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=32, rank=1)
+        if kind == "dq":
+            return gl.NVMMASharedLayout.get_default_for([rows, D // 2], gl.float32)
+        if kind == "k":
+            two = half_row_swizzled(D, dtype)
+        elif kind == "out" and dtype == gl.float32:
+            two = gl.NVMMASharedLayout.get_default_for([KEYS_PER_CONSUMER, D], gl.float32)
+        else:
+            two = gl.NVMMASharedLayout.get_default_for([rows if kind == "q" else KEYS_PER_CONSUMER, D], dtype)
+        return gl.NVMMASharedLayout(swizzle_byte_width=two.swizzle_byte_width, element_bitwidth=two.element_bitwidth,
+                                    rank=4)
+
     @gluon.jit
     def load_pairs(once_a, once_b, once_row, a_desc, b_desc, row0, n_tiles, once_a_smem, once_b_smem, a_smem, b_smem,
                    once_bar, a_ready, b_ready, a_empty, b_empty):
@@ -256,66 +275,70 @@ if AVAILABLE:
             mbarrier.expect(b_ready.index(s), b_desc.block_type.nbytes)
             _tma_load(b_desc, [row0 + t * ROWS, 0], b_ready.index(s), b_smem.index(s))
 
+    @gluon.constexpr_function
+    def _same_swizzle(a, b):
+        return a.swizzle_byte_width == b.swizzle_byte_width and a.element_bitwidth == b.element_bitwidth
+
     @gluon.jit
-    def _loader(q_base, do_base, k_base, v_base, sq_s, sdo_s, sk_s, sv_s, S_q, S_kv, key0, m0, n_tiles, k_smem,
-                v_smem, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse2_ptr, delta_ptr, side0,
-                side_rows, lse_smem, dlt_smem, stamps):
-        """This kernel's loader partition: the program's descriptors made on the device; K's and V's 128 rows once,
-        then each query tile's Q rows with its lse2 rows (under ``q_ready``) and its dO rows with its delta rows
-        (under ``do_ready``) through the stages. The side buffers are (B H, ``S_side``), ``S_side`` = S_q rounded
-        up to 4 (``side_rows`` rows in all), read through one-dimensional descriptors from ``side0``, the head's
-        first: a one-dimensional box must start on 16 bytes (an illegal instruction otherwise, stop 26 run 1:
-        every S_q not a multiple of 4 faulted). Rows past S_q are padding or the next head's, which the
-        consumers mask (``_tile``)."""
+    def _box(smem, desc):
+        """``smem`` (a [rows, D] buffer, or a rank-1 one) seen in the shape of ``desc``'s block ([1, 1, rows, D]
+        for the launcher's four-dimensional descriptors): the same bytes. The descriptor's layout is the
+        launcher's (``host_layout``); a swizzle other than the buffer's would put the rows in the wrong bytes,
+        which nothing else checks (Triton compiles the mismatch silently)."""
+        gl.static_assert(_same_swizzle(smem.type.layout, desc.layout),
+                         "the launcher's descriptor layout differs from the buffer's: see host_layout")
+        return smem.reshape(desc.block_shape)
+
+    @gluon.jit
+    def _loader(q_desc, do_desc, k_desc, v_desc, b, h, hk, hv, key0, m0, n_tiles, k_smem, v_smem, q_smem, do_smem,
+                kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc, side0, lse_smem, dlt_smem, stamps):
+        """This kernel's loader partition: K's and V's 128 rows once, then each query tile's Q rows with its lse2
+        rows (under ``q_ready``) and its dO rows with its delta rows (under ``do_ready``) through the stages.
+        The descriptors are the launcher's, made on the host (``launch._gluon_bwd_descriptors``): Q, dO, K, V as
+        (B, H, S, D) through their own strides, a dimension of one or of stride 0 (broadcast) given as one, so
+        that batch ``b`` and head ``h`` are coordinates (``% shape``: 0 there). Made on the device instead,
+        each cost a global round trip before its first load: the loader took 4.75 us to issue the first tile's
+        loads, 8% of an hd64 program (stop 27 run 1, ``tools/phase_stamps.py``). The side buffers are
+        (B H ``S_side``) rows, ``S_side`` = S_q rounded up to 4, read from ``side0``, the head's first row: a
+        one-dimensional box must start on 16 bytes (an illegal instruction otherwise, stop 26 run 1: every S_q
+        not a multiple of 4 faulted). Rows past S_q are padding or the next head's, which the consumers mask
+        (``_tile``)."""
         ROWS: gl.constexpr = q_smem.type.shape[1]
-        D: gl.constexpr = q_smem.type.shape[2]
         NST: gl.constexpr = q_smem.type.shape[0]
         HALF: gl.constexpr = k_smem.type.shape[1]
         SIDE_BYTES: gl.constexpr = ROWS * 4  # a tile's fp32 lse2 or delta rows
-        # A program's fixed cost is ~10 us (stop 26 run 4, tools/program_cost.py: 17% of the hd64 kernel), and
-        # each descriptor made here is a round trip through global memory: each load is issued as soon as its own
-        # descriptor exists (K and V, then the first tile's Q and dO, then its lse2 and delta rows, whose bytes
-        # the first tile's ready barriers already expect), not after all six.
+        gl.static_assert(lse_desc.block_type.nbytes == SIDE_BYTES, "each tile's ready barrier expects these bytes")
+        gl.static_assert(_same_swizzle(lse_smem.type.layout, lse_desc.layout), "see host_layout")
+        gl.static_assert(_same_swizzle(dlt_smem.type.layout, dlt_desc.layout), "see host_layout")
         _stamp(stamps, 0)
-        k_desc = tma.make_tensor_descriptor(k_base, shape=[S_kv, D], strides=[sk_s, 1], block_shape=[KEYS, D],
-                                            layout=k_smem.type.layout)
-        v_desc = tma.make_tensor_descriptor(v_base, shape=[S_kv, D], strides=[sv_s, 1], block_shape=[KEYS, D],
-                                            layout=v_smem.type.layout)
+        kb = b % k_desc.shape[0]
+        kh = hk % k_desc.shape[1]
+        vb = b % v_desc.shape[0]
+        vh = hv % v_desc.shape[1]
         mbarrier.expect(kv_bar, 2 * k_desc.block_type.nbytes + 2 * v_desc.block_type.nbytes)
         for w in gl.static_range(2):
-            _tma_load(k_desc, [key0 + w * HALF, 0], kv_bar, k_smem.index(w))
-            _tma_load(v_desc, [key0 + w * HALF, 0], kv_bar, v_smem.index(w))
-        q_desc = tma.make_tensor_descriptor(q_base, shape=[S_q, D], strides=[sq_s, 1], block_shape=[ROWS, D],
-                                            layout=q_smem.type.layout)
-        # the first tile (stage 0, free at start): its lse2 and delta rows follow once their descriptors exist
-        mbarrier.expect(q_ready.index(0), q_desc.block_type.nbytes + SIDE_BYTES)
-        _tma_load(q_desc, [m0, 0], q_ready.index(0), q_smem.index(0))
+            _tma_load(k_desc, [kb, kh, key0 + w * HALF, 0], kv_bar, _box(k_smem.index(w), k_desc))
+            _tma_load(v_desc, [vb, vh, key0 + w * HALF, 0], kv_bar, _box(v_smem.index(w), v_desc))
+        qb = b % q_desc.shape[0]
+        qh = h % q_desc.shape[1]
+        dob = b % do_desc.shape[0]
+        doh = h % do_desc.shape[1]
         _stamp(stamps, 1)
-        do_desc = tma.make_tensor_descriptor(do_base, shape=[S_q, D], strides=[sdo_s, 1], block_shape=[ROWS, D],
-                                             layout=do_smem.type.layout)
-        mbarrier.expect(do_ready.index(0), do_desc.block_type.nbytes + SIDE_BYTES)
-        _tma_load(do_desc, [m0, 0], do_ready.index(0), do_smem.index(0))
-        lse_desc = tma.make_tensor_descriptor(lse2_ptr, shape=[side_rows], strides=[1], block_shape=[ROWS],
-                                              layout=lse_smem.type.layout)
-        gl.static_assert(lse_desc.block_type.nbytes == SIDE_BYTES, "the first tile's barrier expects these bytes")
-        _tma_load(lse_desc, [side0 + m0], q_ready.index(0), lse_smem.index(0))
-        dlt_desc = tma.make_tensor_descriptor(delta_ptr, shape=[side_rows], strides=[1], block_shape=[ROWS],
-                                              layout=dlt_smem.type.layout)
-        _tma_load(dlt_desc, [side0 + m0], do_ready.index(0), dlt_smem.index(0))
-        _stamp(stamps, 2)
-        for t in range(1, n_tiles):
+        for t in range(0, n_tiles):
             s = t % NST
             phase = (t // NST) & 1
             row = m0 + t * ROWS
             # mbarriers start with phase 1 complete: the first STAGES waits pass at once
             mbarrier.wait(q_empty.index(s), phase ^ 1)
             mbarrier.expect(q_ready.index(s), q_desc.block_type.nbytes + SIDE_BYTES)
-            _tma_load(q_desc, [row, 0], q_ready.index(s), q_smem.index(s))
+            _tma_load(q_desc, [qb, qh, row, 0], q_ready.index(s), _box(q_smem.index(s), q_desc))
             _tma_load(lse_desc, [side0 + row], q_ready.index(s), lse_smem.index(s))
             mbarrier.wait(do_empty.index(s), phase ^ 1)
             mbarrier.expect(do_ready.index(s), do_desc.block_type.nbytes + SIDE_BYTES)
-            _tma_load(do_desc, [row, 0], do_ready.index(s), do_smem.index(s))
+            _tma_load(do_desc, [dob, doh, row, 0], do_ready.index(s), _box(do_smem.index(s), do_desc))
             _tma_load(dlt_desc, [side0 + row], do_ready.index(s), dlt_smem.index(s))
+            if t == 0:
+                _stamp(stamps, 2)
         _stamp(stamps, 3)
 
     @gluon.jit
@@ -384,12 +407,14 @@ if AVAILABLE:
         return dv, dk_tok
 
     @gluon.jit
-    def _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, side0, dq_sem,
-                   key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2, causal, q_smem, do_smem, kv_bar, q_ready,
+    def _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, side0, dq_sem,
+                   key0, i_start, n_tiles, S_q, S_kv, qk_scale_log2, causal, q_smem, do_smem, kv_bar, q_ready,
                    do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, stamps):
         """A consumer's query tiles (see ``_consumer``): returns its dV and dK (unscaled), every product waited
         for and the last stage given back. ``dq_sem``: the head's dQ turn counters (int32, deterministic mode:
-        ``_dq_turn``), or any other pointer (not read)."""
+        ``_dq_turn``), or any other pointer (not read). ``dq_desc``: the launcher's descriptor of the packed fp32
+        dQ accumulator, (B H_q S_q, D) in [ROWS, D / 2] blocks: a tile's rows past its head's S_q add exact
+        zeros."""
         D: gl.constexpr = q_smem.type.shape[2]
         ROWS: gl.constexpr = q_smem.type.shape[1]
         DH: gl.constexpr = dq_smem.type.shape[1]
@@ -397,9 +422,7 @@ if AVAILABLE:
         cid = (key0 // KEYS) % 2
         col0 = cid * DH
         _stamp(stamps, 4 + 4 * cid)
-        # the packed fp32 dQ accumulator, (B H_q S_q, D): a tile's rows past its head's S_q add exact zeros
-        dq_desc = tma.make_tensor_descriptor(dq_ptr, shape=[dq_rows, D], strides=[D, 1], block_shape=[ROWS, DH],
-                                             layout=dq_smem.type.layout)
+        gl.static_assert(_same_swizzle(dq_smem.type.layout, dq_desc.layout), "see host_layout")
         DET: gl.constexpr = dq_sem.dtype.element_ty == gl.int32
         order = (dq_sem + cid, key0 // (2 * KEYS), gl.cdiv(S_kv, 2 * KEYS), causal)
         dv = gl.zeros([KEYS, D], gl.float32, acc_layout)
@@ -433,20 +456,21 @@ if AVAILABLE:
         return dv, dk
 
     @gluon.jit
-    def _consumer(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, sdk_s, sdk_d, sdv_s,
-                  sdv_d, dq_ptr, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv, dq_rows,
+    def _consumer(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, b, hk, hv, sdk_s,
+                  sdk_d, sdv_s, sdv_d, dq_desc, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv,
                   qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
                   ds_full, lse_smem, dlt_smem, stamps):
         """64 keys from ``key0``: their dK and dV, and dQ's 64 columns from ``cid * 64`` over the program's 128
         keys (``_main_loop``). ``cid`` (0 or 1) is read off ``key0``: a partition takes no constexpr, and a
-        literal 0 or 1 would be one. dK and dV leave through their strides by pointer stores (any layout)."""
+        literal 0 or 1 would be one. dK and dV leave through their strides by pointer stores (any layout), from
+        ``dk_base`` and ``dv_base``, the head's first elements (``b``, ``hk``, ``hv``: ``_consumer_tma``'s)."""
         D: gl.constexpr = q_smem.type.shape[2]
         acc_layout: gl.constexpr = wgmma_layout(D)
         gl.static_assert(dk_base.dtype.element_ty != gl.float32,
                          "shared K/V heads' fp32 accumulators take the TMA epilogue (_consumer_tma): stores here "
                          "would overwrite the other query heads' partials")
-        dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, side0,
-                            dq_sem, key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2, causal, q_smem,
+        dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, side0,
+                            dq_sem, key0, i_start, n_tiles, S_q, S_kv, qk_scale_log2, causal, q_smem,
                             do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, stamps)
         rows = key0 + gl.arange(0, KEYS, layout=gl.SliceLayout(1, acc_layout))
         cols = gl.arange(0, D, layout=gl.SliceLayout(0, acc_layout)).to(gl.int64)
@@ -458,73 +482,75 @@ if AVAILABLE:
         _stamp(stamps, 12 + (key0 // KEYS) % 2)
 
     @gluon.jit
-    def _consumer_tma(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, sdk_s, sdk_d,
-                      sdv_s, sdv_d, dq_ptr, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv,
-                      dq_rows, qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty,
+    def _consumer_tma(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_desc, dv_desc, b, hk, hv,
+                      sdk_s, sdk_d, sdv_s, sdv_d, dq_desc, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv,
+                      qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty,
                       do_empty, ds_full, lse_smem, dlt_smem, stamps):
         """``_consumer`` whose dK and dV leave by the bulk-copy engine, staged in ``kv_smem`` (this consumer's
         share of the Q and dO stages, free once both consumers are past their last tile: a last ``ds_full``
-        handshake, as for a tile ``n_tiles``), through descriptors that stop at the head's S_kv rows (keys past
-        it, P's garbage, are not written). Where ``dk_base`` and ``dv_base`` are fp32 (a K or V head shared by
+        handshake, as for a tile ``n_tiles``), through the launcher's descriptors (dims as K's and V's, a
+        dimension of one or of stride 0 given as one: batch ``b``, heads ``hk`` and ``hv`` are coordinates), which
+        stop at S_kv rows (keys past it, P's garbage, are not written). Where ``dk_desc`` and ``dv_desc`` are fp32 (a K or V head shared by
         several query heads: the head's rows of the launcher's accumulators) they are added in by bulk reduces;
         else (16-bit dK and dV the bulk-copy engine can address) stored. Read off the pointer type at compile
         time, so the loop and its registers are the same either way."""
         D: gl.constexpr = q_smem.type.shape[2]
-        dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_ptr, side0,
-                            dq_sem, key0, i_start, n_tiles, S_q, S_kv, dq_rows, qk_scale_log2, causal, q_smem,
+        dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, side0,
+                            dq_sem, key0, i_start, n_tiles, S_q, S_kv, qk_scale_log2, causal, q_smem,
                             do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, stamps)
         # this consumer's products are done with the Q and dO stages; the other's once this wait passes (no
         # barrier of its own, whose shared memory an unused one would hold)
         mbarrier.arrive(ds_full.index(n_tiles % 2), count=1)
-        # the epilogue's descriptors, made while the other consumer finishes its last tile
-        out_t: gl.constexpr = dk_base.dtype.element_ty
+        out_t: gl.constexpr = dk_desc.dtype
         out_layout: gl.constexpr = _staging_layout(out_t, KEYS, D, kv_smem.type.layout)
-        dv_desc = tma.make_tensor_descriptor(dv_base, shape=[S_kv, D], strides=[sdv_s, 1], block_shape=[KEYS, D],
-                                             layout=out_layout)
-        dk_desc = tma.make_tensor_descriptor(dk_base, shape=[S_kv, D], strides=[sdk_s, 1], block_shape=[KEYS, D],
-                                             layout=out_layout)
+        dkb = b % dk_desc.shape[0]
+        dkh = hk % dk_desc.shape[1]
+        dvb = b % dv_desc.shape[0]
+        dvh = hv % dv_desc.shape[1]
         mbarrier.wait(ds_full.index(n_tiles % 2), (n_tiles // 2) & 1)
         if out_t == gl.float32:
             kv_smem.store(dv)
             fence_async_shared()
-            _tma_reduce_add(dv_desc, [key0, 0], kv_smem)
+            _tma_reduce_add(dv_desc, [dvb, dvh, key0, 0], _box(kv_smem, dv_desc))
             tma.store_wait(0)
             kv_smem.store(dk * scale)
             fence_async_shared()
-            _tma_reduce_add(dk_desc, [key0, 0], kv_smem)
+            _tma_reduce_add(dk_desc, [dkb, dkh, key0, 0], _box(kv_smem, dk_desc))
         else:  # the fp32 staging buffer holds both 16-bit tiles: no wait between the stores
             pair = _reinterpret(kv_smem, out_t, [2, KEYS, D], out_layout)
             pair.index(0).store(dv.to(out_t))
             pair.index(1).store((dk * scale).to(out_t))
             fence_async_shared()
-            _tma_store(dv_desc, [key0, 0], pair.index(0))
-            _tma_store(dk_desc, [key0, 0], pair.index(1))
+            _tma_store(dv_desc, [dvb, dvh, key0, 0], _box(pair.index(0), dv_desc))
+            _tma_store(dk_desc, [dkb, dkh, key0, 0], _box(pair.index(1), dk_desc))
         tma.store_wait(0)  # the bulk copies have read their staging buffers before the program ends
         _stamp(stamps, 12 + (key0 // KEYS) % 2)
 
     # Triton makes an integer argument equal to 1 a constexpr, and worker partitions take none: every
     # argument that reaches a partition stays a runtime value.
-    @gluon.jit(do_not_specialize=["sq_b", "sq_h", "sq_s", "sk_b", "sk_h", "sk_s", "sv_b", "sv_h", "sv_s", "sdo_b",
-                                   "sdo_h", "sdo_s", "sdk_b", "sdk_h", "sdk_s", "sdk_d", "sdv_b", "sdv_h", "sdv_s",
-                                   "sdv_d", "H", "G_k", "G_v", "S_q", "S_kv", "S_side", "causal"])
+    @gluon.jit(do_not_specialize=["sdk_b", "sdk_h", "sdk_s", "sdk_d", "sdv_b", "sdv_h", "sdv_s", "sdv_d", "H", "G_k",
+                                   "G_v", "S_q", "S_kv", "S_side", "causal"])
     def attention_bwd_gluon_kernel(
-        q_ptr, k_ptr, v_ptr, do_ptr, dk_ptr, dv_ptr, dq_acc_ptr, lse2_ptr, delta_ptr, dq_sem_ptr, stamp_ptr,
-        sq_b, sq_h, sq_s, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s, sdo_b, sdo_h, sdo_s,
+        q_desc, k_desc, v_desc, do_desc, dk_out, dv_out, dq_desc, lse_desc, dlt_desc, dq_sem_ptr, stamp_ptr,
         sdk_b, sdk_h, sdk_s, sdk_d, sdv_b, sdv_h, sdv_s, sdv_d,
         H, G_k, G_v, S_q, S_kv, S_side, qk_scale_log2, scale, causal, D: gl.constexpr, TMA_EPILOGUE: gl.constexpr,
         ROWS: gl.constexpr, HEAD_GROUP: gl.constexpr, DETERMINISTIC: gl.constexpr,
     ):
-        """Grid (cdiv(S_kv, 128), B H): H query heads, H / G_k K heads, H / G_v V heads. ``dq_acc_ptr``: zeroed
-        fp32 (B H S_q, D), scale-free; ``lse2_ptr``, ``delta_ptr``: (B H, S_side) as the ODO kernel writes
-        them, ``S_side`` S_q rounded up to a multiple of 4 (``launch.gluon_side_rows``: the loader's
-        one-dimensional boxes of them start on 16 bytes). Where a K or V head is shared (GQA), ``dk_ptr`` and
-        ``dv_ptr`` are zeroed fp32 accumulators (dims
-        and strides as dK's and dV's) that the group's programs add their partials into. ``DETERMINISTIC`` (heads
-        of their own only, G_k = G_v = 1): ``dq_sem_ptr`` is B H cdiv(S_q, ROWS) 2 zeroed int32 turn counters, one
-        per (head, query tile, consumer); otherwise any pointer but int32's (``dq_acc_ptr``), not read.
-        ``stamp_ptr``: int64 (B H cdiv(S_kv, 128), ``STAMP_SLOTS``) for the phase stamps (``_stamp``), program
-        (pid_n, bh) at row bh cdiv(S_kv, 128) + pid_n; any other pointer type (the launcher's: ``dq_acc_ptr``)
-        compiles them away."""
+        """Grid (cdiv(S_kv, 128), B H): H query heads, H / G_k K heads, H / G_v V heads. Every tensor but dK's
+        and dV's under pointer stores comes in as a TMA descriptor the launcher made on the host
+        (``launch._gluon_bwd_descriptors``, layouts from ``host_layout``): ``q_desc``, ``k_desc``, ``v_desc``,
+        ``do_desc`` (B, H, S, D) through the tensors' own strides in blocks of [1, 1, rows, D]; ``dq_desc``
+        the zeroed, scale-free fp32 dQ accumulator (B H S_q, D) in [ROWS, D / 2] blocks; ``lse_desc``,
+        ``dlt_desc`` lse2 and delta, (B H S_side) as the ODO kernel writes them, ``S_side`` S_q rounded up to a
+        multiple of 4 (``launch.gluon_side_rows``: the loader's one-dimensional boxes of them start on 16
+        bytes). ``TMA_EPILOGUE``: ``dk_out`` and ``dv_out`` are descriptors too, of dK and dV or, where a K or
+        V head is shared (GQA), of zeroed fp32 accumulators (dims as dK's and dV's) that the group's programs
+        add their partials into; else dK's and dV's pointers, stored through ``sdk_*`` and ``sdv_*``.
+        ``DETERMINISTIC`` (heads of their own only, G_k = G_v = 1): ``dq_sem_ptr`` is B H cdiv(S_q, ROWS) 2
+        zeroed int32 turn counters, one per (head, query tile, consumer); otherwise any pointer but int32's,
+        not read. ``stamp_ptr``: int64 (B H cdiv(S_kv, 128), ``STAMP_SLOTS``) for the phase stamps
+        (``_stamp``), program (pid_n, bh) at row bh cdiv(S_kv, 128) + pid_n; any other pointer type (the
+        launcher's: the fp32 dQ accumulator) compiles them away."""
         gl.static_assert(ROWS == 64 or (ROWS == 128 and D == 64), "query tile rows not in QUERY_ROWS for this D")
         gl.static_assert((dq_sem_ptr.dtype.element_ty == gl.int32) == DETERMINISTIC,
                          "deterministic mode takes int32 dQ turn counters, and only it: the consumers read it off "
@@ -533,8 +559,8 @@ if AVAILABLE:
         pid_n, bh = program_tile(HEAD_GROUP, False)
         if DETERMINISTIC:  # under the mask, the highest key block first: it reduces first (module docstring)
             pid_n = pid_n + causal * (gl.num_programs(0) - 1 - 2 * pid_n)
-        b = (bh // H).to(gl.int64)
-        h = (bh % H).to(gl.int64)
+        b = bh // H  # int32: the descriptors' coordinates
+        h = bh % H
         hk = h // G_k
         hv = h // G_v
         key0 = pid_n * (2 * KEYS)
@@ -549,7 +575,7 @@ if AVAILABLE:
         i_start = key0 // ROWS * causal
         n_tiles = gl.maximum(gl.cdiv(S_q, ROWS) - i_start, 2)
         side0 = bh * S_q  # the head's first packed row of the dQ accumulator
-        dt: gl.constexpr = q_ptr.dtype.element_ty
+        dt: gl.constexpr = q_desc.dtype
         tile_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D], dt)
         pd_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, KEYS], dt)
         dq_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D // 2], gl.float32)
@@ -576,12 +602,16 @@ if AVAILABLE:
         kv_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([KEYS, D], gl.float32)
         kv0 = _reinterpret(q_smem, gl.float32, [KEYS, D], kv_layout)
         kv1 = _reinterpret(do_smem, gl.float32, [KEYS, D], kv_layout)
-        dk_base = dk_ptr + b * sdk_b + hk * sdk_h
-        dv_base = dv_ptr + b * sdv_b + hv * sdv_h
+        if TMA_EPILOGUE:  # descriptors, addressed by (b, hk) and (b, hv)
+            dk_at = dk_out
+            dv_at = dv_out
+        else:  # pointers: the head's first elements
+            dk_at = dk_out + b.to(gl.int64) * sdk_b + hk.to(gl.int64) * sdk_h
+            dv_at = dv_out + b.to(gl.int64) * sdv_b + hv.to(gl.int64) * sdv_h
         # this head's dQ turn counters (deterministic mode), a query tile's two consumers' side by side
         dq_sem = dq_sem_ptr + bh * gl.cdiv(S_q, ROWS) * 2
-        tail = (dk_base, dv_base, sdk_s, sdk_d, sdv_s, sdv_d, dq_acc_ptr, side0, dq_sem)
-        scalars = (i_start, n_tiles, S_q, S_kv, gl.num_programs(1) * S_q, qk_scale_log2, scale, causal)
+        tail = (dk_at, dv_at, b, hk, hv, sdk_s, sdk_d, sdv_s, sdv_d, dq_desc, side0, dq_sem)
+        scalars = (i_start, n_tiles, S_q, S_kv, qk_scale_log2, scale, causal)
         DH: gl.constexpr = D // 2
         # consumer c: keys c * 64 on of the program's 128 (K, V blocks c), dQ's columns c * 64 on (of both)
         args0 = (k_smem.index(0), v_smem.index(0), k_smem.index(0).slice(0, DH, dim=1),
@@ -590,10 +620,9 @@ if AVAILABLE:
         args1 = (k_smem.index(1), v_smem.index(1), k_smem.index(0).slice(DH, DH, dim=1),
                  k_smem.index(1).slice(DH, DH, dim=1), p_smem.index(1), ds_all, dq_smem.index(1), kv1) + tail \
             + (key0 + KEYS,) + scalars + bars + (stamps,)
-        loader = (q_ptr + b * sq_b + h * sq_h, do_ptr + b * sdo_b + h * sdo_h, k_ptr + b * sk_b + hk * sk_h,
-                  v_ptr + b * sv_b + hv * sv_h, sq_s, sdo_s, sk_s, sv_s, S_q, S_kv, key0, i_start * ROWS, n_tiles,
-                  k_smem, v_smem, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse2_ptr, delta_ptr,
-                  bh * S_side, gl.num_programs(1) * S_side, lse_smem, dlt_smem, stamps)
+        loader = (q_desc, do_desc, k_desc, v_desc, b, h, hk, hv, key0, i_start * ROWS, n_tiles, k_smem, v_smem,
+                  q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc, bh * S_side,
+                  lse_smem, dlt_smem, stamps)
         # the workers' warps and register budgets (setmaxnreg): a loader of 32 or 40 leaves the default consumer
         # 232 or 224, and the spills grow to 400 or 496 B
         if TMA_EPILOGUE:
