@@ -21,13 +21,24 @@ import sys
 
 def compile_variant(d_qk: int, d_v: int, dtype: str, causal: bool) -> dict:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from gluon_probe_common import compile_report, signature_of
+    from gluon_probe_common import compile_report, desc_signature, signature_of
+    from triton.experimental.gluon import language as gl
 
     from sdpa_bwd.kernels import attention_fwd_gluon as g
 
     fn = g.attention_fwd_gluon_kernel
     sig = signature_of(fn, dtype, fp32_ptrs=("lse_ptr",), floats=("qk_scale_log2",))
     d_a, d_b = g.qk_chunks(d_qk)
+    # the launcher's descriptors (launch._gluon_fwd_descriptors) as signature strings; O by TMA store where
+    # D_v = D_qk's first chunk, as the launcher does for TMA-addressable O
+    gdt = {"bf16": gl.bfloat16, "fp16": gl.float16}[dtype]
+    name = {"bf16": "bfloat16", "fp16": "float16"}[dtype]
+    rows, keys = g.BLOCK_ROWS, g.BLOCK_KEYS
+    for p, r, cols in (("q_desc", rows, d_a), ("qb_desc", rows, d_b or d_a), ("k_desc", keys, d_a),
+                       ("kb_desc", keys, d_b or d_a), ("v_desc", keys, d_v)):
+        sig[p] = desc_signature(r, name, [1, 1, r, cols], g.host_layout(r, cols, gdt))
+    sig["o_out"] = desc_signature(rows, name, [1, 1, rows, d_v], g.host_layout(rows, d_v, gdt)) \
+        if d_v == d_a else f"*{dtype}"
     consts = dict(D_QK=d_a, D_QK_B=d_b, D_V=d_v, BLOCK_N=g.BLOCK_KEYS, STAGES_=g.STAGES, CAUSAL=causal,
                   HEAD_GROUP=g.CAUSAL_HEAD_GROUP if causal else 1)
     return dict(d_qk=d_qk, dtype=dtype, **compile_report(fn, sig, consts, maxnreg=g.MAX_REGS))

@@ -948,14 +948,12 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
     causal = left_bound is None and right_bound == 0
     if not gluon_forward_reasons(q, k, v, o, stats, scale=scale, causal=causal, hi_off=hi_off,
                                  banded=has_left or has_right, config=config):
-        _ensure_tma_allocator()  # the loader partition makes its descriptors on the device
         g = attention_fwd_gluon
         qk_a, qk_b = g.qk_chunks(D_qk)
         rec.launch(
             g.attention_fwd_gluon_kernel, (_cdiv(S_q, 2 * g.BLOCK_ROWS), B * H_q),
-            q, k, v, o, stats,
-            *q.stride()[:3], *k.stride()[:3], *v.stride()[:3], *o.stride(), *st,
-            H_q, S_q, S_kv, H_q // H_k, H_q // H_v, scale * LOG2E, int(causal), int(D_v == qk_a and _tma_ok(o)),
+            *_gluon_fwd_descriptors(q, k, v, o, qk_a, qk_b, D_v == qk_a and _tma_ok(o)), stats,
+            *o.stride(), *st, H_q, S_q, S_kv, H_q // H_k, H_q // H_v, scale * LOG2E, int(causal),
             D_QK=qk_a, D_QK_B=qk_b, D_V=D_v, BLOCK_N=g.BLOCK_KEYS, STAGES_=g.STAGES, CAUSAL=causal,
             HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1,
             num_warps=4, maxnreg=g.MAX_REGS,
@@ -1268,8 +1266,31 @@ def _gluon_bwd_descriptors(q, k, v, do, dk_out, dv_out, dq_accum, lse2, delta, r
             TensorDescriptor(delta, side, [1], [rows], g.host_layout("side", D, rows, dt)))
 
 
-def _bhsd_descriptor(make, t: torch.Tensor, block_rows: int, layout):
-    """A descriptor of (B, H, S, D) ``t`` through its own strides, blocks of [1, 1, ``block_rows``, D]. A batch
+def _gluon_fwd_descriptors(q, k, v, o, qk_a: int, qk_b: int, o_tma: bool):
+    """The Gluon forward's first six arguments: TMA descriptors made on the host (made on the device, each cost
+    its program a global round trip before its first load, as in the backward: ``_gluon_bwd_descriptors``).
+    Q, K, V as (B, H, S, D) through their own strides (``_bhsd_descriptor``) in blocks of D_qk's first chunk
+    ``qk_a`` (V: D_v), Q's and K's second chunk's (``qk_b`` columns, loaded at column ``qk_a``) where D_qk is
+    split, else Q's and K's again (not read); O's where ``o_tma``, else O itself (pointer stores). Layouts:
+    ``attention_fwd_gluon.host_layout``."""
+    from triton.experimental.gluon import language as gl
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+    g = attention_fwd_gluon
+    dt = {torch.bfloat16: gl.bfloat16, torch.float16: gl.float16}[q.dtype]
+    rows, keys = g.BLOCK_ROWS, g.BLOCK_KEYS
+
+    def four(t, block_rows, cols):
+        return _bhsd_descriptor(TensorDescriptor, t, block_rows, g.host_layout(block_rows, cols, dt), cols)
+
+    qd, kd = four(q, rows, qk_a), four(k, keys, qk_a)
+    qb, kb = (four(q, rows, qk_b), four(k, keys, qk_b)) if qk_b else (qd, kd)
+    return qd, qb, kd, kb, four(v, keys, v.shape[3]), four(o, rows, o.shape[3]) if o_tma else o
+
+
+def _bhsd_descriptor(make, t: torch.Tensor, block_rows: int, layout, block_cols: Optional[int] = None):
+    """A descriptor of (B, H, S, D) ``t`` through its own strides, blocks of [1, 1, ``block_rows``, D] (or of
+    ``block_cols`` columns: a chunk of a split head dim, the Gluon forward's D_qk 192 = 128 + 64). A batch
     or head dimension of one, or of stride 0 (a broadcast), is given as one of a stride the bulk-copy engine
     takes (the kernel's coordinate there is then 0: ``b % shape``); ``_tma_ok`` has checked the rest."""
     B, H, S, D = t.shape
@@ -1280,7 +1301,7 @@ def _bhsd_descriptor(make, t: torch.Tensor, block_rows: int, layout):
         real = n > 1 and st != 0
         dims.append(n if real else 1)
         strides.append(st if real else fill)
-    return make(t, dims + [S, D], strides + [ss, 1], [1, 1, block_rows, D], layout)
+    return make(t, dims + [S, D], strides + [ss, 1], [1, 1, block_rows, block_cols or D], layout)
 
 
 def _launch_odo(rec, o, do, stats, st, delta, lse2, d_v_pad: int, wide: bool, side_rows: int) -> None:

@@ -43,6 +43,10 @@ GLUON_CASES = [
          q=Layout(broadcast="b"), k=Layout("bshd", broadcast="h"), v=Layout(broadcast="bh"), scale=0.03, seed=305),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=4096, S_kv=4096, D_qk=128, D_v=128, dtype="bf16", right_bound=0,
          alignment="bottom_right", q=BSHD, k=BSHD, v=BSHD, o=BSHD, seed=306),
+    # broadcast inputs at D_qk 192 with GQA (the launcher's descriptors give a stride-0 dim as one; the second
+    # column chunk's descriptors too)
+    Case(B=2, H_q=4, H_k=2, H_v=2, S_q=333, S_kv=400, D_qk=192, D_v=128, dtype="bf16",
+         q=Layout("bshd", broadcast="b"), k=Layout(broadcast="h"), v=Layout("sbhd", broadcast="bh"), seed=318),
 ]
 # Where the Triton forward must take the call instead: head-dim stride 2, rows not 16-byte aligned, a window,
 # the causal diagonal off 0, a negative scale, head dims outside GLUON_HEAD_DIMS, fp32.

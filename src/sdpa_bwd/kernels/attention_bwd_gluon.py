@@ -102,11 +102,13 @@ if AVAILABLE:  # the Gluon names the forward imported (and its shims for Triton 
     from .attention_fwd_gluon import (
         _tma_load,
         _tma_store,
+        as_box,
         fence_async_shared,
         gl,
         gluon,
         mbarrier,
         program_tile,
+        same_swizzle,
         stage_barriers,
         tma,
         warpgroup_mma,
@@ -233,7 +235,7 @@ if AVAILABLE:
 
     def host_layout(kind: str, D: int, rows: int, dtype):
         """The shared layout of the launcher's descriptor ``kind`` (``launch._gluon_bwd_descriptors``): the
-        kernel's buffer's own, in the descriptor's rank (``_box`` checks they agree). ``dtype``: Gluon's, of the
+        kernel's buffer's own, in the descriptor's rank (``as_box`` checks they agree). ``dtype``: Gluon's, of the
         tensor. "q" (Q and dO: [1, 1, rows, D] blocks of a streamed tile), "k", "v" ([1, 1, 64, D]), "out" (dK
         and dV, 16-bit or GQA's fp32 accumulators: [1, 1, 64, D]), "dq" (the fp32 accumulator: [rows, D / 2]),
         "side" (lse2 and delta: [rows])."""
@@ -275,20 +277,6 @@ if AVAILABLE:
             mbarrier.expect(b_ready.index(s), b_desc.block_type.nbytes)
             _tma_load(b_desc, [row0 + t * ROWS, 0], b_ready.index(s), b_smem.index(s))
 
-    @gluon.constexpr_function
-    def _same_swizzle(a, b):
-        return a.swizzle_byte_width == b.swizzle_byte_width and a.element_bitwidth == b.element_bitwidth
-
-    @gluon.jit
-    def _box(smem, desc):
-        """``smem`` (a [rows, D] buffer, or a rank-1 one) seen in the shape of ``desc``'s block ([1, 1, rows, D]
-        for the launcher's four-dimensional descriptors): the same bytes. The descriptor's layout is the
-        launcher's (``host_layout``); a swizzle other than the buffer's would put the rows in the wrong bytes,
-        which nothing else checks (Triton compiles the mismatch silently)."""
-        gl.static_assert(_same_swizzle(smem.type.layout, desc.layout),
-                         "the launcher's descriptor layout differs from the buffer's: see host_layout")
-        return smem.reshape(desc.block_shape)
-
     @gluon.jit
     def _loader(q_desc, do_desc, k_desc, v_desc, b, h, hk, hv, key0, m0, n_tiles, k_smem, v_smem, q_smem, do_smem,
                 kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc, side0, lse_smem, dlt_smem, stamps):
@@ -308,8 +296,8 @@ if AVAILABLE:
         HALF: gl.constexpr = k_smem.type.shape[1]
         SIDE_BYTES: gl.constexpr = ROWS * 4  # a tile's fp32 lse2 or delta rows
         gl.static_assert(lse_desc.block_type.nbytes == SIDE_BYTES, "each tile's ready barrier expects these bytes")
-        gl.static_assert(_same_swizzle(lse_smem.type.layout, lse_desc.layout), "see host_layout")
-        gl.static_assert(_same_swizzle(dlt_smem.type.layout, dlt_desc.layout), "see host_layout")
+        gl.static_assert(same_swizzle(lse_smem.type.layout, lse_desc.layout), "see host_layout")
+        gl.static_assert(same_swizzle(dlt_smem.type.layout, dlt_desc.layout), "see host_layout")
         _stamp(stamps, 0)
         kb = b % k_desc.shape[0]
         kh = hk % k_desc.shape[1]
@@ -317,8 +305,8 @@ if AVAILABLE:
         vh = hv % v_desc.shape[1]
         mbarrier.expect(kv_bar, 2 * k_desc.block_type.nbytes + 2 * v_desc.block_type.nbytes)
         for w in gl.static_range(2):
-            _tma_load(k_desc, [kb, kh, key0 + w * HALF, 0], kv_bar, _box(k_smem.index(w), k_desc))
-            _tma_load(v_desc, [vb, vh, key0 + w * HALF, 0], kv_bar, _box(v_smem.index(w), v_desc))
+            _tma_load(k_desc, [kb, kh, key0 + w * HALF, 0], kv_bar, as_box(k_smem.index(w), k_desc))
+            _tma_load(v_desc, [vb, vh, key0 + w * HALF, 0], kv_bar, as_box(v_smem.index(w), v_desc))
         qb = b % q_desc.shape[0]
         qh = h % q_desc.shape[1]
         dob = b % do_desc.shape[0]
@@ -331,11 +319,11 @@ if AVAILABLE:
             # mbarriers start with phase 1 complete: the first STAGES waits pass at once
             mbarrier.wait(q_empty.index(s), phase ^ 1)
             mbarrier.expect(q_ready.index(s), q_desc.block_type.nbytes + SIDE_BYTES)
-            _tma_load(q_desc, [qb, qh, row, 0], q_ready.index(s), _box(q_smem.index(s), q_desc))
+            _tma_load(q_desc, [qb, qh, row, 0], q_ready.index(s), as_box(q_smem.index(s), q_desc))
             _tma_load(lse_desc, [side0 + row], q_ready.index(s), lse_smem.index(s))
             mbarrier.wait(do_empty.index(s), phase ^ 1)
             mbarrier.expect(do_ready.index(s), do_desc.block_type.nbytes + SIDE_BYTES)
-            _tma_load(do_desc, [dob, doh, row, 0], do_ready.index(s), _box(do_smem.index(s), do_desc))
+            _tma_load(do_desc, [dob, doh, row, 0], do_ready.index(s), as_box(do_smem.index(s), do_desc))
             _tma_load(dlt_desc, [side0 + row], do_ready.index(s), dlt_smem.index(s))
             if t == 0:
                 _stamp(stamps, 2)
@@ -422,7 +410,7 @@ if AVAILABLE:
         cid = (key0 // KEYS) % 2
         col0 = cid * DH
         _stamp(stamps, 4 + 4 * cid)
-        gl.static_assert(_same_swizzle(dq_smem.type.layout, dq_desc.layout), "see host_layout")
+        gl.static_assert(same_swizzle(dq_smem.type.layout, dq_desc.layout), "see host_layout")
         DET: gl.constexpr = dq_sem.dtype.element_ty == gl.int32
         order = (dq_sem + cid, key0 // (2 * KEYS), gl.cdiv(S_kv, 2 * KEYS), causal)
         dv = gl.zeros([KEYS, D], gl.float32, acc_layout)
@@ -511,18 +499,18 @@ if AVAILABLE:
         if out_t == gl.float32:
             kv_smem.store(dv)
             fence_async_shared()
-            _tma_reduce_add(dv_desc, [dvb, dvh, key0, 0], _box(kv_smem, dv_desc))
+            _tma_reduce_add(dv_desc, [dvb, dvh, key0, 0], as_box(kv_smem, dv_desc))
             tma.store_wait(0)
             kv_smem.store(dk * scale)
             fence_async_shared()
-            _tma_reduce_add(dk_desc, [dkb, dkh, key0, 0], _box(kv_smem, dk_desc))
+            _tma_reduce_add(dk_desc, [dkb, dkh, key0, 0], as_box(kv_smem, dk_desc))
         else:  # the fp32 staging buffer holds both 16-bit tiles: no wait between the stores
             pair = _reinterpret(kv_smem, out_t, [2, KEYS, D], out_layout)
             pair.index(0).store(dv.to(out_t))
             pair.index(1).store((dk * scale).to(out_t))
             fence_async_shared()
-            _tma_store(dv_desc, [dvb, dvh, key0, 0], _box(pair.index(0), dv_desc))
-            _tma_store(dk_desc, [dkb, dkh, key0, 0], _box(pair.index(1), dk_desc))
+            _tma_store(dv_desc, [dvb, dvh, key0, 0], as_box(pair.index(0), dv_desc))
+            _tma_store(dk_desc, [dkb, dkh, key0, 0], as_box(pair.index(1), dk_desc))
         tma.store_wait(0)  # the bulk copies have read their staging buffers before the program ends
         _stamp(stamps, 12 + (key0 // KEYS) % 2)
 

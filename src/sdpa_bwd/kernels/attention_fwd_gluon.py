@@ -4,10 +4,12 @@ Launch code and the rule for when it runs are in ``sdpa_bwd.launch`` (``gluon_fo
 Triton kernel in ``attention_fwd`` does every other problem and everything under CI's interpreter (Gluon
 has none). One program owns 128 query rows of one (batch, query head):
 
-- a loader partition (1 warp, 40 registers) makes a TMA descriptor for this head's Q, K and V from their
-  base pointers and row strides (any layout whose head-dim stride is 1 and whose rows and bases are 16-byte
-  aligned: BHSD, BSHD, SBHD, padded rows, GQA heads), loads Q once and streams K, V tiles of 128 keys through
-  two stages, each with a "ready" mbarrier (TMA byte count) and an "empty" one both consumers arrive on;
+- a loader partition (1 warp, 40 registers) loads this head's Q once and streams K, V tiles of 128 keys
+  through two stages, each with a "ready" mbarrier (TMA byte count) and an "empty" one both consumers arrive
+  on, through TMA descriptors the launcher made on the host (``launch._gluon_fwd_descriptors``: Q, K, V and O
+  as (B, H, S, D) through their own strides, any layout whose head-dim stride is 1 and whose rows and bases
+  are 16-byte aligned: BHSD, BSHD, SBHD, padded rows, GQA heads, broadcasts; made on the device, each cost
+  its program a global round trip before its first load, stop 27);
 - two consumer partitions (4 warps each, 64 query rows each, 232 registers) never wait for each other, only
   for their tiles. Each issues S_j = Q K_j^T and P_{j-1} V_{j-1} back to back, waits for S_j alone and runs
   the softmax of S_j while P_{j-1} V_{j-1} is still on the tensor cores.
@@ -20,7 +22,8 @@ natural-log LSE through the stats' three strides. The scale is folded into exp2'
 sends only scale > 0 here: max(s x) = s max(x) needs it).
 
 Worker partitions take no constexpr arguments in Triton 3.6: they read their tile sizes off the shared
-buffers' shapes, and the causal flag and the O path are runtime values.
+buffers' shapes and the O path off O's argument type (a descriptor or a pointer); the causal flag is a
+runtime value.
 
 Measured on the H200 (device run 64, ``benchmarks/bench_forward.py`` with ``$SDPA_BWD_GLUON_FWD`` on and off,
 bf16): (2,16,4096,128) 0.422 ms non-causal against the Triton kernel's 0.509 and cuDNN's 0.408, 0.262 causal
@@ -77,6 +80,33 @@ if AVAILABLE:
     ROWS = gl.constexpr(BLOCK_ROWS)
 
     @gluon.constexpr_function
+    def same_swizzle(a, b):
+        """Whether shared layouts ``a`` and ``b`` put a row's bytes in the same places (swizzle and element
+        width; the rank may differ)."""
+        return a.swizzle_byte_width == b.swizzle_byte_width and a.element_bitwidth == b.element_bitwidth
+
+    @gluon.constexpr_function
+    def is_pointer(ty):
+        return ty.is_ptr()
+
+    @gluon.jit
+    def as_box(smem, desc):
+        """``smem`` (a [rows, D] buffer, or a rank-1 one) seen in the shape of ``desc``'s block ([1, 1, rows, D]
+        for the launchers' four-dimensional descriptors): the same bytes. The descriptor's layout is the
+        launcher's (``host_layout`` here and in the backward); a swizzle other than the buffer's would put the
+        rows in the wrong bytes, which nothing else checks (Triton compiles the mismatch silently)."""
+        gl.static_assert(same_swizzle(smem.type.layout, desc.layout),
+                         "the launcher's descriptor layout differs from the buffer's: see host_layout")
+        return smem.reshape(desc.block_shape)
+
+    def host_layout(rows: int, d: int, dtype):
+        """The rank-4 shared layout of the launcher's descriptor of [1, 1, ``rows``, ``d``] blocks: the kernel's
+        [rows, d] buffer's (``as_box`` checks they agree)."""
+        two = gl.NVMMASharedLayout.get_default_for([rows, d], dtype)
+        return gl.NVMMASharedLayout(swizzle_byte_width=two.swizzle_byte_width, element_bitwidth=two.element_bitwidth,
+                                    rank=4)
+
+    @gluon.constexpr_function
     def wgmma_layout(n):
         """The accumulator layout of a warpgroup's (64 x n) products: one warpgroup, 16-row wgmma steps."""
         return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, n, 16])
@@ -128,32 +158,32 @@ if AVAILABLE:
         return once, a_ready, b_ready, a_empty, b_empty
 
     @gluon.jit
-    def _loader(q_ptr, k_ptr, v_ptr, sq_s, sk_s, sv_s, S_q, S_kv, m0, n_tiles,
+    def _loader(q_desc, qb_desc, k_desc, kb_desc, v_desc, b, h, hk, hv, m0, n_tiles,
                 q_smem, qb_smem, k_smem, kb_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty):
+        """Q's 128 rows from ``m0`` once, then K and V a tile of ``BLOCK_N`` keys at a time through the stages.
+        The descriptors are (B, H, S, D) ones (``launch._gluon_fwd_descriptors``), a dimension of one or of
+        stride 0 given as one: batch ``b`` and heads ``h`` (Q's), ``hk``, ``hv`` are coordinates, ``% shape``.
+        Where D_qk is split (192 = 128 + 64), ``qb_desc`` and ``kb_desc`` are Q's and K's second column chunk
+        (blocks of D_B columns at column D_A); else Q's and K's own, not read."""
         STAGES_: gl.constexpr = k_smem.type.shape[0]
         BLOCK_N: gl.constexpr = k_smem.type.shape[1]
         D_A: gl.constexpr = q_smem.type.shape[2]
         D_B: gl.constexpr = qb_smem.type.shape[2]
         SPLIT: gl.constexpr = D_B != D_A  # see attention_fwd_gluon_kernel: qb is q itself for one chunk
-        D_V: gl.constexpr = v_smem.type.shape[2]
-        q_desc = tma.make_tensor_descriptor(q_ptr, shape=[S_q, D_A], strides=[sq_s, 1], block_shape=[ROWS, D_A],
-                                            layout=q_smem.type.layout)
-        k_desc = tma.make_tensor_descriptor(k_ptr, shape=[S_kv, D_A], strides=[sk_s, 1],
-                                            block_shape=[BLOCK_N, D_A], layout=k_smem.type.layout)
-        v_desc = tma.make_tensor_descriptor(v_ptr, shape=[S_kv, D_V], strides=[sv_s, 1], block_shape=[BLOCK_N, D_V],
-                                            layout=v_smem.type.layout)
-        if SPLIT:  # columns D_A.. of Q and K: a second pair of descriptors from the shifted bases
-            qb_desc = tma.make_tensor_descriptor(q_ptr + D_A, shape=[S_q, D_B], strides=[sq_s, 1],
-                                                 block_shape=[ROWS, D_B], layout=qb_smem.type.layout)
-            kb_desc = tma.make_tensor_descriptor(k_ptr + D_A, shape=[S_kv, D_B], strides=[sk_s, 1],
-                                                 block_shape=[BLOCK_N, D_B], layout=kb_smem.type.layout)
+        qb = b % q_desc.shape[0]
+        qh = h % q_desc.shape[1]
+        kb = b % k_desc.shape[0]
+        kh = hk % k_desc.shape[1]
+        vb = b % v_desc.shape[0]
+        vh = hv % v_desc.shape[1]
+        if SPLIT:  # columns D_A.. of Q and K: their second descriptors
             mbarrier.expect(q_bar, 2 * (q_desc.block_type.nbytes + qb_desc.block_type.nbytes))
-            _tma_load(qb_desc, [m0, 0], q_bar, qb_smem.index(0))
-            _tma_load(qb_desc, [m0 + ROWS, 0], q_bar, qb_smem.index(1))
+            _tma_load(qb_desc, [qb, qh, m0, D_A], q_bar, as_box(qb_smem.index(0), qb_desc))
+            _tma_load(qb_desc, [qb, qh, m0 + ROWS, D_A], q_bar, as_box(qb_smem.index(1), qb_desc))
         else:
             mbarrier.expect(q_bar, 2 * q_desc.block_type.nbytes)
-        _tma_load(q_desc, [m0, 0], q_bar, q_smem.index(0))
-        _tma_load(q_desc, [m0 + ROWS, 0], q_bar, q_smem.index(1))
+        _tma_load(q_desc, [qb, qh, m0, 0], q_bar, as_box(q_smem.index(0), q_desc))
+        _tma_load(q_desc, [qb, qh, m0 + ROWS, 0], q_bar, as_box(q_smem.index(1), q_desc))
         for j in range(n_tiles):
             s = j % STAGES_
             phase = (j // STAGES_) & 1
@@ -161,13 +191,13 @@ if AVAILABLE:
             mbarrier.wait(k_empty.index(s), phase ^ 1)
             if SPLIT:
                 mbarrier.expect(k_ready.index(s), k_desc.block_type.nbytes + kb_desc.block_type.nbytes)
-                _tma_load(kb_desc, [j * BLOCK_N, 0], k_ready.index(s), kb_smem.index(s))
+                _tma_load(kb_desc, [kb, kh, j * BLOCK_N, D_A], k_ready.index(s), as_box(kb_smem.index(s), kb_desc))
             else:
                 mbarrier.expect(k_ready.index(s), k_desc.block_type.nbytes)
-            _tma_load(k_desc, [j * BLOCK_N, 0], k_ready.index(s), k_smem.index(s))
+            _tma_load(k_desc, [kb, kh, j * BLOCK_N, 0], k_ready.index(s), as_box(k_smem.index(s), k_desc))
             mbarrier.wait(v_empty.index(s), phase ^ 1)
             mbarrier.expect(v_ready.index(s), v_desc.block_type.nbytes)
-            _tma_load(v_desc, [j * BLOCK_N, 0], v_ready.index(s), v_smem.index(s))
+            _tma_load(v_desc, [vb, vh, j * BLOCK_N, 0], v_ready.index(s), as_box(v_smem.index(s), v_desc))
 
     @gluon.jit
     def _scores(q_tile, qb_tile, k_tile, kb_tile, zero_s):
@@ -219,11 +249,12 @@ if AVAILABLE:
         return p_op, acc, m_new, l_i
 
     @gluon.jit
-    def _consumer(q_tile, qb_tile, row0, o_ptr, lse_ptr, so_s, so_d, sl_s, S_q, S_kv, n_tiles, qk_scale_log2,
-                  causal, o_tma, k_smem, kb_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty):
+    def _consumer(q_tile, qb_tile, row0, o_out, b, h, lse_ptr, so_s, so_d, sl_s, S_q, S_kv, n_tiles, qk_scale_log2,
+                  causal, k_smem, kb_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty):
         """64 query rows from ``row0``: O and the LSE over every key tile, P_{j-1} V_{j-1} under the softmax
-        of S_j. O leaves through the Q tile's buffer and a TMA store where ``o_tma`` (O's rows TMA-addressable,
-        D_v = D_qk's first chunk), through its four strides everywhere else."""
+        of S_j. O leaves through the Q tile's buffer and a TMA store where ``o_out`` is a descriptor (O's rows
+        TMA-addressable, D_v = D_qk's first chunk; batch ``b`` and head ``h`` its coordinates), through its
+        four strides from the head's first element where it is a pointer."""
         STAGES_: gl.constexpr = k_smem.type.shape[0]
         BLOCK_N: gl.constexpr = k_smem.type.shape[1]
         D_V: gl.constexpr = v_smem.type.shape[2]
@@ -262,71 +293,74 @@ if AVAILABLE:
         acc = warpgroup_mma_wait(0, deps=(acc_tok,))
         mbarrier.arrive(v_empty.index(last), count=1)
 
-        o = (acc / gl.convert_layout(l_i, gl.SliceLayout(1, o_layout))[:, None]).to(o_ptr.dtype.element_ty)
-        if o_tma:  # no product reads the Q tile any more: O goes out through its buffer
-            o_desc = tma.make_tensor_descriptor(o_ptr, shape=[S_q, D_V], strides=[so_s, 1],
-                                                block_shape=[ROWS, D_V], layout=q_tile.type.layout)
-            q_tile.store(o)
-            fence_async_shared()
-            _tma_store(o_desc, [row0, 0], q_tile)
-            tma.store_wait(0)
-        else:
+        O_PTR: gl.constexpr = is_pointer(o_out.dtype)
+        if O_PTR:
+            o = (acc / gl.convert_layout(l_i, gl.SliceLayout(1, o_layout))[:, None]).to(o_out.dtype.element_ty)
             orow = row0 + gl.arange(0, ROWS, layout=gl.SliceLayout(1, o_layout))
             ocol = gl.arange(0, D_V, layout=gl.SliceLayout(0, o_layout))
-            gl.store(o_ptr + orow.to(gl.int64)[:, None] * so_s + ocol.to(gl.int64)[None, :] * so_d, o,
+            gl.store(o_out + orow.to(gl.int64)[:, None] * so_s + ocol.to(gl.int64)[None, :] * so_d, o,
                      mask=orow[:, None] < S_q)
+        else:  # no product reads the Q tile any more: O goes out through its buffer
+            o = (acc / gl.convert_layout(l_i, gl.SliceLayout(1, o_layout))[:, None]).to(o_out.dtype)
+            q_tile.store(o)
+            fence_async_shared()
+            _tma_store(o_out, [b % o_out.shape[0], h % o_out.shape[1], row0, 0], as_box(q_tile, o_out))
+            tma.store_wait(0)
         gl.store(lse_ptr + rows.to(gl.int64) * sl_s, (m_i + gl.log2(l_i)) * 0.6931471805599453, mask=rows < S_q)
 
     # Triton makes an integer argument equal to 1 a constexpr, and worker partitions take none: every
     # argument that reaches a partition stays a runtime value.
-    @gluon.jit(do_not_specialize=["sq_s", "sk_s", "sv_s", "so_s", "so_d", "sl_s", "S_q", "S_kv", "causal",
-                                   "o_tma"])
+    @gluon.jit(do_not_specialize=["so_b", "so_h", "so_s", "so_d", "sl_s", "S_q", "S_kv", "causal"])
     def attention_fwd_gluon_kernel(
-        q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr,
-        sq_b, sq_h, sq_s, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s, so_b, so_h, so_s, so_d, sl_b, sl_h, sl_s,
-        H_q, S_q, S_kv, G_K, G_V, qk_scale_log2, causal, o_tma,
+        q_desc, qb_desc, k_desc, kb_desc, v_desc, o_out, lse_ptr,
+        so_b, so_h, so_s, so_d, sl_b, sl_h, sl_s,
+        H_q, S_q, S_kv, G_K, G_V, qk_scale_log2, causal,
         D_QK: gl.constexpr, D_QK_B: gl.constexpr, D_V: gl.constexpr, BLOCK_N: gl.constexpr,
         STAGES_: gl.constexpr, CAUSAL: gl.constexpr, HEAD_GROUP: gl.constexpr,
     ):
         """D_QK: the head dim of Q and K, or its first chunk where D_QK_B > 0 (D_qk 192 = 128 + 64: shared
         buffers have power-of-two widths). The partitions cannot take D_QK_B as a constexpr: with one chunk
-        they get the first chunk's buffers twice, and tell the cases apart by the buffers' widths."""
+        they get the first chunk's buffers twice, and tell the cases apart by the buffers' widths. The
+        descriptors are the launcher's (``launch._gluon_fwd_descriptors``, layouts ``host_layout``): Q, K, V
+        (B, H, S, D) in [1, 1, rows, chunk] blocks, ``qb_desc`` and ``kb_desc`` their second chunks' (Q's
+        and K's own without a split); ``o_out`` O's descriptor where O's rows are TMA-addressable and D_v is
+        D_qk's first chunk, else O's pointer (stored through ``so_*``)."""
         # causal: costliest query block (the last) first, across groups of HEAD_GROUP heads (1 without the mask)
         pid_m, bh = program_tile(HEAD_GROUP, CAUSAL)
-        b = (bh // H_q).to(gl.int64)
+        b = bh // H_q  # int32: the descriptors' coordinates
         h = bh % H_q
         m0 = pid_m * (2 * ROWS)
         n_tiles = gl.cdiv(S_kv, BLOCK_N)
         if CAUSAL:
             n_tiles = gl.minimum(n_tiles, gl.cdiv(m0 + 2 * ROWS, BLOCK_N))
-        q_base = q_ptr + b * sq_b + h.to(gl.int64) * sq_h
-        k_base = k_ptr + b * sk_b + (h // G_K).to(gl.int64) * sk_h
-        v_base = v_ptr + b * sv_b + (h // G_V).to(gl.int64) * sv_h
-        o_base = o_ptr + b * so_b + h.to(gl.int64) * so_h
-        lse_base = lse_ptr + b * sl_b + h.to(gl.int64) * sl_h
+        if is_pointer(o_out.dtype):  # O stored through its strides from the head's first element
+            o_at = o_out + b.to(gl.int64) * so_b + h.to(gl.int64) * so_h
+        else:
+            o_at = o_out
+        lse_base = lse_ptr + b.to(gl.int64) * sl_b + h.to(gl.int64) * sl_h
 
-        q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D_QK], q_ptr.dtype.element_ty)
-        k_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BLOCK_N, D_QK], k_ptr.dtype.element_ty)
-        v_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BLOCK_N, D_V], v_ptr.dtype.element_ty)
-        q_smem = gl.allocate_shared_memory(q_ptr.dtype.element_ty, [2, ROWS, D_QK], q_layout)
-        k_smem = gl.allocate_shared_memory(k_ptr.dtype.element_ty, [STAGES_, BLOCK_N, D_QK], k_layout)
+        dt: gl.constexpr = q_desc.dtype
+        q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D_QK], dt)
+        k_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BLOCK_N, D_QK], dt)
+        v_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BLOCK_N, D_V], dt)
+        q_smem = gl.allocate_shared_memory(dt, [2, ROWS, D_QK], q_layout)
+        k_smem = gl.allocate_shared_memory(dt, [STAGES_, BLOCK_N, D_QK], k_layout)
         if D_QK_B > 0:
-            qb_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D_QK_B], q_ptr.dtype.element_ty)
-            kb_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BLOCK_N, D_QK_B],
-                                                                           k_ptr.dtype.element_ty)
-            qb_smem = gl.allocate_shared_memory(q_ptr.dtype.element_ty, [2, ROWS, D_QK_B], qb_layout)
-            kb_smem = gl.allocate_shared_memory(k_ptr.dtype.element_ty, [STAGES_, BLOCK_N, D_QK_B], kb_layout)
+            qb_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D_QK_B], dt)
+            kb_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BLOCK_N, D_QK_B], dt)
+            qb_smem = gl.allocate_shared_memory(dt, [2, ROWS, D_QK_B], qb_layout)
+            kb_smem = gl.allocate_shared_memory(dt, [STAGES_, BLOCK_N, D_QK_B], kb_layout)
         else:
             qb_smem = q_smem
             kb_smem = k_smem
-        v_smem = gl.allocate_shared_memory(v_ptr.dtype.element_ty, [STAGES_, BLOCK_N, D_V], v_layout)
+        v_smem = gl.allocate_shared_memory(dt, [STAGES_, BLOCK_N, D_V], v_layout)
         q_bar, k_ready, v_ready, k_empty, v_empty = stage_barriers(STAGES_)
         bars = (k_smem, kb_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty)
-        tail = (o_base, lse_base, so_s, so_d, sl_s, S_q, S_kv, n_tiles, qk_scale_log2, causal, o_tma) + bars
+        tail = (o_at, b, h, lse_base, so_s, so_d, sl_s, S_q, S_kv, n_tiles, qk_scale_log2, causal) + bars
         # The default partition (these 4 warps) is consumer 0; the worker consumer takes the second 64 rows.
         gl.warp_specialize(
             [(_consumer, (q_smem.index(0), qb_smem.index(0), m0) + tail),
              (_consumer, (q_smem.index(1), qb_smem.index(1), m0 + ROWS) + tail),
-             (_loader, (q_base, k_base, v_base, sq_s, sk_s, sv_s, S_q, S_kv, m0, n_tiles, q_smem, qb_smem)
-              + bars)],
+             (_loader, (q_desc, qb_desc, k_desc, kb_desc, v_desc, b, h, h // G_K, h // G_V, m0, n_tiles, q_smem,
+                        qb_smem) + bars)],
             [4, 1], [232, 40])  # the workers' warps and register budgets (setmaxnreg)
