@@ -33,13 +33,12 @@ VARIANTS = ((False, True, False), (False, False, False), (True, True, False), (F
             (False, False, True))
 
 
-def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogue: bool = True,
-                    rows: int = 64, deterministic: bool = False, stamps: bool = False) -> dict:
-    """``grouped``: the GQA variant, dK and dV added into fp32 accumulators (``dk_ptr``, ``dv_ptr`` fp32);
-    ``tma_epilogue``: dK and dV leave by the bulk-copy engine (``_consumer_tma``), else by pointer stores;
-    ``deterministic``: dQ's reduces in turn (``dq_sem_ptr`` int32 counters, else fp32 like the launcher's)."""
+def variant_signature(dtype: str, D: int = 128, grouped: bool = False, tma_epilogue: bool = True, rows: int = 64,
+                      deterministic: bool = False, stamps: bool = False, head_group: int = 1) -> tuple:
+    """(signature, constexprs) of a form of the kernel as the launcher compiles it, its descriptors
+    (``launch._gluon_bwd_descriptors``) as signature strings: see ``compile_variant``."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from gluon_probe_common import compile_report, desc_signature, signature_of
+    from gluon_probe_common import desc_signature, signature_of
     from triton.experimental.gluon import language as gl
 
     from sdpa_bwd.kernels import attention_bwd_gluon as g
@@ -48,7 +47,6 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
     gdt = {"bf16": gl.bfloat16, "fp16": gl.float16}[dtype]
     name = {"bf16": "bfloat16", "fp16": "float16"}[dtype]
     keys = g.KEYS_PER_CONSUMER
-    # the launcher's descriptors (launch._gluon_bwd_descriptors) as signature strings
     sig = signature_of(fn, dtype, fp32_ptrs=() if deterministic else ("dq_sem_ptr",),
                        floats=("qk_scale_log2", "scale"))
     for p, kind, block in (("q_desc", "q", rows), ("do_desc", "q", rows), ("k_desc", "k", keys),
@@ -64,7 +62,23 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
     if deterministic:
         sig["dq_sem_ptr"] = "*i32"
     sig["stamp_ptr"] = "*i64" if stamps else "*fp32"  # the phase stamps' build (tools/phase_stamps.py), or none
-    consts = dict(D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows, HEAD_GROUP=1, DETERMINISTIC=deterministic)
+    consts = dict(D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows, HEAD_GROUP=head_group, DETERMINISTIC=deterministic)
+    return sig, consts
+
+
+def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogue: bool = True,
+                    rows: int = 64, deterministic: bool = False, stamps: bool = False) -> dict:
+    """``grouped``: the GQA variant, dK and dV added into fp32 accumulators (``dk_out``, ``dv_out`` fp32
+    descriptors); ``tma_epilogue``: dK and dV leave by the bulk-copy engine (``_consumer_tma``), else by pointer
+    stores; ``deterministic``: dQ's reduces in turn (``dq_sem_ptr`` int32 counters, else fp32 like the
+    launcher's)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gluon_probe_common import compile_report
+
+    from sdpa_bwd.kernels import attention_bwd_gluon as g
+
+    fn = g.attention_bwd_gluon_kernel
+    sig, consts = variant_signature(dtype, D, grouped, tma_epilogue, rows, deterministic, stamps)
     report = compile_report(fn, sig, consts, maxnreg=g.MAX_REGS, with_ptx=True)
     ptx = report.pop("ptx")
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
