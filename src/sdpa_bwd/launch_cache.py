@@ -13,7 +13,8 @@ a call's launches through Triton as usual and writes them down with tensor argum
 with the same key replays them: the same checks passed, the same configs were chosen, only the tensors
 differ. Triton specialises a kernel on 16-byte pointer alignment and on integer values (1, divisibility by
 16); the key holds the alignment and the exact integers, so a replay never reuses a compiled kernel that
-Triton would not have chosen. A replay launches through the compiled kernel's own launcher where Triton
+Triton would not have chosen. A host-made TMA descriptor argument (the Gluon kernels', since stop 27) over one
+of the call's tensors is a slot too: the replay makes it again on that call's tensor (``_DescSlot``). A replay launches through the compiled kernel's own launcher where Triton
 returned one (a GPU); under ``TRITON_INTERPRET`` it goes through ``fn[grid](...)`` again.
 
 ``ENABLED`` ($SDPA_BWD_LAUNCH_CACHE=0 turns it off) and ``clear()``; ``counts`` says how many calls were

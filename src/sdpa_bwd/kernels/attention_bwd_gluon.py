@@ -8,9 +8,9 @@ The launcher's ODO kernel runs first (delta = rowsum(dO O) and the stats in log2
 DQ_CONVERT after (the fp32 accumulator, scaled, into dQ through dQ's strides). One program owns 128 keys of
 one (batch, query head) and runs over its query tiles, reading the K and V heads that query head uses:
 
-- a loader partition (1 warp) makes TMA descriptors from base pointers and row strides (any layout whose
-  head-dim stride is 1 and whose rows and bases are 16-byte aligned), loads the program's K and V once and
-  streams Q and dO tiles of ``ROWS`` query rows (64; 128 at hd64, ``QUERY_ROWS``) through two stages ("ready"
+- a loader partition (1 warp), through TMA descriptors the launcher made on the host (any layout whose head-dim
+  stride is 1 and whose rows and bases are 16-byte aligned; made on the device they cost each program ~4 us of
+  global round trips, stop 27), loads the program's K and V once and streams Q and dO tiles of ``ROWS`` query rows (64; 128 at hd64, ``QUERY_ROWS``) through two stages ("ready"
   mbarriers with TMA byte counts, "empty" ones both consumers arrive on), each tile's lse2 rows beside its Q
   rows and its delta rows beside its dO rows (one-dimensional boxes of the side buffers, whose heads the
   launcher pads to a multiple of 4 rows: such a box must start on 16 bytes);
