@@ -48,7 +48,8 @@ import common  # noqa: E402
 from common import (  # noqa: E402,F401  (make, kept_pairs, rel_err: this module's names since run 2)
     DTYPES, LAYOUTS, OURS_BACKWARD_WORKSPACE_FORMULA, SHAPE_COLUMNS, SHAPES, add_layout_spread,
     backward_flops, bench, dtype_short, kept_pairs, make, markdown_table, norm_shape, ours_backward_workspace_bytes,
-    host_ms, parse_dtypes, parse_layouts, peak_bytes, rel_err, retime_interleaved, row_seed, row_selected, shape_label, summarize, summary_lines,
+    host_ms, layout_twin, parse_dtypes, parse_layouts, peak_bytes, rel_err, retime_interleaved, row_seed, row_selected,
+    shape_label, summarize, summary_lines,
 )
 
 from sdpa_bwd import launch  # noqa: E402
@@ -76,12 +77,15 @@ def _takes_gluon(q, k, v, do, causal) -> bool:
 
 
 def run_row(shape, causal, layout, dtype, config=None, peers=True, check=True, det=None, mem=None,
-            peer_names=None):
-    """One benchmark row. det / mem (deterministic timing, peak memory) default to BHSD rows only."""
+            peer_names=None, twin=None):
+    """One benchmark row. det / mem (deterministic timing, peak memory) default to BHSD rows only; twin (our
+    call on this layout against the same call on BHSD storage, timed in alternation: ``common.layout_twin``)
+    to the other layouts' rows."""
     t_row = time.time()
     B, H_q, H_kv, S, D_qk, D_v = norm_shape(shape)
     det = layout == "bhsd" if det is None else det
     mem = layout == "bhsd" if mem is None else mem
+    twin = layout != "bhsd" if twin is None else twin
     gen = torch.Generator(device="cuda").manual_seed(row_seed(shape, causal, layout))
     q = make(B, H_q, S, D_qk, layout, dtype, gen)
     k = make(B, H_kv, S, D_qk, layout, dtype, gen)
@@ -99,6 +103,13 @@ def run_row(shape, causal, layout, dtype, config=None, peers=True, check=True, d
     if config is None and _takes_gluon(q, k, v, do, causal):
         dq_mode = "gluon"  # the Gluon backward: one pass, dQ bulk-reduced into an fp32 accumulator
     row["ours_dq_mode"] = dq_mode
+    if twin:  # the BHSD row's data, made in the BHSD row's order
+        bgen = torch.Generator(device="cuda").manual_seed(row_seed(shape, causal, "bhsd"))
+        tb = [make(B, h, S, d, "bhsd", dtype, bgen) for h, d in ((H_q, D_qk), (H_kv, D_qk), (H_kv, D_v), (H_q, D_v))]
+        ob, sb = launch.attention_forward(tb[0], tb[1], tb[2], right_bound=rb)
+        row["ours_vs_bhsd_twin"], row["layout_twin_ms_runs"] = layout_twin(ours_fn, lambda: launch.attention_backward(
+            tb[0], tb[1], tb[2], ob, tb[3], sb, right_bound=rb, config=config))
+        del tb, ob, sb
     ours = ours_fn() if check else None
     if det:
         det_fn = lambda: launch.attention_backward(q, k, v, o, do, stats, right_bound=rb,  # noqa: E731

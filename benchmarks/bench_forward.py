@@ -44,7 +44,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 from common import (  # noqa: E402
-    DTYPES, LAYOUTS, SHAPE_COLUMNS, SHAPES, add_layout_spread, bench, forward_flops, host_ms, kept_pairs,
+    DTYPES, LAYOUTS, SHAPE_COLUMNS, SHAPES, add_layout_spread, bench, forward_flops, host_ms, kept_pairs, layout_twin,
     make, markdown_table, norm_shape, parse_dtypes, parse_layouts, rel_err, retime_interleaved, row_seed,
     row_selected, shape_label, summarize, summary_lines,
 )
@@ -80,7 +80,9 @@ def cudnn_forward_fn(q, k, v, causal, gqa):
     return sdpa, res, "sdpa", aten_error
 
 
-def run_row(shape, causal, layout, dtype, check=True, peer_names=PEER_NAMES):
+def run_row(shape, causal, layout, dtype, check=True, peer_names=PEER_NAMES, twin=None):
+    """One benchmark row; twin (the other layouts' rows by default): our call against the same call on BHSD
+    storage, timed in alternation (``common.layout_twin``)."""
     t_row = time.time()
     B, H_q, H_kv, S, D_qk, D_v = norm_shape(shape)
     gen = torch.Generator(device="cuda").manual_seed(row_seed(shape, causal, layout))
@@ -94,6 +96,12 @@ def run_row(shape, causal, layout, dtype, check=True, peer_names=PEER_NAMES):
     flops = forward_flops(B, H_q, pairs, D_qk, D_v)
     row = dict(B=B, H_q=H_q, H_kv=H_kv, S=S, D=D_qk, D_qk=D_qk, D_v=D_v, causal=causal, layout=layout,
                dtype=str(dtype).split(".")[-1], flops=flops, ours_ms=t_ours, ours_tflops=flops / t_ours / 1e9)
+    if layout != "bhsd" if twin is None else twin:  # the BHSD row's data, made in the BHSD row's order
+        bgen = torch.Generator(device="cuda").manual_seed(row_seed(shape, causal, "bhsd"))
+        tb = [make(B, h, S, d, "bhsd", dtype, bgen) for h, d in ((H_q, D_qk), (H_kv, D_qk), (H_kv, D_v))]
+        row["ours_vs_bhsd_twin"], row["layout_twin_ms_runs"] = layout_twin(
+            ours_fn, lambda: launch.attention_forward(tb[0], tb[1], tb[2], right_bound=rb))
+        del tb
     o_ours, st_ours = ours_fn() if check else (None, None)
     gqa = H_q != H_kv
     if "cudnn" in peer_names:

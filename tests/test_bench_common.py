@@ -54,3 +54,31 @@ def test_retime_interleaved_times_ours_then_the_peer_and_keeps_the_faster_of_eac
     assert order == ["ours", "peer"], "the second timing must run ours, then the peer, as the first did"
     assert (t_ours, t_peer) == (1.2, 0.7)
     assert ours_runs == [1.2, 1.5] and peer_runs == [0.9, 0.7]
+
+
+def test_layout_twin_alternates_the_layout_and_bhsd_and_keeps_the_faster_of_each():
+    order = []
+    times = {"lay": iter([1.30, 1.10]), "bhsd": iter([1.00, 1.05])}
+
+    def timer(fn):
+        order.append(fn.__name__)
+        return next(times[fn.__name__])
+
+    def lay():
+        pass
+
+    def bhsd():
+        pass
+
+    ratio, runs = common.layout_twin(lay, bhsd, timer=timer)
+    assert order == ["lay", "bhsd", "lay", "bhsd"], "the two sides must be timed in alternation"
+    assert abs(ratio - 1.10) < 1e-12 and runs == {"layout": [1.30, 1.10], "bhsd": [1.00, 1.05]}, (ratio, runs)
+
+
+def test_layout_spread_takes_the_twin_timing_over_the_rows_own():
+    rows = [_row(0.2), _row(0.2, layout="sbhd"), _row(0.2, layout="bshd")]
+    rows[1]["ours_ms"], rows[1]["ours_vs_bhsd_twin"] = 0.36, 1.01  # its own time says 1.09
+    rows[2]["ours_ms"] = 0.363  # no twin: the rows' own times
+    common.add_layout_spread(rows)
+    assert rows[1]["ours_vs_bhsd"] == 1.01 and abs(rows[1]["ours_vs_bhsd_rows"] - 0.36 / 0.33) < 1e-12
+    assert abs(rows[2]["ours_vs_bhsd"] - 1.1) < 1e-12 and rows[0]["ours_vs_bhsd"] == 1.0

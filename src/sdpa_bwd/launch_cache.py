@@ -6,16 +6,16 @@ three launches of a backward; the compiled kernels' launchers alone take 39 us o
 ``tools/launch_probe.py``, H200, Triton 3.6). The benchmark's hd64 rows run ~0.34 ms on the GPU and come out
 host-bound on a slow host.
 
-Everything a call launches (kernels, grids, integer and float arguments, constexprs, which tensor goes
-where) is a function of the call's *key*: every tensor's dims, strides, dtype, device and 16-byte alignment,
-which of them are the same tensor object, the scalars, and the launcher's module switches. ``Recorder`` runs
-a call's launches through Triton as usual and writes them down with tensor arguments as slots; the next call
-with the same key replays them: the same checks passed, the same configs were chosen, only the tensors
-differ. Triton specialises a kernel on 16-byte pointer alignment and on integer values (1, divisibility by
-16); the key holds the alignment and the exact integers, so a replay never reuses a compiled kernel that
-Triton would not have chosen. A host-made TMA descriptor argument (the Gluon kernels', since stop 27) over one
-of the call's tensors is a slot too: the replay makes it again on that call's tensor (``_DescSlot``). A replay launches through the compiled kernel's own launcher where Triton
-returned one (a GPU); under ``TRITON_INTERPRET`` it goes through ``fn[grid](...)`` again.
+Everything a call launches (kernels, grids, integer and float arguments, constexprs, which tensor goes where) is
+a function of the call's *key*: every tensor's dims, strides, dtype, device and 16-byte alignment, which of them
+are the same tensor object, the scalars, and the launcher's module switches. ``Recorder`` runs a call's launches
+through Triton as usual and writes them down with tensor arguments as slots; the next call with the same key
+replays them: the same checks passed, the same configs were chosen, only the tensors differ. Triton specialises a
+kernel on 16-byte pointer alignment and on integer values (1, divisibility by 16); the key holds the alignment
+and the exact integers, so a replay never reuses a compiled kernel that Triton would not have chosen. A host-made
+TMA descriptor argument (the Gluon kernels', since stop 27) over one of the call's tensors is a slot too: the
+replay makes it again on that call's tensor (``_DescSlot``). A replay launches through the compiled kernel's own
+launcher where Triton returned one (a GPU); under ``TRITON_INTERPRET`` it goes through ``fn[grid](...)`` again.
 
 ``ENABLED`` ($SDPA_BWD_LAUNCH_CACHE=0 turns it off) and ``clear()``; ``counts`` says how many calls were
 recorded, replayed, and replayed through compiled launchers (tests read it).

@@ -9,11 +9,11 @@ DQ_CONVERT after (the fp32 accumulator, scaled, into dQ through dQ's strides). O
 one (batch, query head) and runs over its query tiles, reading the K and V heads that query head uses:
 
 - a loader partition (1 warp), through TMA descriptors the launcher made on the host (any layout whose head-dim
-  stride is 1 and whose rows and bases are 16-byte aligned; made on the device they cost each program ~4 us of
-  global round trips, stop 27), loads the program's K and V once and streams Q and dO tiles of ``ROWS`` query rows (64; 128 at hd64, ``QUERY_ROWS``) through two stages ("ready"
-  mbarriers with TMA byte counts, "empty" ones both consumers arrive on), each tile's lse2 rows beside its Q
-  rows and its delta rows beside its dO rows (one-dimensional boxes of the side buffers, whose heads the
-  launcher pads to a multiple of 4 rows: such a box must start on 16 bytes);
+  stride is 1 and whose rows and bases are 16-byte aligned; made on the device they cost each program ~4 us of global
+  round trips, stop 27), loads the program's K and V once and streams Q and dO tiles of ``ROWS`` query rows (64; 128
+  at hd64, ``QUERY_ROWS``) through two stages ("ready" mbarriers with TMA byte counts, "empty" ones both consumers
+  arrive on), each tile's lse2 rows beside its Q rows and its delta rows beside its dO rows (one-dimensional boxes of
+  the side buffers, whose heads the launcher pads to a multiple of 4 rows: such a box must start on 16 bytes);
 - two consumer partitions (4 warps each) own 64 keys each. Per query tile: S = Q K^T and dP = dO V^T issued
   back to back; S waited for with dP in flight, P = exp2(S scale log2e - lse2) computed under dP and stored
   to shared memory, dS = P (dP - delta) beside it; dV += P^T dO issued; once both consumers' dS are stored
@@ -474,14 +474,14 @@ if AVAILABLE:
                       sdk_s, sdk_d, sdv_s, sdv_d, dq_desc, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv,
                       qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty,
                       do_empty, ds_full, lse_smem, dlt_smem, stamps):
-        """``_consumer`` whose dK and dV leave by the bulk-copy engine, staged in ``kv_smem`` (this consumer's
-        share of the Q and dO stages, free once both consumers are past their last tile: a last ``ds_full``
-        handshake, as for a tile ``n_tiles``), through the launcher's descriptors (dims as K's and V's, a
-        dimension of one or of stride 0 given as one: batch ``b``, heads ``hk`` and ``hv`` are coordinates), which
-        stop at S_kv rows (keys past it, P's garbage, are not written). Where ``dk_desc`` and ``dv_desc`` are fp32 (a K or V head shared by
-        several query heads: the head's rows of the launcher's accumulators) they are added in by bulk reduces;
-        else (16-bit dK and dV the bulk-copy engine can address) stored. Read off the pointer type at compile
-        time, so the loop and its registers are the same either way."""
+        """``_consumer`` whose dK and dV leave by the bulk-copy engine, staged in ``kv_smem`` (this consumer's share of
+        the Q and dO stages, free once both consumers are past their last tile: a last ``ds_full`` handshake, as for a
+        tile ``n_tiles``), through the launcher's descriptors (dims as K's and V's, a dimension of one or of stride 0
+        given as one: batch ``b``, heads ``hk`` and ``hv`` are coordinates), which stop at S_kv rows (keys past it,
+        P's garbage, are not written). Where ``dk_desc`` and ``dv_desc`` are fp32 (a K or V head shared by several
+        query heads: the head's rows of the launcher's accumulators) they are added in by bulk reduces; else (16-bit
+        dK and dV the bulk-copy engine can address) stored. Read off the descriptors' type when compiling, so the loop
+        and its registers are the same either way."""
         D: gl.constexpr = q_smem.type.shape[2]
         dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, side0,
                             dq_sem, key0, i_start, n_tiles, S_q, S_kv, qk_scale_log2, causal, q_smem,
