@@ -20,8 +20,10 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "benchmarks"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import common  # noqa: E402
+from program_cost import kernel_times  # noqa: E402  (each kernel's device time a call, torch.profiler)
 
 from sdpa_bwd import launch  # noqa: E402
 
@@ -32,22 +34,6 @@ def _empty_like_layout(t, layout):
     B, H, S, D = t.shape
     g = torch.Generator(device="cuda").manual_seed(0)
     return common.make(B, H, S, D, layout, t.dtype, g).zero_()
-
-
-def _split(fn, n=10) -> dict:
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        for _ in range(n):
-            fn()
-        torch.cuda.synchronize()
-    out = {}
-    for ev in prof.key_averages():
-        t = getattr(ev, "device_time_total", None) or getattr(ev, "cuda_time_total", 0)
-        if t:
-            out[ev.key] = t / n / 1000.0
-    return out
 
 
 def main() -> None:
@@ -75,8 +61,8 @@ def main() -> None:
         times = {(p, lay): [] for p in ("bwd", "fwd") for lay in common.LAYOUTS}
         for _ in range(a.rounds):
             for layout, (bwd, fwd) in calls.items():
-                times[("bwd", layout)].append(_split(bwd))
-                times[("fwd", layout)].append(_split(fwd))
+                times[("bwd", layout)].append(kernel_times(bwd))
+                times[("fwd", layout)].append(kernel_times(fwd))
         for p in ("bwd", "fwd"):
             per = {}
             for layout in common.LAYOUTS:

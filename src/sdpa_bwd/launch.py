@@ -1245,17 +1245,15 @@ def _gluon_bwd_descriptors(q, k, v, do, dk_out, dv_out, dq_accum, lse2, delta, r
     their own strides (``_bhsd_descriptor``); the packed fp32 dQ accumulator as (B H S_q, D) in [rows, D / 2]
     blocks; lse2 and delta as one row of all heads' padded rows. Layouts: ``attention_bwd_gluon.host_layout``.
     A replayed call (``launch_cache``) rebuilds each on its own tensor."""
-    from triton.experimental.gluon import language as gl
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
     g = attention_bwd_gluon
     D = q.shape[3]
-    gl_types = {torch.bfloat16: gl.bfloat16, torch.float16: gl.float16, torch.float32: gl.float32}
-    dt = gl_types[q.dtype]
+    dt = _gl_dtype(q.dtype)
     keys = g.KEYS_PER_CONSUMER
 
     def four(t, block_rows, kind):
-        return _bhsd_descriptor(TensorDescriptor, t, block_rows, g.host_layout(kind, D, rows, gl_types[t.dtype]))
+        return _bhsd_descriptor(TensorDescriptor, t, block_rows, g.host_layout(kind, D, rows, _gl_dtype(t.dtype)))
 
     out = (four(dk_out, keys, "out"), four(dv_out, keys, "out")) if tma_epilogue else (dk_out, dv_out)
     side = [lse2.numel()]
@@ -1273,11 +1271,10 @@ def _gluon_fwd_descriptors(q, k, v, o, qk_a: int, qk_b: int, o_tma: bool):
     ``qk_a`` (V: D_v), Q's and K's second chunk's (``qk_b`` columns, loaded at column ``qk_a``) where D_qk is
     split, else Q's and K's again (not read); O's where ``o_tma``, else O itself (pointer stores). Layouts:
     ``attention_fwd_gluon.host_layout``."""
-    from triton.experimental.gluon import language as gl
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
     g = attention_fwd_gluon
-    dt = {torch.bfloat16: gl.bfloat16, torch.float16: gl.float16}[q.dtype]
+    dt = _gl_dtype(q.dtype)
     rows, keys = g.BLOCK_ROWS, g.BLOCK_KEYS
 
     def four(t, block_rows, cols):
@@ -1286,6 +1283,13 @@ def _gluon_fwd_descriptors(q, k, v, o, qk_a: int, qk_b: int, o_tma: bool):
     qd, kd = four(q, rows, qk_a), four(k, keys, qk_a)
     qb, kb = (four(q, rows, qk_b), four(k, keys, qk_b)) if qk_b else (qd, kd)
     return qd, qb, kd, kb, four(v, keys, v.shape[3]), four(o, rows, o.shape[3]) if o_tma else o
+
+
+def _gl_dtype(dtype: torch.dtype):
+    """Gluon's name for a tensor dtype the Gluon kernels' descriptors are made over."""
+    from triton.experimental.gluon import language as gl
+
+    return {torch.bfloat16: gl.bfloat16, torch.float16: gl.float16, torch.float32: gl.float32}[dtype]
 
 
 def _bhsd_descriptor(make, t: torch.Tensor, block_rows: int, layout, block_cols: Optional[int] = None):
