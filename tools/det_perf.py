@@ -44,11 +44,19 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="/tmp/det_perf")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--head-groups", default="", help="comma-separated start-order head groups to time deterministic "
+                    "mode at besides the launcher's (modes det_g<N>)")
+    ap.add_argument("--free-turns", action="store_true", help="also time mode det_free: deterministic mode's kernel "
+                    "with every turn already given (counters filled with 2^30): what the form costs without waits")
+    ap.add_argument("--shapes", default="", help="comma-separated row indices of ROWS to time (default: all)")
     a = ap.parse_args()
+    groups = [int(g) for g in a.head_groups.split(",") if g]
+    modes = MODES + tuple(f"det_g{g}" for g in groups) + (("det_free",) if a.free_turns else ())
+    rows = [ROWS[int(i)] for i in a.shapes.split(",") if i] or ROWS
     os.makedirs(a.out, exist_ok=True)
     print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name(), flush=True)
     results = []
-    for (B, H, S, D), causal in ROWS:
+    for (B, H, S, D), causal in rows:
         gen = torch.Generator(device="cuda").manual_seed(0)
         q, k, v, do = (torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(4))
         band = dict(right_bound=0) if causal else {}
@@ -59,25 +67,35 @@ def main() -> None:
             if mode == "triton_det":
                 with launch.switches(gluon_backward=False):
                     return launch.attention_backward(*args, **band, deterministic=True)
-            with launch.switches(gluon_bwd_deterministic=True, gluon_bwd_causal_head_dims=(64, 128)):
-                return launch.attention_backward(*args, **band, deterministic=mode != "default")
+            group = {"head_group": int(mode[5:])} if mode.startswith("det_g") else {}
+            counters = launch._dq_turn_counters
+            if mode == "det_free":  # every turn given already: the kernel's form without its waits
+                launch._dq_turn_counters = lambda *shape: counters(*shape).fill_(1 << 30)
+            try:
+                with launch.switches(gluon_bwd_deterministic=True, gluon_bwd_causal_head_dims=(64, 128), **group):
+                    return launch.attention_backward(*args, **band, deterministic=mode != "default")
+            finally:
+                launch._dq_turn_counters = counters
 
         default, det1, det2 = call("default"), call("det"), call("det")
         repeat = all(torch.equal(x, y) for x, y in zip(det1, det2))
         rel = ((det1[0].float() - default[0].float()).norm() / default[0].float().norm()).item()
-        times = {m: [] for m in MODES}
+        times = {m: [] for m in modes}
         for _ in range(a.rounds):
-            for m in MODES:
+            for m in modes:
                 times[m].append(triton.testing.do_bench(lambda: call(m), warmup=25, rep=100, return_mode="median"))
         ms = {m: statistics.median(t) for m, t in times.items()}
         row = dict(shape=[B, H, S, D], causal=causal, ms=ms, rounds=times,
                    det_over_default=ms["det"] / ms["default"], triton_det_over_default=ms["triton_det"] / ms["default"],
+                   **{f"{m}_over_default": ms[m] / ms["default"] for m in modes if m.startswith("det_")},
                    det_path=_path(args, band, True), default_path=_path(args, band, False),
                    det_bitwise_repeat=repeat, det_dq_rel_to_default=rel)
         results.append(row)
         print(f"({B},{H},{S},{D}) {'causal' if causal else 'full  '}: default {ms['default']:.3f} ms, "
               f"det {ms['det']:.3f} ms ({row['det_over_default']:.3f}x), triton det {ms['triton_det']:.3f} ms "
-              f"({row['triton_det_over_default']:.3f}x); det path {row['det_path']}, bitwise repeat {repeat}, "
+              f"({row['triton_det_over_default']:.3f}x); "
+              + "".join(f"{m} {ms[m]:.3f} ({ms[m] / ms['default']:.3f}x), " for m in modes if m.startswith("det_"))
+              + f"det path {row['det_path']}, bitwise repeat {repeat}, "
               f"dQ rel to default {rel:.1e}", flush=True)
         with open(os.path.join(a.out, "det_perf.json"), "w") as f:
             json.dump(results, f, indent=1)

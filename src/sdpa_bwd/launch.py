@@ -162,12 +162,12 @@ GLUON_BWD_HEAD_DIMS = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_B
 GLUON_BWD_CAUSAL_HEAD_DIMS = frozenset(
     int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_CAUSAL_HEAD_DIMS", "64,128").split(",") if d)
 
-# Deterministic calls (heads with K/V of their own) in the Gluon backward, its dQ reduces taken in turn
-# (``DETERMINISTIC``): right and bitwise repeatable, but slower than the Triton kernels' deterministic path on
-# every row timed (run 2 of docs/data/h200-2026-12-02c, tools/det_perf.py: 1.29-1.57x of the default against the
-# Triton kernels' 0.94-1.31x; a program waits for the previous key block's reduce of each tile), so off by default;
-# True (the switch gluon_bwd_deterministic) for A/B runs and the GPU tests.
-GLUON_BWD_DETERMINISTIC = False
+# Deterministic calls (heads with K/V of their own) in the Gluon backward, its dQ reduces taken in turn by a dQ
+# writer warp a consumer (``DETERMINISTIC``): bitwise repeatable, and since stop 28 (run 3 of
+# docs/data/h200-2026-12-02f, tools/det_perf.py) 1.00-1.07x of the default at hd128 and 1.06-1.16x at hd64, against
+# the Triton kernels' deterministic path's 1.15-1.43x. Stop 25's form (the consumer took the turn itself and passed
+# it on a tile late) was 1.29-1.57x. False (the switch gluon_bwd_deterministic) sends them to the Triton kernels.
+GLUON_BWD_DETERMINISTIC = True
 # Where an int64 tensor of (programs, attention_bwd_gluon.STAMP_SLOTS) (tools/phase_stamps.py), the Gluon backward's
 # programs write their phase stamps into it (a diagnostic build of the kernel; None: the stamps compile away).
 GLUON_BWD_STAMPS: Optional[torch.Tensor] = None
@@ -999,8 +999,8 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     ``GLUON_BWD_HEAD_DIMS`` (D_qk = D_v: 64, 128; under the causal mask those in ``GLUON_BWD_CAUSAL_HEAD_DIMS``, both)
     that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and dV bulk-reduced into
     fp32 accumulators), scale > 0, no band but the causal one with its diagonal at 0 (and S_q >= S_kv under it),
-    in deterministic mode only where ``GLUON_BWD_DETERMINISTIC`` lets it in (off: measured slower than the Triton
-    kernels) and with K and V heads of their own (dQ's reduces then take turns; GQA's dK and dV reduces have no
+    in deterministic mode where ``GLUON_BWD_DETERMINISTIC`` lets it in (on by default since stop 28) and with K
+    and V heads of their own (dQ's reduces then take turns; GQA's dK and dV reduces have no
     order), with outputs that touch no input. The Triton kernels take the rest."""
     reasons = _gluon_reasons(q, GLUON_BACKWARD, "GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD", config, "backward")
     B, H_q, S_q, D_qk = q.shape
@@ -1021,9 +1021,8 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
                        f"{sorted(GLUON_BWD_CAUSAL_HEAD_DIMS)} (measured slower there than the Triton kernels)")
     H_k, H_v = k.shape[1], v.shape[1]
     if deterministic and not GLUON_BWD_DETERMINISTIC:
-        reasons.append("deterministic mode: its ordered dQ reduces measured slower than the Triton kernels' "
-                       "deterministic path (GLUON_BWD_DETERMINISTIC off; the switch gluon_bwd_deterministic turns "
-                       "it on)")
+        reasons.append("deterministic mode: GLUON_BWD_DETERMINISTIC is off (the switch gluon_bwd_deterministic), "
+                       "so the Triton kernels' deterministic path takes it")
     if deterministic and (H_k != H_q or H_v != H_q):
         reasons.append(f"deterministic mode with shared K/V heads (H_q, H_k, H_v = {(H_q, H_k, H_v)}): the kernel "
                        "orders only dQ's bulk reduces, and GQA's dK, dV partials are bulk-reduced across the "
@@ -1223,7 +1222,8 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
         dq_accum if sems is None else sems, dq_accum if GLUON_BWD_STAMPS is None else GLUON_BWD_STAMPS,
         *dk_out.stride(), *dv_out.stride(),
         H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, side, scale * LOG2E, scale, int(causal),
-        D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows, HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1,
+        D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows,
+        HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal or sems is not None else 1,
         DETERMINISTIC=sems is not None, num_warps=4, maxnreg=g.MAX_REGS,
     )
     _launch_dq_convert(rec, dq_accum, dq, scale, D, 0, wide)

@@ -31,9 +31,8 @@ PAD, ODD, DSTEP = TMA_PAD, TMA_ODD, SBHD_DSTEP  # ODD: rows not 16-byte aligned,
 @pytest.fixture(autouse=True)
 def every_head_dim_it_is_written_for(monkeypatch):
     """The kernel at every head dim its buffers are written for (``attention_bwd_gluon.HEAD_DIMS``), with and
-    without the causal mask, and in deterministic mode: the launcher leaves deterministic calls to the Triton
-    kernels by default (measured faster there: ``GLUON_BWD_DETERMINISTIC``), and the A/B switches can leave a
-    head dim out (``GLUON_BWD_HEAD_DIMS``, ``GLUON_BWD_CAUSAL_HEAD_DIMS``), so every form is let in here to be
+    without the causal mask, and in deterministic mode (``GLUON_BWD_DETERMINISTIC``, on by default since stop 28,
+    pinned here), and the A/B switches can leave a head dim out (``GLUON_BWD_HEAD_DIMS``, ``GLUON_BWD_CAUSAL_HEAD_DIMS``), so every form is let in here to be
     checked."""
     monkeypatch.setattr(launch, "GLUON_BWD_HEAD_DIMS", frozenset(attention_bwd_gluon.HEAD_DIMS))
     monkeypatch.setattr(launch, "GLUON_BWD_CAUSAL_HEAD_DIMS", frozenset(attention_bwd_gluon.HEAD_DIMS))
@@ -82,7 +81,8 @@ GLUON_CASES = [
     # at hd64, with GQA and the mask
     Case(B=2, H_q=4, H_k=2, H_v=2, S_q=333, S_kv=333, D_qk=64, D_v=64, dtype="bf16", right_bound=0,
          q=Layout("bshd", broadcast="b"), k=Layout(broadcast="h"), v=Layout("sbhd", broadcast="bh"), seed=436),
-    # deterministic mode (dQ's reduces in turn: ascending key blocks, descending under the mask): both dtypes,
+    # deterministic mode (dQ's reduces in turn by the dQ writers: ascending key blocks, the tiles from the last
+    # down, a program of fewer than 3 tiles given past-S_q ones that add zeros first): both dtypes,
     # tails in both lengths, layouts, dK / dV by TMA store and by pointer stores (dk=DSTEP), a program whose
     # second tile is past S_q, S below one tile, hd64, and grids of many waves (1024 programs)
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", deterministic=True,
@@ -271,7 +271,7 @@ def test_gpu_gluon_backward_deterministic_is_bitwise_repeatable(launched, monkey
             assert not diff.any(), (
                 f"{shape} causal {causal}: {name} of run {i + 1} differs from run 1 in {int(diff.sum())} of "
                 f"{a.numel()} elements (first at {tuple(diff.nonzero()[0].tolist())}): deterministic mode's dQ "
-                "reduces are not taken in a fixed order (attention_bwd_gluon._dq_turn, _dq_pass_on)")
+                "reduces are not taken in a fixed order (attention_bwd_gluon._dq_writer)")
 
 
 @pytest.mark.parametrize("shape", [(1, 4, 1000, 1000, 64), (1, 4, 777, 1500, 128)], ids=["hd64", "hd128"])

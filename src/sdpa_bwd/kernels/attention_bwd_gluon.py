@@ -46,35 +46,36 @@ adds exact zeros.
 By default the accumulators' sums (dQ's, and GQA's dK and dV) come in in no fixed order. ``DETERMINISTIC``
 (FlashAttention-3's deterministic mode, for heads with K and V of their own: their dK and dV are stored, not
 summed across programs; the launcher keeps deterministic GQA on the Triton kernels, whose dK and dV reduces
-would need an order too) fixes the order of dQ's: bitwise the same dQ from run to run. Measured slower than the
-Triton kernels' deterministic path (1.29-1.57x of the default against 0.94-1.31x, stop 25 run 2), so the launcher
-takes it only where ``launch.GLUON_BWD_DETERMINISTIC`` is set (the GPU tests, A/B runs).
+would need an order too) fixes the order of dQ's: bitwise the same dQ from run to run, at 1.00-1.07x the default's
+time at hd128 and 1.06-1.16x at hd64 (stop 28, run 3 of docs/data/h200-2026-12-02f, ``tools/det_perf.py``).
 
 - Counters: one zeroed int32 per (head, query tile, consumer), so each consumer's column half keeps its own
-  order and the two consumers need no handshake (one per tile would: both halves written before the bump).
-- Order: without the mask ascending key blocks (block n takes turn n); under it descending, from the highest
-  key block that sees the tile (min(n_blocks - 1, m // 2) for tile m: block n's first tile is 2n), the one
-  that reaches the tile first (its own first tile), where ascending order would hold block n at its first
-  tile until block 0 had got there, 2n tiles in.
-- A turn (``_dq_turn``): every thread spins on an acquire load until the counter reaches its turn, then a
-  generic-to-async proxy fence, and the bulk reduce is issued. Passing it on (``_dq_pass_on``) is deferred
-  to the next tile, where the staging buffer is needed again anyway: ``cp.async.bulk.wait_group 0`` (the
-  reduce completed, its writes visible to the generic proxy; Triton 3.6's ``tma.store_wait`` waits only for
-  the source's read, ``.read``), a partition barrier, then one thread's ``red.release.gpu`` add of 1. The
-  last tile's is passed on after the loop.
-- Deadlock freedom: a program waits only for programs of its own head earlier in the order. The hardware
-  starts a grid's programs in linear order of their index (x fastest; not promised by CUDA, relied on by
-  FlashAttention-3 too), so each program only waits for programs started before it, resident or finished:
-  the earliest unfinished one waits for nobody and finishes, and so on, whatever the number of resident
-  programs (a grid of many waves, or SMs taken by other work). Ascending order keeps program n on key block
-  n; under the mask program n takes key block n_blocks - 1 - n, so the first to reduce is the first started.
-  Its cost: under the mask the shortest programs start first, the longest (key block 0) last.
+  order and the two consumers need no handshake.
+- Who: a dQ writer a consumer (``_dq_writer``, one warp each: FlashAttention-3's dQ warp). The consumer stages
+  its dQ columns and tells its writer (an mbarrier), and waits only for the buffer to be read before staging the
+  next tile; the writer waits for the turn (an acquire spin, then a generic-to-async proxy fence), for the staged
+  tile, issues the bulk reduce, gives the buffer back once read, waits until the reduce is written
+  (``cp.async.bulk.wait_group 0``; Triton 3.6's ``tma.store_wait`` waits only for the read) and passes the turn
+  on (a release add). Stop 25's form, where the consumer spun for the turn and passed it on only at its next
+  tile, ran 1.29-1.57x the default.
+- Order: ascending key blocks for every query tile. The tiles run from the last down in this mode, so every
+  program of a head reaches a tile the same number of tiles after its start, under the causal mask too (the
+  diagonal's two tiles, masked, come last; a program of fewer than three tiles is given past-S_q ones, which add
+  exact zeros, so that the first tile is peeled and the loop's dK accumulator comes from a product: carried in
+  from zeros, ptxas serialised the loop's every wgmma, C7515, 18% slower). Programs start in head groups
+  (``HEAD_GROUP``, the launcher's 8) with or without the mask, key block by key block across the group, so few
+  programs of one head start together and wait on each other's turns.
+- Deadlock freedom: a program waits only for programs of its own head with lower key blocks, which the start
+  order puts at lower linear program indices. The hardware starts a grid's programs in linear order of their
+  index (x fastest; not promised by CUDA, relied on by FlashAttention-3 too), so each program only waits for
+  programs started before it, resident or finished: the earliest unfinished one waits for nobody and finishes,
+  and so on, whatever the number of resident programs (a grid of many waves, or SMs taken by other work).
 
 Registers are the limit. The consumers hold dV and dK (64 registers each), S and dP (32 each) and half of dQ
 (32) at 240 registers: Triton 3.6's ptxas spills 64 / 84 B (stores / loads) with the TMA epilogue, 68 / 80
 with GQA's, 164 / 168 with pointer stores (their dK, dV strides live over the loop); at hd64 none with 64-row
-tiles and 244 / 360 with 128-row ones. Deterministic mode's turns (a few scalars over the loop, the spin's
-branch) take hd128 to 180 / 200 and 272 / 308. (Stop 26: 100 / 144 and 372 / 552 at hd128 and hd64 when the
+tiles and 244 / 360 with 128-row ones. Deterministic mode's form (the first tile peeled, two after the loop)
+takes hd128 to 356 / 360, none of it reloaded in the loop. (Stop 26: 100 / 144 and 372 / 552 at hd128 and hd64 when the
 consumers loaded each tile's lse2 and delta from global memory.) The TMA
 epilogue made the hd128 backward 5-6% faster than the pointer stores (stop 24, docs/data/h200-2026-12-02b run
 1). A loop over a GQA group's query heads inside one program, with each head's two diagonal tiles peeled,
@@ -173,43 +174,49 @@ if AVAILABLE:
 
     @gluon.jit
     def _dq_signal(counter, ok):
-        """``counter`` += 1 where ``ok`` (an int, nonzero), with release semantics at GPU scope, by one thread of
-        the (128-thread) consumer: called after ``_bulk_wait_written`` and a partition barrier, so the release
-        covers the reduce the issuing thread saw completed (the barrier orders it before this thread's release;
-        release is cumulative). ``ok`` goes into the predicate, not a branch: a branch here splits the tile's
-        code and ptxas spills more."""
+        """``counter`` += 1 where ``ok`` (an int, nonzero), with release semantics at GPU scope, by lane 0 of the
+        (one-warp) dQ writer: called after ``_bulk_wait_written`` and a partition barrier, so the release covers the
+        reduce the issuing thread saw completed (the barrier orders it before this thread's release; release is
+        cumulative). ``ok`` goes into the predicate, not a branch."""
         gl.inline_asm_elementwise(
-            "{ .reg .pred p, q; .reg .b32 t; mov.u32 t, %tid.x; and.b32 t, t, 127; setp.eq.u32 p, t, 0; "
+            "{ .reg .pred p, q; .reg .b32 t; mov.u32 t, %laneid; setp.eq.u32 p, t, 0; "
             "setp.ne.s32 q, $2, 0; and.pred p, p, q; @p red.release.gpu.global.add.s32 [$1], 1; mov.b32 $0, 0; }",
             "=r,l,r", [counter, ok], dtype=gl.int32, is_pure=False, pack=1)
 
     @gluon.jit
-    def _dq_pass_on(order, m, t, S_q, ROWS: gl.constexpr):
-        """Deterministic mode, before query tile ``m``'s dQ (the program's ``t``-th) is staged: the previous
-        tile's reduce waited for until written (which also frees the staging buffer) and, if there was one and
-        it was a real tile, its turn passed to the next program (``_dq_turn``)."""
-        counters = order[0]
-        _bulk_wait_written()
-        _thread_barrier()  # the issuing thread's wait has passed before another thread signals
-        ok = (t > 0) & (m - 1 < gl.cdiv(S_q, ROWS))
-        _dq_signal(counters + 2 * gl.maximum(m - 1, 0), ok.to(gl.int32))
+    def _dq_writer(dq_smem, dq_desc, dq_sem, staged, free, side0, key0, i_last, n_tiles, S_q):
+        """Deterministic mode's dQ writer (one warp a consumer, FlashAttention-3's dQ warp): for each of the
+        program's query tiles, in the consumers' order (from ``i_last`` down), it waits for the program's turn, then
+        until its consumer has staged the tile's dQ columns in ``dq_smem`` (``staged``), issues the bulk
+        reduce, gives the buffer back once the reduce has read it (``free``), waits until the reduce is written
+        and passes the turn on. The consumer never waits for a turn, only for its buffer, and a turn is passed on
+        as soon as the reduce's writes are done (a tile late when the consumer did it, stop 27).
 
-    @gluon.jit
-    def _dq_turn(order, m, S_q, ROWS: gl.constexpr):
-        """Deterministic mode, just before query tile ``m``'s dQ reduce: wait for this program's turn. ``order``:
-        (this consumer's counters, one per query tile at a stride of 2, the program's key block n, the head's
-        key blocks, causal). The turn: n without the mask (ascending order); under it (descending order, from
-        the highest key block that sees tile m, min(n_blocks - 1, m // T), T = 128 // ROWS query tiles a key
-        block: key block n sees tiles m >= T n) min(n_blocks - 1, m // T) - n. A tile past S_q (a short program's second)
-        adds exact zeros into other rows and waits for nothing (turn -1, counter read in bounds): x + 0 = x,
-        and a sum that starts at +0 never is -0, so where those land in any order changes no bit. Arithmetic,
-        no branch (see ``_dq_signal``)."""
-        counters, kb, nb, causal = order
+        The order: ascending key blocks for every tile (block n waits for the counter to reach n), with or without
+        the causal mask: the consumers walk their query tiles from the last down, so under the
+        mask every key block reaches a tile at the same time after its start, as without it, and the blocks that
+        see a tile are 0 .. n_max, all below any block that sees it. Counters: one zeroed int32 per (head, query
+        tile, consumer), ``dq_sem`` this consumer's first. A tile past S_q (a short program's first) adds exact
+        zeros into other rows and waits for nothing (turn -1, the counter read in bounds, not bumped): x + 0 = x,
+        and a sum that starts at +0 never is -0, so where those land in any order changes no bit."""
+        ROWS: gl.constexpr = dq_smem.type.shape[0]
+        DH: gl.constexpr = dq_smem.type.shape[1]
+        cid = (key0 // KEYS) % 2
+        kb = key0 // (2 * KEYS)
         nq = gl.cdiv(S_q, ROWS)
-        turn = kb + causal * (gl.minimum(nb - 1, m // (2 * KEYS // ROWS)) - 2 * kb)
-        real = m < nq
-        turn = gl.where(real, turn, -1)
-        _dq_wait_turn(counters + 2 * gl.minimum(m, nq - 1), turn)
+        for t in range(n_tiles):
+            m = i_last - t
+            real = m < nq
+            counter = dq_sem + cid + 2 * gl.minimum(m, nq - 1)
+            # the turn first: its acquire load's round trip then falls under the consumer's work on the tile
+            _dq_wait_turn(counter, gl.where(real, kb, -1))
+            mbarrier.wait(staged, t & 1)
+            _tma_reduce_add(dq_desc, [side0 + m * ROWS, cid * DH], dq_smem)
+            tma.store_wait(0)  # the reduce has read the buffer: the consumer may stage the next tile
+            mbarrier.arrive(free, count=1)
+            _bulk_wait_written()
+            _thread_barrier()  # the issuing thread's wait has passed before lane 0 signals
+            _dq_signal(counter, real.to(gl.int32))
 
     @gluon.jit
     def _stamp(stamps, slot):
@@ -278,7 +285,7 @@ if AVAILABLE:
             _tma_load(b_desc, [row0 + t * ROWS, 0], b_ready.index(s), b_smem.index(s))
 
     @gluon.jit
-    def _loader(q_desc, do_desc, k_desc, v_desc, b, h, hk, hv, key0, m0, n_tiles, k_smem, v_smem, q_smem, do_smem,
+    def _loader(q_desc, do_desc, k_desc, v_desc, b, h, hk, hv, key0, m0, n_tiles, dq_bars, k_smem, v_smem, q_smem, do_smem,
                 kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc, side0, lse_smem, dlt_smem, stamps):
         """This kernel's loader partition: K's and V's 128 rows once, then each query tile's Q rows with its lse2
         rows (under ``q_ready``) and its dO rows with its delta rows (under ``do_ready``) through the stages.
@@ -295,6 +302,7 @@ if AVAILABLE:
         NST: gl.constexpr = q_smem.type.shape[0]
         HALF: gl.constexpr = k_smem.type.shape[1]
         SIDE_BYTES: gl.constexpr = ROWS * 4  # a tile's fp32 lse2 or delta rows
+        DOWN: gl.constexpr = dq_bars.type.shape[0] == 4  # the consumers' order (``_main_loop``)
         gl.static_assert(lse_desc.block_type.nbytes == SIDE_BYTES, "each tile's ready barrier expects these bytes")
         gl.static_assert(same_swizzle(lse_smem.type.layout, lse_desc.layout), "see host_layout")
         gl.static_assert(same_swizzle(dlt_smem.type.layout, dlt_desc.layout), "see host_layout")
@@ -315,7 +323,10 @@ if AVAILABLE:
         for t in range(0, n_tiles):
             s = t % NST
             phase = (t // NST) & 1
-            row = m0 + t * ROWS
+            if DOWN:
+                row = m0 + (n_tiles - 1 - t) * ROWS
+            else:
+                row = m0 + t * ROWS
             # mbarriers start with phase 1 complete: the first STAGES waits pass at once
             mbarrier.wait(q_empty.index(s), phase ^ 1)
             mbarrier.expect(q_ready.index(s), q_desc.block_type.nbytes + SIDE_BYTES)
@@ -330,16 +341,15 @@ if AVAILABLE:
         _stamp(stamps, 3)
 
     @gluon.jit
-    def _tile(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, col0,
+    def _tile(t, i, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, col0,
               cid, q_ready, do_ready, q_empty, do_empty, ds_full, side, S_q, qk_scale_log2, dv,
-              dk, masked, order, lse_smem, dlt_smem):
-        """Query tile t (from the program's first, ``i_start``) of the head whose packed rows start at ``side``:
-        see the module's docstring. ``masked``: the causal mask's tiles (the literal False in the loop, which
+              dk, masked, dq_bars, lse_smem, dlt_smem):
+        """The program's t-th query tile, query tile ``i`` of the head whose packed rows start at ``side``: see the
+        module's docstring. ``masked``: the causal mask's tiles (the literal False in the loop, which
         compiles the mask away). The double buffer of dS is safe with ``ds_full`` alone: this consumer writes
         half t % 2 again at tile t + 2 only after it waited for ``ds_full`` at tile t + 1, which the other
         consumer arrived on after it had waited for its tile-t dQ product, the last reader of that half.
-        ``order``: deterministic mode's turns (``_dq_pass_on``, ``_dq_turn``) where its counters are int32, else
-        unused."""
+        ``dq_bars``: see ``_main_loop``."""
         NST: gl.constexpr = q_smem.type.shape[0]
         ROWS: gl.constexpr = q_smem.type.shape[1]
         DH: gl.constexpr = dq_smem.type.shape[1]
@@ -348,7 +358,7 @@ if AVAILABLE:
         phase = (t // NST) & 1
         b = t % 2
         ds_mine = ds_all.index(b * 2 + cid)
-        qpos = (i_start + t) * ROWS + gl.arange(0, ROWS, layout=gl.SliceLayout(1, s_layout))
+        qpos = i * ROWS + gl.arange(0, ROWS, layout=gl.SliceLayout(1, s_layout))
         row_ok = qpos < S_q
         zero = gl.zeros([ROWS, KEYS], gl.float32, s_layout)
         mbarrier.wait(q_ready.index(s), phase)
@@ -382,61 +392,75 @@ if AVAILABLE:
         dk_tok = warpgroup_mma(ds_mine.permute((1, 0)), q_smem.index(s), dk, is_async=True)
         # pending: dV, dQ (two), dK; one left in flight means dV and dQ are done
         dq, dv = warpgroup_mma_wait(1, deps=(dq_tok, dv_tok))
-        DET: gl.constexpr = order[0].dtype.element_ty == gl.int32
-        if DET:
-            _dq_pass_on(order, i_start + t, t, S_q, ROWS)  # also: the previous reduce has read the staging buffer
-        else:
+        if dq_bars.type.shape[0] != 4:  # the consumer's own reduce (``_main_loop``)
             tma.store_wait(0)  # the previous tile's reduce has read the staging buffer
-        dq_smem.store(dq)
-        fence_async_shared()
-        if DET:  # spun for with dQ staged: its registers are free
-            _dq_turn(order, i_start + t, S_q, ROWS)
-        _tma_reduce_add(dq_desc, [side + (i_start + t) * ROWS, col0], dq_smem)
+            dq_smem.store(dq)
+            fence_async_shared()
+            _tma_reduce_add(dq_desc, [side + i * ROWS, col0], dq_smem)
+        else:  # deterministic: staged for this consumer's dQ writer, which takes the turn and issues the reduce
+            mbarrier.wait(dq_bars.index(2 + cid), (t & 1) ^ 1)  # free: its previous reduce has read the buffer
+            dq_smem.store(dq)
+            fence_async_shared()
+            _thread_barrier()  # every thread's part is stored (and fenced) before the writer is told
+            mbarrier.arrive(dq_bars.index(cid), count=1)
         return dv, dk_tok
 
     @gluon.jit
-    def _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, side0, dq_sem,
+    def _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, side0, dq_bars,
                    key0, i_start, n_tiles, S_q, S_kv, qk_scale_log2, causal, q_smem, do_smem, kv_bar, q_ready,
                    do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, stamps):
         """A consumer's query tiles (see ``_consumer``): returns its dV and dK (unscaled), every product waited
-        for and the last stage given back. ``dq_sem``: the head's dQ turn counters (int32, deterministic mode:
-        ``_dq_turn``), or any other pointer (not read). ``dq_desc``: the launcher's descriptor of the packed fp32
-        dQ accumulator, (B H_q S_q, D) in [ROWS, D / 2] blocks: a tile's rows past its head's S_q add exact
-        zeros."""
+        for and the last stage given back. ``dq_bars``: deterministic mode's (staged, staged, free, free)
+        mbarriers of the two consumers' dQ writers (``_dq_writer``), four of them; any other mbarrier array
+        (the launcher's default: ``ds_full``, two) is not used, and the consumer issues its own reduces. In
+        deterministic mode the tiles run from the last down, the causal mask's two last. ``dq_desc``: the
+        launcher's descriptor of the packed fp32 dQ accumulator, (B H_q S_q, D) in [ROWS, D / 2] blocks: a
+        tile's rows past its head's S_q add exact zeros."""
         D: gl.constexpr = q_smem.type.shape[2]
-        ROWS: gl.constexpr = q_smem.type.shape[1]
         DH: gl.constexpr = dq_smem.type.shape[1]
         acc_layout: gl.constexpr = wgmma_layout(D)
         cid = (key0 // KEYS) % 2
         col0 = cid * DH
         _stamp(stamps, 4 + 4 * cid)
         gl.static_assert(same_swizzle(dq_smem.type.layout, dq_desc.layout), "see host_layout")
-        DET: gl.constexpr = dq_sem.dtype.element_ty == gl.int32
-        order = (dq_sem + cid, key0 // (2 * KEYS), gl.cdiv(S_kv, 2 * KEYS), causal)
+        DET: gl.constexpr = dq_bars.type.shape[0] == 4
         dv = gl.zeros([KEYS, D], gl.float32, acc_layout)
         dk = gl.zeros([KEYS, D], gl.float32, acc_layout)
         mbarrier.wait(kv_bar, 0)
         _stamp(stamps, 5 + 4 * cid)
-        # under the causal mask the first two query tiles hold the program's 128 keys' diagonal
-        dv, dk = _tile(0, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
-                       dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side0,
-                       S_q, qk_scale_log2, dv, dk, causal != 0, order, lse_smem, dlt_smem)
-        _stamp(stamps, 6 + 4 * cid)
-        dv, dk = _tile(1, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
-                       dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side0,
-                       S_q, qk_scale_log2, dv, dk, causal != 0, order, lse_smem, dlt_smem)
-        for t in range(2, n_tiles):
-            dv, dk = _tile(t, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
-                           dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full,
-                           side0, S_q, qk_scale_log2, dv, dk, False, order, lse_smem, dlt_smem)
+        if DET:  # the last query tile first (``_dq_writer``); the causal mask's diagonal tiles last
+            # n_tiles >= 3 here: the first tile peeled, so that the loop takes dK's product in flight from a wgmma
+            # (begun from registers set otherwise, ptxas serialises every wgmma of the loop: C7515, 18% slower)
+            i_last = i_start + n_tiles - 1
+            dv, dk = _tile(0, i_last, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
+                           dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side0,
+                           S_q, qk_scale_log2, dv, dk, False, dq_bars, lse_smem, dlt_smem)
+            for t in range(1, n_tiles - 2):
+                dv, dk = _tile(t, i_last - t, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all,
+                               dq_smem, dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full,
+                               side0, S_q, qk_scale_log2, dv, dk, False, dq_bars, lse_smem, dlt_smem)
+            _stamp(stamps, 6 + 4 * cid)
+            dv, dk = _tile(n_tiles - 2, i_start + 1, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem,
+                           ds_all, dq_smem, dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full,
+                           side0, S_q, qk_scale_log2, dv, dk, causal != 0, dq_bars, lse_smem, dlt_smem)
+            dv, dk = _tile(n_tiles - 1, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem,
+                           ds_all, dq_smem, dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full,
+                           side0, S_q, qk_scale_log2, dv, dk, causal != 0, dq_bars, lse_smem, dlt_smem)
+        else:
+            # under the causal mask the first two query tiles hold the program's 128 keys' diagonal
+            dv, dk = _tile(0, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
+                           dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side0,
+                           S_q, qk_scale_log2, dv, dk, causal != 0, dq_bars, lse_smem, dlt_smem)
+            _stamp(stamps, 6 + 4 * cid)
+            dv, dk = _tile(1, i_start + 1, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all,
+                           dq_smem, dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side0,
+                           S_q, qk_scale_log2, dv, dk, causal != 0, dq_bars, lse_smem, dlt_smem)
+            for t in range(2, n_tiles):
+                dv, dk = _tile(t, i_start + t, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all,
+                               dq_smem, dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full,
+                               side0, S_q, qk_scale_log2, dv, dk, False, dq_bars, lse_smem, dlt_smem)
         dk = warpgroup_mma_wait(0, deps=(dk,))
         _stamp(stamps, 7 + 4 * cid)
-        if DET:  # the last tile's reduce, written, and its turn passed on
-            _bulk_wait_written()
-            _thread_barrier()
-            last_m = i_start + n_tiles - 1
-            _dq_signal(order[0] + 2 * gl.minimum(last_m, gl.cdiv(S_q, ROWS) - 1),
-                       (last_m < gl.cdiv(S_q, ROWS)).to(gl.int32))
         NST: gl.constexpr = q_smem.type.shape[0]
         last = (n_tiles - 1) % NST
         mbarrier.arrive(q_empty.index(last), count=1)
@@ -445,7 +469,7 @@ if AVAILABLE:
 
     @gluon.jit
     def _consumer(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, b, hk, hv, sdk_s,
-                  sdk_d, sdv_s, sdv_d, dq_desc, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv,
+                  sdk_d, sdv_s, sdv_d, dq_desc, side0, dq_bars, key0, i_start, n_tiles, S_q, S_kv,
                   qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
                   ds_full, lse_smem, dlt_smem, stamps):
         """64 keys from ``key0``: their dK and dV, and dQ's 64 columns from ``cid * 64`` over the program's 128
@@ -458,7 +482,7 @@ if AVAILABLE:
                          "shared K/V heads' fp32 accumulators take the TMA epilogue (_consumer_tma): stores here "
                          "would overwrite the other query heads' partials")
         dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, side0,
-                            dq_sem, key0, i_start, n_tiles, S_q, S_kv, qk_scale_log2, causal, q_smem,
+                            dq_bars, key0, i_start, n_tiles, S_q, S_kv, qk_scale_log2, causal, q_smem,
                             do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, stamps)
         rows = key0 + gl.arange(0, KEYS, layout=gl.SliceLayout(1, acc_layout))
         cols = gl.arange(0, D, layout=gl.SliceLayout(0, acc_layout)).to(gl.int64)
@@ -471,7 +495,7 @@ if AVAILABLE:
 
     @gluon.jit
     def _consumer_tma(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_desc, dv_desc, b, hk, hv,
-                      sdk_s, sdk_d, sdv_s, sdv_d, dq_desc, side0, dq_sem, key0, i_start, n_tiles, S_q, S_kv,
+                      sdk_s, sdk_d, sdv_s, sdv_d, dq_desc, side0, dq_bars, key0, i_start, n_tiles, S_q, S_kv,
                       qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty,
                       do_empty, ds_full, lse_smem, dlt_smem, stamps):
         """``_consumer`` whose dK and dV leave by the bulk-copy engine, staged in ``kv_smem`` (this consumer's share of
@@ -484,7 +508,7 @@ if AVAILABLE:
         and its registers are the same either way."""
         D: gl.constexpr = q_smem.type.shape[2]
         dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, side0,
-                            dq_sem, key0, i_start, n_tiles, S_q, S_kv, qk_scale_log2, causal, q_smem,
+                            dq_bars, key0, i_start, n_tiles, S_q, S_kv, qk_scale_log2, causal, q_smem,
                             do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, stamps)
         # this consumer's products are done with the Q and dO stages; the other's once this wait passes (no
         # barrier of its own, whose shared memory an unused one would hold)
@@ -535,18 +559,18 @@ if AVAILABLE:
         V head is shared (GQA), of zeroed fp32 accumulators (dims as dK's and dV's) that the group's programs
         add their partials into; else dK's and dV's pointers, stored through ``sdk_*`` and ``sdv_*``.
         ``DETERMINISTIC`` (heads of their own only, G_k = G_v = 1): ``dq_sem_ptr`` is B H cdiv(S_q, ROWS) 2
-        zeroed int32 turn counters, one per (head, query tile, consumer); otherwise any pointer but int32's,
-        not read. ``stamp_ptr``: int64 (B H cdiv(S_kv, 128), ``STAMP_SLOTS``) for the phase stamps
+        zeroed int32 turn counters, one per (head, query tile, consumer), which two more one-warp partitions,
+        the consumers' dQ writers (``_dq_writer``), take turns by; otherwise any pointer but int32's, not read. ``stamp_ptr``: int64 (B H cdiv(S_kv, 128), ``STAMP_SLOTS``) for the phase stamps
         (``_stamp``), program (pid_n, bh) at row bh cdiv(S_kv, 128) + pid_n; any other pointer type (the
         launcher's: the fp32 dQ accumulator) compiles them away."""
         gl.static_assert(ROWS == 64 or (ROWS == 128 and D == 64), "query tile rows not in QUERY_ROWS for this D")
         gl.static_assert((dq_sem_ptr.dtype.element_ty == gl.int32) == DETERMINISTIC,
                          "deterministic mode takes int32 dQ turn counters, and only it: the consumers read it off "
                          "their pointer type (a partition takes no constexpr)")
-        # started in groups of HEAD_GROUP heads, costliest key block (the first, under the causal mask) first
+        # started in groups of HEAD_GROUP heads, costliest key block (the first, under the causal mask) first;
+        # deterministic mode's turns go in the same order (ascending key blocks), so a program waits only for
+        # programs started before it
         pid_n, bh = program_tile(HEAD_GROUP, False)
-        if DETERMINISTIC:  # under the mask, the highest key block first: it reduces first (module docstring)
-            pid_n = pid_n + causal * (gl.num_programs(0) - 1 - 2 * pid_n)
         b = bh // H  # int32: the descriptors' coordinates
         h = bh % H
         hk = h // G_k
@@ -561,7 +585,9 @@ if AVAILABLE:
             stamps = stamp_ptr
         # causal (keys up to the query row): query tiles before the program's first key see none of its keys
         i_start = key0 // ROWS * causal
-        n_tiles = gl.maximum(gl.cdiv(S_q, ROWS) - i_start, 2)
+        # at least the two a causal diagonal spans (three in deterministic mode: see _main_loop), those past S_q
+        # adding exact zeros
+        n_tiles = gl.maximum(gl.cdiv(S_q, ROWS) - i_start, 3 if DETERMINISTIC else 2)
         side0 = bh * S_q  # the head's first packed row of the dQ accumulator
         dt: gl.constexpr = q_desc.dtype
         tile_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D], dt)
@@ -596,9 +622,13 @@ if AVAILABLE:
         else:  # pointers: the head's first elements
             dk_at = dk_out + b.to(gl.int64) * sdk_b + hk.to(gl.int64) * sdk_h
             dv_at = dv_out + b.to(gl.int64) * sdv_b + hv.to(gl.int64) * sdv_h
-        # this head's dQ turn counters (deterministic mode), a query tile's two consumers' side by side
-        dq_sem = dq_sem_ptr + bh * gl.cdiv(S_q, ROWS) * 2
-        tail = (dk_at, dv_at, b, hk, hv, sdk_s, sdk_d, sdv_s, sdv_d, dq_desc, side0, dq_sem)
+        if DETERMINISTIC:  # each consumer's (staged, free) mbarriers with its dQ writer: staged 0, 1, free 0, 1
+            dq_bars = gl.allocate_shared_memory(gl.int64, [4, 1], mbarrier.MBarrierLayout())
+            for i in gl.static_range(4):
+                mbarrier.init(dq_bars.index(i), count=1)
+        else:  # two: not used (``_main_loop`` and ``_loader`` read deterministic mode off the count)
+            dq_bars = ds_full
+        tail = (dk_at, dv_at, b, hk, hv, sdk_s, sdk_d, sdv_s, sdv_d, dq_desc, side0, dq_bars)
         scalars = (i_start, n_tiles, S_q, S_kv, qk_scale_log2, scale, causal)
         DH: gl.constexpr = D // 2
         # consumer c: keys c * 64 on of the program's 128 (K, V blocks c), dQ's columns c * 64 on (of both)
@@ -608,12 +638,25 @@ if AVAILABLE:
         args1 = (k_smem.index(1), v_smem.index(1), k_smem.index(0).slice(DH, DH, dim=1),
                  k_smem.index(1).slice(DH, DH, dim=1), p_smem.index(1), ds_all, dq_smem.index(1), kv1) + tail \
             + (key0 + KEYS,) + scalars + bars + (stamps,)
-        loader = (q_desc, do_desc, k_desc, v_desc, b, h, hk, hv, key0, i_start * ROWS, n_tiles, k_smem, v_smem,
+        loader = (q_desc, do_desc, k_desc, v_desc, b, h, hk, hv, key0, i_start * ROWS, n_tiles, dq_bars, k_smem, v_smem,
                   q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc, bh * S_side,
                   lse_smem, dlt_smem, stamps)
         # the workers' warps and register budgets (setmaxnreg): a loader of 32 or 40 leaves the default consumer
         # 232 or 224, and the spills grow to 400 or 496 B
-        if TMA_EPILOGUE:
+        if DETERMINISTIC:  # a dQ writer a consumer, one warp each, over this head's turn counters
+            dq_sem = dq_sem_ptr + bh * gl.cdiv(S_q, ROWS) * 2
+            i_last = i_start + n_tiles - 1
+            writer0 = (dq_smem.index(0), dq_desc, dq_sem, dq_bars.index(0), dq_bars.index(2), side0, key0, i_last,
+                       n_tiles, S_q)
+            writer1 = (dq_smem.index(1), dq_desc, dq_sem, dq_bars.index(1), dq_bars.index(3), side0, key0 + KEYS,
+                       i_last, n_tiles, S_q)
+            if TMA_EPILOGUE:
+                gl.warp_specialize([(_consumer_tma, args0), (_consumer_tma, args1), (_loader, loader),
+                                    (_dq_writer, writer0), (_dq_writer, writer1)], [4, 1, 1, 1], [240, 24, 24, 24])
+            else:
+                gl.warp_specialize([(_consumer, args0), (_consumer, args1), (_loader, loader),
+                                    (_dq_writer, writer0), (_dq_writer, writer1)], [4, 1, 1, 1], [240, 24, 24, 24])
+        elif TMA_EPILOGUE:
             gl.warp_specialize([(_consumer_tma, args0), (_consumer_tma, args1), (_loader, loader)], [4, 1], [240, 24])
         else:
             gl.warp_specialize([(_consumer, args0), (_consumer, args1), (_loader, loader)], [4, 1], [240, 24])
