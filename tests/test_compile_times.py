@@ -127,7 +127,7 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
     hd64 where an A/B run adds it), between the ODO and DQ_CONVERT kernels: the enumeration must count it, not
     the Triton DKDV and dQ passes; dK and dV by pointer stores (outputs the bulk-copy engine cannot address) and
     GQA's (dK and dV fp32 accumulators) are other specialisations of it, deterministic mode with K/V heads of
-    their own another (int32 dQ turn counters), and deterministic GQA still counts the Triton passes."""
+    their own another (int32 dQ turn counters), and deterministic GQA (since stop 28) the GQA one with them."""
     from sdpa_bwd import launch
     from sdpa_bwd.kernels import attention_bwd_gluon
 
@@ -166,4 +166,6 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
         ("*i32", "*fp32")
     det = by_kernel(Case("g", B=2, H_q=4, H_k=2, H_v=2, S_q=256, D_qk=D, D_v=D, dtype="bfloat16",
                          deterministic=True))
-    assert ct.GLUON_BWD_KERNEL not in det and "attention_bwd_dq_kernel" in det, sorted(det)
+    assert ct.GLUON_BWD_KERNEL in det and not any(k.startswith("attention_bwd_dkdv") for k in det), sorted(det)
+    assert dict(det[ct.GLUON_BWD_KERNEL].constexprs)["DETERMINISTIC"] is True
+    assert dict(det[ct.GLUON_BWD_KERNEL].signature)["dk_out"].startswith("tensordesc<fp32[1, 1, 64,")

@@ -38,11 +38,11 @@ def compiled():
     return {(r["D"], r["ROWS"], r["grouped"], r["tma_epilogue"], r["deterministic"]): r for r in rows}
 
 
-# (grouped, TMA epilogue, deterministic): the five compiles the launcher makes (shared K/V heads always
-# bulk-reduce dK, dV, and are never deterministic)
+# (grouped, TMA epilogue, deterministic): the six compiles the launcher makes (shared K/V heads always
+# bulk-reduce dK, dV through the TMA epilogue)
 VARIANTS = [(False, True, False), (False, False, False), (True, True, False), (False, True, True),
-            (False, False, True)]
-VARIANT_IDS = ["own-kv-tma-store", "own-kv-pointer-store", "gqa", "det-tma-store", "det-pointer-store"]
+            (False, False, True), (True, True, True)]
+VARIANT_IDS = ["own-kv-tma-store", "own-kv-pointer-store", "gqa", "det-tma-store", "det-pointer-store", "gqa-det"]
 
 
 # (head dim, query tile rows): hd64 at FlashAttention-3's 128 rows (the launcher's) and at 64 (A/B runs)
@@ -95,11 +95,12 @@ def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows,
     assert r["bulk_stores"] == stores, (
         f"{r['bulk_stores']} TMA stores, expected {stores} (dV and dK a consumer where the TMA epilogue stores "
         "them): see attention_bwd_gluon._consumer_tma")
-    if det:  # the dQ writers issue every reduce and wait for its read at once (the consumers, none of them)
-        assert r["bulk_reduces"] in (2, 4) and r["reduces_waited_at_once"] == r["bulk_reduces"], (
+    if det:  # the dQ writers issue dQ's reduces and wait for each one's read at once (the consumers, none of them)
+        assert r["bulk_reduces"] - extra in (2, 4) and r["reduces_waited_at_once"] == r["bulk_reduces"], (
             f"{r['bulk_reduces']} bulk reduces ({r['reduces_waited_at_once']} waited for at once), expected those "
             "of the 2 dQ writers' loops (attention_bwd_gluon._dq_writer; at hd128 the compiler emits the loop's "
-            "body twice), each waited for before its buffer is given back, and none in the consumers' tile bodies")
+            f"body twice) and {extra} of GQA's epilogue, each waited for at once, and none in the consumers' tile "
+            "bodies")
     else:
         assert r["bulk_reduces"] == 6 + extra and r["reduces_waited_at_once"] <= 2 + extra, (
             f"{r['bulk_reduces']} bulk reduces, {r['reduces_waited_at_once']} waited for before the next product: "
@@ -119,18 +120,22 @@ def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows,
 
 
 @pytest.mark.parametrize("D,rows", SHAPES, ids=[f"hd{d}-rows{r}" for d, r in SHAPES])
-@pytest.mark.parametrize("tma", [True, False], ids=["tma-store", "pointer-store"])
-def test_gluon_backward_deterministic_compile_takes_turns(compiled, D, rows, tma):
+@pytest.mark.parametrize("grouped,tma", [(False, True), (False, False), (True, True)],
+                         ids=["tma-store", "pointer-store", "gqa"])
+def test_gluon_backward_deterministic_compile_takes_turns(compiled, D, rows, grouped, tma):
     """Deterministic mode: in each of the 2 dQ writers, a spin on an acquire load (the turn) followed by a
     generic-to-async proxy fence, and a wait for its reduce's writes (not only its read:
-    ``cp.async.bulk.wait_group 0``) with a release add on its counter; nothing of it in the consumers, little
-    more shared memory (four mbarriers), and spills bounded."""
-    r, free = compiled[(D, rows, False, tma, True)], compiled[(D, rows, False, tma, False)]
+    ``cp.async.bulk.wait_group 0``) with a release add on its counter; with shared K/V heads (GQA) each consumer's
+    epilogue also spins for dV's and dK's turns, waits for both reduces written and passes both on. Nothing of it
+    in the consumers' tile bodies, little more shared memory (four mbarriers), and spills bounded."""
+    r, free = compiled[(D, rows, grouped, tma, True)], compiled[(D, rows, grouped, tma, False)]
     seen = {n: r[n] for n in ("turn_spins", "proxy_fences_global", "written_waits", "release_adds")}
-    expected = dict(turn_spins=2, proxy_fences_global=2, written_waits=2, release_adds=2)
+    gqa = 2 if grouped else 0  # per consumer: two spins (and their fences), one written-wait, two adds
+    expected = dict(turn_spins=2 + 2 * gqa, proxy_fences_global=2 + 2 * gqa, written_waits=2 + gqa,
+                    release_adds=2 + 2 * gqa)
     assert seen == expected, (
-        f"saw {seen}, expected {expected} (one of each in each dQ writer's loop): see "
-        "attention_bwd_gluon._dq_writer, _dq_wait_turn and _dq_signal")
+        f"saw {seen}, expected {expected} (one of each in each dQ writer's loop, and GQA's in each consumer's "
+        "epilogue): see attention_bwd_gluon._dq_writer, _consumer_tma, _dq_wait_turn and _dq_signal")
     assert r["shared"] <= free["shared"] + 256, (
         f"deterministic mode asks for {r['shared']} B of shared memory against {free['shared']} without it: "
         "its counters live in global memory; only the writers' four mbarriers (and their alignment) should be added")
@@ -162,7 +167,7 @@ def test_gluon_backward_declines_off_the_gpu_and_says_why():
 
 @pytest.mark.parametrize("dtype,causal,H_kv,det", [(torch.bfloat16, False, 2, False), (torch.float16, True, 2, False),
                                                    (torch.bfloat16, True, 1, False), (torch.bfloat16, False, 2, True),
-                                                   (torch.float16, True, 2, True)])
+                                                   (torch.float16, True, 2, True), (torch.bfloat16, True, 1, True)])
 def test_gluon_backward_takes_what_it_addresses(as_on_the_h200, dtype, causal, H_kv, det):
     if not launch.attention_bwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
@@ -195,7 +200,6 @@ def test_gluon_backward_takes_hd64_with_and_without_the_mask(as_on_the_h200):
     (dict(banded=True), "band"),
     (dict(banded=True, causal=True, hi_off=5), "band"),
     (dict(S_kv_longer=True), "S_q"),
-    (dict(deterministic=True, H_kv=1), "deterministic"),
     (dict(d_step=2), "TMA"),
     (dict(apart=False), "touches"),
     (dict(off=True), "switched off"),
@@ -225,7 +229,7 @@ def test_gluon_backward_reasons_name_each_thing_it_cannot_do(as_on_the_h200, mon
        gqa=st.booleans(), scale=st.sampled_from([0.1, -0.1]), causal=st.booleans(), det=st.booleans(),
        hd64=st.booleans(), det_on=st.booleans())
 # calls at the rules' edges (random draws reach each only about once in 100): GQA that passes every rule (the
-# kernel takes it), GQA in deterministic mode (the one rule it fails), the same with heads of their own (taken),
+# kernel takes it), GQA in deterministic mode (taken since stop 28), the same with heads of their own (taken),
 # a padded SBHD causal call
 @example(order="bshd", row_gap=0, d_step=1, offset=0, dtype=torch.bfloat16, d=128, gqa=True, scale=0.1,
          causal=False, det=False, hd64=False, det_on=True)
@@ -240,8 +244,8 @@ def test_gluon_backward_takes_a_call_exactly_when_its_kernel_addresses_it(as_on_
                                                                           det, hd64, det_on):
     """Against a rule written here from the kernel's needs (not from _tma_ok): unit head-dim stride, 16-byte
     aligned bases and batch, head and row strides (TMA) for Q, K, V and dO, a 16-bit dtype, head dim 128, scale
-    > 0, K/V heads shared or not, deterministic only with heads of their own; nothing else may send it away,
-    nothing less let it in.
+    > 0, K/V heads shared or not, deterministic or not (where the switch lets it in); nothing else may send it
+    away, nothing less let it in.
     ``hd64``: with head dim 64 let in (the default; here without the mask only, the causal set pinned to
     {128}); ``det_on``: deterministic calls let in (``GLUON_BWD_DETERMINISTIC``, on by default since stop 28)."""
     from test_triton_kernels import Layout, strided
@@ -259,7 +263,7 @@ def test_gluon_backward_takes_a_call_exactly_when_its_kernel_addresses_it(as_on_
     addressable = all(t.stride(3) == 1 and t.data_ptr() % 16 == 0 and all(s * es % 16 == 0 for s in t.stride()[:3])
                       for t in (q, k, v, do))
     expected = (dtype != torch.float32 and d in ((64, 128) if hd64 else (128,)) and scale > 0
-                and not (causal and d == 64) and not (det and (gqa or not det_on)) and addressable)
+                and not (causal and d == 64) and not (det and not det_on) and addressable)
     assert (reasons == []) == expected, (
         f"{lay} {dtype} D {d} (hd64 let in: {hd64}) gqa {gqa} scale {scale} det {det}: the Gluon backward's rule says "
         f"{reasons or 'take it'}, the kernel's needs say {'take it' if expected else 'do not'}; fix "

@@ -26,9 +26,10 @@ import triton
 
 from sdpa_bwd import launch
 
-# (B, H, S, D), causal: bf16, BHSD
+# (B, H, S, D), causal[, H_kv]: bf16, BHSD; the last two GQA 32/8 (the benchmark's)
 ROWS = [((2, 16, 4096, 128), False), ((2, 16, 4096, 128), True), ((1, 16, 8192, 128), False),
-        ((1, 16, 8192, 128), True), ((4, 16, 2048, 64), False), ((4, 16, 2048, 64), True)]
+        ((1, 16, 8192, 128), True), ((4, 16, 2048, 64), False), ((4, 16, 2048, 64), True),
+        ((1, 32, 8192, 128), False, 8), ((1, 32, 8192, 128), True, 8)]
 MODES = ("default", "det", "triton_det")
 
 
@@ -56,9 +57,11 @@ def main() -> None:
     os.makedirs(a.out, exist_ok=True)
     print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name(), flush=True)
     results = []
-    for (B, H, S, D), causal in rows:
+    for (B, H, S, D), causal, *kv in rows:
         gen = torch.Generator(device="cuda").manual_seed(0)
-        q, k, v, do = (torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(4))
+        H_kv = kv[0] if kv else H
+        q, k, v, do = (torch.randn(B, h, S, D, device="cuda", dtype=torch.bfloat16, generator=gen)
+                       for h in (H, H_kv, H_kv, H))
         band = dict(right_bound=0) if causal else {}
         o, stats = launch.attention_forward(q, k, v, **band)
         args = (q, k, v, o, do, stats)
@@ -85,13 +88,13 @@ def main() -> None:
             for m in modes:
                 times[m].append(triton.testing.do_bench(lambda: call(m), warmup=25, rep=100, return_mode="median"))
         ms = {m: statistics.median(t) for m, t in times.items()}
-        row = dict(shape=[B, H, S, D], causal=causal, ms=ms, rounds=times,
+        row = dict(shape=[B, H, S, D], H_kv=H_kv, causal=causal, ms=ms, rounds=times,
                    det_over_default=ms["det"] / ms["default"], triton_det_over_default=ms["triton_det"] / ms["default"],
                    **{f"{m}_over_default": ms[m] / ms["default"] for m in modes if m.startswith("det_")},
                    det_path=_path(args, band, True), default_path=_path(args, band, False),
                    det_bitwise_repeat=repeat, det_dq_rel_to_default=rel)
         results.append(row)
-        print(f"({B},{H},{S},{D}) {'causal' if causal else 'full  '}: default {ms['default']:.3f} ms, "
+        print(f"({B},{H}/{H_kv},{S},{D}) {'causal' if causal else 'full  '}: default {ms['default']:.3f} ms, "
               f"det {ms['det']:.3f} ms ({row['det_over_default']:.3f}x), triton det {ms['triton_det']:.3f} ms "
               f"({row['triton_det_over_default']:.3f}x); "
               + "".join(f"{m} {ms[m]:.3f} ({ms[m] / ms['default']:.3f}x), " for m in modes if m.startswith("det_"))

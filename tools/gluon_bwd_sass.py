@@ -32,7 +32,7 @@ def main(out: str) -> None:
     os.makedirs(out, exist_ok=True)
     for D, rows in ((64, 128), (128, 64)):
         for grouped, tma_ep, det in ((False, True, False), (False, False, False), (True, True, False),
-                                     (False, True, True)):
+                                     (False, True, True), (True, True, True)):
             for head_group in (1, 8):
                 sig, consts = variant_signature("bf16", D, grouped, tma_ep, rows, det, head_group=head_group)
                 k = triton.compile(GluonASTSource(g.attention_bwd_gluon_kernel, sig, consts),

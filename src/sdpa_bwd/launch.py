@@ -162,8 +162,8 @@ GLUON_BWD_HEAD_DIMS = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_B
 GLUON_BWD_CAUSAL_HEAD_DIMS = frozenset(
     int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_CAUSAL_HEAD_DIMS", "64,128").split(",") if d)
 
-# Deterministic calls (heads with K/V of their own) in the Gluon backward, its dQ reduces taken in turn by a dQ
-# writer warp a consumer (``DETERMINISTIC``): bitwise repeatable, and since stop 28 (run 3 of
+# Deterministic calls in the Gluon backward, its dQ reduces taken in turn by a dQ writer warp a consumer
+# (``DETERMINISTIC``; GQA's dK, dV reduces in turn in the epilogue, lower query heads first): bitwise repeatable, and since stop 28 (run 3 of
 # docs/data/h200-2026-12-02f, tools/det_perf.py) 1.00-1.07x of the default at hd128 and 1.06-1.16x at hd64, against
 # the Triton kernels' deterministic path's 1.15-1.43x. Stop 25's form (the consumer took the turn itself and passed
 # it on a tile late) was 1.29-1.57x. False (the switch gluon_bwd_deterministic) sends them to the Triton kernels.
@@ -999,9 +999,8 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     ``GLUON_BWD_HEAD_DIMS`` (D_qk = D_v: 64, 128; under the causal mask those in ``GLUON_BWD_CAUSAL_HEAD_DIMS``, both)
     that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and dV bulk-reduced into
     fp32 accumulators), scale > 0, no band but the causal one with its diagonal at 0 (and S_q >= S_kv under it),
-    in deterministic mode where ``GLUON_BWD_DETERMINISTIC`` lets it in (on by default since stop 28) and with K
-    and V heads of their own (dQ's reduces then take turns; GQA's dK and dV reduces have no
-    order), with outputs that touch no input. The Triton kernels take the rest."""
+    in deterministic mode where ``GLUON_BWD_DETERMINISTIC`` lets it in (on by default since stop 28: dQ's reduces,
+    and GQA's dK and dV reduces, then take turns), with outputs that touch no input. The Triton kernels take the rest."""
     reasons = _gluon_reasons(q, GLUON_BACKWARD, "GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD", config, "backward")
     B, H_q, S_q, D_qk = q.shape
     S_kv, D_v = k.shape[2], v.shape[3]
@@ -1023,11 +1022,6 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     if deterministic and not GLUON_BWD_DETERMINISTIC:
         reasons.append("deterministic mode: GLUON_BWD_DETERMINISTIC is off (the switch gluon_bwd_deterministic), "
                        "so the Triton kernels' deterministic path takes it")
-    if deterministic and (H_k != H_q or H_v != H_q):
-        reasons.append(f"deterministic mode with shared K/V heads (H_q, H_k, H_v = {(H_q, H_k, H_v)}): the kernel "
-                       "orders only dQ's bulk reduces, and GQA's dK, dV partials are bulk-reduced across the "
-                       "group's programs in no fixed order; the Triton kernels take it (ordering those reduces "
-                       "too would let it in)")
     if B * H_q > 65535:
         reasons.append(f"B * H = {B * H_q}: over the grid's 65535")
     if B * H_q * S_q >= 2 ** 31:
@@ -1202,8 +1196,8 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
     zeroed fp32 accumulator) and DQ_CONVERT (the accumulator, scaled, into dQ through its strides). Where K or V
     heads are shared (GQA, MQA), each query head's program adds its dK, dV partials into zeroed fp32
     accumulators of K's and V's dims, and DQ_CONVERT's kernel writes them into dK and dV afterwards.
-    ``deterministic`` (heads of their own only, ``gluon_backward_reasons``): dQ's partials added in a fixed
-    order, by turn counters (``_dq_turn_counters``)."""
+    ``deterministic``: dQ's partials (and shared heads' dK, dV partials) added in a fixed order, by turn counters
+    (``_dq_turn_counters``)."""
     B, H_q, S_q, D = q.shape
     S_kv = k.shape[2]
     wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
@@ -1212,7 +1206,7 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
     kv_acc = _kv_accumulators(q, k, v)
     dk_out, dv_out = kv_acc or (dk, dv)
     rows = GLUON_BWD_HD64_ROWS if D == 64 else 64  # query rows a streamed tile holds
-    sems = _dq_turn_counters(B, H_q, S_q, rows, q.device) if deterministic else None
+    sems = _dq_turn_counters(q, k, v, rows) if deterministic else None
     _launch_odo(rec, o, do, stats, st, delta, lse2, D, wide, side)
     g = attention_bwd_gluon
     tma_epilogue = kv_acc is not None or (GLUON_BWD_TMA_EPILOGUE and _tma_ok(dk) and _tma_ok(dv))
@@ -1336,12 +1330,18 @@ def _launch_dq_convert(rec, dq_accum, dq, scale: float, qk_chunk: int, qk_split:
     )
 
 
-def _dq_turn_counters(B: int, H_q: int, S_q: int, rows: int, device):
-    """Deterministic mode's zeroed int32 turn counters for the Gluon backward's dQ reduces: one per (batch and
-    head, query tile of ``rows``, consumer), which the kernel indexes as ((b H_q + h) n_tiles + m) 2 + c.
-    Counts only go up, so each call takes fresh zeros (a replay too)."""
-    n_tiles = _cdiv(S_q, rows)
-    return torch.zeros(B * H_q * n_tiles * 2, dtype=torch.int32, device=device)
+def _dq_turn_counters(q, k, v, rows: int):
+    """Deterministic mode's zeroed int32 turn counters for the Gluon backward's reduces: one per (batch and head,
+    query tile of ``rows``, consumer) for dQ's, which the kernel indexes as ((b H_q + h) n_tiles + m) 2 + c; where
+    K or V heads are shared (GQA, MQA: dK and dV partials added across the query heads' programs) then one per
+    (batch and K head, key block of 128, consumer) for dK's and one per (batch and V head, key block, consumer) for
+    dV's. Counts only go up, so each call takes fresh zeros (a replay too)."""
+    B, H_q, S_q = q.shape[:3]
+    H_k, H_v, S_kv = k.shape[1], v.shape[1], k.shape[2]
+    n = B * H_q * _cdiv(S_q, rows) * 2
+    if H_k != H_q or H_v != H_q:
+        n += B * (H_k + H_v) * _cdiv(S_kv, 2 * attention_bwd_gluon.KEYS_PER_CONSUMER) * 2
+    return torch.zeros(n, dtype=torch.int32, device=q.device)
 
 
 def _kv_accumulators(q, k, v):
@@ -1383,7 +1383,7 @@ def _replay_backward(plan, q, k, v, o, do, stats, dq, dk, dv, return_delta: bool
     delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, atomic, q.device, side)
     more = _kv_accumulators(q, k, v) if kv_acc else ()
     if turns is not None:
-        more += (_dq_turn_counters(B, H_q, S_q, turns, q.device) if turns else None,)
+        more += (_dq_turn_counters(q, k, v, turns) if turns else None,)
     plan.replay((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum) + more)
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, side).narrow(2, 0, S_q)

@@ -104,11 +104,21 @@ GLUON_CASES = [
          deterministic=True, seed=457),
     Case(B=4, H_q=16, H_k=16, H_v=16, S_q=4096, S_kv=4096, D_qk=128, D_v=128, dtype="fp16", deterministic=True,
          seed=458),
+    # GQA / MQA in deterministic mode (dK's and dV's reduces take turns too, H_k != H_v included): tails, layouts,
+    # causal, hd64, many waves
+    Case(B=1, H_q=4, H_k=1, H_v=1, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", deterministic=True,
+         seed=424),
+    Case(B=2, H_q=8, H_k=2, H_v=4, S_q=777, S_kv=777, D_qk=128, D_v=128, dtype="fp16", right_bound=0,
+         deterministic=True, q=BSHD, k=SBHD, v=PAD, do=BSHD, seed=459),
+    Case(B=2, H_q=6, H_k=3, H_v=3, S_q=1531, S_kv=999, D_qk=64, D_v=64, dtype="bf16", deterministic=True,
+         q=SBHD, k=BSHD, v=BSHD, seed=460),
+    Case(B=1, H_q=32, H_k=8, H_v=8, S_q=4096, S_kv=4096, D_qk=128, D_v=128, dtype="bf16", right_bound=0,
+         deterministic=True, seed=461),
 ]
 # Where the Triton backward must take the call instead: a head-dim stride of 2 in dO, rows not 16-byte
 # aligned, a window, the causal diagonal off 0, causal with S_q < S_kv, a negative scale, other head dims
 # (32, and 64 / 128 unequal),
-# fp32, deterministic mode with shared K/V heads (GQA: its dK, dV reduces are not ordered).
+# fp32.
 TRITON_CASES = [
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", do=DSTEP, seed=411),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", k=ODD, seed=412),
@@ -121,8 +131,6 @@ TRITON_CASES = [
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=32, D_v=32, dtype="bf16", seed=417),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=64, D_v=128, dtype="bf16", seed=425),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="fp32", seed=418),
-    Case(B=1, H_q=4, H_k=1, H_v=1, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", deterministic=True,
-         seed=424),
 ]
 
 
@@ -249,17 +257,20 @@ def test_gpu_gluon_backward_causal_start_order(monkeypatch, group, D):
         f"switches(head_group={group}), expected [{group}]: see launch._gluon_backward")
 
 
-@pytest.mark.parametrize("shape,causal", [((2, 4, 1531, 128), True), ((2, 3, 777, 128), False),
-                                          ((2, 4, 1000, 64), True), ((4, 16, 4096, 128), True),
-                                          ((4, 16, 4096, 128), False)],
-                         ids=["causal-tail", "tail", "hd64-causal", "waves-causal", "waves"])
-def test_gpu_gluon_backward_deterministic_is_bitwise_repeatable(launched, monkeypatch, shape, causal):
+@pytest.mark.parametrize("shape,causal,H_kv", [((2, 4, 1531, 128), True, None), ((2, 3, 777, 128), False, None),
+                                               ((2, 4, 1000, 64), True, None), ((4, 16, 4096, 128), True, None),
+                                               ((4, 16, 4096, 128), False, None), ((1, 32, 4096, 128), False, 8),
+                                               ((2, 8, 1000, 64), True, 2), ((2, 4, 777, 128), False, 1)],
+                         ids=["causal-tail", "tail", "hd64-causal", "waves-causal", "waves", "gqa-waves",
+                              "gqa-hd64-causal", "mqa-tail"])
+def test_gpu_gluon_backward_deterministic_is_bitwise_repeatable(launched, monkeypatch, shape, causal, H_kv):
     """Deterministic mode, the same call three times on fresh tensors of the same values (the first recorded,
     the others replayed by the launch cache with counters of their own): dQ, dK and dV bitwise equal, through
-    the Gluon kernel with DETERMINISTIC set. Shapes of one wave and of many (1024 programs at 4096)."""
+    the Gluon kernel with DETERMINISTIC set. Shapes of one wave and of many (1024 programs at 4096), with K/V heads
+    of their own and shared (GQA, MQA: dK's and dV's reduces in turn too)."""
     seen = []
     spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon, "attention_bwd_gluon_kernel")])
-    args, band = _inputs(12, shape, causal=causal)
+    args, band = _inputs(12, shape, causal=causal, H_kv=H_kv)
     runs = [launch.attention_backward(*(t.clone() for t in args), **band, deterministic=True) for _ in range(3)]
     flags = [kw["DETERMINISTIC"] for name, kw in seen]
     assert flags and all(flags), (

@@ -184,6 +184,15 @@ if AVAILABLE:
             "=r,l,r", [counter, ok], dtype=gl.int32, is_pure=False, pack=1)
 
     @gluon.jit
+    def _kv_signal(counter):
+        """``counter`` += 1, release at GPU scope, by thread 0 of a 128-thread consumer (``_consumer_tma``'s GQA
+        epilogue in deterministic mode, after ``_bulk_wait_written`` and a partition barrier, as ``_dq_signal``)."""
+        gl.inline_asm_elementwise(
+            "{ .reg .pred p; .reg .b32 t; mov.u32 t, %tid.x; and.b32 t, t, 127; setp.eq.u32 p, t, 0; "
+            "@p red.release.gpu.global.add.s32 [$1], 1; mov.b32 $0, 0; }",
+            "=r,l", [counter], dtype=gl.int32, is_pure=False, pack=1)
+
+    @gluon.jit
     def _dq_writer(dq_smem, dq_desc, dq_sem, staged, free, side0, key0, i_last, n_tiles, S_q):
         """Deterministic mode's dQ writer (one warp a consumer, FlashAttention-3's dQ warp): for each of the
         program's query tiles, in the consumers' order (from ``i_last`` down), it waits for the program's turn, then
@@ -495,7 +504,7 @@ if AVAILABLE:
 
     @gluon.jit
     def _consumer_tma(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_desc, dv_desc, b, hk, hv,
-                      sdk_s, sdk_d, sdv_s, sdv_d, dq_desc, side0, dq_bars, key0, i_start, n_tiles, S_q, S_kv,
+                      dk_ctr, dk_turn, dv_ctr, dv_turn, dq_desc, side0, dq_bars, key0, i_start, n_tiles, S_q, S_kv,
                       qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty,
                       do_empty, ds_full, lse_smem, dlt_smem, stamps):
         """``_consumer`` whose dK and dV leave by the bulk-copy engine, staged in ``kv_smem`` (this consumer's share of
@@ -505,7 +514,11 @@ if AVAILABLE:
         P's garbage, are not written). Where ``dk_desc`` and ``dv_desc`` are fp32 (a K or V head shared by several
         query heads: the head's rows of the launcher's accumulators) they are added in by bulk reduces; else (16-bit
         dK and dV the bulk-copy engine can address) stored. Read off the descriptors' type when compiling, so the loop
-        and its registers are the same either way."""
+        and its registers are the same either way. In deterministic mode (``dq_bars``, see ``_main_loop``) the
+        reduces take turns too: ``dk_ctr`` and ``dv_ctr`` are the program's K and V heads' counters for its key
+        block (a consumer's at + ``cid``), and each reduce waits until as many query heads as ``dk_turn`` /
+        ``dv_turn`` (this one's rank among the heads sharing the K / V head) have added theirs and are written;
+        elsewhere they are not read (the kernel passes the pointer-store strides in their places)."""
         D: gl.constexpr = q_smem.type.shape[2]
         dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, side0,
                             dq_bars, key0, i_start, n_tiles, S_q, S_kv, qk_scale_log2, causal, q_smem,
@@ -521,13 +534,24 @@ if AVAILABLE:
         dvh = hv % dv_desc.shape[1]
         mbarrier.wait(ds_full.index(n_tiles % 2), (n_tiles // 2) & 1)
         if out_t == gl.float32:
+            DET: gl.constexpr = dq_bars.type.shape[0] == 4
+            cid = (key0 // KEYS) % 2
             kv_smem.store(dv)
             fence_async_shared()
+            if DET:  # lower query heads of the group first (started before this one: deadlock-free as dQ's)
+                _dq_wait_turn(dv_ctr + cid, dv_turn)
             _tma_reduce_add(dv_desc, [dvb, dvh, key0, 0], as_box(kv_smem, dv_desc))
             tma.store_wait(0)
             kv_smem.store(dk * scale)
             fence_async_shared()
+            if DET:
+                _dq_wait_turn(dk_ctr + cid, dk_turn)
             _tma_reduce_add(dk_desc, [dkb, dkh, key0, 0], as_box(kv_smem, dk_desc))
+            if DET:  # both written before the turns are passed on, by one thread of the consumer
+                _bulk_wait_written()
+                _thread_barrier()
+                _kv_signal(dv_ctr + cid)
+                _kv_signal(dk_ctr + cid)
         else:  # the fp32 staging buffer holds both 16-bit tiles: no wait between the stores
             pair = _reinterpret(kv_smem, out_t, [2, KEYS, D], out_layout)
             pair.index(0).store(dv.to(out_t))
@@ -558,9 +582,11 @@ if AVAILABLE:
         bytes). ``TMA_EPILOGUE``: ``dk_out`` and ``dv_out`` are descriptors too, of dK and dV or, where a K or
         V head is shared (GQA), of zeroed fp32 accumulators (dims as dK's and dV's) that the group's programs
         add their partials into; else dK's and dV's pointers, stored through ``sdk_*`` and ``sdv_*``.
-        ``DETERMINISTIC`` (heads of their own only, G_k = G_v = 1): ``dq_sem_ptr`` is B H cdiv(S_q, ROWS) 2
-        zeroed int32 turn counters, one per (head, query tile, consumer), which two more one-warp partitions,
-        the consumers' dQ writers (``_dq_writer``), take turns by; otherwise any pointer but int32's, not read. ``stamp_ptr``: int64 (B H cdiv(S_kv, 128), ``STAMP_SLOTS``) for the phase stamps
+        ``DETERMINISTIC``: ``dq_sem_ptr`` is zeroed int32 turn counters, B H cdiv(S_q, ROWS) 2 of them, one per
+        (head, query tile, consumer), which two more one-warp partitions, the consumers' dQ writers
+        (``_dq_writer``), take turns by; where K or V heads are shared (GQA: the TMA epilogue's fp32 accumulators)
+        then B H_k cdiv(S_kv, 128) 2 for dK's reduces and B H_v cdiv(S_kv, 128) 2 for dV's, one per (K or V head,
+        key block, consumer) (``_consumer_tma``); otherwise any pointer but int32's, not read. ``stamp_ptr``: int64 (B H cdiv(S_kv, 128), ``STAMP_SLOTS``) for the phase stamps
         (``_stamp``), program (pid_n, bh) at row bh cdiv(S_kv, 128) + pid_n; any other pointer type (the
         launcher's: the fp32 dQ accumulator) compiles them away."""
         gl.static_assert(ROWS == 64 or (ROWS == 128 and D == 64), "query tile rows not in QUERY_ROWS for this D")
@@ -616,9 +642,21 @@ if AVAILABLE:
         kv_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([KEYS, D], gl.float32)
         kv0 = _reinterpret(q_smem, gl.float32, [KEYS, D], kv_layout)
         kv1 = _reinterpret(do_smem, gl.float32, [KEYS, D], kv_layout)
+        # the epilogue's four scalars: pointer stores' strides, or (TMA epilogue, deterministic mode) the turn
+        # counters of this program's K and V heads at its key block and its ranks among the query heads sharing them
+        # (read only where those heads are shared: the launcher's counters for them follow dQ's)
+        epi = (sdk_s, sdk_d, sdv_s, sdv_d)
         if TMA_EPILOGUE:  # descriptors, addressed by (b, hk) and (b, hv)
             dk_at = dk_out
             dv_at = dv_out
+            if DETERMINISTIC:
+                n_kb = gl.num_programs(0)
+                kv_sem = dq_sem_ptr + gl.num_programs(1) * gl.cdiv(S_q, ROWS) * 2  # B H_q heads' dQ counters first
+                B = gl.num_programs(1) // H
+                H_k = H // G_k
+                dk_ctr = kv_sem + ((b * H_k + hk) * n_kb + pid_n) * 2
+                dv_ctr = kv_sem + B * H_k * n_kb * 2 + ((b * (H // G_v) + hv) * n_kb + pid_n) * 2
+                epi = (dk_ctr, h % G_k, dv_ctr, h % G_v)
         else:  # pointers: the head's first elements
             dk_at = dk_out + b.to(gl.int64) * sdk_b + hk.to(gl.int64) * sdk_h
             dv_at = dv_out + b.to(gl.int64) * sdv_b + hv.to(gl.int64) * sdv_h
@@ -628,7 +666,7 @@ if AVAILABLE:
                 mbarrier.init(dq_bars.index(i), count=1)
         else:  # two: not used (``_main_loop`` and ``_loader`` read deterministic mode off the count)
             dq_bars = ds_full
-        tail = (dk_at, dv_at, b, hk, hv, sdk_s, sdk_d, sdv_s, sdv_d, dq_desc, side0, dq_bars)
+        tail = (dk_at, dv_at, b, hk, hv) + epi + (dq_desc, side0, dq_bars)
         scalars = (i_start, n_tiles, S_q, S_kv, qk_scale_log2, scale, causal)
         DH: gl.constexpr = D // 2
         # consumer c: keys c * 64 on of the program's 128 (K, V blocks c), dQ's columns c * 64 on (of both)
