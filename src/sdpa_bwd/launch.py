@@ -163,11 +163,12 @@ GLUON_BWD_CAUSAL_HEAD_DIMS = frozenset(
     int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_CAUSAL_HEAD_DIMS", "64,128").split(",") if d)
 
 # Deterministic calls in the Gluon backward, its dQ reduces taken in turn by a dQ writer warp a consumer
-# (``DETERMINISTIC``; GQA's dK, dV reduces in turn in the epilogue, lower query heads first): bitwise repeatable, and since stop 28 (run 3 of
-# docs/data/h200-2026-12-02f, tools/det_perf.py) 1.00-1.07x of the default at hd128 and 1.06-1.16x at hd64, against
-# the Triton kernels' deterministic path's 1.15-1.43x. Stop 25's form (the consumer took the turn itself and passed
-# it on a tile late) was 1.29-1.57x. False (the switch gluon_bwd_deterministic) sends them to the Triton kernels.
-GLUON_BWD_DETERMINISTIC = True
+# (``DETERMINISTIC``; GQA's dK, dV reduces in turn in the epilogue, lower query heads first): bitwise repeatable,
+# and since stop 28 (run 3 of docs/data/h200-2026-12-02f, tools/det_perf.py) 1.00-1.07x of the default at hd128 and
+# 1.06-1.16x at hd64, against the Triton kernels' deterministic path's 1.15-1.43x. Stop 25's form (the consumer took the turn itself and passed
+# it on a tile late) was 1.29-1.57x. False (the switch gluon_bwd_deterministic, or $SDPA_BWD_GLUON_BWD_DET=0) sends
+# them to the Triton kernels.
+GLUON_BWD_DETERMINISTIC = os.environ.get("SDPA_BWD_GLUON_BWD_DET", "1") != "0"
 # Where an int64 tensor of (programs, attention_bwd_gluon.STAMP_SLOTS) (tools/phase_stamps.py), the Gluon backward's
 # programs write their phase stamps into it (a diagnostic build of the kernel; None: the stamps compile away).
 GLUON_BWD_STAMPS: Optional[torch.Tensor] = None
@@ -1000,7 +1001,8 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and dV bulk-reduced into
     fp32 accumulators), scale > 0, no band but the causal one with its diagonal at 0 (and S_q >= S_kv under it),
     in deterministic mode where ``GLUON_BWD_DETERMINISTIC`` lets it in (on by default since stop 28: dQ's reduces,
-    and GQA's dK and dV reduces, then take turns), with outputs that touch no input. The Triton kernels take the rest."""
+    and GQA's dK and dV reduces, then take turns), with outputs that touch no input. The Triton kernels take the
+    rest."""
     reasons = _gluon_reasons(q, GLUON_BACKWARD, "GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD", config, "backward")
     B, H_q, S_q, D_qk = q.shape
     S_kv, D_v = k.shape[2], v.shape[3]

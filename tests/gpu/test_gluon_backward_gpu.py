@@ -32,8 +32,8 @@ PAD, ODD, DSTEP = TMA_PAD, TMA_ODD, SBHD_DSTEP  # ODD: rows not 16-byte aligned,
 def every_head_dim_it_is_written_for(monkeypatch):
     """The kernel at every head dim its buffers are written for (``attention_bwd_gluon.HEAD_DIMS``), with and
     without the causal mask, and in deterministic mode (``GLUON_BWD_DETERMINISTIC``, on by default since stop 28,
-    pinned here), and the A/B switches can leave a head dim out (``GLUON_BWD_HEAD_DIMS``, ``GLUON_BWD_CAUSAL_HEAD_DIMS``), so every form is let in here to be
-    checked."""
+    pinned here), and the A/B switches can leave a head dim out (``GLUON_BWD_HEAD_DIMS``,
+    ``GLUON_BWD_CAUSAL_HEAD_DIMS``), so every form is let in here to be checked."""
     monkeypatch.setattr(launch, "GLUON_BWD_HEAD_DIMS", frozenset(attention_bwd_gluon.HEAD_DIMS))
     monkeypatch.setattr(launch, "GLUON_BWD_CAUSAL_HEAD_DIMS", frozenset(attention_bwd_gluon.HEAD_DIMS))
     monkeypatch.setattr(launch, "GLUON_BWD_DETERMINISTIC", True)

@@ -294,8 +294,8 @@ if AVAILABLE:
             _tma_load(b_desc, [row0 + t * ROWS, 0], b_ready.index(s), b_smem.index(s))
 
     @gluon.jit
-    def _loader(q_desc, do_desc, k_desc, v_desc, b, h, hk, hv, key0, m0, n_tiles, dq_bars, k_smem, v_smem, q_smem, do_smem,
-                kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc, side0, lse_smem, dlt_smem, stamps):
+    def _loader(q_desc, do_desc, k_desc, v_desc, b, h, hk, hv, key0, m0, n_tiles, dq_bars, k_smem, v_smem, q_smem,
+                do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc, side0, lse_smem, dlt_smem, stamps):
         """This kernel's loader partition: K's and V's 128 rows once, then each query tile's Q rows with its lse2
         rows (under ``q_ready``) and its dO rows with its delta rows (under ``do_ready``) through the stages.
         The descriptors are the launcher's, made on the host (``launch._gluon_bwd_descriptors``): Q, dO, K, V as
@@ -586,9 +586,10 @@ if AVAILABLE:
         (head, query tile, consumer), which two more one-warp partitions, the consumers' dQ writers
         (``_dq_writer``), take turns by; where K or V heads are shared (GQA: the TMA epilogue's fp32 accumulators)
         then B H_k cdiv(S_kv, 128) 2 for dK's reduces and B H_v cdiv(S_kv, 128) 2 for dV's, one per (K or V head,
-        key block, consumer) (``_consumer_tma``); otherwise any pointer but int32's, not read. ``stamp_ptr``: int64 (B H cdiv(S_kv, 128), ``STAMP_SLOTS``) for the phase stamps
-        (``_stamp``), program (pid_n, bh) at row bh cdiv(S_kv, 128) + pid_n; any other pointer type (the
-        launcher's: the fp32 dQ accumulator) compiles them away."""
+        key block, consumer) (``_consumer_tma``); otherwise any pointer but int32's, not read. ``stamp_ptr``:
+        int64 (B H cdiv(S_kv, 128), ``STAMP_SLOTS``) for the phase stamps (``_stamp``), program (pid_n, bh) at row
+        bh cdiv(S_kv, 128) + pid_n; any other pointer type (the launcher's: the fp32 dQ accumulator) compiles them
+        away."""
         gl.static_assert(ROWS == 64 or (ROWS == 128 and D == 64), "query tile rows not in QUERY_ROWS for this D")
         gl.static_assert((dq_sem_ptr.dtype.element_ty == gl.int32) == DETERMINISTIC,
                          "deterministic mode takes int32 dQ turn counters, and only it: the consumers read it off "
