@@ -196,6 +196,7 @@ def test_gluon_backward_takes_hd64_with_and_without_the_mask(as_on_the_h200):
     # a head dim left out of GLUON_BWD_CAUSAL_HEAD_DIMS (the A/B switch; both are in by default)
     (dict(d=64, causal=True, banded=True, causal_dims=(128,)), "causal mask"),
     (dict(deterministic=True, det_off=True), "deterministic"),  # GLUON_BWD_DETERMINISTIC switched off
+    (dict(deterministic=True, H_kv=1, det_gqa_off=True), "shared K/V heads"),  # its GQA half switched off
     (dict(scale=-0.5), "scale"),
     (dict(banded=True), "band"),
     (dict(banded=True, causal=True, hi_off=5), "band"),
@@ -214,6 +215,8 @@ def test_gluon_backward_reasons_name_each_thing_it_cannot_do(as_on_the_h200, mon
         monkeypatch.setattr(launch, "GLUON_BACKWARD", "off")
     if change.get("det_off"):
         monkeypatch.setattr(launch, "GLUON_BWD_DETERMINISTIC", False)
+    if change.get("det_gqa_off"):
+        monkeypatch.setattr(launch, "GLUON_BWD_DETERMINISTIC_GQA", False)
     if "causal_dims" in change:
         monkeypatch.setattr(launch, "GLUON_BWD_CAUSAL_HEAD_DIMS", frozenset(change["causal_dims"]))
     kw = {n: change[n] for n in ("scale", "banded", "causal", "hi_off", "deterministic", "apart") if n in change}
@@ -255,6 +258,7 @@ def test_gluon_backward_takes_a_call_exactly_when_its_kernel_addresses_it(as_on_
     monkeypatch.setattr(launch, "GLUON_BWD_HEAD_DIMS", frozenset({64, 128} if hd64 else {128}))
     monkeypatch.setattr(launch, "GLUON_BWD_CAUSAL_HEAD_DIMS", frozenset({128}))
     monkeypatch.setattr(launch, "GLUON_BWD_DETERMINISTIC", det_on)
+    monkeypatch.setattr(launch, "GLUON_BWD_DETERMINISTIC_GQA", True)  # its own switch, checked apart
     lay = Layout(order, row_gap=row_gap, d_step=d_step, offset=offset)
     q, do = (strided((2, 4, 32, d), lay, dtype)[0] for _ in range(2))
     k, v = (strided((2, 2 if gqa else 4, 32, d), lay, dtype)[0] for _ in range(2))

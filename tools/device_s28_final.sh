@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stop 28's claim on one GPU in one call: the Gluon backward's GPU tests first (its deterministic form, new this
-# stop, gates the rest: if they fail, the benchmark runs with deterministic calls on the Triton kernels,
-# $SDPA_BWD_GLUON_BWD_DET=0, and the log says so), then the backward benchmark against cuDNN
+# stop, gates the rest: if they fail, the benchmark runs with deterministic GQA calls on the Triton kernels,
+# $SDPA_BWD_GLUON_BWD_DET_GQA=0, and the log says so), then the backward benchmark against cuDNN
 # (layout rows timed against their BHSD twins; deterministic mode in the Gluon kernel), then the other GPU tests.
 # The forward's kernels did not change this stop (its table stays stop 27's, device_s27_bench.sh); the full plan
 # goes in a call of its own (tools/device_levels.sh).
@@ -16,7 +16,7 @@ export PYTHONPATH=src PYTHONUNBUFFERED=1 COLUMNS=160
   rc=${PIPESTATUS[0]}
   echo "Gluon backward GPU tests: exit $rc, $SECONDS s"
   if [ "$rc" != 0 ]; then
-    export SDPA_BWD_GLUON_BWD_DET=0 && echo "FALLBACK: deterministic calls on the Triton kernels (SDPA_BWD_GLUON_BWD_DET=0)"
+    export SDPA_BWD_GLUON_BWD_DET_GQA=0 && echo "FALLBACK: deterministic GQA on the Triton kernels (SDPA_BWD_GLUON_BWD_DET_GQA=0)"
   fi
   timeout "${BENCH_S:-350}" python3 benchmarks/bench_backward.py --peers cudnn --no-split --out "$out/b" \
     > "$out/b/bench_backward.txt" 2>&1

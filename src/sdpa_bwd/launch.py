@@ -169,6 +169,9 @@ GLUON_BWD_CAUSAL_HEAD_DIMS = frozenset(
 # it on a tile late) was 1.29-1.57x. False (the switch gluon_bwd_deterministic, or $SDPA_BWD_GLUON_BWD_DET=0) sends
 # them to the Triton kernels.
 GLUON_BWD_DETERMINISTIC = os.environ.get("SDPA_BWD_GLUON_BWD_DET", "1") != "0"
+# Of those, calls whose K or V heads are shared (GQA, MQA: their dK, dV reduces take turns in the epilogue, stop
+# 28); False ($SDPA_BWD_GLUON_BWD_DET_GQA=0) leaves them to the Triton kernels.
+GLUON_BWD_DETERMINISTIC_GQA = os.environ.get("SDPA_BWD_GLUON_BWD_DET_GQA", "1") != "0"
 # Where an int64 tensor of (programs, attention_bwd_gluon.STAMP_SLOTS) (tools/phase_stamps.py), the Gluon backward's
 # programs write their phase stamps into it (a diagnostic build of the kernel; None: the stamps compile away).
 GLUON_BWD_STAMPS: Optional[torch.Tensor] = None
@@ -1024,6 +1027,10 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     if deterministic and not GLUON_BWD_DETERMINISTIC:
         reasons.append("deterministic mode: GLUON_BWD_DETERMINISTIC is off (the switch gluon_bwd_deterministic), "
                        "so the Triton kernels' deterministic path takes it")
+    if deterministic and GLUON_BWD_DETERMINISTIC and (H_k != H_q or H_v != H_q) and not GLUON_BWD_DETERMINISTIC_GQA:
+        reasons.append(f"deterministic mode with shared K/V heads (H_q, H_k, H_v = {(H_q, H_k, H_v)}): "
+                       "GLUON_BWD_DETERMINISTIC_GQA is off ($SDPA_BWD_GLUON_BWD_DET_GQA=0), so the Triton kernels' "
+                       "deterministic path takes it")
     if B * H_q > 65535:
         reasons.append(f"B * H = {B * H_q}: over the grid's 65535")
     if B * H_q * S_q >= 2 ** 31:

@@ -37,6 +37,7 @@ def every_head_dim_it_is_written_for(monkeypatch):
     monkeypatch.setattr(launch, "GLUON_BWD_HEAD_DIMS", frozenset(attention_bwd_gluon.HEAD_DIMS))
     monkeypatch.setattr(launch, "GLUON_BWD_CAUSAL_HEAD_DIMS", frozenset(attention_bwd_gluon.HEAD_DIMS))
     monkeypatch.setattr(launch, "GLUON_BWD_DETERMINISTIC", True)
+    monkeypatch.setattr(launch, "GLUON_BWD_DETERMINISTIC_GQA", True)
 
 GLUON_CASES = [
     Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1024, S_kv=1024, D_qk=128, D_v=128, dtype="bf16", seed=400),
