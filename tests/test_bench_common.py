@@ -36,13 +36,21 @@ def test_summary_names_the_host_bound_rows():
     assert "host-bound" not in common.summary_lines(common.summarize(rows[1:], ["bf16"]), ["bf16"])[0]
 
 
-def test_retime_interleaved_times_ours_then_the_peer_and_keeps_the_faster_of_each():
+def _scripted_timer(script: dict):
+    """(timer, order): a stand-in for do_bench that returns each function's next scripted time, by name, and
+    records the order it was called in."""
     order = []
-    times = {"ours": iter([1.5]), "peer": iter([0.7])}
+    times = {name: iter(ts) for name, ts in script.items()}
 
     def timer(fn):
         order.append(fn.__name__)
         return next(times[fn.__name__])
+
+    return timer, order
+
+
+def test_retime_interleaved_times_ours_then_the_peer_and_keeps_the_faster_of_each():
+    timer, order = _scripted_timer({"ours": [1.5], "peer": [0.7]})
 
     def ours():
         pass
@@ -57,12 +65,7 @@ def test_retime_interleaved_times_ours_then_the_peer_and_keeps_the_faster_of_eac
 
 
 def test_layout_twin_alternates_the_layout_and_bhsd_and_keeps_the_faster_of_each():
-    order = []
-    times = {"lay": iter([1.30, 1.10]), "bhsd": iter([1.00, 1.05])}
-
-    def timer(fn):
-        order.append(fn.__name__)
-        return next(times[fn.__name__])
+    timer, order = _scripted_timer({"lay": [1.30, 1.10], "bhsd": [1.00, 1.05]})
 
     def lay():
         pass

@@ -163,8 +163,8 @@ if AVAILABLE:
 
     @gluon.jit
     def _dq_wait_turn(counter, turn):
-        """Spin until ``counter`` has reached ``turn`` (that many programs' reduces of this dQ tile half are
-        written), by an acquire load of every thread, then a generic-to-async proxy fence so that the bulk
+        """Spin until ``counter`` has reached ``turn`` (that many programs' reduces into its tile, a dQ tile half
+        or, under GQA, a K or V head's key block, are written), by an acquire load of every thread, then a generic-to-async proxy fence so that the bulk
         reduce issued after it is ordered after the writes it observed. ``<`` rather than ``!=``: the counter
         never passes a waiting program's turn, and a wrong count should give wrong sums, not a hung GPU."""
         gl.inline_asm_elementwise(
