@@ -143,12 +143,13 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
     g = ks[ct.GLUON_BWD_KERNEL]
     rows = launch.GLUON_BWD_HD64_ROWS if D == 64 else 64
     assert dict(g.constexprs) == {"D": D, "TMA_EPILOGUE": True, "ROWS": rows, "HEAD_GROUP": 1,
-                                  "DETERMINISTIC": False}, dict(g.constexprs)
+                                  "DETERMINISTIC": False, "HEAD_LOOP": False}, dict(g.constexprs)
     assert g.num_warps == 4 and g.maxnreg == attention_bwd_gluon.MAX_REGS
     strided = by_kernel(Case("g", B=2, H_q=4, S_q=256, D_qk=D, D_v=D, dtype="bfloat16",
                              storage={"dk": Storage("bhsd", inner_stride=2)}))
     assert dict(strided[ct.GLUON_BWD_KERNEL].constexprs) == {"D": D, "TMA_EPILOGUE": False, "ROWS": rows,
-                                                             "HEAD_GROUP": 1, "DETERMINISTIC": False}, sorted(strided)
+                                                             "HEAD_GROUP": 1, "DETERMINISTIC": False,
+                                                             "HEAD_LOOP": False}, sorted(strided)
     gqa = by_kernel(Case("g", B=2, H_q=4, H_k=2, H_v=2, S_q=256, D_qk=D, D_v=D, dtype="bfloat16"))
     assert ct.GLUON_BWD_KERNEL in gqa and not any(k.startswith("attention_bwd_dkdv") for k in gqa), sorted(gqa)
     sig = dict(gqa[ct.GLUON_BWD_KERNEL].signature)
@@ -161,7 +162,8 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
     assert ct.GLUON_BWD_KERNEL in own and not any(k.startswith("attention_bwd_dkdv") for k in own), sorted(own)
     # deterministic mode starts its programs in head groups with or without the mask (launch._gluon_backward)
     assert dict(own[ct.GLUON_BWD_KERNEL].constexprs) == {"D": D, "TMA_EPILOGUE": True, "ROWS": rows,
-                                                         "HEAD_GROUP": launch.GLUON_HEAD_GROUP, "DETERMINISTIC": True}
+                                                         "HEAD_GROUP": launch.GLUON_HEAD_GROUP, "DETERMINISTIC": True,
+                                                         "HEAD_LOOP": False}
     assert (dict(own[ct.GLUON_BWD_KERNEL].signature)["dq_sem_ptr"], dict(g.signature)["dq_sem_ptr"]) == \
         ("*i32", "*fp32")
     det = by_kernel(Case("g", B=2, H_q=4, H_k=2, H_v=2, S_q=256, D_qk=D, D_v=D, dtype="bfloat16",
@@ -169,3 +171,15 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
     assert ct.GLUON_BWD_KERNEL in det and not any(k.startswith("attention_bwd_dkdv") for k in det), sorted(det)
     assert dict(det[ct.GLUON_BWD_KERNEL].constexprs)["DETERMINISTIC"] is True
     assert dict(det[ct.GLUON_BWD_KERNEL].signature)["dk_out"].startswith("tensordesc<fp32[1, 1, 64,")
+    # GQA's head loop (stop 29): where a program per K/V head and key block fills the H200 twice over, the plain
+    # GQA call is the head-loop form, its dK and dV descriptors 16-bit (stored, no accumulators); under the mask,
+    # in deterministic mode, with K and V heads shared unalike, or where the programs are too few, the fp32 form
+    big = dict(B=1, H_q=32, H_k=8, H_v=8, S_q=8192, D_qk=D, D_v=D, dtype="bfloat16")
+    loop = by_kernel(Case("g", **big))[ct.GLUON_BWD_KERNEL]
+    assert dict(loop.constexprs)["HEAD_LOOP"] is True, dict(loop.constexprs)
+    assert dict(loop.signature)["dk_out"].startswith("tensordesc<bf16[1, 1, 64,"), dict(loop.signature)
+    assert "attention_bwd_dq_convert_kernel" in by_kernel(Case("g", **big))  # dQ's conversion only
+    for other in (dict(big, right_bound=0), dict(big, deterministic=True), dict(big, H_v=4), dict(big, S_q=1024)):
+        k = by_kernel(Case("g", **other))[ct.GLUON_BWD_KERNEL]
+        assert dict(k.constexprs)["HEAD_LOOP"] is False, (other, dict(k.constexprs))
+    assert dict(gqa[ct.GLUON_BWD_KERNEL].constexprs)["HEAD_LOOP"] is False  # 2 x 2 x 2 programs: too few

@@ -35,14 +35,17 @@ def compiled():
     run = subprocess.run([sys.executable, TOOL, "bf16"], capture_output=True, text=True, env=env, timeout=600)
     assert run.returncode == 0, f"tools/gluon_bwd_compile.py failed:\n{run.stderr[-3000:]}"
     rows = (json.loads(ln) for ln in run.stdout.splitlines() if ln.startswith("{"))
-    return {(r["D"], r["ROWS"], r["grouped"], r["tma_epilogue"], r["deterministic"]): r for r in rows}
+    return {(r["D"], r["ROWS"], r["grouped"], r["tma_epilogue"], r["deterministic"], r["head_loop"]): r
+            for r in rows}
 
 
-# (grouped, TMA epilogue, deterministic): the six compiles the launcher makes (shared K/V heads always
-# bulk-reduce dK, dV through the TMA epilogue)
-VARIANTS = [(False, True, False), (False, False, False), (True, True, False), (False, True, True),
-            (False, False, True), (True, True, True)]
-VARIANT_IDS = ["own-kv-tma-store", "own-kv-pointer-store", "gqa", "det-tma-store", "det-pointer-store", "gqa-det"]
+# (grouped, TMA epilogue, deterministic, head loop): the eight compiles the launcher makes (shared K/V heads'
+# accumulators always take dK, dV's bulk reduces through the TMA epilogue; GQA's head loop stores them as 16 bits)
+VARIANTS = [(False, True, False, False), (False, False, False, False), (True, True, False, False),
+            (False, True, True, False), (False, False, True, False), (True, True, True, False),
+            (False, True, False, True), (False, False, False, True)]
+VARIANT_IDS = ["own-kv-tma-store", "own-kv-pointer-store", "gqa", "det-tma-store", "det-pointer-store", "gqa-det",
+               "gqa-loop-tma-store", "gqa-loop-pointer-store"]
 
 
 # (head dim, query tile rows): hd64 at FlashAttention-3's 128 rows (the launcher's) and at 64 (A/B runs)
@@ -50,7 +53,7 @@ SHAPES = [(64, 128), (64, 64), (128, 64)]
 
 
 def test_gluon_backward_compiles_every_head_dim_and_epilogue(compiled):
-    expected = {(D, rows, g, t, det) for D, rows in SHAPES for g, t, det in VARIANTS}
+    expected = {(D, rows, g, t, det, loop) for D, rows in SHAPES for g, t, det, loop in VARIANTS}
     assert set(compiled) == expected, (
         f"tools/gluon_bwd_compile.py compiled {sorted(compiled)}, expected {sorted(expected)}: "
         "attention_bwd_gluon.HEAD_DIMS, QUERY_ROWS or the tool's VARIANTS changed")
@@ -72,9 +75,9 @@ def test_gluon_backward_phase_stamps_compile_in_only_where_asked(compiled):
 
 
 @pytest.mark.parametrize("D,rows", SHAPES, ids=[f"hd{d}-rows{r}" for d, r in SHAPES])
-@pytest.mark.parametrize("grouped,tma,det", VARIANTS, ids=VARIANT_IDS)
-def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows, grouped, tma, det):
-    r = compiled[(D, rows, grouped, tma, det)]
+@pytest.mark.parametrize("grouped,tma,det,loop", VARIANTS, ids=VARIANT_IDS)
+def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows, grouped, tma, det, loop):
+    r = compiled[(D, rows, grouped, tma, det, loop)]
     # tile bodies a consumer: two peeled (the causal diagonal's) and the loop; deterministic mode walks the tiles
     # from the last down and peels the first too (the loop takes dK's product in flight from a wgmma)
     bodies = 4 if det else 3
@@ -128,7 +131,7 @@ def test_gluon_backward_deterministic_compile_takes_turns(compiled, D, rows, gro
     ``cp.async.bulk.wait_group 0``) with a release add on its counter; with shared K/V heads (GQA) each consumer's
     epilogue also spins for dV's and dK's turns, waits for both reduces written and passes both on. Nothing of it
     in the consumers' tile bodies, little more shared memory (four mbarriers), and spills bounded."""
-    r, free = compiled[(D, rows, grouped, tma, True)], compiled[(D, rows, grouped, tma, False)]
+    r, free = compiled[(D, rows, grouped, tma, True, False)], compiled[(D, rows, grouped, tma, False, False)]
     seen = {n: r[n] for n in ("turn_spins", "proxy_fences_global", "written_waits", "release_adds")}
     gqa = 2 if grouped else 0  # per consumer: two spins (and their fences), one written-wait, two adds
     expected = dict(turn_spins=2 + 2 * gqa, proxy_fences_global=2 + 2 * gqa, written_waits=2 + gqa,

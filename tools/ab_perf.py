@@ -592,6 +592,19 @@ BWD_VARIANTS_S26 = {
     64: [("gluon", "on", None, _HD64_CAUSAL), ("triton", "on", None, _TRITON),
          ("gluon again", "on", None, _HD64_CAUSAL), ("triton again", "on", None, _TRITON)]}
 FWD_VARIANTS_S26 = {d: [] for d in (64, 128)}
+# Stop 29: GQA's head loop in the Gluon backward (a program per K/V head and key block walking the 4 query heads that
+# share it, dK and dV in registers throughout and stored; ``launch.GLUON_BWD_HEAD_LOOP``) against a program per
+# query head adding dK, dV partials into zeroed fp32 accumulators converted after (stop 16's form). Predicted: 2-5%
+# off each GQA non-causal row (the accumulators' zeroing, reduces and conversions, ~0.1 ms at (1,32/8,8192,128), and
+# three quarters of the programs' fixed costs, ~2.5%), the layouts alike. Each row interleaved, against cuDNN.
+ROWS_S29 = [(1, 32, 8, 8192, 128, False, torch.bfloat16), (1, 32, 8, 8192, 128, False, torch.bfloat16, "bshd"),
+            (1, 32, 8, 8192, 128, False, torch.bfloat16, "sbhd"),
+            (1, 32, 8, 8192, 128, False, torch.bfloat16, "bshd_pad"), (1, 32, 8, 8192, 128, False, torch.float16),
+            (2, 32, 8, 8192, 64, False, torch.bfloat16), (4, 32, 8, 4096, 128, False, torch.bfloat16)]
+_NO_LOOP = dict(gluon_bwd_head_loop=False)
+BWD_VARIANTS_S29 = {d: [("loop", "on", None), ("acc", "on", None, _NO_LOOP), ("loop again", "on", None),
+                        ("acc again", "on", None, _NO_LOOP)] for d in (64, 128)}
+FWD_VARIANTS_S29 = {d: [] for d in (64, 128)}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
@@ -605,7 +618,8 @@ TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VAR
           "s24": (ROWS_S24, BWD_VARIANTS_S24, FWD_VARIANTS_S24),
           "s25": (ROWS_S25, BWD_VARIANTS_S25, FWD_VARIANTS_S25),
           "s25b": (ROWS_S25B, BWD_VARIANTS_S25B, FWD_VARIANTS_S25B),
-          "s26": (ROWS_S26, BWD_VARIANTS_S26, FWD_VARIANTS_S26)}
+          "s26": (ROWS_S26, BWD_VARIANTS_S26, FWD_VARIANTS_S26),
+          "s29": (ROWS_S29, BWD_VARIANTS_S29, FWD_VARIANTS_S29)}
 
 
 def _variant(v):

@@ -66,6 +66,7 @@ FAMILY = {"attention_fwd_kernel": "fwd", "attention_bwd_preprocess_kernel": "odo
           "attention_bwd_dkdv_kernel": "dkdv", "attention_bwd_dq_kernel": "dq",
           "attention_bwd_dq_convert_kernel": "dq_convert", GLUON_KERNEL: "fwd", GLUON_BWD_KERNEL: "dkdv"}
 ANY_LEN_SUFFIX = "_any_len"
+H200_SMS = 132  # the H200's SMs (launch._sm_count), which the launcher's GQA head-loop rule counts programs against
 _TRITON_DTYPE = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "int8": "i8", "int32": "i32"}
 ALLOC_ALIGN = 512          # the CUDA caching allocator hands out 512-byte aligned blocks
 _BUFFER_SPACING = 1 << 40  # fake buffers never share an address range
@@ -323,7 +324,8 @@ def recording(sink: list, alloc: Optional[_Allocator] = None):
                mock.patch.object(launch, "_ensure_tma_allocator", lambda: None),
                mock.patch.object(launch, "_tuned", lambda *a, **k: None),
                mock.patch.object(launch, "_BWD_OVERRIDE", None),
-               mock.patch.object(launch, "_is_sm90", lambda index: True)]
+               mock.patch.object(launch, "_is_sm90", lambda index: True),
+               mock.patch.object(launch, "_sm_count", lambda index: H200_SMS)]
     # the Gluon forward and backward, which the H200 takes for hd128 (and 192/128 forward) 16-bit problems
     for kernel, module in GLUON_KERNELS.items():
         gluon = getattr(launch, module)

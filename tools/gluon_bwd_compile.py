@@ -5,7 +5,8 @@
 
 One JSON line per dtype (default: bf16 and fp16), head dim (``attention_bwd_gluon.HEAD_DIMS``), query tile rows
 (``QUERY_ROWS``) and variant (``grouped``: GQA's, dK and dV bulk-reduced; ``tma_epilogue``: dK and dV by TMA store,
-else by pointer stores; ``deterministic``: dQ's reduces taken in turn, heads of their own only):
+else by pointer stores; ``deterministic``: dQ's reduces taken in turn; ``head_loop``: GQA's head loop, a program
+walking the query heads of its K/V head, dK and dV stored):
 the shared memory, the number of wgmma instructions, each
 product wait's outstanding count (``wgmma.wait_group N``), the partitions' register budgets (``setmaxnreg``),
 ptxas -v's registers, spills and serialisation verdict (``gluon_probe_common.compile_report``), and how the
@@ -27,14 +28,17 @@ import re
 import sys
 
 
-# (grouped, tma_epilogue, deterministic) as the launcher compiles them: shared K/V heads always take the TMA
-# epilogue (deterministic since stop 28: their dK, dV reduces take turns too)
-VARIANTS = ((False, True, False), (False, False, False), (True, True, False), (False, True, True),
-            (False, False, True), (True, True, True))
+# (grouped, tma_epilogue, deterministic, head_loop) as the launcher compiles them: shared K/V heads' accumulators
+# always take the TMA epilogue (deterministic since stop 28: their dK, dV reduces take turns too); GQA's head loop
+# (stop 29) stores 16-bit dK and dV either way, and is never deterministic
+VARIANTS = ((False, True, False, False), (False, False, False, False), (True, True, False, False),
+            (False, True, True, False), (False, False, True, False), (True, True, True, False),
+            (False, True, False, True), (False, False, False, True))
 
 
 def variant_signature(dtype: str, D: int = 128, grouped: bool = False, tma_epilogue: bool = True, rows: int = 64,
-                      deterministic: bool = False, stamps: bool = False, head_group: int = 1) -> tuple:
+                      deterministic: bool = False, stamps: bool = False, head_group: int = 1,
+                      head_loop: bool = False) -> tuple:
     """(signature, constexprs) of a form of the kernel as the launcher compiles it, its descriptors
     (``launch._gluon_bwd_descriptors``) as signature strings: see ``compile_variant``."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -62,23 +66,25 @@ def variant_signature(dtype: str, D: int = 128, grouped: bool = False, tma_epilo
     if deterministic:
         sig["dq_sem_ptr"] = "*i32"
     sig["stamp_ptr"] = "*i64" if stamps else "*fp32"  # the phase stamps' build (tools/phase_stamps.py), or none
-    consts = dict(D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows, HEAD_GROUP=head_group, DETERMINISTIC=deterministic)
+    consts = dict(D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows, HEAD_GROUP=head_group, DETERMINISTIC=deterministic,
+                  HEAD_LOOP=head_loop)
     return sig, consts
 
 
 def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogue: bool = True,
-                    rows: int = 64, deterministic: bool = False, stamps: bool = False) -> dict:
+                    rows: int = 64, deterministic: bool = False, stamps: bool = False, head_loop: bool = False) -> dict:
     """``grouped``: the GQA variant, dK and dV added into fp32 accumulators (``dk_out``, ``dv_out`` fp32
     descriptors); ``tma_epilogue``: dK and dV leave by the bulk-copy engine (``_consumer_tma``), else by pointer
     stores; ``deterministic``: dQ's reduces in turn (``dq_sem_ptr`` int32 counters, else fp32 like the
-    launcher's)."""
+    launcher's); ``head_loop``: GQA's head loop (``HEAD_LOOP``)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import compile_report
 
     from sdpa_bwd.kernels import attention_bwd_gluon as g
 
     fn = g.attention_bwd_gluon_kernel
-    sig, consts = variant_signature(dtype, D, grouped, tma_epilogue, rows, deterministic, stamps)
+    sig, consts = variant_signature(dtype, D, grouped, tma_epilogue, rows, deterministic, stamps,
+                                    head_loop=head_loop)
     report = compile_report(fn, sig, consts, maxnreg=g.MAX_REGS, with_ptx=True)
     ptx = report.pop("ptx")
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
@@ -94,7 +100,7 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
     report["proxy_fences_global"] = ptx.count("fence.proxy.async.global")
     report["timer_reads"] = ptx.count("%globaltimer")
     return dict(dtype=dtype, grouped=grouped, tma_epilogue=tma_epilogue, deterministic=deterministic, stamps=stamps,
-                **report)
+                head_loop=head_loop, **report)
 
 
 def main(argv) -> None:
@@ -108,9 +114,9 @@ def main(argv) -> None:
     for dtype in argv or ["bf16", "fp16"]:
         for D in HEAD_DIMS:
             for rows in QUERY_ROWS[D]:
-                for grouped, tma_epilogue, deterministic in VARIANTS:
-                    print(json.dumps(compile_variant(dtype, D, grouped, tma_epilogue, rows, deterministic)),
-                          flush=True)
+                for grouped, tma_epilogue, deterministic, head_loop in VARIANTS:
+                    print(json.dumps(compile_variant(dtype, D, grouped, tma_epilogue, rows, deterministic,
+                                                     head_loop=head_loop)), flush=True)
 
 
 if __name__ == "__main__":

@@ -172,6 +172,15 @@ GLUON_BWD_DETERMINISTIC = os.environ.get("SDPA_BWD_GLUON_BWD_DET", "1") != "0"
 # Of those, calls whose K or V heads are shared (GQA, MQA: their dK, dV reduces take turns in the epilogue, stop
 # 28); False ($SDPA_BWD_GLUON_BWD_DET_GQA=0) leaves them to the Triton kernels.
 GLUON_BWD_DETERMINISTIC_GQA = os.environ.get("SDPA_BWD_GLUON_BWD_DET_GQA", "1") != "0"
+# GQA without the mask and outside deterministic mode, K and V heads shared alike (H_k = H_v < H_q): a program per
+# (batch, K/V head, key block) walks the query heads sharing them (the kernel's ``HEAD_LOOP``), its dK and dV in
+# registers throughout and stored once, in place of a program per query head adding dK, dV partials into zeroed
+# fp32 accumulators that a conversion writes out (their zeroing, reduces, conversion and memory gone, and a
+# G-th of the programs' fixed costs). Only where those programs fill the GPU at least
+# GLUON_BWD_HEAD_LOOP_MIN_WAVES times over (fewer, larger programs leave SMs idle on small problems: MQA's one
+# K/V head). False ($SDPA_BWD_GLUON_BWD_HEAD_LOOP=0, the switch gluon_bwd_head_loop): the accumulators always.
+GLUON_BWD_HEAD_LOOP = os.environ.get("SDPA_BWD_GLUON_BWD_HEAD_LOOP", "1") != "0"
+GLUON_BWD_HEAD_LOOP_MIN_WAVES = 2
 # Where an int64 tensor of (programs, attention_bwd_gluon.STAMP_SLOTS) (tools/phase_stamps.py), the Gluon backward's
 # programs write their phase stamps into it (a diagnostic build of the kernel; None: the stamps compile away).
 GLUON_BWD_STAMPS: Optional[torch.Tensor] = None
@@ -193,7 +202,7 @@ GLUON_BWD_HD64_ROWS = 128
 
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
              "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
-             "gluon_bwd_deterministic")
+             "gluon_bwd_deterministic", "gluon_bwd_head_loop")
 
 
 @contextlib.contextmanager
@@ -204,9 +213,11 @@ def switches(**values):
     ``gluon_backward`` (``GLUON_BACKWARD``, likewise), ``gluon_bwd_tma_epilogue`` (``GLUON_BWD_TMA_EPILOGUE``),
     ``gluon_bwd_head_dims`` (``GLUON_BWD_HEAD_DIMS``, an iterable of head dims), ``gluon_bwd_causal_head_dims``
     (``GLUON_BWD_CAUSAL_HEAD_DIMS``, likewise), ``gluon_bwd_hd64_rows`` (``GLUON_BWD_HD64_ROWS``),
-    ``gluon_bwd_deterministic`` (``GLUON_BWD_DETERMINISTIC``). A switch not named keeps its value."""
+    ``gluon_bwd_deterministic`` (``GLUON_BWD_DETERMINISTIC``), ``gluon_bwd_head_loop`` (``GLUON_BWD_HEAD_LOOP``). A
+    switch not named keeps its value."""
     global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
     global GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC
+    global GLUON_BWD_HEAD_LOOP
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
@@ -215,7 +226,8 @@ def switches(**values):
         raise ValueError(f"gluon_bwd_hd64_rows {rows!r}: the Gluon backward streams hd64 query tiles of "
                          f"{attention_bwd_gluon.QUERY_ROWS[64]} rows; pass one of those")
     before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
-              GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC)
+              GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
+              GLUON_BWD_HEAD_LOOP)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -237,10 +249,13 @@ def switches(**values):
             GLUON_BWD_HD64_ROWS = rows
         if "gluon_bwd_deterministic" in values:
             GLUON_BWD_DETERMINISTIC = bool(values["gluon_bwd_deterministic"])
+        if "gluon_bwd_head_loop" in values:
+            GLUON_BWD_HEAD_LOOP = bool(values["gluon_bwd_head_loop"])
         yield
     finally:
         (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
-         GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC) = before
+         GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
+         GLUON_BWD_HEAD_LOOP) = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -1206,13 +1221,15 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
     heads are shared (GQA, MQA), each query head's program adds its dK, dV partials into zeroed fp32
     accumulators of K's and V's dims, and DQ_CONVERT's kernel writes them into dK and dV afterwards.
     ``deterministic``: dQ's partials (and shared heads' dK, dV partials) added in a fixed order, by turn counters
-    (``_dq_turn_counters``)."""
+    (``_dq_turn_counters``). Where ``gluon_head_loop`` says so, a program walks all query heads of its K/V head
+    instead, and dK, dV are stored as for heads of their own."""
     B, H_q, S_q, D = q.shape
     S_kv = k.shape[2]
     wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
     side = gluon_side_rows(S_q)
     delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D, True, q.device, side)
-    kv_acc = _kv_accumulators(q, k, v)
+    head_loop = gluon_head_loop(q, k, v, causal, deterministic)
+    kv_acc = None if head_loop else _kv_accumulators(q, k, v)
     dk_out, dv_out = kv_acc or (dk, dv)
     rows = GLUON_BWD_HD64_ROWS if D == 64 else 64  # query rows a streamed tile holds
     sems = _dq_turn_counters(q, k, v, rows) if deterministic else None
@@ -1220,14 +1237,14 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
     g = attention_bwd_gluon
     tma_epilogue = kv_acc is not None or (GLUON_BWD_TMA_EPILOGUE and _tma_ok(dk) and _tma_ok(dv))
     rec.launch(
-        g.attention_bwd_gluon_kernel, (_cdiv(S_kv, 2 * g.KEYS_PER_CONSUMER), B * H_q),
+        g.attention_bwd_gluon_kernel, (_cdiv(S_kv, 2 * g.KEYS_PER_CONSUMER), B * (k.shape[1] if head_loop else H_q)),
         *_gluon_bwd_descriptors(q, k, v, do, dk_out, dv_out, dq_accum, lse2, delta, rows, tma_epilogue),
         dq_accum if sems is None else sems, dq_accum if GLUON_BWD_STAMPS is None else GLUON_BWD_STAMPS,
         *dk_out.stride(), *dv_out.stride(),
         H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, side, scale * LOG2E, scale, int(causal),
         D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows,
         HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal or sems is not None else 1,
-        DETERMINISTIC=sems is not None, num_warps=4, maxnreg=g.MAX_REGS,
+        DETERMINISTIC=sems is not None, HEAD_LOOP=head_loop, num_warps=4, maxnreg=g.MAX_REGS,
     )
     _launch_dq_convert(rec, dq_accum, dq, scale, D, 0, wide)
     if kv_acc:  # dK's partials were scaled in the kernel
@@ -1238,6 +1255,24 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, side).narrow(2, 0, S_q)
     return dq, dk, dv
+
+
+@functools.lru_cache(maxsize=None)
+def _sm_count(index: int) -> int:
+    return torch.cuda.get_device_properties(index).multi_processor_count
+
+
+def gluon_head_loop(q, k, v, causal: bool, deterministic: bool) -> bool:
+    """Whether the Gluon backward's programs walk a K/V head's query heads (``GLUON_BWD_HEAD_LOOP``): GQA with K
+    and V heads shared alike, no mask, not deterministic, and B H_k cdiv(S_kv, 128) programs that fill the GPU's
+    SMs at least ``GLUON_BWD_HEAD_LOOP_MIN_WAVES`` times."""
+    B, H_q = q.shape[:2]
+    H_k, H_v, S_kv = k.shape[1], v.shape[1], k.shape[2]
+    if not GLUON_BWD_HEAD_LOOP or causal or deterministic or H_k != H_v or H_k == H_q:
+        return False
+    programs = B * H_k * _cdiv(S_kv, 2 * attention_bwd_gluon.KEYS_PER_CONSUMER)
+    index = q.device.index if q.device.index is not None else torch.cuda.current_device()
+    return programs >= GLUON_BWD_HEAD_LOOP_MIN_WAVES * _sm_count(index)
 
 
 def _gluon_bwd_descriptors(q, k, v, do, dk_out, dv_out, dq_accum, lse2, delta, rows: int, tma_epilogue: bool):

@@ -190,15 +190,18 @@ def _inputs(seed, shape=(2, 4, 640, 128), causal=True, H_kv=None):
     return (q, k, v, o, do, stats), band
 
 
-@pytest.mark.parametrize("H_kv", [None, 1], ids=["heads-own-kv", "mqa"])
-def test_gpu_gluon_backward_replays_with_other_tensors(H_kv):
+@pytest.mark.parametrize("H_kv,causal", [(None, True), (1, True), (2, False)],
+                         ids=["heads-own-kv", "mqa", "gqa-head-loop"])
+def test_gpu_gluon_backward_replays_with_other_tensors(H_kv, causal, monkeypatch):
     """The launch cache replays the Gluon launches for new tensors of the same call: within the bulk reduce's
     summation-order noise of the full launcher's result on the same inputs, and not the first call's (MQA: the
-    replay allocates zeroed dK, dV accumulators of its own)."""
+    replay allocates zeroed dK, dV accumulators of its own; GQA without the mask: the head loop, let in at this
+    size, stores dK and dV into the replay's own)."""
+    monkeypatch.setattr(launch, "GLUON_BWD_HEAD_LOOP_MIN_WAVES", 0)
     launch_cache.clear()
-    first, band = _inputs(9, H_kv=H_kv)
+    first, band = _inputs(9, causal=causal, H_kv=H_kv)
     launch.attention_backward(*first, **band)
-    second, _ = _inputs(10, H_kv=H_kv)
+    second, _ = _inputs(10, causal=causal, H_kv=H_kv)
     replayed = launch.attention_backward(*second, **band)
     launch_cache.clear()
     full = launch.attention_backward(*second, **band)
@@ -219,6 +222,69 @@ def test_gpu_gluon_and_triton_backwards_agree(H_kv, D):
     for name, a, b in zip(("dq", "dk", "dv"), g, t):
         rel = ((a.float() - b.float()).norm() / b.float().norm()).item()
         assert rel < 1e-2, f"{name}: Gluon and Triton backwards differ by {rel:.2e} (relative)"
+
+
+# GQA's head loop (``HEAD_LOOP``: a program per K/V head and key block walks the query heads sharing them, dK and dV
+# stored, no accumulators), let in at any size here: tails, layouts, pointer stores (dk=DSTEP), MQA, S_q under one
+# tile (each head given a past-S_q tile whose zeros land in the next head's dQ rows), S_q exactly one tile,
+# broadcast Q, hd64, many programs and tiles
+HEAD_LOOP_CASES = [
+    Case(B=1, H_q=4, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", seed=470),
+    Case(B=2, H_q=8, H_k=2, H_v=2, S_q=777, S_kv=650, D_qk=128, D_v=128, dtype="fp16",
+         q=BSHD, k=SBHD, v=PAD, do=BSHD, dk=DSTEP, dv=BSHD, seed=471),
+    Case(B=3, H_q=4, H_k=1, H_v=1, S_q=3, S_kv=70, D_qk=128, D_v=128, dtype="fp16",
+         k=Layout(broadcast="h"), seed=472),
+    Case(B=2, H_q=6, H_k=3, H_v=3, S_q=1531, S_kv=999, D_qk=64, D_v=64, dtype="bf16", q=SBHD, k=BSHD, v=BSHD,
+         dq=DSTEP, seed=473),
+    Case(B=2, H_q=4, H_k=2, H_v=2, S_q=128, S_kv=333, D_qk=64, D_v=64, dtype="fp16",
+         q=Layout("bshd", broadcast="b"), seed=474),
+    Case(B=1, H_q=32, H_k=8, H_v=8, S_q=4096, S_kv=4096, D_qk=128, D_v=128, dtype="bf16", seed=475),
+    Case(B=2, H_q=4, H_k=2, H_v=2, S_q=64, S_kv=64, D_qk=128, D_v=128, dtype="bf16", seed=476),
+    Case(B=1, H_q=8, H_k=1, H_v=1, S_q=1000, S_kv=2000, D_qk=128, D_v=128, dtype="bf16", dv=SBHD, seed=477),
+]
+
+
+@pytest.mark.parametrize("case", HEAD_LOOP_CASES, ids=[c.id() for c in HEAD_LOOP_CASES])
+def test_gpu_gluon_backward_gqa_head_loop(case, monkeypatch):
+    """GQA without the mask through the head loop (``launch.gluon_head_loop``, its program-count floor lowered
+    to 0 so that small problems take it too): right against the oracle, and every Gluon launch of the case took
+    the loop's form (grid B H_k, 16-bit dK and dV)."""
+    monkeypatch.setattr(launch, "GLUON_BWD_HEAD_LOOP", True)
+    monkeypatch.setattr(launch, "GLUON_BWD_HEAD_LOOP_MIN_WAVES", 0)
+    seen = []
+    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon, "attention_bwd_gluon_kernel")])
+    launch_cache.clear()
+    try:
+        run_case(case)
+    finally:
+        launch_cache.clear()
+    loops = [kw.get("HEAD_LOOP") for name, kw in seen]
+    assert loops and all(loops), (
+        f"the Gluon backward's launches took HEAD_LOOP {loops} for {case.repro()}: expected the head loop in each "
+        "(launch.gluon_head_loop)")
+
+
+def test_gpu_gqa_head_loop_agrees_with_the_accumulators(monkeypatch):
+    """The head loop and the fp32 accumulators' form on one GQA problem agree within bf16 rounding, and the loop's
+    call takes less peak memory (no fp32 dK, dV accumulators)."""
+    monkeypatch.setattr(launch, "GLUON_BWD_HEAD_LOOP_MIN_WAVES", 0)
+    args, band = _inputs(12, (2, 8, 2048, 128), causal=False, H_kv=2)
+    runs = {}
+    for loop in (False, True):
+        with launch.switches(gluon_bwd_head_loop=loop):
+            launch_cache.clear()
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+            base = torch.cuda.memory_allocated()
+            grads = launch.attention_backward(*args, **band)
+            torch.cuda.synchronize()
+            runs[loop] = grads, torch.cuda.max_memory_allocated() - base
+    launch_cache.clear()
+    (looped, loop_peak), (acc, acc_peak) = runs[True], runs[False]
+    for name, a, b in zip(("dq", "dk", "dv"), looped, acc):
+        rel = ((a.float() - b.float()).norm() / b.float().norm()).item()
+        assert rel < 1e-2, f"{name}: the head loop and the accumulators differ by {rel:.2e} (relative)"
+    assert loop_peak < acc_peak, f"peak {loop_peak} B with the head loop against {acc_peak} B with accumulators"
 
 
 HD64_CASES = [c for c in GLUON_CASES if c.D_qk == 64]

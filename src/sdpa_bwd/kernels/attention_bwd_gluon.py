@@ -295,7 +295,8 @@ if AVAILABLE:
 
     @gluon.jit
     def _loader(q_desc, do_desc, k_desc, v_desc, b, h, hk, hv, key0, m0, n_tiles, dq_bars, k_smem, v_smem, q_smem,
-                do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc, side0, lse_smem, dlt_smem, stamps):
+                do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc, side0, lse_smem, dlt_smem, stamps,
+                HEAD_LOOP, n_per, side_step):
         """This kernel's loader partition: K's and V's 128 rows once, then each query tile's Q rows with its lse2
         rows (under ``q_ready``) and its dO rows with its delta rows (under ``do_ready``) through the stages.
         The descriptors are the launcher's, made on the host (``launch._gluon_bwd_descriptors``): Q, dO, K, V as
@@ -306,7 +307,9 @@ if AVAILABLE:
         (B H ``S_side``) rows, ``S_side`` = S_q rounded up to 4, read from ``side0``, the head's first row: a
         one-dimensional box must start on 16 bytes (an illegal instruction otherwise, stop 26 run 1: every S_q
         not a multiple of 4 faulted). Rows past S_q are padding or the next head's, which the consumers mask
-        (``_tile``)."""
+        (``_tile``). ``HEAD_LOOP`` (a constexpr): the program walks n_tiles / ``n_per`` query heads from ``h``,
+        ``n_per`` tiles each from row 0, each head's side rows ``side_step`` (S_side) on from the last's; else one
+        head (``n_per`` and ``side_step`` are not read)."""
         ROWS: gl.constexpr = q_smem.type.shape[1]
         NST: gl.constexpr = q_smem.type.shape[0]
         HALF: gl.constexpr = k_smem.type.shape[1]
@@ -332,19 +335,27 @@ if AVAILABLE:
         for t in range(0, n_tiles):
             s = t % NST
             phase = (t // NST) & 1
-            if DOWN:
-                row = m0 + (n_tiles - 1 - t) * ROWS
-            else:
-                row = m0 + t * ROWS
+            if not HEAD_LOOP:
+                if DOWN:
+                    row = m0 + (n_tiles - 1 - t) * ROWS
+                else:
+                    row = m0 + t * ROWS
+                side = side0 + row
+            else:  # the loop's t-th tile: query head h + hq, its tile t - hq n_per
+                hq = t // n_per
+                row = (t - hq * n_per) * ROWS
+                side = side0 + hq * side_step + row
+                qh = (h + hq) % q_desc.shape[1]
+                doh = (h + hq) % do_desc.shape[1]
             # mbarriers start with phase 1 complete: the first STAGES waits pass at once
             mbarrier.wait(q_empty.index(s), phase ^ 1)
             mbarrier.expect(q_ready.index(s), q_desc.block_type.nbytes + SIDE_BYTES)
             _tma_load(q_desc, [qb, qh, row, 0], q_ready.index(s), as_box(q_smem.index(s), q_desc))
-            _tma_load(lse_desc, [side0 + row], q_ready.index(s), lse_smem.index(s))
+            _tma_load(lse_desc, [side], q_ready.index(s), lse_smem.index(s))
             mbarrier.wait(do_empty.index(s), phase ^ 1)
             mbarrier.expect(do_ready.index(s), do_desc.block_type.nbytes + SIDE_BYTES)
             _tma_load(do_desc, [dob, doh, row, 0], do_ready.index(s), as_box(do_smem.index(s), do_desc))
-            _tma_load(dlt_desc, [side0 + row], do_ready.index(s), dlt_smem.index(s))
+            _tma_load(dlt_desc, [side], do_ready.index(s), dlt_smem.index(s))
             if t == 0:
                 _stamp(stamps, 2)
         _stamp(stamps, 3)
@@ -417,14 +428,16 @@ if AVAILABLE:
     @gluon.jit
     def _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, side0, dq_bars,
                    key0, i_start, n_tiles, S_q, S_kv, qk_scale_log2, causal, q_smem, do_smem, kv_bar, q_ready,
-                   do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, stamps):
+                   do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, stamps, HEAD_LOOP, n_per):
         """A consumer's query tiles (see ``_consumer``): returns its dV and dK (unscaled), every product waited
         for and the last stage given back. ``dq_bars``: deterministic mode's (staged, staged, free, free)
         mbarriers of the two consumers' dQ writers (``_dq_writer``), four of them; any other mbarrier array
         (the launcher's default: ``ds_full``, two) is not used, and the consumer issues its own reduces. In
         deterministic mode the tiles run from the last down, the causal mask's two last. ``dq_desc``: the
         launcher's descriptor of the packed fp32 dQ accumulator, (B H_q S_q, D) in [ROWS, D / 2] blocks: a
-        tile's rows past its head's S_q add exact zeros."""
+        tile's rows past its head's S_q add exact zeros. ``HEAD_LOOP`` (a constexpr; not with the mask or
+        deterministic mode): the tiles are n_tiles / ``n_per`` query heads' in turn, ``n_per`` (>= 2) each from tile
+        0, each head's dQ rows ``S_q`` on from the last's; dK and dV sum over all of them."""
         D: gl.constexpr = q_smem.type.shape[2]
         DH: gl.constexpr = dq_smem.type.shape[1]
         acc_layout: gl.constexpr = wgmma_layout(D)
@@ -465,9 +478,16 @@ if AVAILABLE:
                            dq_smem, dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side0,
                            S_q, qk_scale_log2, dv, dk, causal != 0, dq_bars, lse_smem, dlt_smem)
             for t in range(2, n_tiles):
-                dv, dk = _tile(t, i_start + t, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all,
+                if not HEAD_LOOP:
+                    i = i_start + t
+                    side = side0
+                else:  # query head hq of the loop, its tile i
+                    hq = t // n_per
+                    i = t - hq * n_per
+                    side = side0 + hq * S_q
+                dv, dk = _tile(t, i, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all,
                                dq_smem, dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full,
-                               side0, S_q, qk_scale_log2, dv, dk, False, dq_bars, lse_smem, dlt_smem)
+                               side, S_q, qk_scale_log2, dv, dk, False, dq_bars, lse_smem, dlt_smem)
         dk = warpgroup_mma_wait(0, deps=(dk,))
         _stamp(stamps, 7 + 4 * cid)
         NST: gl.constexpr = q_smem.type.shape[0]
@@ -480,7 +500,7 @@ if AVAILABLE:
     def _consumer(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, b, hk, hv, sdk_s,
                   sdk_d, sdv_s, sdv_d, dq_desc, side0, dq_bars, key0, i_start, n_tiles, S_q, S_kv,
                   qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
-                  ds_full, lse_smem, dlt_smem, stamps):
+                  ds_full, lse_smem, dlt_smem, stamps, HEAD_LOOP, n_per):
         """64 keys from ``key0``: their dK and dV, and dQ's 64 columns from ``cid * 64`` over the program's 128
         keys (``_main_loop``). ``cid`` (0 or 1) is read off ``key0``: a partition takes no constexpr, and a
         literal 0 or 1 would be one. dK and dV leave through their strides by pointer stores (any layout), from
@@ -492,7 +512,8 @@ if AVAILABLE:
                          "would overwrite the other query heads' partials")
         dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, side0,
                             dq_bars, key0, i_start, n_tiles, S_q, S_kv, qk_scale_log2, causal, q_smem,
-                            do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, stamps)
+                            do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, stamps,
+                            HEAD_LOOP, n_per)
         rows = key0 + gl.arange(0, KEYS, layout=gl.SliceLayout(1, acc_layout))
         cols = gl.arange(0, D, layout=gl.SliceLayout(0, acc_layout)).to(gl.int64)
         keep = (rows < S_kv)[:, None]
@@ -506,7 +527,7 @@ if AVAILABLE:
     def _consumer_tma(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_desc, dv_desc, b, hk, hv,
                       dk_ctr, dk_turn, dv_ctr, dv_turn, dq_desc, side0, dq_bars, key0, i_start, n_tiles, S_q, S_kv,
                       qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty,
-                      do_empty, ds_full, lse_smem, dlt_smem, stamps):
+                      do_empty, ds_full, lse_smem, dlt_smem, stamps, HEAD_LOOP, n_per):
         """``_consumer`` whose dK and dV leave by the bulk-copy engine, staged in ``kv_smem`` (this consumer's share of
         the Q and dO stages, free once both consumers are past their last tile: a last ``ds_full`` handshake, as for a
         tile ``n_tiles``), through the launcher's descriptors (dims as K's and V's, a dimension of one or of stride 0
@@ -522,7 +543,8 @@ if AVAILABLE:
         D: gl.constexpr = q_smem.type.shape[2]
         dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, side0,
                             dq_bars, key0, i_start, n_tiles, S_q, S_kv, qk_scale_log2, causal, q_smem,
-                            do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, stamps)
+                            do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, stamps,
+                            HEAD_LOOP, n_per)
         # this consumer's products are done with the Q and dO stages; the other's once this wait passes (no
         # barrier of its own, whose shared memory an unused one would hold)
         mbarrier.arrive(ds_full.index(n_tiles % 2), count=1)
@@ -570,7 +592,7 @@ if AVAILABLE:
         q_desc, k_desc, v_desc, do_desc, dk_out, dv_out, dq_desc, lse_desc, dlt_desc, dq_sem_ptr, stamp_ptr,
         sdk_b, sdk_h, sdk_s, sdk_d, sdv_b, sdv_h, sdv_s, sdv_d,
         H, G_k, G_v, S_q, S_kv, S_side, qk_scale_log2, scale, causal, D: gl.constexpr, TMA_EPILOGUE: gl.constexpr,
-        ROWS: gl.constexpr, HEAD_GROUP: gl.constexpr, DETERMINISTIC: gl.constexpr,
+        ROWS: gl.constexpr, HEAD_GROUP: gl.constexpr, DETERMINISTIC: gl.constexpr, HEAD_LOOP: gl.constexpr,
     ):
         """Grid (cdiv(S_kv, 128), B H): H query heads, H / G_k K heads, H / G_v V heads. Every tensor but dK's
         and dV's under pointer stores comes in as a TMA descriptor the launcher made on the host
@@ -589,7 +611,10 @@ if AVAILABLE:
         key block, consumer) (``_consumer_tma``); otherwise any pointer but int32's, not read. ``stamp_ptr``:
         int64 (B H cdiv(S_kv, 128), ``STAMP_SLOTS``) for the phase stamps (``_stamp``), program (pid_n, bh) at row
         bh cdiv(S_kv, 128) + pid_n; any other pointer type (the launcher's: the fp32 dQ accumulator) compiles them
-        away."""
+        away. ``HEAD_LOOP`` (GQA without the mask, not deterministic, ``G_k`` = ``G_v``): grid
+        (cdiv(S_kv, 128), B H / G_k), a program per key block of a K/V head, walking the G_k query heads
+        that share it tile by tile with its dK and dV in registers throughout, so they are stored (16-bit, as for
+        heads of their own) instead of bulk-reduced into fp32 accumulators across the query heads' programs."""
         gl.static_assert(ROWS == 64 or (ROWS == 128 and D == 64), "query tile rows not in QUERY_ROWS for this D")
         gl.static_assert((dq_sem_ptr.dtype.element_ty == gl.int32) == DETERMINISTIC,
                          "deterministic mode takes int32 dQ turn counters, and only it: the consumers read it off "
@@ -598,8 +623,15 @@ if AVAILABLE:
         # deterministic mode's turns go in the same order (ascending key blocks), so a program waits only for
         # programs started before it
         pid_n, bh = program_tile(HEAD_GROUP, False)
-        b = bh // H  # int32: the descriptors' coordinates
-        h = bh % H
+        if not HEAD_LOOP:
+            b = bh // H  # int32: the descriptors' coordinates
+            h = bh % H
+            bq = bh  # the (first) query head's packed index
+        else:  # bh: (batch, K/V head); h: the first of the K/V head's query heads
+            gl.static_assert(not DETERMINISTIC, "a head loop's dQ reduces have no turn order")
+            b = bh // (H // G_k)
+            h = bh % (H // G_k) * G_k
+            bq = b * H + h
         hk = h // G_k
         hv = h // G_v
         key0 = pid_n * (2 * KEYS)
@@ -614,8 +646,14 @@ if AVAILABLE:
         i_start = key0 // ROWS * causal
         # at least the two a causal diagonal spans (three in deterministic mode: see _main_loop), those past S_q
         # adding exact zeros
-        n_tiles = gl.maximum(gl.cdiv(S_q, ROWS) - i_start, 3 if DETERMINISTIC else 2)
-        side0 = bh * S_q  # the head's first packed row of the dQ accumulator
+        if not HEAD_LOOP:
+            n_tiles = gl.maximum(gl.cdiv(S_q, ROWS) - i_start, 3 if DETERMINISTIC else 2)
+            loop = (HEAD_LOOP, gl.constexpr(0))
+        else:  # no mask: i_start is 0; at least two tiles a head, so the two peeled ones are the first head's
+            n_per = gl.maximum(gl.cdiv(S_q, ROWS), 2)
+            n_tiles = n_per * G_k
+            loop = (HEAD_LOOP, n_per)
+        side0 = bq * S_q  # the head's first packed row of the dQ accumulator
         dt: gl.constexpr = q_desc.dtype
         tile_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D], dt)
         pd_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, KEYS], dt)
@@ -673,13 +711,13 @@ if AVAILABLE:
         # consumer c: keys c * 64 on of the program's 128 (K, V blocks c), dQ's columns c * 64 on (of both)
         args0 = (k_smem.index(0), v_smem.index(0), k_smem.index(0).slice(0, DH, dim=1),
                  k_smem.index(1).slice(0, DH, dim=1), p_smem.index(0), ds_all, dq_smem.index(0), kv0) + tail \
-            + (key0,) + scalars + bars + (stamps,)
+            + (key0,) + scalars + bars + (stamps,) + loop
         args1 = (k_smem.index(1), v_smem.index(1), k_smem.index(0).slice(DH, DH, dim=1),
                  k_smem.index(1).slice(DH, DH, dim=1), p_smem.index(1), ds_all, dq_smem.index(1), kv1) + tail \
-            + (key0 + KEYS,) + scalars + bars + (stamps,)
+            + (key0 + KEYS,) + scalars + bars + (stamps,) + loop
         loader = (q_desc, do_desc, k_desc, v_desc, b, h, hk, hv, key0, i_start * ROWS, n_tiles, dq_bars, k_smem, v_smem,
-                  q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc, bh * S_side,
-                  lse_smem, dlt_smem, stamps)
+                  q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc, bq * S_side,
+                  lse_smem, dlt_smem, stamps) + loop + (S_side,)
         # the workers' warps and register budgets (setmaxnreg): a loader of 32 or 40 leaves the default consumer
         # 232 or 224, and the spills grow to 400 or 496 B
         if DETERMINISTIC:  # a dQ writer a consumer, one warp each, over this head's turn counters
