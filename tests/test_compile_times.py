@@ -171,10 +171,13 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
     assert ct.GLUON_BWD_KERNEL in det and not any(k.startswith("attention_bwd_dkdv") for k in det), sorted(det)
     assert dict(det[ct.GLUON_BWD_KERNEL].constexprs)["DETERMINISTIC"] is True
     assert dict(det[ct.GLUON_BWD_KERNEL].signature)["dk_out"].startswith("tensordesc<fp32[1, 1, 64,")
-    # GQA's head loop (stop 29): where a program per K/V head and key block fills the H200 twice over, the plain
-    # GQA call is the head-loop form, its dK and dV descriptors 16-bit (stored, no accumulators); under the mask,
-    # in deterministic mode, with K and V heads shared unalike, or where the programs are too few, the fp32 form
+    # GQA's head loop (stop 29, off by default: measured at parity): switched on, where a program per K/V head and
+    # key block fills the H200 twice over, the plain GQA call is the head-loop form, its dK and dV descriptors
+    # 16-bit (stored, no accumulators); under the mask, in deterministic mode, with K and V heads shared unalike,
+    # or where the programs are too few, the fp32 form
     big = dict(B=1, H_q=32, H_k=8, H_v=8, S_q=8192, D_qk=D, D_v=D, dtype="bfloat16")
+    assert dict(by_kernel(Case("g", **big))[ct.GLUON_BWD_KERNEL].constexprs)["HEAD_LOOP"] is launch.GLUON_BWD_HEAD_LOOP
+    monkeypatch.setattr(launch, "GLUON_BWD_HEAD_LOOP", True)
     loop = by_kernel(Case("g", **big))[ct.GLUON_BWD_KERNEL]
     assert dict(loop.constexprs)["HEAD_LOOP"] is True, dict(loop.constexprs)
     assert dict(loop.signature)["dk_out"].startswith("tensordesc<bf16[1, 1, 64,"), dict(loop.signature)

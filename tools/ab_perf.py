@@ -597,12 +597,17 @@ FWD_VARIANTS_S26 = {d: [] for d in (64, 128)}
 # query head adding dK, dV partials into zeroed fp32 accumulators converted after (stop 16's form). Predicted: 2-5%
 # off each GQA non-causal row (the accumulators' zeroing, reduces and conversions, ~0.1 ms at (1,32/8,8192,128), and
 # three quarters of the programs' fixed costs, ~2.5%), the layouts alike. Each row interleaved, against cuDNN.
+# Measured (docs/data/h200-2026-12-03a): run 2, each tile dividing by the tiles a head: the kernel 1.022x slower,
+# the call 1.012x; run 3, the tile and head carried over the loop instead: kernel 0.996x, call 1.003x (geomeans of
+# loop / acc over the seven rows). Parity: the head loop stays off by default (``launch.GLUON_BWD_HEAD_LOOP``); the
+# variants turn it on and off explicitly.
 ROWS_S29 = [(1, 32, 8, 8192, 128, False, torch.bfloat16), (1, 32, 8, 8192, 128, False, torch.bfloat16, "bshd"),
             (1, 32, 8, 8192, 128, False, torch.bfloat16, "sbhd"),
             (1, 32, 8, 8192, 128, False, torch.bfloat16, "bshd_pad"), (1, 32, 8, 8192, 128, False, torch.float16),
             (2, 32, 8, 8192, 64, False, torch.bfloat16), (4, 32, 8, 4096, 128, False, torch.bfloat16)]
 _NO_LOOP = dict(gluon_bwd_head_loop=False)
-BWD_VARIANTS_S29 = {d: [("loop", "on", None), ("acc", "on", None, _NO_LOOP), ("loop again", "on", None),
+_LOOP = dict(gluon_bwd_head_loop=True)
+BWD_VARIANTS_S29 = {d: [("loop", "on", None, _LOOP), ("acc", "on", None, _NO_LOOP), ("loop again", "on", None, _LOOP),
                         ("acc again", "on", None, _NO_LOOP)] for d in (64, 128)}
 FWD_VARIANTS_S29 = {d: [] for d in (64, 128)}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),

@@ -175,11 +175,14 @@ GLUON_BWD_DETERMINISTIC_GQA = os.environ.get("SDPA_BWD_GLUON_BWD_DET_GQA", "1") 
 # GQA without the mask and outside deterministic mode, K and V heads shared alike (H_k = H_v < H_q): a program per
 # (batch, K/V head, key block) walks the query heads sharing them (the kernel's ``HEAD_LOOP``), its dK and dV in
 # registers throughout and stored once, in place of a program per query head adding dK, dV partials into zeroed
-# fp32 accumulators that a conversion writes out (their zeroing, reduces, conversion and memory gone, and a
-# G-th of the programs' fixed costs). Only where those programs fill the GPU at least
-# GLUON_BWD_HEAD_LOOP_MIN_WAVES times over (fewer, larger programs leave SMs idle on small problems: MQA's one
-# K/V head). False ($SDPA_BWD_GLUON_BWD_HEAD_LOOP=0, the switch gluon_bwd_head_loop): the accumulators always.
-GLUON_BWD_HEAD_LOOP = os.environ.get("SDPA_BWD_GLUON_BWD_HEAD_LOOP", "1") != "0"
+# fp32 accumulators that a conversion writes out; only where those programs fill the GPU at least
+# GLUON_BWD_HEAD_LOOP_MIN_WAVES times over (fewer, larger programs leave SMs idle on small problems: MQA's one K/V
+# head). Off by default ($SDPA_BWD_GLUON_BWD_HEAD_LOOP=1 or the switch gluon_bwd_head_loop turns it on): stop 29
+# (docs/data/h200-2026-12-03a runs 2-3, tools/ab_perf.py --table s29, seven GQA 32/8 rows, interleaved) measured
+# it at parity, not the 2-5% predicted: the kernel 0.996x of the accumulators' form (2.2% slower while each tile
+# divided by the tiles a head to find its head, run 2), the call 1.003x; what it saves is memory (the two fp32
+# accumulators of K's and V's size, 67 MB at (1,32/8,8192,128)) and the conversions' ~0.03 ms.
+GLUON_BWD_HEAD_LOOP = os.environ.get("SDPA_BWD_GLUON_BWD_HEAD_LOOP", "0") == "1"
 GLUON_BWD_HEAD_LOOP_MIN_WAVES = 2
 # Where an int64 tensor of (programs, attention_bwd_gluon.STAMP_SLOTS) (tools/phase_stamps.py), the Gluon backward's
 # programs write their phase stamps into it (a diagnostic build of the kernel; None: the stamps compile away).

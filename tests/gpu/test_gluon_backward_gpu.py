@@ -197,6 +197,7 @@ def test_gpu_gluon_backward_replays_with_other_tensors(H_kv, causal, monkeypatch
     summation-order noise of the full launcher's result on the same inputs, and not the first call's (MQA: the
     replay allocates zeroed dK, dV accumulators of its own; GQA without the mask: the head loop, let in at this
     size, stores dK and dV into the replay's own)."""
+    monkeypatch.setattr(launch, "GLUON_BWD_HEAD_LOOP", True)  # off by default (stop 29: at parity)
     monkeypatch.setattr(launch, "GLUON_BWD_HEAD_LOOP_MIN_WAVES", 0)
     launch_cache.clear()
     first, band = _inputs(9, causal=causal, H_kv=H_kv)

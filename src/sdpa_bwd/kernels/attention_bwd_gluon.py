@@ -80,7 +80,12 @@ consumers loaded each tile's lse2 and delta from global memory.) The TMA
 epilogue made the hd128 backward 5-6% faster than the pointer stores (stop 24, docs/data/h200-2026-12-02b run
 1). A loop over a GQA group's query heads inside one program, with each head's two diagonal tiles peeled,
 spilled 752 B, one mask compare in every tile 464 B: hence GQA's partials reduced across the group's
-programs instead (session 16, 0.90-0.99 of cuDNN).
+programs instead (session 16, 0.90-0.99 of cuDNN). Without the mask that loop is ``HEAD_LOOP`` (stop 29): only
+the first head's first two tiles are peeled (each head has at least two), the tile and its head's first dQ row
+are carried over the loop (dividing by the tiles a head every tile cost the kernel 2%), and it compiles to the
+plain form's spills (hd128 TMA epilogue 8 / 13 B, one reload in the loop). Measured at parity with the
+accumulators' form (kernel 0.996x, call 1.003x over seven GQA 32/8 rows, docs/data/h200-2026-12-03a run 3), so
+the launcher leaves it off by default (``launch.GLUON_BWD_HEAD_LOOP``); it saves the accumulators' memory.
 
 Measured (run 2 of docs/data/h200-2026-12-02b, ``bench_backward.py --peers cudnn --no-split``, the whole
 backward with ODO, the accumulators' zeroing and the conversions): 0.90-0.99 of cuDNN's time on the hd128
@@ -477,14 +482,20 @@ if AVAILABLE:
             dv, dk = _tile(1, i_start + 1, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all,
                            dq_smem, dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side0,
                            S_q, qk_scale_log2, dv, dk, causal != 0, dq_bars, lse_smem, dlt_smem)
+            # the head loop's tile and its head's first dQ row, carried over the loop (unused without it)
+            i_h = i_start + 1
+            side_h = side0
             for t in range(2, n_tiles):
                 if not HEAD_LOOP:
                     i = i_start + t
                     side = side0
-                else:  # query head hq of the loop, its tile i
-                    hq = t // n_per
-                    i = t - hq * n_per
-                    side = side0 + hq * S_q
+                else:  # the next tile, or the next head's first
+                    i_h = i_h + 1
+                    wrap = (i_h == n_per).to(gl.int32)
+                    i_h = i_h - wrap * n_per
+                    side_h = side_h + wrap * S_q
+                    i = i_h
+                    side = side_h
                 dv, dk = _tile(t, i, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all,
                                dq_smem, dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full,
                                side, S_q, qk_scale_log2, dv, dk, False, dq_bars, lse_smem, dlt_smem)
