@@ -284,8 +284,10 @@ def compile_only() -> dict:
     return compile_report(bwd192_kernel, _signature(), dict(HEAD_GROUP=4), maxnreg=MAX_REGS)
 
 
-def launch(q, k, v, o, do, stats, causal: bool):
-    """The probe's backward: delta and lse2 in torch, the kernel, dQ's accumulator scaled in torch."""
+def launch(q, k, v, o, do, stats, causal: bool, kernel_only: bool = False):
+    """The probe's backward: delta and lse2 in torch, the kernel, dQ's accumulator scaled in torch. ``kernel_only``:
+    returns a function that launches the kernel alone on the buffers made here (for timing; it adds into the
+    same accumulator each call)."""
     import torch
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
@@ -320,8 +322,13 @@ def launch(q, k, v, o, do, stats, causal: bool):
              TensorDescriptor(lse2.view(-1), [lse2.numel()], [1], [ROWS_], side_layout),
              TensorDescriptor(delta.view(-1), [delta.numel()], [1], [ROWS_], side_layout))
     grid = (triton_cdiv(S_kv, KEYS_), B * H)
-    bwd192_kernel[grid](*descs, dk, dv, H, S_q, S_kv, side, scale * math.log2(math.e), scale, int(causal),
-                        HEAD_GROUP=4 if causal else 1, num_warps=4, maxnreg=MAX_REGS)
+
+    def run():
+        bwd192_kernel[grid](*descs, dk, dv, H, S_q, S_kv, side, scale * math.log2(math.e), scale, int(causal),
+                            HEAD_GROUP=4 if causal else 1, num_warps=4, maxnreg=MAX_REGS)
+    if kernel_only:
+        return run
+    run()
     dq = (dq_acc * scale).view(B, H, S_q, D_QK_).to(q.dtype)
     return dq, dk, dv
 
@@ -378,6 +385,7 @@ def main() -> None:
             with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
                 out_c = torch.nn.functional.scaled_dot_product_attention(q_, k_, v_, is_causal=causal)
             fns = {"probe": lambda: launch(q, k, v, o, do, stats, causal),
+                   "probe_kernel": launch(q, k, v, o, do, stats, causal, kernel_only=True),
                    "engine": lambda: engine.attention_backward(q, k, v, o, do, stats, **band),
                    "cudnn": lambda: torch.autograd.grad(out_c, (q_, k_, v_), do, retain_graph=True)}
             for n in fns:
