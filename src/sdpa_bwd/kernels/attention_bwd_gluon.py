@@ -312,7 +312,8 @@ if AVAILABLE:
         (B H ``S_side``) rows, ``S_side`` = S_q rounded up to 4, read from ``side0``, the head's first row: a
         one-dimensional box must start on 16 bytes (an illegal instruction otherwise, stop 26 run 1: every S_q
         not a multiple of 4 faulted). Rows past S_q are padding or the next head's, which the consumers mask
-        (``_tile``). ``HEAD_LOOP`` (a constexpr): the program walks n_tiles / ``n_per`` query heads from ``h``,
+        (``_tile``). ``HEAD_LOOP`` (the kernel's constexpr, which reaches a partition as a constant the
+        compiler folds, so the branch not taken compiles away): the program walks n_tiles / ``n_per`` query heads from ``h``,
         ``n_per`` tiles each from row 0, each head's side rows ``side_step`` (S_side) on from the last's; else one
         head (``n_per`` and ``side_step`` are not read)."""
         ROWS: gl.constexpr = q_smem.type.shape[1]
@@ -440,8 +441,8 @@ if AVAILABLE:
         (the launcher's default: ``ds_full``, two) is not used, and the consumer issues its own reduces. In
         deterministic mode the tiles run from the last down, the causal mask's two last. ``dq_desc``: the
         launcher's descriptor of the packed fp32 dQ accumulator, (B H_q S_q, D) in [ROWS, D / 2] blocks: a
-        tile's rows past its head's S_q add exact zeros. ``HEAD_LOOP`` (a constexpr; not with the mask or
-        deterministic mode): the tiles are n_tiles / ``n_per`` query heads' in turn, ``n_per`` (>= 2) each from tile
+        tile's rows past its head's S_q add exact zeros. ``HEAD_LOOP`` (the kernel's constexpr, folded as in ``_loader``;
+        not with the mask or deterministic mode): the tiles are n_tiles / ``n_per`` query heads' in turn, ``n_per`` (>= 2) each from tile
         0, each head's dQ rows ``S_q`` on from the last's; dK and dV sum over all of them."""
         D: gl.constexpr = q_smem.type.shape[2]
         DH: gl.constexpr = dq_smem.type.shape[1]
