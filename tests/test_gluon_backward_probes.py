@@ -1,4 +1,5 @@
-"""tools/gluon_dkdv_probe.py, tools/gluon_dq_probe.py and tools/gluon_bwd192_probe.py compile for sm_90a with this Triton, in the schedule
+"""tools/gluon_dkdv_probe.py, tools/gluon_dq_probe.py and tools/gluon_bwd192_probe.py compile for sm_90a with this
+Triton, in the schedule
 they exist to measure.
 
 No GPU: the probes are compiled, not run (Gluon has no interpreter). Checked is what their timings would rest

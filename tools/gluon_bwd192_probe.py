@@ -33,6 +33,7 @@ import sys
 from sdpa_bwd.kernels.attention_bwd_gluon import AVAILABLE
 
 if AVAILABLE:
+    from sdpa_bwd.kernels.attention_fwd_gluon import host_layout  # a rank-4 descriptor layout of [rows, d] blocks
     from sdpa_bwd.kernels.attention_bwd_gluon import (
         _thread_barrier,
         _tma_load,
@@ -241,15 +242,9 @@ if AVAILABLE:
         args0 = common + (dq0_smem, dq0_desc) + tail
         args1 = common + (dq1_smem, dq1_desc) + tail
         loader = (q_desc, qb_desc, do_desc, k_desc, kb_desc, v_desc, b, h, key0, i_start * ROWS, n_tiles, k_smem,
-                  kb_smem, v_smem, q_smem, qb_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc, bh * S_side, lse_smem,
-                  dlt_smem)
+                  kb_smem, v_smem, q_smem, qb_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc,
+                  dlt_desc, bh * S_side, lse_smem, dlt_smem)
         gl.warp_specialize([(_consumer, args0), (_consumer, args1), (_loader, loader)], [4, 1], [240, 24])
-
-
-def _layout4(rows, d, dtype):
-    two = gl.NVMMASharedLayout.get_default_for([rows, d], dtype)
-    return gl.NVMMASharedLayout(swizzle_byte_width=two.swizzle_byte_width, element_bitwidth=two.element_bitwidth,
-                                rank=4)
 
 
 def _signature(dtype="bf16"):
@@ -258,12 +253,14 @@ def _signature(dtype="bf16"):
 
     name = {"bf16": "bfloat16", "fp16": "float16"}[dtype]
     gdt = {"bf16": gl.bfloat16, "fp16": gl.float16}[dtype]
-    sig = dict(q_desc=desc_signature(ROWS_, name, [1, 1, ROWS_, COLS0_], _layout4(ROWS_, COLS0_, gdt)),
-               qb_desc=desc_signature(ROWS_, name, [1, 1, ROWS_, D_QK_ - COLS0_], _layout4(ROWS_, D_QK_ - COLS0_, gdt)),
-               k_desc=desc_signature(KEYS_, name, [1, 1, KEYS_, COLS0_], _layout4(KEYS_, COLS0_, gdt)),
-               kb_desc=desc_signature(KEYS_, name, [1, 1, KEYS_, D_QK_ - COLS0_], _layout4(KEYS_, D_QK_ - COLS0_, gdt)),
-               v_desc=desc_signature(KEYS_, name, [1, 1, KEYS_, D_V_], _layout4(KEYS_, D_V_, gdt)),
-               do_desc=desc_signature(ROWS_, name, [1, 1, ROWS_, D_V_], _layout4(ROWS_, D_V_, gdt)),
+    sig = dict(q_desc=desc_signature(ROWS_, name, [1, 1, ROWS_, COLS0_], host_layout(ROWS_, COLS0_, gdt)),
+               qb_desc=desc_signature(ROWS_, name, [1, 1, ROWS_, D_QK_ - COLS0_],
+                                      host_layout(ROWS_, D_QK_ - COLS0_, gdt)),
+               k_desc=desc_signature(KEYS_, name, [1, 1, KEYS_, COLS0_], host_layout(KEYS_, COLS0_, gdt)),
+               kb_desc=desc_signature(KEYS_, name, [1, 1, KEYS_, D_QK_ - COLS0_],
+                                      host_layout(KEYS_, D_QK_ - COLS0_, gdt)),
+               v_desc=desc_signature(KEYS_, name, [1, 1, KEYS_, D_V_], host_layout(KEYS_, D_V_, gdt)),
+               do_desc=desc_signature(ROWS_, name, [1, 1, ROWS_, D_V_], host_layout(ROWS_, D_V_, gdt)),
                dq0_desc=desc_signature(ROWS_, "float32", [ROWS_, COLS0_],
                                        gl.NVMMASharedLayout.get_default_for([ROWS_, COLS0_], gl.float32)),
                dq1_desc=desc_signature(ROWS_, "float32", [ROWS_, D_QK_ - COLS0_],
@@ -310,7 +307,7 @@ def launch(q, k, v, o, do, stats, causal: bool, kernel_only: bool = False):
         cols = t.shape[3] - c0 if cols is None else cols
         part = t[..., c0:c0 + cols]
         return TensorDescriptor(part, list(part.shape), list(part.stride()), [1, 1, rows, cols],
-                                _layout4(rows, cols, gdt))
+                                host_layout(rows, cols, gdt))
 
     side_layout = gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=32, rank=1)
     descs = (four(q, ROWS_, 0, COLS0_), four(q, ROWS_, COLS0_), four(k, KEYS_, 0, COLS0_), four(k, KEYS_, COLS0_),
@@ -346,10 +343,11 @@ def main() -> None:
         print(json.dumps(compile_only()), flush=True)
         return
     import torch
-    import triton.testing
-    from torch.nn.attention import SDPBackend, sdpa_kernel
 
     from sdpa_bwd import launch as engine
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gluon_probe_common import cudnn_backward, interleaved_ms
 
     rows = []
     for (B, H, S), causal in CASES:
@@ -381,18 +379,11 @@ def main() -> None:
             row[f"{g}_rel_err_engine"] = ((mine.float() - r.float()).norm() / r.float().norm()).item()
         row["nan"] = any(bool(torch.isnan(t).any().item()) for t in ours)
         if S >= 4096:
-            q_, k_, v_ = (t.detach().requires_grad_() for t in (q, k, v))
-            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-                out_c = torch.nn.functional.scaled_dot_product_attention(q_, k_, v_, is_causal=causal)
             fns = {"probe": lambda: launch(q, k, v, o, do, stats, causal),
                    "probe_kernel": launch(q, k, v, o, do, stats, causal, kernel_only=True),
                    "engine": lambda: engine.attention_backward(q, k, v, o, do, stats, **band),
-                   "cudnn": lambda: torch.autograd.grad(out_c, (q_, k_, v_), do, retain_graph=True)}
-            for n in fns:
-                row[f"{n}_ms"] = []
-            for _ in range(2):
-                for n, fn in fns.items():
-                    row[f"{n}_ms"].append(triton.testing.do_bench(fn, warmup=10, rep=50))
+                   "cudnn": cudnn_backward(q, k, v, do, causal)}
+            row.update({f"{n}_ms": ms for n, ms in interleaved_ms(fns, rep=50).items()})
             pairs = S * (S + 1) / 2 if causal else S * S
             flops = 2 * B * H * pairs * (3 * D_QK_ + 2 * D_V_)
             for n in fns:

@@ -5,7 +5,8 @@ stop 25).
     TRITON_INTERPRET=0 PYTHONPATH=src /tmp/t36/bin/python tools/gluon_bwd_sass.py OUT_DIR
 
 Writes one ``.sass`` per form (hd64 with 128-row tiles and hd128; the TMA and pointer-store epilogues, GQA's,
-deterministic; head groups 1 and 8; GQA's head loop, ``_loop``) with register numbers, hex constants and addresses blanked, and prints each
+deterministic; head groups 1 and 8; GQA's head loop, ``_loop``) with register numbers, hex constants and
+addresses blanked, and prints each
 form's line, spill-store (STL) and spill-load (LDL) counts. Compare two directories with ``diff -r``.
 """
 

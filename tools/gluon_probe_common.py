@@ -106,6 +106,26 @@ def ptxas_report(ptx: str) -> dict:
                 wgmma_serialized="C7512" in log or "C7515" in log)
 
 
+def cudnn_backward(q, k, v, do, causal: bool):
+    """A function running cuDNN's backward (PyTorch's SDPA, its cuDNN backend) of one forward on these inputs."""
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    q_, k_, v_ = (t.detach().requires_grad_() for t in (q, k, v))
+    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+        out = torch.nn.functional.scaled_dot_product_attention(q_, k_, v_, is_causal=causal)
+    return lambda: torch.autograd.grad(out, (q_, k_, v_), do, retain_graph=True)
+
+
+def interleaved_ms(fns: dict, rounds: int = 2, rep: int = 40) -> dict:
+    """Each function's ``triton.testing.do_bench`` median (ms), ``rounds`` times, the functions interleaved."""
+    ms = {n: [] for n in fns}
+    for _ in range(rounds):
+        for n, fn in fns.items():
+            ms[n].append(triton.testing.do_bench(fn, warmup=10, rep=rep))
+    return ms
+
+
 def main(name: str, compile_only, launch, grads: tuple, products: int) -> None:
     """A probe's command line: ``--compile-only`` prints ``compile_only(stages)``; otherwise, on the GPU, each
     case's ``launch(q, k, v, do, lse, delta, stages, causal)`` (returning the gradients named in ``grads``, of
@@ -120,7 +140,6 @@ def main(name: str, compile_only, launch, grads: tuple, products: int) -> None:
         print(json.dumps(compile_only(args.stages)), flush=True)
         return
     import torch
-    from torch.nn.attention import SDPBackend, sdpa_kernel
 
     from sdpa_bwd import launch as engine
 
@@ -154,17 +173,10 @@ def main(name: str, compile_only, launch, grads: tuple, products: int) -> None:
             row["nan"] = any(bool(torch.isnan(t).any().item()) for t in ours)
             del qf, kf, vf, sc, refs
         if S >= 4096:
-            q_, k_, v_ = (t.detach().requires_grad_() for t in (q, k, v))
-            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-                out_c = torch.nn.functional.scaled_dot_product_attention(q_, k_, v_, is_causal=causal)
             fns = {name: lambda: launch(q, k, v, do, lse, delta, args.stages, causal),
                    "ours_backward": lambda: engine.attention_backward(q, k, v, o, do, lse, **band),
-                   "cudnn_backward": lambda: torch.autograd.grad(out_c, (q_, k_, v_), do, retain_graph=True)}
-            for fn_name in fns:
-                row[f"{fn_name}_ms"] = []
-            for _ in range(2):
-                for fn_name, fn in fns.items():
-                    row[f"{fn_name}_ms"].append(triton.testing.do_bench(fn, warmup=10, rep=40))
+                   "cudnn_backward": cudnn_backward(q, k, v, do, causal)}
+            row.update({f"{n}_ms": ms for n, ms in interleaved_ms(fns, rep=40).items()})
             pairs = S * (S + 1) / 2 if causal else S * S
             row[f"{name}_tflops"] = products * 2 * B * H * pairs * 128 / min(row[f"{name}_ms"]) / 1e9
         print(tag, {k_: (round(v_, 4) if isinstance(v_, float) else

@@ -300,8 +300,8 @@ if AVAILABLE:
 
     @gluon.jit
     def _loader(q_desc, do_desc, k_desc, v_desc, b, h, hk, hv, key0, m0, n_tiles, dq_bars, k_smem, v_smem, q_smem,
-                do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc, side0, lse_smem, dlt_smem, stamps,
-                HEAD_LOOP, n_per, side_step):
+                do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc, side0, lse_smem, dlt_smem,
+                stamps, HEAD_LOOP, n_per, side_step):
         """This kernel's loader partition: K's and V's 128 rows once, then each query tile's Q rows with its lse2
         rows (under ``q_ready``) and its dO rows with its delta rows (under ``do_ready``) through the stages.
         The descriptors are the launcher's, made on the host (``launch._gluon_bwd_descriptors``): Q, dO, K, V as
@@ -313,8 +313,8 @@ if AVAILABLE:
         one-dimensional box must start on 16 bytes (an illegal instruction otherwise, stop 26 run 1: every S_q
         not a multiple of 4 faulted). Rows past S_q are padding or the next head's, which the consumers mask
         (``_tile``). ``HEAD_LOOP`` (the kernel's constexpr, which reaches a partition as a constant the
-        compiler folds, so the branch not taken compiles away): the program walks n_tiles / ``n_per`` query heads from ``h``,
-        ``n_per`` tiles each from row 0, each head's side rows ``side_step`` (S_side) on from the last's; else one
+        compiler folds, so the branch not taken compiles away): the program walks n_tiles / ``n_per`` query heads
+        from ``h``, ``n_per`` tiles each from row 0, each head's side rows ``side_step`` (S_side) on from the last's; else one
         head (``n_per`` and ``side_step`` are not read)."""
         ROWS: gl.constexpr = q_smem.type.shape[1]
         NST: gl.constexpr = q_smem.type.shape[0]
