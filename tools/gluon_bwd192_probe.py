@@ -347,7 +347,7 @@ def main() -> None:
     from sdpa_bwd import launch as engine
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from gluon_probe_common import cudnn_backward, interleaved_ms
+    from gluon_probe_common import cudnn_backward, fp32_grads, interleaved_ms, rel_err
 
     rows = []
     for (B, H, S), causal in CASES:
@@ -368,15 +368,11 @@ def main() -> None:
             continue
         ref = engine.attention_backward(q, k, v, o, do, stats, **band)
         if S <= 1024:  # fp32 autograd too
-            qf, kf, vf = (t.float().requires_grad_() for t in (q, k, v))
-            sc = qf @ kf.transpose(-1, -2) / math.sqrt(D_QK_)
-            if causal:
-                sc = sc.masked_fill(torch.ones(S, S, device="cuda", dtype=torch.bool).triu(1), float("-inf"))
-            fp32 = torch.autograd.grad(torch.softmax(sc, -1) @ vf, (qf, kf, vf), do.float())
-            for g, mine, r in zip(("dq", "dk", "dv"), ours, fp32):
-                row[f"{g}_rel_err_fp32"] = ((mine.float() - r).norm() / r.norm()).item()
+            fp32 = fp32_grads(q, k, v, do, causal)
+            for g, mine in zip(("dq", "dk", "dv"), ours):
+                row[f"{g}_rel_err_fp32"] = rel_err(mine, fp32[g])
         for g, mine, r in zip(("dq", "dk", "dv"), ours, ref):
-            row[f"{g}_rel_err_engine"] = ((mine.float() - r.float()).norm() / r.float().norm()).item()
+            row[f"{g}_rel_err_engine"] = rel_err(mine, r)
         row["nan"] = any(bool(torch.isnan(t).any().item()) for t in ours)
         if S >= 4096:
             fns = {"probe": lambda: launch(q, k, v, o, do, stats, causal),

@@ -106,6 +106,24 @@ def ptxas_report(ptx: str) -> dict:
                 wgmma_serialized="C7512" in log or "C7515" in log)
 
 
+def fp32_grads(q, k, v, do, causal: bool) -> dict:
+    """dq, dk, dv of softmax(Q K^T / sqrt(D_qk)) V by fp32 autograd (the causal diagonal at 0), for S small enough
+    that the score matrix fits."""
+    import torch
+
+    S_q, S_kv = q.shape[2], k.shape[2]
+    qf, kf, vf = (t.float().requires_grad_() for t in (q, k, v))
+    sc = qf @ kf.transpose(-1, -2) / math.sqrt(q.shape[3])
+    if causal:
+        sc = sc.masked_fill(torch.ones(S_q, S_kv, device=q.device, dtype=torch.bool).triu(1), float("-inf"))
+    return dict(zip(("dq", "dk", "dv"), torch.autograd.grad(torch.softmax(sc, -1) @ vf, (qf, kf, vf), do.float())))
+
+
+def rel_err(mine, ref) -> float:
+    """Relative L2 error of ``mine`` against ``ref``, both taken in fp32."""
+    return ((mine.float() - ref.float()).norm() / ref.float().norm()).item()
+
+
 def cudnn_backward(q, k, v, do, causal: bool):
     """A function running cuDNN's backward (PyTorch's SDPA, its cuDNN backend) of one forward on these inputs."""
     import torch
@@ -162,16 +180,11 @@ def main(name: str, compile_only, launch, grads: tuple, products: int) -> None:
             rows.append(row)
             continue
         if S <= 4096:
-            qf, kf, vf = (t.float().requires_grad_() for t in (q, k, v))
-            sc = qf @ kf.transpose(-1, -2) / math.sqrt(128)
-            if causal:
-                sc = sc.masked_fill(torch.ones(S, S, device="cuda", dtype=torch.bool).triu(1), float("-inf"))
-            wrt = dict(dq=qf, dk=kf, dv=vf)
-            refs = torch.autograd.grad(torch.softmax(sc, -1) @ vf, [wrt[g] for g in grads], do.float())
-            for g, mine, ref in zip(grads, ours, refs):
-                row[f"{g}_rel_err"] = ((mine.float() - ref).norm() / ref.norm()).item()
+            refs = fp32_grads(q, k, v, do, causal)
+            for g, mine in zip(grads, ours):
+                row[f"{g}_rel_err"] = rel_err(mine, refs[g])
             row["nan"] = any(bool(torch.isnan(t).any().item()) for t in ours)
-            del qf, kf, vf, sc, refs
+            del refs
         if S >= 4096:
             fns = {name: lambda: launch(q, k, v, do, lse, delta, args.stages, causal),
                    "ours_backward": lambda: engine.attention_backward(q, k, v, o, do, lse, **band),
