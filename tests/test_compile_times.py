@@ -186,3 +186,30 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
         k = by_kernel(Case("g", **other))[ct.GLUON_BWD_KERNEL]
         assert dict(k.constexprs)["HEAD_LOOP"] is False, (other, dict(k.constexprs))
     assert dict(gqa[ct.GLUON_BWD_KERNEL].constexprs)["HEAD_LOOP"] is False  # 2 x 2 x 2 programs: too few
+
+
+def test_192_128_16_bit_backward_is_the_gluon_192_kernel_as_on_the_h200(monkeypatch):
+    """The H200 runs D_qk 192 / D_v 128 16-bit backwards in the column-split Gluon kernel (stop 30,
+    ``attention_bwd_gluon_192``) outside deterministic mode, with and without the mask, K/V heads shared or not:
+    the enumeration must count it (its GQA form a specialisation of its own: fp32 dK, dV pointers), and count the
+    Triton kernels for deterministic calls."""
+    from sdpa_bwd import launch
+    from sdpa_bwd.kernels import attention_bwd_gluon_192
+
+    if not attention_bwd_gluon_192.AVAILABLE:
+        pytest.skip("this Triton has no Gluon Hopper module")
+    base = dict(B=2, H_q=4, S_q=256, D_qk=192, D_v=128, dtype="bfloat16")
+    own = by_kernel(Case("g", **base))
+    assert ct.GLUON_BWD192_KERNEL in own and not any(k.startswith("attention_bwd_dkdv") for k in own), sorted(own)
+    assert {"attention_bwd_preprocess_kernel", "attention_bwd_dq_convert_kernel"} <= set(own), sorted(own)
+    g = own[ct.GLUON_BWD192_KERNEL]
+    # dK's and dV's head-dim strides of 1 specialise (Triton folds an int argument equal to 1)
+    assert dict(g.constexprs) == {"HEAD_GROUP": 1, "dk_sd": 1, "dv_sd": 1}, dict(g.constexprs)
+    assert g.maxnreg == attention_bwd_gluon_192.MAX_REGS
+    assert dict(g.signature)["dk_ptr"] == "*bf16"
+    causal = by_kernel(Case("g", right_bound=0, **base))[ct.GLUON_BWD192_KERNEL]
+    assert dict(causal.constexprs)["HEAD_GROUP"] == launch.GLUON_HEAD_GROUP
+    gqa = by_kernel(Case("g", H_k=1, H_v=2, **base))[ct.GLUON_BWD192_KERNEL]
+    assert (dict(gqa.signature)["dk_ptr"], dict(gqa.signature)["dv_ptr"]) == ("*fp32", "*fp32")
+    det = by_kernel(Case("g", deterministic=True, **base))
+    assert ct.GLUON_BWD192_KERNEL not in det and any(k.startswith("attention_bwd_dq") for k in det), sorted(det)

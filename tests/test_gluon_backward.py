@@ -29,14 +29,25 @@ TOOL = os.path.join(ROOT, "tools", "gluon_bwd_compile.py")
 
 
 @pytest.fixture(scope="module")
-def compiled():
+def compile_reports():
+    """Every line of ``tools/gluon_bwd_compile.py bf16``: the head-dim-64/128 kernel's forms, then the 192 / 128
+    kernel's (``"kernel": "attention_bwd_gluon_192"``)."""
     pytest.importorskip("triton.experimental.gluon.language.nvidia.hopper")
     env = {**os.environ, "TRITON_INTERPRET": "0", "PYTHONPATH": os.path.join(ROOT, "src")}
     run = subprocess.run([sys.executable, TOOL, "bf16"], capture_output=True, text=True, env=env, timeout=600)
     assert run.returncode == 0, f"tools/gluon_bwd_compile.py failed:\n{run.stderr[-3000:]}"
-    rows = (json.loads(ln) for ln in run.stdout.splitlines() if ln.startswith("{"))
+    return [json.loads(ln) for ln in run.stdout.splitlines() if ln.startswith("{")]
+
+
+@pytest.fixture(scope="module")
+def compiled(compile_reports):
     return {(r["D"], r["ROWS"], r["grouped"], r["tma_epilogue"], r["deterministic"], r["head_loop"]): r
-            for r in rows}
+            for r in compile_reports if "kernel" not in r}
+
+
+@pytest.fixture(scope="module")
+def compiled192(compile_reports):
+    return {r["grouped"]: r for r in compile_reports if r.get("kernel") == "attention_bwd_gluon_192"}
 
 
 # (grouped, TMA epilogue, deterministic, head loop): the eight compiles the launcher makes (shared K/V heads'
@@ -151,6 +162,30 @@ def test_gluon_backward_deterministic_compile_takes_turns(compiled, D, rows, gro
         f"over the bound {bound}: see what it keeps live over the loop (attention_bwd_gluon._main_loop's order)")
 
 
+@pytest.mark.parametrize("grouped", [False, True], ids=["own-kv", "gqa"])
+def test_gluon_backward_192_compiles_overlapped_unserialised_and_unspilled(compiled192, grouped):
+    """The D_qk 192 / D_v 128 kernel (``attention_bwd_gluon_192``, FlashAttention-3's column split): in each of its
+    2 tile bodies (the peeled diagonal's and the loop's) each consumer waits for S with dP in flight and for dQ
+    with dK in flight (8 wait_group 1); 120 wgmma (2 bodies x (consumer 0: S 8 + 4 k-steps over D_qk's 128 + 64
+    columns, dP 8, dQ 4, dK 4; consumer 1: the same and dV's 4)); dQ's 2 reduces a body a consumer; ptxas neither
+    serialises the products nor spills (the point of the split: the key split would hold 224 registers of
+    accumulators a thread); dK and dV by atomic adds into the fp32 accumulators where K/V heads are shared
+    (``_store_rows``), by stores otherwise."""
+    assert set(compiled192) == {False, True}, f"tools/gluon_bwd_compile.py compiled the 192 kernel as {compiled192}"
+    r = compiled192[grouped]
+    assert r["waits"].count(1) == 8, (
+        f"saw product waits {r['waits']}: each consumer should wait for S with dP in flight and for dQ with dK in "
+        "flight (wait_group 1) in both tile bodies, 8 in all. Check attention_bwd_gluon_192._tile")
+    assert r["wgmma"] == 120, f"saw {r['wgmma']} wgmma instructions, expected 120: the kernel's structure changed"
+    assert r["bulk_reduces"] == 4, f"{r['bulk_reduces']} bulk reduces, expected dQ's one a tile body a consumer"
+    assert not r["wgmma_serialized"], "ptxas serialises the 192 kernel's wgmma (C7512 / C7515)"
+    assert r["spill_bytes"] == [0, 0], f"the 192 kernel spills {r['spill_bytes']} B (stores, loads)"
+    assert r["shared"] <= H200_SHARED, f"the 192 kernel asks for {r['shared']} B of shared memory"
+    assert (r["atomic_adds"] > 0) == grouped, (
+        f"{r['atomic_adds']} fp32 atomic adds: expected them exactly where dK's and dV's pointers are the fp32 "
+        "accumulators of shared K/V heads (attention_bwd_gluon_192._store_rows)")
+
+
 def _tensors(dtype=torch.bfloat16, d=128, d_step=1, S=64, H=2, H_kv=None):
     H_kv = H if H_kv is None else H_kv
     q, do = (torch.randn(1, H, S, d * d_step, dtype=dtype)[..., ::d_step] for _ in range(2))
@@ -176,6 +211,29 @@ def test_gluon_backward_takes_what_it_addresses(as_on_the_h200, dtype, causal, H
         pytest.skip("this Triton has no Gluon Hopper module")
     with launch.switches(gluon_bwd_deterministic=det):  # deterministic mode: where the switch lets it in
         assert _reasons(*_tensors(dtype, H_kv=H_kv), causal=causal, banded=causal, deterministic=det) == []
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["nc", "causal"])
+@pytest.mark.parametrize("H_kv", [2, 1], ids=["own-kv", "mqa"])
+def test_gluon_backward_takes_192_128_outside_deterministic_mode(as_on_the_h200, causal, H_kv):
+    """D_qk 192 / D_v 128 (the column-split kernel, stop 30): taken with and without the mask, K/V heads shared or
+    not, left to the Triton kernels where ``GLUON_BWD_192`` leaves its mask out, and in deterministic mode (the
+    kernel takes no turns), each with a reason that names it."""
+    if not launch.attention_bwd_gluon.AVAILABLE:
+        pytest.skip("this Triton has no Gluon Hopper module")
+    q, k, _, _ = _tensors(d=192, H_kv=H_kv)
+    _, _, v, do = _tensors(d=128, H_kv=H_kv)
+    kw = dict(causal=causal, banded=causal)
+    assert _reasons(q, k, v, do, **kw) == []
+    mask = "causal" if causal else "nc"
+    with launch.switches(gluon_bwd_192={"causal", "nc"} - {mask}):
+        assert any("GLUON_BWD_192" in r for r in _reasons(q, k, v, do, **kw))
+    assert any("deterministic mode at head dims (192, 128)" in r
+               for r in _reasons(q, k, v, do, deterministic=True, **kw))
+    assert any("head dims" in r for r in _reasons(q, k, v[..., :64], do[..., :64], **kw)), "192 / 64 is not taken"
+    with pytest.raises(ValueError, match="gluon_bwd_192"):
+        with launch.switches(gluon_bwd_192={"band"}):
+            pass
 
 
 def test_gluon_backward_takes_hd64_with_and_without_the_mask(as_on_the_h200):

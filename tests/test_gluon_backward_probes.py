@@ -1,6 +1,6 @@
-"""tools/gluon_dkdv_probe.py, tools/gluon_dq_probe.py and tools/gluon_bwd192_probe.py compile for sm_90a with this
-Triton, in the schedule
-they exist to measure.
+"""tools/gluon_dkdv_probe.py and tools/gluon_dq_probe.py compile for sm_90a with this Triton, in the schedule
+they exist to measure. (Stop 29's 192 / 128 probe is the engine's ``attention_bwd_gluon_192`` since stop 30:
+tests/test_gluon_backward.py checks its compile.)
 
 No GPU: the probes are compiled, not run (Gluon has no interpreter). Checked is what their timings would rest
 on: each consumer waits for S with one product (dP) still in flight at every place it computes probabilities
@@ -28,10 +28,6 @@ PROBES = {
                                     "over D 128; dV and dK: 4 each over 64 query rows)"),
     "gluon_dq_probe.py": (6, 120, "2 consumers x (first tile, loop, diagonal loop) x (S and dP: 8 k-steps each "
                                   "over D 128; dQ: 4 over 64 keys)"),
-    # stop 29's D_qk 192 / D_v 128 form (the consumers split a 64-key block's columns): each waits for S with dP in
-    # flight and for dQ with dK in flight, in the peeled diagonal tile and the loop
-    "gluon_bwd192_probe.py": (8, 120, "2 tile bodies x (consumer 0: S 8 + 4 k-steps over D_qk's 128 + 64 columns, "
-                                      "dP 8, dQ 4, dK 4; consumer 1: the same and dV's 4)"),
 }
 
 
@@ -55,13 +51,3 @@ def test_probe_compiles_unserialised_with_the_softmax_under_dp(probe):
         "after another and its timing would mean nothing. Keep P and dS in shared memory (see the DKDV probe)")
     assert r["shared"] <= H200_SHARED, f"tools/{probe} asks for {r['shared']} B of shared memory, over {H200_SHARED}"
 
-
-def test_bwd192_probe_spills_nothing():
-    """The point of the 192 / 128 probe's column split: its consumers' accumulators fit their registers (the
-    engine's key split would hold 224 registers of them at once): ptxas spills nothing."""
-    env = {**os.environ, "TRITON_INTERPRET": "0"}
-    run = subprocess.run([sys.executable, os.path.join(TOOLS, "gluon_bwd192_probe.py"), "--compile-only"],
-                         capture_output=True, text=True, env=env, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    r = json.loads([ln for ln in run.stdout.splitlines() if ln.startswith("{")][-1])
-    assert r["spill_bytes"] == [0, 0], f"tools/gluon_bwd192_probe.py spills {r['spill_bytes']} B (stores, loads)"

@@ -53,8 +53,10 @@ from typing import Optional
 # Kernels the launcher calls, by the name it imports them under.
 GLUON_KERNEL = "attention_fwd_gluon_kernel"  # in sdpa_bwd.kernels.attention_fwd_gluon
 GLUON_BWD_KERNEL = "attention_bwd_gluon_kernel"  # in sdpa_bwd.kernels.attention_bwd_gluon
+GLUON_BWD192_KERNEL = "attention_bwd_gluon_192_kernel"  # in sdpa_bwd.kernels.attention_bwd_gluon_192
 # the Gluon kernels by name: the module launch imports each as (launch.<module>.<kernel>)
-GLUON_KERNELS = {GLUON_KERNEL: "attention_fwd_gluon", GLUON_BWD_KERNEL: "attention_bwd_gluon"}
+GLUON_KERNELS = {GLUON_KERNEL: "attention_fwd_gluon", GLUON_BWD_KERNEL: "attention_bwd_gluon",
+                 GLUON_BWD192_KERNEL: "attention_bwd_gluon_192"}
 KERNEL_NAMES = (
     "attention_fwd_kernel", "attention_fwd_kernel_any_len",
     "attention_bwd_preprocess_kernel",
@@ -64,7 +66,8 @@ KERNEL_NAMES = (
 )
 FAMILY = {"attention_fwd_kernel": "fwd", "attention_bwd_preprocess_kernel": "odo",
           "attention_bwd_dkdv_kernel": "dkdv", "attention_bwd_dq_kernel": "dq",
-          "attention_bwd_dq_convert_kernel": "dq_convert", GLUON_KERNEL: "fwd", GLUON_BWD_KERNEL: "dkdv"}
+          "attention_bwd_dq_convert_kernel": "dq_convert", GLUON_KERNEL: "fwd", GLUON_BWD_KERNEL: "dkdv",
+          GLUON_BWD192_KERNEL: "dkdv"}
 ANY_LEN_SUFFIX = "_any_len"
 H200_SMS = 132  # the H200's SMs (launch._sm_count), which the launcher's GQA head-loop rule counts programs against
 _TRITON_DTYPE = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "int8": "i8", "int32": "i32"}
@@ -326,7 +329,8 @@ def recording(sink: list, alloc: Optional[_Allocator] = None):
                mock.patch.object(launch, "_BWD_OVERRIDE", None),
                mock.patch.object(launch, "_is_sm90", lambda index: True),
                mock.patch.object(launch, "_sm_count", lambda index: H200_SMS)]
-    # the Gluon forward and backward, which the H200 takes for hd128 (and 192/128 forward) 16-bit problems
+    # the Gluon forward and backward, which the H200 takes for hd128 and 192/128 (and the backward hd64) 16-bit
+    # problems
     for kernel, module in GLUON_KERNELS.items():
         gluon = getattr(launch, module)
         if gluon.AVAILABLE:

@@ -103,6 +103,35 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
                 head_loop=head_loop, **report)
 
 
+def compile_192(dtype: str, grouped: bool = False) -> dict:
+    """The D_qk 192 / D_v 128 kernel (``attention_bwd_gluon_192``) as the launcher compiles it
+    (``launch._gluon_bwd192_descriptors``): ``grouped``: shared K/V heads, dK and dV added into fp32 accumulators
+    (``dk_ptr``, ``dv_ptr`` fp32), else stored as 16 bits; under the causal mask's head groups."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gluon_probe_common import compile_report, desc_signature, signature_of
+    from triton.experimental.gluon import language as gl
+
+    from sdpa_bwd.kernels import attention_bwd_gluon_192 as g
+
+    fn = g.attention_bwd_gluon_192_kernel
+    gdt = {"bf16": gl.bfloat16, "fp16": gl.float16}[dtype]
+    name = {"bf16": "bfloat16", "fp16": "float16"}[dtype]
+    sig = signature_of(fn, dtype, fp32_ptrs=("dk_ptr", "dv_ptr") if grouped else (),
+                       floats=("qk_scale_log2", "scale"))
+    for p, kind, cols in (("q_desc", "qa", 128), ("qb_desc", "qb", 64), ("k_desc", "qa", 128),
+                          ("kb_desc", "qb", 64), ("v_desc", "v", 128), ("do_desc", "v", 128)):
+        sig[p] = desc_signature(64, name, [1, 1, 64, cols], g.host_layout(kind, gdt))
+    for p, kind, cols in (("dq0_desc", "dq0", 128), ("dq1_desc", "dq1", 64)):
+        sig[p] = desc_signature(64, "float32", [64, cols], g.host_layout(kind, gdt))
+    for p in ("lse_desc", "dlt_desc"):
+        sig[p] = desc_signature(64, "float32", [64], g.host_layout("side", gdt))
+    report = compile_report(fn, sig, dict(HEAD_GROUP=8), maxnreg=g.MAX_REGS, with_ptx=True)
+    ptx = report.pop("ptx")
+    report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
+    report["atomic_adds"] = len(re.findall(r"\bred\.[\w.]*add\.f32|atom\.[\w.]*add\.f32", ptx))
+    return dict(kernel="attention_bwd_gluon_192", dtype=dtype, grouped=grouped, **report)
+
+
 def main(argv) -> None:
     from sdpa_bwd.kernels.attention_bwd_gluon import HEAD_DIMS, QUERY_ROWS
 
@@ -117,6 +146,8 @@ def main(argv) -> None:
                 for grouped, tma_epilogue, deterministic, head_loop in VARIANTS:
                     print(json.dumps(compile_variant(dtype, D, grouped, tma_epilogue, rows, deterministic,
                                                      head_loop=head_loop)), flush=True)
+        for grouped in (False, True):
+            print(json.dumps(compile_192(dtype, grouped)), flush=True)
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ from .kernels import (
     attention_fwd_kernel,
     attention_fwd_kernel_any_len,
 )
-from .kernels import attention_bwd_gluon, attention_fwd_gluon
+from .kernels import attention_bwd_gluon, attention_bwd_gluon_192, attention_fwd_gluon
 
 LOG2E = 1.4426950408889634
 MAX_HEAD_DIM = 256
@@ -162,6 +162,13 @@ GLUON_BWD_HEAD_DIMS = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_B
 GLUON_BWD_CAUSAL_HEAD_DIMS = frozenset(
     int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_CAUSAL_HEAD_DIMS", "64,128").split(",") if d)
 
+# D_qk 192 / D_v 128 (DeepSeek-V3's head dims) in the Gluon backward's column-split form
+# (kernels.attention_bwd_gluon_192, stop 30), under the masks named here: "causal" (the diagonal at 0) and "nc" (no
+# mask). Before, the Triton kernels took both: stop 29's probe of the kernel ran 0.594 ms causal at (1,16,4096)
+# bf16 alone against their whole call's 0.686 and cuDNN's 0.603-0.613 (docs/data/h200-2026-12-03a run 6).
+# $SDPA_BWD_GLUON_BWD_192 (e.g. "causal", or "" for the Triton kernels) replaces the set; the switch gluon_bwd_192.
+GLUON_BWD_192 = frozenset(m for m in os.environ.get("SDPA_BWD_GLUON_BWD_192", "causal,nc").split(",") if m)
+
 # Deterministic calls in the Gluon backward, its dQ reduces taken in turn by a dQ writer warp a consumer
 # (``DETERMINISTIC``; GQA's dK, dV reduces in turn in the epilogue, lower query heads first): bitwise repeatable,
 # and since stop 28 (run 3 of docs/data/h200-2026-12-02f, tools/det_perf.py) 1.00-1.07x of the default at hd128 and
@@ -205,7 +212,7 @@ GLUON_BWD_HD64_ROWS = 128
 
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
              "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
-             "gluon_bwd_deterministic", "gluon_bwd_head_loop")
+             "gluon_bwd_deterministic", "gluon_bwd_head_loop", "gluon_bwd_192")
 
 
 @contextlib.contextmanager
@@ -216,11 +223,11 @@ def switches(**values):
     ``gluon_backward`` (``GLUON_BACKWARD``, likewise), ``gluon_bwd_tma_epilogue`` (``GLUON_BWD_TMA_EPILOGUE``),
     ``gluon_bwd_head_dims`` (``GLUON_BWD_HEAD_DIMS``, an iterable of head dims), ``gluon_bwd_causal_head_dims``
     (``GLUON_BWD_CAUSAL_HEAD_DIMS``, likewise), ``gluon_bwd_hd64_rows`` (``GLUON_BWD_HD64_ROWS``),
-    ``gluon_bwd_deterministic`` (``GLUON_BWD_DETERMINISTIC``), ``gluon_bwd_head_loop`` (``GLUON_BWD_HEAD_LOOP``). A
-    switch not named keeps its value."""
+    ``gluon_bwd_deterministic`` (``GLUON_BWD_DETERMINISTIC``), ``gluon_bwd_head_loop`` (``GLUON_BWD_HEAD_LOOP``),
+    ``gluon_bwd_192`` (``GLUON_BWD_192``, an iterable of "causal" and "nc"). A switch not named keeps its value."""
     global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
     global GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC
-    global GLUON_BWD_HEAD_LOOP
+    global GLUON_BWD_HEAD_LOOP, GLUON_BWD_192
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
@@ -228,9 +235,13 @@ def switches(**values):
     if rows not in attention_bwd_gluon.QUERY_ROWS[64]:
         raise ValueError(f"gluon_bwd_hd64_rows {rows!r}: the Gluon backward streams hd64 query tiles of "
                          f"{attention_bwd_gluon.QUERY_ROWS[64]} rows; pass one of those")
+    masks = values.get("gluon_bwd_192", GLUON_BWD_192)
+    masks = frozenset(masks.split(",") if isinstance(masks, str) else masks) - {""}
+    if not masks <= {"causal", "nc"}:
+        raise ValueError(f"gluon_bwd_192 {sorted(masks)}: the masks are 'causal' and 'nc' (none); pass a subset")
     before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
               GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
-              GLUON_BWD_HEAD_LOOP)
+              GLUON_BWD_HEAD_LOOP, GLUON_BWD_192)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -254,11 +265,13 @@ def switches(**values):
             GLUON_BWD_DETERMINISTIC = bool(values["gluon_bwd_deterministic"])
         if "gluon_bwd_head_loop" in values:
             GLUON_BWD_HEAD_LOOP = bool(values["gluon_bwd_head_loop"])
+        if "gluon_bwd_192" in values:
+            GLUON_BWD_192 = masks
         yield
     finally:
         (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
          GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
-         GLUON_BWD_HEAD_LOOP) = before
+         GLUON_BWD_HEAD_LOOP, GLUON_BWD_192) = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -1018,8 +1031,9 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     """Why the Gluon backward (``kernels.attention_bwd_gluon``) does not take this call; empty: it does.
 
     It runs on the H200 (sm_90) only, outside Triton's interpreter, for 16-bit Q, K, V, dO of a head dim in
-    ``GLUON_BWD_HEAD_DIMS`` (D_qk = D_v: 64, 128; under the causal mask those in ``GLUON_BWD_CAUSAL_HEAD_DIMS``, both)
-    that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and dV bulk-reduced into
+    ``GLUON_BWD_HEAD_DIMS`` (D_qk = D_v: 64, 128; under the causal mask those in ``GLUON_BWD_CAUSAL_HEAD_DIMS``, both),
+    or of D_qk 192 / D_v 128 (``kernels.attention_bwd_gluon_192``, under the masks in ``GLUON_BWD_192``, not in
+    deterministic mode), that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and dV bulk-reduced into
     fp32 accumulators), scale > 0, no band but the causal one with its diagonal at 0 (and S_q >= S_kv under it),
     in deterministic mode where ``GLUON_BWD_DETERMINISTIC`` lets it in (on by default since stop 28: dQ's reduces,
     and GQA's dK and dV reduces, then take turns), with outputs that touch no input. The Triton kernels take the
@@ -1027,7 +1041,17 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     reasons = _gluon_reasons(q, GLUON_BACKWARD, "GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD", config, "backward")
     B, H_q, S_q, D_qk = q.shape
     S_kv, D_v = k.shape[2], v.shape[3]
-    if D_qk != D_v or D_qk not in GLUON_BWD_HEAD_DIMS:
+    split192 = (D_qk, D_v) == attention_bwd_gluon_192.HEAD_DIMS
+    if split192:
+        mask = "causal" if causal else "nc"
+        if mask not in GLUON_BWD_192:
+            reasons.append(f"head dims (192, 128) {'under the causal mask' if causal else 'without a mask'}: "
+                           f"{mask!r} is not in GLUON_BWD_192 {sorted(GLUON_BWD_192)} ($SDPA_BWD_GLUON_BWD_192)")
+        if deterministic:
+            reasons.append("deterministic mode at head dims (192, 128): the column-split kernel "
+                           "(attention_bwd_gluon_192) takes no turns, so the Triton kernels' deterministic path "
+                           "takes it")
+    elif D_qk != D_v or D_qk not in GLUON_BWD_HEAD_DIMS:
         reasons.append(f"head dims {(D_qk, D_v)}: not D_qk = D_v in {sorted(GLUON_BWD_HEAD_DIMS)}")
     elif D_qk not in attention_bwd_gluon.HEAD_DIMS:
         reasons.append(f"head dims {(D_qk, D_v)}: the kernel's registers and buffers are sized for D_qk = D_v in "
@@ -1042,10 +1066,11 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
         reasons.append(f"head dim {D_qk} under the causal mask: not in GLUON_BWD_CAUSAL_HEAD_DIMS "
                        f"{sorted(GLUON_BWD_CAUSAL_HEAD_DIMS)} (measured slower there than the Triton kernels)")
     H_k, H_v = k.shape[1], v.shape[1]
-    if deterministic and not GLUON_BWD_DETERMINISTIC:
+    if deterministic and not GLUON_BWD_DETERMINISTIC and not split192:
         reasons.append("deterministic mode: GLUON_BWD_DETERMINISTIC is off (the switch gluon_bwd_deterministic), "
                        "so the Triton kernels' deterministic path takes it")
-    if deterministic and GLUON_BWD_DETERMINISTIC and (H_k != H_q or H_v != H_q) and not GLUON_BWD_DETERMINISTIC_GQA:
+    if (deterministic and GLUON_BWD_DETERMINISTIC and not split192 and (H_k != H_q or H_v != H_q)
+            and not GLUON_BWD_DETERMINISTIC_GQA):
         reasons.append(f"deterministic mode with shared K/V heads (H_q, H_k, H_v = {(H_q, H_k, H_v)}): "
                        "GLUON_BWD_DETERMINISTIC_GQA is off ($SDPA_BWD_GLUON_BWD_DET_GQA=0), so the Triton kernels' "
                        "deterministic path takes it")
@@ -1225,7 +1250,9 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
     accumulators of K's and V's dims, and DQ_CONVERT's kernel writes them into dK and dV afterwards.
     ``deterministic``: dQ's partials (and shared heads' dK, dV partials) added in a fixed order, by turn counters
     (``_dq_turn_counters``). Where ``gluon_head_loop`` says so, a program walks all query heads of its K/V head
-    instead, and dK, dV are stored as for heads of their own."""
+    instead, and dK, dV are stored as for heads of their own. D_qk 192 / D_v 128: ``_gluon_backward192``."""
+    if q.shape[3] != v.shape[3]:
+        return _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale, causal, return_delta)
     B, H_q, S_q, D = q.shape
     S_kv = k.shape[2]
     wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
@@ -1258,6 +1285,68 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, side).narrow(2, 0, S_q)
     return dq, dk, dv
+
+
+def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, causal: bool,
+                       return_delta: bool):
+    """The Gluon backward's launches at D_qk 192 / D_v 128 (``kernels.attention_bwd_gluon_192``): ODO, the
+    column-split pass (dK and dV stored through their strides, dQ's partials bulk-reduced into the zeroed fp32
+    accumulator) and DQ_CONVERT, in D_qk's 128 + 64 chunks as the Triton kernels' atomic mode. Where K or V heads
+    are shared (GQA, MQA), each query head's program adds its dK and dV (dK scaled) into zeroed fp32 accumulators
+    of K's and V's dims (atomic adds), which DQ_CONVERT's kernel writes into dK and dV afterwards."""
+    B, H_q, S_q, D_qk = q.shape
+    S_kv, D_v = k.shape[2], v.shape[3]
+    wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
+    side = gluon_side_rows(S_q)
+    delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, True, q.device, side)
+    kv_acc = _kv_accumulators(q, k, v)
+    dk_out, dv_out = kv_acc or (dk, dv)
+    _launch_odo(rec, o, do, stats, st, delta, lse2, head_dim_pad(D_v), wide, side)
+    g = attention_bwd_gluon_192
+    rec.launch(
+        g.attention_bwd_gluon_192_kernel, (_cdiv(S_kv, g.KEYS_PER_PROGRAM), B * H_q),
+        *_gluon_bwd192_descriptors(q, k, v, do, dq_accum, lse2, delta), dk_out, dv_out,
+        *dk_out.stride(), *dv_out.stride(),
+        H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, side, scale * LOG2E, scale, int(causal),
+        HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1, num_warps=4, maxnreg=g.MAX_REGS,
+    )
+    qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype)
+    _launch_dq_convert(rec, dq_accum, dq, scale, qk_chunk, qk_split, wide)
+    if kv_acc:  # dK's partials were scaled in the kernel
+        _launch_dq_convert(rec, kv_acc[0], dk, 1.0, qk_chunk, qk_split, wide)
+        _launch_dq_convert(rec, kv_acc[1], dv, 1.0, head_dim_pad(D_v), 0, wide)
+    rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum) + (kv_acc or ()) + (None,),
+               extra=(B, H_q, S_q, D_qk, True, kv_acc is not None, 0, side))
+    if return_delta:
+        return dq, dk, dv, delta.view(B, H_q, side).narrow(2, 0, S_q)
+    return dq, dk, dv
+
+
+def _gluon_bwd192_descriptors(q, k, v, do, dq_accum, lse2, delta):
+    """The 192 / 128 kernel's first ten arguments, TMA descriptors made on the host (as ``_gluon_bwd_descriptors``):
+    Q and K twice each, in blocks of D_qk's first 128 columns and of its last 64 (a block's dims are powers of two;
+    the kernel loads the second at column 128), V and dO, all as (B, H, S, D) through their own strides
+    (``_bhsd_descriptor``); the packed fp32 dQ accumulator as (B H S_q, 192) in [64, 128] and [64, 64] blocks;
+    lse2 and delta as one row of all heads' padded rows. Layouts: ``attention_bwd_gluon_192.host_layout``."""
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+    g = attention_bwd_gluon_192
+    dt = _gl_dtype(q.dtype)
+    rows, keys, a = g.QUERY_ROWS, g.KEYS_PER_PROGRAM, g.COLS0_
+    D_qk = q.shape[3]
+    b = D_qk - a
+
+    def four(t, block_rows, kind, cols):
+        return _bhsd_descriptor(TensorDescriptor, t, block_rows, g.host_layout(kind, dt), cols)
+
+    n = dq_accum.numel() // D_qk
+    side = [lse2.numel()]
+    return (four(q, rows, "qa", a), four(q, rows, "qb", b), four(k, keys, "qa", a), four(k, keys, "qb", b),
+            four(v, keys, "v", v.shape[3]), four(do, rows, "v", do.shape[3]),
+            TensorDescriptor(dq_accum, [n, D_qk], [D_qk, 1], [rows, a], g.host_layout("dq0", dt)),
+            TensorDescriptor(dq_accum, [n, D_qk], [D_qk, 1], [rows, b], g.host_layout("dq1", dt)),
+            TensorDescriptor(lse2, side, [1], [rows], g.host_layout("side", dt)),
+            TensorDescriptor(delta, side, [1], [rows], g.host_layout("side", dt)))
 
 
 @functools.lru_cache(maxsize=None)

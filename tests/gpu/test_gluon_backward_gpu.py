@@ -19,7 +19,7 @@ from test_fused_backward import launched as spy_launches  # noqa: E402
 from test_triton_kernels import BSHD, SBHD, SBHD_DSTEP, TMA_ODD, TMA_PAD, Case, Layout, run_case  # noqa: E402
 
 from sdpa_bwd import launch, launch_cache  # noqa: E402
-from sdpa_bwd.kernels import attention_bwd_gluon  # noqa: E402
+from sdpa_bwd.kernels import attention_bwd_gluon, attention_bwd_gluon_192  # noqa: E402
 
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
@@ -132,6 +132,12 @@ TRITON_CASES = [
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=32, D_v=32, dtype="bf16", seed=417),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=64, D_v=128, dtype="bf16", seed=425),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="fp32", seed=418),
+    # D_qk 192 / D_v 128 in deterministic mode (the column-split kernel takes no turns), and with dO's head-dim
+    # stride 2
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=192, D_v=128, dtype="bf16", deterministic=True,
+         seed=492),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=192, D_v=128, dtype="fp16", right_bound=0, do=DSTEP,
+         seed=493),
 ]
 
 
@@ -139,6 +145,7 @@ TRITON_CASES = [
 def launched(monkeypatch):
     """The backward kernels launched, by name: a spy on the Gluon kernel and the Triton DKDV kernels."""
     names = spy_launches(monkeypatch, targets=[(attention_bwd_gluon, "attention_bwd_gluon_kernel"),
+                                               (attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel"),
                                                (launch, "attention_bwd_dkdv_kernel"),
                                                (launch, "attention_bwd_dkdv_kernel_any_len"),
                                                (launch, "attention_bwd_fused_kernel"),
@@ -156,9 +163,85 @@ def test_gpu_gluon_backward_case(case, launched):
         f"for {case.repro()}")
 
 
+# D_qk 192 / D_v 128, the column-split kernel (``attention_bwd_gluon_192``): both dtypes, with and without the mask,
+# tails in both lengths (a key block past S_kv's end, a query tile past S_q's), every input in another layout and
+# gradients of any strides (dK, dV by pointer stores through them), S below one tile, S_q > S_kv under the mask,
+# broadcast inputs, the diagonal at 0 by bottom-right alignment (S_q = S_kv), GQA and MQA (dK, dV added into fp32
+# accumulators), K shared where V is not, and a full-size causal problem (head groups of 8, many waves)
+GLUON192_CASES = [
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1024, S_kv=1024, D_qk=192, D_v=128, dtype="bf16", seed=480),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1024, S_kv=1024, D_qk=192, D_v=128, dtype="fp16", right_bound=0, seed=481),
+    Case(B=2, H_q=3, H_k=3, H_v=3, S_q=777, S_kv=1500, D_qk=192, D_v=128, dtype="fp16",
+         q=BSHD, k=SBHD, v=PAD, o=DSTEP, do=BSHD, dq=DSTEP, dk=BSHD, dv=SBHD,
+         stats=Layout("sbhd", row_gap=1), seed=482),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1531, S_kv=999, D_qk=192, D_v=128, dtype="bf16", right_bound=0,
+         q=SBHD, k=BSHD, v=BSHD, do=PAD, dk=DSTEP, dv=ODD, seed=483),
+    Case(B=3, H_q=2, H_k=2, H_v=2, S_q=2, S_kv=5, D_qk=192, D_v=128, dtype="bf16", seed=484),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=65, S_kv=65, D_qk=192, D_v=128, dtype="fp16", right_bound=0, seed=485),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=333, S_kv=333, D_qk=192, D_v=128, dtype="bf16",
+         q=Layout(broadcast="b"), k=Layout("bshd", broadcast="h"), v=Layout(broadcast="bh"), scale=0.03, seed=486),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=2048, S_kv=2048, D_qk=192, D_v=128, dtype="bf16", right_bound=0,
+         alignment="bottom_right", q=BSHD, k=BSHD, v=BSHD, o=BSHD, do=BSHD, seed=487),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=300, S_kv=130, D_qk=192, D_v=128, dtype="bf16", right_bound=0, seed=488),
+    Case(B=1, H_q=4, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=192, D_v=128, dtype="bf16", seed=489),
+    Case(B=2, H_q=4, H_k=1, H_v=1, S_q=777, S_kv=650, D_qk=192, D_v=128, dtype="fp16", right_bound=0,
+         q=BSHD, k=SBHD, v=PAD, do=BSHD, dk=DSTEP, dv=BSHD, seed=490),
+    Case(B=2, H_q=6, H_k=3, H_v=6, S_q=500, S_kv=517, D_qk=192, D_v=128, dtype="bf16",
+         k=BSHD, v=SBHD, dq=BSHD, dk=SBHD, seed=491),
+    Case(B=1, H_q=16, H_k=16, H_v=16, S_q=4096, S_kv=4096, D_qk=192, D_v=128, dtype="bf16", right_bound=0,
+         seed=494),
+]
+
+
+@pytest.mark.parametrize("case", GLUON192_CASES, ids=[c.id() for c in GLUON192_CASES])
+def test_gpu_gluon_backward_192_case(case, launched):
+    run_case(case)
+    assert "attention_bwd_gluon_192_kernel" in launched, (
+        f"the backward launched {launched}: expected the 192 / 128 Gluon kernel, which gluon_backward_reasons "
+        f"should allow for {case.repro()}")
+
+
+def _inputs192(seed, shape=(2, 4, 1000), causal=True, H_kv=None):
+    B, H, S = shape
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    H_kv = H_kv or H
+    q, do = (torch.randn(B, H, S, d, device="cuda", dtype=torch.bfloat16, generator=gen) for d in (192, 128))
+    k, v = (torch.randn(B, H_kv, S, d, device="cuda", dtype=torch.bfloat16, generator=gen) for d in (192, 128))
+    band = dict(right_bound=0) if causal else {}
+    o, stats = launch.attention_forward(q, k, v, **band)
+    return (q, k, v, o, do, stats), band
+
+
+@pytest.mark.parametrize("H_kv,causal", [(None, True), (2, False)], ids=["heads-own-kv", "gqa"])
+def test_gpu_gluon_backward_192_agrees_with_triton_and_replays(H_kv, causal):
+    """At 192 / 128 the column-split kernel and the Triton kernels agree within bf16 rounding on one problem, and
+    the launch cache's replay for new tensors matches the full launcher's result on them (GQA: the replay zeroes
+    accumulators of its own), not the first call's."""
+    launch_cache.clear()
+    first, band = _inputs192(13, causal=causal, H_kv=H_kv)
+    g = launch.attention_backward(*first, **band)
+    with launch.switches(gluon_bwd_192=()):
+        t = launch.attention_backward(*first, **band)
+    for name, a, b in zip(("dq", "dk", "dv"), g, t):
+        rel = ((a.float() - b.float()).norm() / b.float().norm()).item()
+        assert rel < 1e-2, f"{name}: the 192 Gluon and Triton backwards differ by {rel:.2e} (relative)"
+    second, _ = _inputs192(14, causal=causal, H_kv=H_kv)
+    before = launch_cache.counts["replayed"]
+    replayed = launch.attention_backward(*second, **band)
+    assert launch_cache.counts["replayed"] == before + 1, "the second call of the same key was not replayed"
+    launch_cache.clear()
+    full = launch.attention_backward(*second, **band)
+    for name, a, b in zip(("dq", "dk", "dv"), replayed, full):
+        assert (a.float() - b.float()).abs().max().item() < 2e-2, f"{name}: the replay differs from the launcher"
+    assert not torch.allclose(replayed[0], g[0]), "replay reused tensors"
+    launch_cache.clear()
+
+
 @pytest.mark.parametrize("case", TRITON_CASES, ids=[c.id() for c in TRITON_CASES])
 def test_gpu_triton_backward_takes_what_the_gluon_one_cannot(case, launched):
     run_case(case)
+    assert "attention_bwd_gluon_192_kernel" not in launched, (
+        f"the backward launched {launched} for {case.repro()}: the 192 Gluon kernel does not address this call")
     assert "attention_bwd_gluon_kernel" not in launched, (
         f"the backward launched {launched} for {case.repro()}: the Gluon kernel does not address this call")
 

@@ -1,0 +1,290 @@
+"""The backward on Hopper in Gluon for D_qk 192 / D_v 128 (DeepSeek-V3's head dims): FlashAttention-3's hdim-192
+split, programs of 64 keys whose two consumer warpgroups split the key block's columns instead of its keys.
+
+Launch code and the rule for when it runs are in ``sdpa_bwd.launch`` (``gluon_backward_reasons``,
+``_gluon_backward``): ODO before (delta, lse2), DQ_CONVERT after, as for ``attention_bwd_gluon``, whose loader,
+stage barriers and dQ bulk reduce this kernel shares. Why a form of its own (docs/perf-log.md, stops 29-30):
+``attention_bwd_gluon`` gives each consumer 64 of a program's 128 keys, so at 192 / 128 a consumer would hold dV
+(64 registers a thread), dK (96), S and dP (32 each) at once against 240, and its buffers would take 256 KB of
+shared memory against 227. Here a program owns 64 keys of one (batch, query head) and streams 64-row query tiles
+(two stages, lse2 and delta riding with Q and dO):
+
+- a loader partition (1 warp) brings K's and V's 64 rows once, then each tile's Q and dO rows through TMA
+  descriptors the launcher made on the host over Q, K, V, dO through their own strides (any layout ``_tma_ok``
+  passes; a dimension of one or of stride 0, a broadcast, is given as one and addressed at coordinate 0). Q and
+  K come in two column chunks, 128 and 64 (a TMA block's dims are powers of two), each into a buffer of its own;
+- both consumers compute S = Q K^T and dP = dO V^T for 32 of the 64 keys each (N = 32 products), and store
+  their column halves of P and dS into shared tiles that both read (64-byte swizzle, so that a 32-key half is
+  whole swizzle atoms; double-buffered by tile, ``ds_full``: a consumer rewrites a buffer only after both have
+  passed the next tile's handshake, so after the last reader);
+- the column work is split so that each does the same number of product columns: consumer 0 owns dK's and dQ's
+  columns 0-127; consumer 1 dK's and dQ's columns 128-191 and all of dV (2 x 128 = 64 + 64 + 128);
+- dQ's partials leave each tile by a TMA bulk reduce into the packed fp32 accumulator (two descriptors, blocks
+  of [64, 128] and [64, 64]); dK (scaled) and dV by pointer stores through their strides at the end, or, where
+  K or V heads are shared (GQA, MQA: dK's and dV's pointers are then fp32, the launcher's zeroed accumulators),
+  by atomic adds that the launcher's DQ_CONVERT writes out.
+
+Tails need no mask: Q and dO rows past S_q and K and V rows past S_kv come in as TMA's zero fill and lse2 past
+S_q is taken as +inf, so those rows' P and dS are 0; a key past S_kv has K and V rows of zero, so it adds nothing
+to dQ, and its own dK, dV rows are not stored. Under the causal mask (the diagonal at 0, S_q >= S_kv) a program
+starts at its diagonal tile (64 keys against 64 rows: one tile), masked and peeled out of the loop.
+
+Registers: consumer 0 holds dK 64 + dQ 64, consumer 1 dK 32 + dV 64 + dQ 32 (a thread's fp32 accumulators);
+shared memory 206 KB; ptxas spills nothing (``tests/test_gluon_backward.py`` checks it in CI). Measured as a
+probe (stop 29, docs/data/h200-2026-12-03a run 6): the kernel alone 0.594 ms causal at (1,16,4096) bf16, against
+cuDNN's whole call 0.603-0.613 and the Triton kernels' 0.686. Deterministic mode is not written here: the
+launcher sends it to the Triton kernels.
+"""
+
+from __future__ import annotations
+
+from .attention_bwd_gluon import AVAILABLE
+
+if AVAILABLE:
+    from .attention_bwd_gluon import (
+        _thread_barrier,
+        _tma_load,
+        _tma_reduce_add,
+        as_box,
+        fence_async_shared,
+        gl,
+        gluon,
+        mbarrier,
+        program_tile,
+        stage_barriers,
+        tma,
+        warpgroup_mma,
+        warpgroup_mma_wait,
+        wgmma_layout,
+    )
+    from .attention_fwd_gluon import host_layout as _rank4_layout
+
+HEAD_DIMS = (192, 128)  # (D_qk, D_v): the only pair the buffers and the column split are written for
+KEYS_PER_PROGRAM = 64
+QUERY_ROWS = 64  # a streamed tile's rows
+COLS0_ = 128  # D_qk's first column chunk: dK's and dQ's columns consumer 0 owns
+MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
+if AVAILABLE:  # the kernel's globals must be constexprs
+    D_QK, D_V, KEYS, ROWS, HALF = (gl.constexpr(n) for n in (192, 128, 64, 64, 32))
+    COLS0 = gl.constexpr(COLS0_)
+
+    def host_layout(kind: str, dtype):
+        """The shared layout of the launcher's descriptor ``kind`` (``launch._gluon_bwd192_descriptors``): the
+        kernel's buffer's own, in the descriptor's rank (``as_box`` checks they agree). ``dtype``: Gluon's, of the
+        tensor. "qa" / "qb" (Q's two column chunks, 128 and 64, of a [1, 1, 64, cols] block; K's likewise: 64
+        rows), "v" (V and dO: [1, 1, 64, 128]), "dq0" / "dq1" (the fp32 accumulator's [64, 128] and [64, 64]
+        blocks), "side" (lse2 and delta: [64] boxes)."""
+        if kind in ("qa", "qb", "v"):
+            return _rank4_layout(64, {"qa": COLS0_, "qb": 192 - COLS0_, "v": 128}[kind], dtype)
+        if kind in ("dq0", "dq1"):
+            return gl.NVMMASharedLayout.get_default_for([64, COLS0_ if kind == "dq0" else 192 - COLS0_], gl.float32)
+        if kind == "side":
+            return gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=32, rank=1)
+        raise ValueError(f"descriptor kind {kind!r}: one of qa, qb, v, dq0, dq1, side")
+
+    @gluon.jit
+    def _loader(q_desc, qb_desc, do_desc, k_desc, kb_desc, v_desc, b, h, hk, hv, key0, m0, n_tiles, k_smem, kb_smem,
+                v_smem, q_smem, qb_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc,
+                side0, lse_smem, dlt_smem):
+        """K's and V's 64 rows once, then each query tile's Q rows with its lse2 rows and dO rows with its delta
+        rows through the stages (``attention_bwd_gluon._loader``'s protocol, one 64-key block). Q's and K's two
+        column chunks come from descriptors over the same tensor, the second loaded at column 128. Batch and head
+        coordinates are taken ``% shape``: 0 where the launcher gave a broadcast dimension as one."""
+        NST: gl.constexpr = q_smem.type.shape[0]
+        SIDE_BYTES: gl.constexpr = ROWS * 4
+        kb_ = b % k_desc.shape[0]
+        kh = hk % k_desc.shape[1]
+        vb = b % v_desc.shape[0]
+        vh = hv % v_desc.shape[1]
+        mbarrier.expect(kv_bar, k_desc.block_type.nbytes + kb_desc.block_type.nbytes + v_desc.block_type.nbytes)
+        _tma_load(k_desc, [kb_, kh, key0, 0], kv_bar, as_box(k_smem, k_desc))
+        _tma_load(kb_desc, [kb_, kh, key0, COLS0], kv_bar, as_box(kb_smem, kb_desc))
+        _tma_load(v_desc, [vb, vh, key0, 0], kv_bar, as_box(v_smem, v_desc))
+        qb_ = b % q_desc.shape[0]
+        qh = h % q_desc.shape[1]
+        dob = b % do_desc.shape[0]
+        doh = h % do_desc.shape[1]
+        for t in range(0, n_tiles):
+            s = t % NST
+            phase = (t // NST) & 1
+            row = m0 + t * ROWS
+            mbarrier.wait(q_empty.index(s), phase ^ 1)
+            mbarrier.expect(q_ready.index(s), q_desc.block_type.nbytes + qb_desc.block_type.nbytes + SIDE_BYTES)
+            _tma_load(q_desc, [qb_, qh, row, 0], q_ready.index(s), as_box(q_smem.index(s), q_desc))
+            _tma_load(qb_desc, [qb_, qh, row, COLS0], q_ready.index(s), as_box(qb_smem.index(s), qb_desc))
+            _tma_load(lse_desc, [side0 + row], q_ready.index(s), lse_smem.index(s))
+            mbarrier.wait(do_empty.index(s), phase ^ 1)
+            mbarrier.expect(do_ready.index(s), do_desc.block_type.nbytes + SIDE_BYTES)
+            _tma_load(do_desc, [dob, doh, row, 0], do_ready.index(s), as_box(do_smem.index(s), do_desc))
+            _tma_load(dlt_desc, [side0 + row], do_ready.index(s), dlt_smem.index(s))
+
+    @gluon.jit
+    def _tile(t, i, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem, dq_desc,
+              q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, dq_row0, S_q, qk_scale_log2, dk, dv,
+              masked):
+        """Query tile ``i`` (the program's t-th) for consumer ``CID``: S and dP for its 32 keys, its halves of P and
+        dS stored, then (both halves in) its dK and dQ columns, and consumer 1's dV. Returns (dk in flight, dv).
+        ``CID`` is read off its dQ staging buffer's width (128 or 64 columns): an argument that reaches a partition
+        arrives as a runtime value, even one passed as a constexpr."""
+        CID: gl.constexpr = 2 - dq_smem.type.shape[1] // 64
+        NST: gl.constexpr = q_smem.type.shape[0]
+        s_layout: gl.constexpr = wgmma_layout(HALF)
+        NQ: gl.constexpr = COLS0 - CID * (2 * COLS0 - D_QK)  # 128 or 64
+        C0: gl.constexpr = CID * COLS0
+        if CID == 0:  # this consumer's dK, dQ columns: Q's and K's chunk
+            q_cols = q_smem
+            k_cols = k_smem
+        else:
+            q_cols = qb_smem
+            k_cols = kb_smem
+        s = t % NST
+        phase = (t // NST) & 1
+        b = t % 2
+        qpos = i * ROWS + gl.arange(0, ROWS, layout=gl.SliceLayout(1, s_layout))
+        row_ok = qpos < S_q
+        zero = gl.zeros([ROWS, HALF], gl.float32, s_layout)
+        k_mine = k_smem.slice(CID * HALF, HALF, dim=0)
+        kb_mine = kb_smem.slice(CID * HALF, HALF, dim=0)
+        v_mine = v_smem.slice(CID * HALF, HALF, dim=0)
+        mbarrier.wait(q_ready.index(s), phase)
+        s_tok = warpgroup_mma(q_smem.index(s), k_mine.permute((1, 0)), zero, use_acc=False, is_async=True)
+        s_tok = warpgroup_mma(qb_smem.index(s), kb_mine.permute((1, 0)), s_tok, is_async=True)
+        lse2 = gl.where(row_ok, lse_smem.index(s).load(gl.SliceLayout(1, s_layout)), float("inf"))
+        mbarrier.wait(do_ready.index(s), phase)
+        dp_tok = warpgroup_mma(do_smem.index(s), v_mine.permute((1, 0)), zero, use_acc=False, is_async=True)
+        delta = gl.where(row_ok, dlt_smem.index(s).load(gl.SliceLayout(1, s_layout)), 0.0)
+        s_t, dk = warpgroup_mma_wait(1, deps=(s_tok, dk))
+        if t > 0:  # the previous tile's products are done with its stage
+            prev = (t - 1) % NST
+            mbarrier.arrive(q_empty.index(prev), count=1)
+            mbarrier.arrive(do_empty.index(prev), count=1)
+        if masked:
+            kpos = key0 + CID * HALF + gl.arange(0, HALF, layout=gl.SliceLayout(0, s_layout))
+            s_t = gl.where(kpos[None, :] <= qpos[:, None], s_t, float("-inf"))
+        p = gl.exp2(s_t * qk_scale_log2 - lse2[:, None])
+        p_smem.index(b).slice(CID * HALF, HALF, dim=1).store(p.to(p_smem.dtype))
+        dp = warpgroup_mma_wait(0, deps=(dp_tok,))
+        ds_smem.index(b).slice(CID * HALF, HALF, dim=1).store((p * (dp - delta[:, None])).to(ds_smem.dtype))
+        fence_async_shared()
+        _thread_barrier()
+        mbarrier.arrive(ds_full.index(b), count=1)
+        mbarrier.wait(ds_full.index(b), (t // 2) & 1)
+        dq_tok = warpgroup_mma(ds_smem.index(b), k_cols,
+                               gl.zeros([ROWS, NQ], gl.float32, wgmma_layout(NQ)), use_acc=False, is_async=True)
+        if CID == 1:
+            dv_tok = warpgroup_mma(p_smem.index(b).permute((1, 0)), do_smem.index(s), dv, is_async=True)
+        dk_tok = warpgroup_mma(ds_smem.index(b).permute((1, 0)), q_cols.index(s), dk, is_async=True)
+        if CID == 1:
+            dq, dv = warpgroup_mma_wait(1, deps=(dq_tok, dv_tok))
+        else:
+            dq = warpgroup_mma_wait(1, deps=(dq_tok,))
+        tma.store_wait(0)  # the previous tile's reduce has read the staging buffer
+        dq_smem.store(dq)
+        fence_async_shared()
+        _tma_reduce_add(dq_desc, [dq_row0 + i * ROWS, C0], dq_smem)
+        return dk_tok, dv
+
+    @gluon.jit
+    def _store_rows(base, acc, row0, n_rows, stride_s, stride_d, C0: gl.constexpr, layout: gl.constexpr):
+        """``acc``'s rows (``row0`` on, those below ``n_rows``) at columns ``C0`` on of a (S, D) head from
+        ``base``, through its strides: stored as the output's dtype, or added where ``base`` is fp32 (the
+        launcher's accumulators of shared K/V heads, which several query heads' programs add into)."""
+        R: gl.constexpr = acc.type.shape[0]
+        N: gl.constexpr = acc.type.shape[1]
+        rows = row0 + gl.arange(0, R, layout=gl.SliceLayout(1, layout))
+        cols = C0 + gl.arange(0, N, layout=gl.SliceLayout(0, layout))
+        ptrs = base + rows.to(gl.int64)[:, None] * stride_s + (cols * stride_d)[None, :]
+        keep = (rows < n_rows)[:, None]
+        if base.dtype.element_ty == gl.float32:
+            gl.atomic_add(ptrs, acc, mask=keep, sem="relaxed")
+        else:
+            gl.store(ptrs, acc.to(base.dtype.element_ty), mask=keep)
+
+    @gluon.jit
+    def _consumer(q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem, dq_desc, kv_bar,
+                  q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, dq_row0, key0, i_start, n_tiles,
+                  S_q, S_kv, qk_scale_log2, scale, causal, dk_base, dk_ss, dk_sd, dv_base, dv_ss, dv_sd):
+        """Consumer ``CID``'s query tiles (the diagonal's, masked under ``causal``, peeled), then its dK columns
+        (scaled) and, for consumer 1, dV (``_store_rows``). ``CID``: read off the dQ staging buffer, as in
+        ``_tile``."""
+        CID: gl.constexpr = 2 - dq_smem.type.shape[1] // 64
+        NST: gl.constexpr = q_smem.type.shape[0]
+        NQ: gl.constexpr = COLS0 - CID * (2 * COLS0 - D_QK)
+        C0: gl.constexpr = CID * COLS0
+        NV: gl.constexpr = 16 + CID * (D_V - 16)  # consumer 0 carries a token dV it never uses
+        dk = gl.zeros([KEYS, NQ], gl.float32, wgmma_layout(NQ))
+        dv = gl.zeros([KEYS, NV], gl.float32, wgmma_layout(NV))
+        mbarrier.wait(kv_bar, 0)
+        dk, dv = _tile(0, i_start, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem,
+                       dq_desc, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, dq_row0, S_q,
+                       qk_scale_log2, dk, dv, causal != 0)
+        for t in range(1, n_tiles):
+            dk, dv = _tile(t, i_start + t, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem,
+                           dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem,
+                           dq_row0, S_q, qk_scale_log2, dk, dv, False)
+        dk = warpgroup_mma_wait(0, deps=(dk,))
+        last = (n_tiles - 1) % NST
+        mbarrier.arrive(q_empty.index(last), count=1)
+        mbarrier.arrive(do_empty.index(last), count=1)
+        _store_rows(dk_base, dk * scale, key0, S_kv, dk_ss, dk_sd, C0, wgmma_layout(NQ))
+        if CID == 1:
+            _store_rows(dv_base, dv, key0, S_kv, dv_ss, dv_sd, 0, wgmma_layout(NV))
+        tma.store_wait(0)
+
+    @gluon.jit(do_not_specialize=["H", "G_k", "G_v", "S_q", "S_kv", "S_side", "causal"])
+    def attention_bwd_gluon_192_kernel(q_desc, qb_desc, k_desc, kb_desc, v_desc, do_desc, dq0_desc, dq1_desc,
+                                       lse_desc, dlt_desc, dk_ptr, dv_ptr, dk_sb, dk_sh, dk_ss, dk_sd, dv_sb, dv_sh,
+                                       dv_ss, dv_sd, H, G_k, G_v, S_q, S_kv, S_side, qk_scale_log2, scale, causal,
+                                       HEAD_GROUP: gl.constexpr):
+        """Grid (cdiv(S_kv, 64), B H_q): a program per (batch, query head, 64-key block), in ``program_tile``'s
+        start order (``HEAD_GROUP``: the causal mask's groups, costliest key block first). Query head h reads K
+        head h // ``G_k`` and V head h // ``G_v``; dK and dV (from ``dk_ptr`` / ``dv_ptr``, each through its four
+        strides) are that K's and V's (fp32 accumulators where heads are shared). ``dq0_desc`` / ``dq1_desc``: the
+        zeroed fp32 accumulator (B H_q S_q, 192) in [64, 128] and [64, 64] blocks; ``lse_desc`` / ``dlt_desc``: the
+        side buffers, ``S_side`` rows a head."""
+        gl.static_assert(q_desc.block_type.shape[3] == COLS0, "Q's first chunk: 128 columns")
+        gl.static_assert(qb_desc.block_type.shape[3] == D_QK - COLS0, "Q's second chunk: 64 columns")
+        pid_n, bh = program_tile(HEAD_GROUP, False)
+        b = bh // H
+        h = bh % H
+        hk = h // G_k
+        hv = h // G_v
+        key0 = pid_n * KEYS
+        i_start = key0 // ROWS * causal
+        n_tiles = gl.cdiv(S_q, ROWS) - i_start
+        dt: gl.constexpr = q_desc.dtype
+        q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, COLS0], dt)
+        qb_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D_QK - COLS0], dt)
+        do_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D_V], dt)
+        # P and dS: 64 B swizzle, so that each consumer's 32-key column half is whole swizzle atoms
+        pd_layout: gl.constexpr = gl.NVMMASharedLayout(swizzle_byte_width=64, element_bitwidth=16, rank=2)
+        q_smem = gl.allocate_shared_memory(dt, [2, ROWS, COLS0], q_layout)
+        qb_smem = gl.allocate_shared_memory(dt, [2, ROWS, D_QK - COLS0], qb_layout)
+        do_smem = gl.allocate_shared_memory(dt, [2, ROWS, D_V], do_layout)
+        k_smem = gl.allocate_shared_memory(dt, [KEYS, COLS0], gl.NVMMASharedLayout.get_default_for([KEYS, COLS0], dt))
+        kb_smem = gl.allocate_shared_memory(dt, [KEYS, D_QK - COLS0],
+                                            gl.NVMMASharedLayout.get_default_for([KEYS, D_QK - COLS0], dt))
+        v_smem = gl.allocate_shared_memory(dt, [KEYS, D_V], gl.NVMMASharedLayout.get_default_for([KEYS, D_V], dt))
+        p_smem = gl.allocate_shared_memory(dt, [2, ROWS, KEYS], pd_layout)
+        ds_smem = gl.allocate_shared_memory(dt, [2, ROWS, KEYS], pd_layout)
+        dq0_smem = gl.allocate_shared_memory(gl.float32, [ROWS, COLS0],
+                                             gl.NVMMASharedLayout.get_default_for([ROWS, COLS0], gl.float32))
+        dq1_smem = gl.allocate_shared_memory(gl.float32, [ROWS, D_QK - COLS0],
+                                             gl.NVMMASharedLayout.get_default_for([ROWS, D_QK - COLS0], gl.float32))
+        kv_bar, q_ready, do_ready, q_empty, do_empty = stage_barriers(2)
+        ds_full = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+        for j in gl.static_range(2):
+            mbarrier.init(ds_full.index(j), count=2)
+        side_layout: gl.constexpr = gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=32, rank=1)
+        lse_smem = gl.allocate_shared_memory(gl.float32, [2, ROWS], side_layout)
+        dlt_smem = gl.allocate_shared_memory(gl.float32, [2, ROWS], side_layout)
+        dk_base = dk_ptr + b.to(gl.int64) * dk_sb + hk.to(gl.int64) * dk_sh
+        dv_base = dv_ptr + b.to(gl.int64) * dv_sb + hv.to(gl.int64) * dv_sh
+        common = (q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem)
+        tail = (kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, bh * S_q, key0, i_start,
+                n_tiles, S_q, S_kv, qk_scale_log2, scale, causal, dk_base, dk_ss, dk_sd, dv_base, dv_ss, dv_sd)
+        loader = (q_desc, qb_desc, do_desc, k_desc, kb_desc, v_desc, b, h, hk, hv, key0, i_start * ROWS, n_tiles,
+                  k_smem, kb_smem, v_smem, q_smem, qb_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
+                  lse_desc, dlt_desc, bh * S_side, lse_smem, dlt_smem)
+        gl.warp_specialize([(_consumer, common + (dq0_smem, dq0_desc) + tail),
+                            (_consumer, common + (dq1_smem, dq1_desc) + tail), (_loader, loader)], [4, 1], [240, 24])
