@@ -190,7 +190,8 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
 
 def test_192_128_16_bit_backward_is_the_gluon_192_kernel_as_on_the_h200(monkeypatch):
     """The H200 runs D_qk 192 / D_v 128 16-bit backwards in the column-split Gluon kernel (stop 30,
-    ``attention_bwd_gluon_192``) outside deterministic mode, with and without the mask, K/V heads shared or not:
+    ``attention_bwd_gluon_192``) outside deterministic mode, under the masks in ``launch.GLUON_BWD_192`` (by default
+    the causal one; the Triton kernels without a mask), K/V heads shared or not:
     the enumeration must count it (its GQA form a specialisation of its own: fp32 dK, dV pointers), and count the
     Triton kernels for deterministic calls."""
     from sdpa_bwd import launch
@@ -199,6 +200,10 @@ def test_192_128_16_bit_backward_is_the_gluon_192_kernel_as_on_the_h200(monkeypa
     if not attention_bwd_gluon_192.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
     base = dict(B=2, H_q=4, S_q=256, D_qk=192, D_v=128, dtype="bfloat16")
+    if "nc" not in launch.GLUON_BWD_192:  # by default the causal mask only: the Triton kernels without one
+        plain = by_kernel(Case("g", **base))
+        assert ct.GLUON_BWD192_KERNEL not in plain and "attention_bwd_dq_kernel" in plain, sorted(plain)
+        monkeypatch.setattr(launch, "GLUON_BWD_192", launch.GLUON_BWD_192 | {"nc"})
     own = by_kernel(Case("g", **base))
     assert ct.GLUON_BWD192_KERNEL in own and not any(k.startswith("attention_bwd_dkdv") for k in own), sorted(own)
     assert {"attention_bwd_preprocess_kernel", "attention_bwd_dq_convert_kernel"} <= set(own), sorted(own)

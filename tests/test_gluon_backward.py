@@ -216,20 +216,23 @@ def test_gluon_backward_takes_what_it_addresses(as_on_the_h200, dtype, causal, H
 @pytest.mark.parametrize("causal", [False, True], ids=["nc", "causal"])
 @pytest.mark.parametrize("H_kv", [2, 1], ids=["own-kv", "mqa"])
 def test_gluon_backward_takes_192_128_outside_deterministic_mode(as_on_the_h200, causal, H_kv):
-    """D_qk 192 / D_v 128 (the column-split kernel, stop 30): taken with and without the mask, K/V heads shared or
-    not, left to the Triton kernels where ``GLUON_BWD_192`` leaves its mask out, and in deterministic mode (the
-    kernel takes no turns), each with a reason that names it."""
+    """D_qk 192 / D_v 128 (the column-split kernel, stop 30): taken under the masks in ``GLUON_BWD_192`` (by default
+    the causal one), K/V heads shared or not; left to the Triton kernels where ``GLUON_BWD_192`` leaves its mask
+    out, and in deterministic mode (the kernel takes no turns), each with a reason that names it."""
     if not launch.attention_bwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
     q, k, _, _ = _tensors(d=192, H_kv=H_kv)
     _, _, v, do = _tensors(d=128, H_kv=H_kv)
     kw = dict(causal=causal, banded=causal)
-    assert _reasons(q, k, v, do, **kw) == []
     mask = "causal" if causal else "nc"
+    assert (_reasons(q, k, v, do, **kw) == []) == (mask in launch.GLUON_BWD_192), "the default set decides"
+    with launch.switches(gluon_bwd_192=("causal", "nc")):
+        assert _reasons(q, k, v, do, **kw) == []
     with launch.switches(gluon_bwd_192={"causal", "nc"} - {mask}):
         assert any("GLUON_BWD_192" in r for r in _reasons(q, k, v, do, **kw))
-    assert any("deterministic mode at head dims (192, 128)" in r
-               for r in _reasons(q, k, v, do, deterministic=True, **kw))
+    with launch.switches(gluon_bwd_192=("causal", "nc")):
+        assert any("deterministic mode at head dims (192, 128)" in r
+                   for r in _reasons(q, k, v, do, deterministic=True, **kw))
     assert any("head dims" in r for r in _reasons(q, k, v[..., :64], do[..., :64], **kw)), "192 / 64 is not taken"
     with pytest.raises(ValueError, match="gluon_bwd_192"):
         with launch.switches(gluon_bwd_192={"band"}):

@@ -164,10 +164,13 @@ GLUON_BWD_CAUSAL_HEAD_DIMS = frozenset(
 
 # D_qk 192 / D_v 128 (DeepSeek-V3's head dims) in the Gluon backward's column-split form
 # (kernels.attention_bwd_gluon_192, stop 30), under the masks named here: "causal" (the diagonal at 0) and "nc" (no
-# mask). Before, the Triton kernels took both: stop 29's probe of the kernel ran 0.594 ms causal at (1,16,4096)
-# bf16 alone against their whole call's 0.686 and cuDNN's 0.603-0.613 (docs/data/h200-2026-12-03a run 6).
-# $SDPA_BWD_GLUON_BWD_192 (e.g. "causal", or "" for the Triton kernels) replaces the set; the switch gluon_bwd_192.
-GLUON_BWD_192 = frozenset(m for m in os.environ.get("SDPA_BWD_GLUON_BWD_192", "causal,nc").split(",") if m)
+# mask). Causal only by default: stop 30 (docs/data/h200-2026-12-03b run 1, bench_backward.py --rows D192) measured
+# the whole call at (1,16,4096) 0.658-0.667 ms causal against the Triton kernels' 0.671-0.688 (stop 28), and at
+# parity without the mask (bf16 BHSD 1.192 against 1.188, fp16 1.193 against 1.199, same run) where the Triton
+# kernels' separate dQ pass needs no 50 MB fp32 accumulator (peak memory 0.58 of cuDNN's against 1.00).
+# $SDPA_BWD_GLUON_BWD_192 (e.g. "causal,nc", or "" for the Triton kernels) replaces the set; the switch
+# gluon_bwd_192.
+GLUON_BWD_192 = frozenset(m for m in os.environ.get("SDPA_BWD_GLUON_BWD_192", "causal").split(",") if m)
 
 # Deterministic calls in the Gluon backward, its dQ reduces taken in turn by a dQ writer warp a consumer
 # (``DETERMINISTIC``; GQA's dK, dV reduces in turn in the epilogue, lower query heads first): bitwise repeatable,

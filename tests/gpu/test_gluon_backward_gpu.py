@@ -33,11 +33,12 @@ def every_head_dim_it_is_written_for(monkeypatch):
     """The kernel at every head dim its buffers are written for (``attention_bwd_gluon.HEAD_DIMS``), with and
     without the causal mask, and in deterministic mode (``GLUON_BWD_DETERMINISTIC``, on by default since stop 28,
     pinned here), and the A/B switches can leave a head dim out (``GLUON_BWD_HEAD_DIMS``,
-    ``GLUON_BWD_CAUSAL_HEAD_DIMS``), so every form is let in here to be checked."""
+    ``GLUON_BWD_CAUSAL_HEAD_DIMS``, ``GLUON_BWD_192``), so every form is let in here to be checked."""
     monkeypatch.setattr(launch, "GLUON_BWD_HEAD_DIMS", frozenset(attention_bwd_gluon.HEAD_DIMS))
     monkeypatch.setattr(launch, "GLUON_BWD_CAUSAL_HEAD_DIMS", frozenset(attention_bwd_gluon.HEAD_DIMS))
     monkeypatch.setattr(launch, "GLUON_BWD_DETERMINISTIC", True)
     monkeypatch.setattr(launch, "GLUON_BWD_DETERMINISTIC_GQA", True)
+    monkeypatch.setattr(launch, "GLUON_BWD_192", frozenset({"causal", "nc"}))  # 192 / 128 under either mask
 
 GLUON_CASES = [
     Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1024, S_kv=1024, D_qk=128, D_v=128, dtype="bf16", seed=400),
