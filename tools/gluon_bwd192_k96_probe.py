@@ -66,6 +66,7 @@ if AVAILABLE:
         warpgroup_mma_wait,
         wgmma_layout,
     )
+    from sdpa_bwd.kernels.attention_bwd_gluon_192 import stream_q_do
     from sdpa_bwd.kernels.attention_fwd_gluon import host_layout
 
 MAX_REGS = 152  # 13 warps of 152 registers fit the 65,536 of an SM; the partitions then resize theirs
@@ -88,27 +89,14 @@ if AVAILABLE:
         cannot land in a slice of a buffer), then each query tile's Q rows (two column chunks) with its lse2 rows
         and its dO rows with its delta rows through the stages (the engine's loader protocol; the empties take
         three arrivals, one a consumer)."""
-        NST: gl.constexpr = q_smem.type.shape[0]
-        SIDE_BYTES: gl.constexpr = ROWS * 4
         mbarrier.expect(kv_bar, kv_descs[0].block_type.nbytes + kv_descs[1].block_type.nbytes
                         + kv_descs[2].block_type.nbytes + kv_descs[3].block_type.nbytes
                         + kv_descs[4].block_type.nbytes + kv_descs[5].block_type.nbytes)
         for j in gl.static_range(6):  # K 0-63, K 64-95, K's second chunk (at column 128) likewise, V likewise
             _tma_load(kv_descs[j], [b, h, key0 + (j % 2) * (KEYS - SUB), (j // 2 == 1) * COLS0], kv_bar,
                       as_box(kv[j], kv_descs[j]))
-        for t in range(0, n_tiles):
-            s = t % NST
-            phase = (t // NST) & 1
-            row = m0 + t * ROWS
-            mbarrier.wait(q_empty.index(s), phase ^ 1)
-            mbarrier.expect(q_ready.index(s), q_desc.block_type.nbytes + qb_desc.block_type.nbytes + SIDE_BYTES)
-            _tma_load(q_desc, [b, h, row, 0], q_ready.index(s), as_box(q_smem.index(s), q_desc))
-            _tma_load(qb_desc, [b, h, row, COLS0], q_ready.index(s), as_box(qb_smem.index(s), qb_desc))
-            _tma_load(lse_desc, [side0 + row], q_ready.index(s), lse_smem.index(s))
-            mbarrier.wait(do_empty.index(s), phase ^ 1)
-            mbarrier.expect(do_ready.index(s), do_desc.block_type.nbytes + SIDE_BYTES)
-            _tma_load(do_desc, [b, h, row, 0], do_ready.index(s), as_box(do_smem.index(s), do_desc))
-            _tma_load(dlt_desc, [side0 + row], do_ready.index(s), dlt_smem.index(s))
+        stream_q_do(q_desc, qb_desc, do_desc, b, h, b, h, m0, n_tiles, q_smem, qb_smem, do_smem, q_ready, do_ready,
+                    q_empty, do_empty, lse_desc, dlt_desc, side0, lse_smem, dlt_smem)
 
     @gluon.jit
     def _tile(t, i, key0, tag, q_smem, qb_smem, do_smem, kv, pds, dq_smem, dq_desc, q_ready, do_ready, q_empty,

@@ -90,8 +90,6 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         rows through the stages (``attention_bwd_gluon._loader``'s protocol, one 64-key block). Q's and K's two
         column chunks come from descriptors over the same tensor, the second loaded at column 128. Batch and head
         coordinates are taken ``% shape``: 0 where the launcher gave a broadcast dimension as one."""
-        NST: gl.constexpr = q_smem.type.shape[0]
-        SIDE_BYTES: gl.constexpr = ROWS * 4
         kb_ = b % k_desc.shape[0]
         kh = hk % k_desc.shape[1]
         vb = b % v_desc.shape[0]
@@ -100,10 +98,19 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         _tma_load(k_desc, [kb_, kh, key0, 0], kv_bar, as_box(k_smem, k_desc))
         _tma_load(kb_desc, [kb_, kh, key0, COLS0], kv_bar, as_box(kb_smem, kb_desc))
         _tma_load(v_desc, [vb, vh, key0, 0], kv_bar, as_box(v_smem, v_desc))
-        qb_ = b % q_desc.shape[0]
-        qh = h % q_desc.shape[1]
-        dob = b % do_desc.shape[0]
-        doh = h % do_desc.shape[1]
+        stream_q_do(q_desc, qb_desc, do_desc, b % q_desc.shape[0], h % q_desc.shape[1], b % do_desc.shape[0],
+                    h % do_desc.shape[1], m0, n_tiles, q_smem, qb_smem, do_smem, q_ready, do_ready, q_empty, do_empty,
+                    lse_desc, dlt_desc, side0, lse_smem, dlt_smem)
+
+    @gluon.jit
+    def stream_q_do(q_desc, qb_desc, do_desc, qb_, qh, dob, doh, m0, n_tiles, q_smem, qb_smem, do_smem, q_ready,
+                    do_ready, q_empty, do_empty, lse_desc, dlt_desc, side0, lse_smem, dlt_smem):
+        """The loader's stream: each query tile's Q rows (two column chunks, the second at column 128) with its lse2
+        rows under ``q_ready``, and its dO rows with its delta rows under ``do_ready``, through the stages, each
+        stage's load waiting for the consumers' arrivals on its ``empty`` barrier. ``qb_, qh`` / ``dob, doh``: Q's
+        and dO's batch and head coordinates. (``tools/gluon_bwd192_k96_probe.py`` streams through it too.)"""
+        NST: gl.constexpr = q_smem.type.shape[0]
+        SIDE_BYTES: gl.constexpr = q_smem.type.shape[1] * 4
         for t in range(0, n_tiles):
             s = t % NST
             phase = (t // NST) & 1
