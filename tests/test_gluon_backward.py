@@ -70,6 +70,16 @@ def test_gluon_backward_compiles_every_head_dim_and_epilogue(compiled):
         "attention_bwd_gluon.HEAD_DIMS, QUERY_ROWS or the tool's VARIANTS changed")
 
 
+def test_gluon_backward_launches_fit_the_register_file(compile_reports):
+    """Every form's threads (Triton pads the warp-specialised partitions to whole warpgroups) times the register
+    budget they start with fits an SM's 65,536: past it the launch fails, and the default consumer's setmaxnreg
+    asks for registers that are not there (stop 30's 96-key probe, compiled at 152 over 16 warps, did)."""
+    over = [(r.get("kernel", "attention_bwd_gluon"), r["threads"], r["register_file"]) for r in compile_reports
+            if r["register_file"] > 65536]
+    assert not over, (f"saw (kernel, threads, registers) {over} over the SM's 65,536 registers: lower the kernel's "
+                      "MAX_REGS (maxnreg) to 65,536 / threads or give a partition fewer warps")
+
+
 def test_gluon_backward_phase_stamps_compile_in_only_where_asked(compiled):
     """The phase stamps (``tools/phase_stamps.py``) are a diagnostic build: none in any form the launcher makes,
     and in the stamped build 15 timer reads (the program's start; the loader's 4; each consumer's 4 in its loop

@@ -20,6 +20,7 @@ import pytest
 pytest.importorskip("triton.experimental.gluon.language.nvidia.hopper")
 
 H200_SHARED = 232448  # bytes a program may take on the H200 (the OutOfResources limit the device reports)
+REGISTER_FILE = 65536  # 32-bit registers an SM holds: what one program's threads may start with, all told
 TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools")
 # probe: (S-with-dP-in-flight waits, wgmma count, how the count comes about). The 5-product pass (session 14's
 # "--dq") is the engine's backward now: tests/test_gluon_backward.py checks its schedule.
@@ -53,5 +54,9 @@ def test_probe_compiles_unserialised_with_the_softmax_under_dp(probe):
     assert not r["wgmma_serialized"], (
         f"ptxas serialises tools/{probe}'s wgmma for want of registers (C7512): the products would run one "
         "after another and its timing would mean nothing. Keep P and dS in shared memory (see the DKDV probe)")
+    assert r["register_file"] <= REGISTER_FILE, (
+        f"tools/{probe} launches {r['threads']} threads at {r['register_file'] // r['threads']} registers each, "
+        f"{r['register_file']} in all, over the SM's {REGISTER_FILE}: the launch would fail for want of resources "
+        "(Triton pads warp-specialised partitions to whole warpgroups). Lower the probe's MAX_REGS")
     assert r["shared"] <= H200_SHARED, f"tools/{probe} asks for {r['shared']} B of shared memory, over {H200_SHARED}"
 

@@ -69,7 +69,11 @@ if AVAILABLE:
     from sdpa_bwd.kernels.attention_bwd_gluon_192 import stream_q_do
     from sdpa_bwd.kernels.attention_fwd_gluon import host_layout
 
-MAX_REGS = 152  # 13 warps of 152 registers fit the 65,536 of an SM; the partitions then resize theirs
+# The kernel's register budget ($PROBE_MAX_REGS): Triton pads the 13 warps to whole warpgroups (16 warps: the
+# loader's with three idle ones), so 16 x 32 threads x 128 fill the 65,536 of an SM; the partitions then resize
+# theirs (setmaxnreg): the workers to WREG, the loader's warpgroup to 24 and the default consumer to what is left
+# (168 at WREG 160). Stop 30's 152 over-asked: 16 warps of 152 do not fit, and the default read 256.
+MAX_REGS = int(os.environ.get("PROBE_MAX_REGS", "128"))
 D_QK_, D_V_, KEYS_, ROWS_, COLS0_ = 192, 128, 96, 64, 128
 KV_ROWS_ = (64, 32)  # K's and V's 96 rows as two blocks (a block's dims and a buffer's are powers of two)
 if AVAILABLE:  # the kernel's globals must be constexprs

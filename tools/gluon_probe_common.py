@@ -75,7 +75,11 @@ def compile_report(kernel, signature: dict, constexprs: dict, maxnreg: int = 168
     k = triton.compile(GluonASTSource(kernel, signature, constexprs), target=GPUTarget("cuda", 90, 32),
                        options=dict(num_warps=4, maxnreg=maxnreg))
     ptx = k.asm["ptx"]
-    return dict(**constexprs, shared=k.metadata.shared, wgmma=ptx.count("wgmma.mma_async"),
+    # the budget every thread starts with, over all warps Triton launches (partitions padded to whole warpgroups):
+    # over the SM's 65,536 the launch fails, and a default partition's setmaxnreg then over-asks
+    threads = k.metadata.num_warps * 32
+    return dict(**constexprs, shared=k.metadata.shared, threads=threads, register_file=k.metadata.maxnreg * threads,
+                wgmma=ptx.count("wgmma.mma_async"),
                 waits=[int(n) for n in re.findall(r"wgmma\.wait_group\.sync\.aligned\s+(\d+)", ptx)],
                 setmaxnreg=re.findall(r"setmaxnreg\.(\w+)\.sync\.aligned\.u32\s+(\d+);", ptx), **ptxas_report(ptx),
                 **(dict(ptx=ptx) if with_ptx else {}))
