@@ -81,24 +81,27 @@ if AVAILABLE:  # the kernel's globals must be constexprs
     COLS0 = gl.constexpr(COLS0_)
     # the worker consumers' register budget ($PROBE_WORKER_REGS, for trying others: see the docstring's status)
     WREG = gl.constexpr(int(os.environ.get("PROBE_WORKER_REGS", "160")))
-CASES = [((1, 2, 300), False), ((2, 3, 777), True), ((1, 2, 1024), True), ((1, 16, 4096), True),
-         ((1, 16, 4096), False)]
+# ((B, H_q, S), causal, H_kv, storage): tails, the mask, shared K/V heads (fp32 accumulators), BSHD strides, then
+# the timed shapes
+CASES = [((1, 2, 300), False, 2, "bhsd"), ((2, 3, 777), True, 3, "bhsd"), ((1, 2, 1024), True, 2, "bhsd"),
+         ((1, 4, 500), True, 2, "bhsd"), ((2, 2, 640), False, 2, "bshd"), ((1, 16, 4096), True, 16, "bhsd"),
+         ((1, 16, 4096), False, 16, "bhsd"), ((1, 16, 4096), True, 16, "bshd")]
 
 if AVAILABLE:
     @gluon.jit
-    def _loader(q_desc, qb_desc, do_desc, kv_descs, b, h, key0, m0, n_tiles, kv, q_smem, qb_smem, do_smem, kv_bar,
-                q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc, side0, lse_smem, dlt_smem):
+    def _loader(q_desc, qb_desc, do_desc, kv_descs, b, h, hk, hv, key0, m0, n_tiles, kv, q_smem, qb_smem, do_smem,
+                kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc, side0, lse_smem, dlt_smem):
         """K's and V's 96 rows once (``kv``: K's two column chunks and V, each as its keys 0-63 and 64-95, a
         buffer's dims being powers of two, through descriptors of 64- and 32-row blocks, ``kv_descs``: a load
         cannot land in a slice of a buffer), then each query tile's Q rows (two column chunks) with its lse2 rows
         and its dO rows with its delta rows through the stages (the engine's loader protocol; the empties take
-        three arrivals, one a consumer)."""
+        three arrivals, one a consumer). K is head ``hk``'s, V head ``hv``'s."""
         mbarrier.expect(kv_bar, kv_descs[0].block_type.nbytes + kv_descs[1].block_type.nbytes
                         + kv_descs[2].block_type.nbytes + kv_descs[3].block_type.nbytes
                         + kv_descs[4].block_type.nbytes + kv_descs[5].block_type.nbytes)
         for j in gl.static_range(6):  # K 0-63, K 64-95, K's second chunk (at column 128) likewise, V likewise
-            _tma_load(kv_descs[j], [b, h, key0 + (j % 2) * (KEYS - SUB), (j // 2 == 1) * COLS0], kv_bar,
-                      as_box(kv[j], kv_descs[j]))
+            _tma_load(kv_descs[j], [b, hk if j < 4 else hv, key0 + (j % 2) * (KEYS - SUB), (j // 2 == 1) * COLS0],
+                      kv_bar, as_box(kv[j], kv_descs[j]))
         stream_q_do(q_desc, qb_desc, do_desc, b, h, b, h, m0, n_tiles, q_smem, qb_smem, do_smem, q_ready, do_ready,
                     q_empty, do_empty, lse_desc, dlt_desc, side0, lse_smem, dlt_smem)
 
@@ -188,21 +191,27 @@ if AVAILABLE:
         return dk, dk2, dv, dv2
 
     @gluon.jit
-    def _store_t(base, acc_t, key0, S_kv, D: gl.constexpr, C0: gl.constexpr):
-        """``acc_t`` (a [columns, keys] accumulator of dK^T or dV^T) stored transposed into the contiguous (S_kv, D)
-        head from ``base``: its keys from ``key0`` (those below S_kv), its columns from ``C0``."""
+    def _store_t(base, acc_t, key0, S_kv, stride_s, stride_d, C0: gl.constexpr):
+        """``acc_t`` (a [columns, keys] accumulator of dK^T or dV^T) stored transposed into the (S_kv, D) head from
+        ``base`` through its strides: its keys from ``key0`` (those below S_kv), its columns from ``C0``; added
+        where ``base`` is fp32 (the launcher's accumulators of shared K/V heads, which several query heads'
+        programs add into)."""
         layout: gl.constexpr = acc_t.type.layout
         keys = key0 + gl.arange(0, acc_t.type.shape[1], layout=gl.SliceLayout(0, layout))
         cols = C0 + gl.arange(0, acc_t.type.shape[0], layout=gl.SliceLayout(1, layout))
-        gl.store(base + keys.to(gl.int64)[None, :] * D + cols[:, None], acc_t.to(base.dtype.element_ty),
-                 mask=(keys < S_kv)[None, :])
+        ptrs = base + keys.to(gl.int64)[None, :] * stride_s + (cols * stride_d)[:, None]
+        keep = (keys < S_kv)[None, :]
+        if base.dtype.element_ty == gl.float32:
+            gl.atomic_add(ptrs, acc_t, mask=keep, sem="relaxed")
+        else:
+            gl.store(ptrs, acc_t.to(base.dtype.element_ty), mask=keep)
 
     @gluon.jit
     def _consumer(tag, q_smem, qb_smem, do_smem, kv, pds, dq_smem, dq_desc, kv_bar, q_ready, do_ready, q_empty,
                   do_empty, ds_full, ds_free, lse_smem, dlt_smem, dq_row0, key0, i_start, n_tiles, S_q, S_kv,
-                  qk_scale_log2, scale, causal, dk_base, dv_base):
+                  qk_scale_log2, scale, causal, dk_base, dk_ss, dk_sd, dv_base, dv_ss, dv_sd):
         """Consumer ``CID``'s query tiles (the first two, masked under ``causal``, peeled), then its dK^T rows
-        (scaled) and, for consumers 0 and 1, its dV^T rows, stored transposed into contiguous (S_kv, D) heads."""
+        (scaled) and, for consumers 0 and 1, its dV^T rows, stored transposed through dK's and dV's strides."""
         CID: gl.constexpr = tag.type.shape[0] - 1
         NST: gl.constexpr = q_smem.type.shape[0]
         LO: gl.constexpr = KEYS - SUB
@@ -223,22 +232,25 @@ if AVAILABLE:
         last = (n_tiles - 1) % NST
         mbarrier.arrive(q_empty.index(last), count=1)
         mbarrier.arrive(do_empty.index(last), count=1)
-        _store_t(dk_base, dk * scale, key0, S_kv, D_QK, CID * DC)
-        _store_t(dk_base, dk2 * scale, key0 + LO, S_kv, D_QK, CID * DC)
+        _store_t(dk_base, dk * scale, key0, S_kv, dk_ss, dk_sd, CID * DC)
+        _store_t(dk_base, dk2 * scale, key0 + LO, S_kv, dk_ss, dk_sd, CID * DC)
         if CID < 2:
-            _store_t(dv_base, dv, key0, S_kv, D_V, CID * DC)
-            _store_t(dv_base, dv2, key0 + LO, S_kv, D_V, CID * DC)
+            _store_t(dv_base, dv, key0, S_kv, dv_ss, dv_sd, CID * DC)
+            _store_t(dv_base, dv2, key0 + LO, S_kv, dv_ss, dv_sd, CID * DC)
         tma.store_wait(0)
 
-    @gluon.jit(do_not_specialize=["H", "S_q", "S_kv", "S_side", "causal"])
+    @gluon.jit(do_not_specialize=["H", "G_k", "G_v", "S_q", "S_kv", "S_side", "causal"])
     def bwd192_k96_kernel(q_desc, qb_desc, k_desc, k2_desc, kb_desc, kb2_desc, v_desc, v2_desc, do_desc, dq_desc,
-                          lse_desc, dlt_desc, dk_ptr, dv_ptr, H, S_q, S_kv, S_side, qk_scale_log2, scale, causal,
-                          HEAD_GROUP: gl.constexpr):
-        """Grid (cdiv(S_kv, 96), B H), heads of their own (K and V of Q's dims but D), contiguous (B, H, S, D)
-        dK and dV; ``dq_desc``: the zeroed fp32 accumulator (B H S_q, 192) in [64, 64] blocks."""
+                          lse_desc, dlt_desc, dk_ptr, dv_ptr, dk_sb, dk_sh, dk_ss, dk_sd, dv_sb, dv_sh, dv_ss, dv_sd,
+                          H, G_k, G_v, S_q, S_kv, S_side, qk_scale_log2, scale, causal, HEAD_GROUP: gl.constexpr):
+        """Grid (cdiv(S_kv, 96), B H_q); query head h reads K head h // ``G_k`` and V head h // ``G_v``; dK and
+        dV (from ``dk_ptr`` / ``dv_ptr``, each through its four strides) are that K's and V's (fp32 accumulators
+        where heads are shared); ``dq_desc``: the zeroed fp32 accumulator (B H_q S_q, 192) in [64, 64] blocks."""
         pid_n, bh = program_tile(HEAD_GROUP, False)
         b = bh // H
         h = bh % H
+        hk = h // G_k
+        hv = h // G_v
         key0 = pid_n * KEYS
         i_start = key0 // ROWS * causal
         n_tiles = gl.maximum(gl.cdiv(S_q, ROWS) - i_start, 2)  # past-S_q tiles add exact zeros
@@ -288,13 +300,14 @@ if AVAILABLE:
         side_layout: gl.constexpr = gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=32, rank=1)
         lse_smem = gl.allocate_shared_memory(gl.float32, [2, ROWS], side_layout)
         dlt_smem = gl.allocate_shared_memory(gl.float32, [2, ROWS], side_layout)
-        dk_base = dk_ptr + bh.to(gl.int64) * S_kv * D_QK
-        dv_base = dv_ptr + bh.to(gl.int64) * S_kv * D_V
+        dk_base = dk_ptr + b.to(gl.int64) * dk_sb + hk.to(gl.int64) * dk_sh
+        dv_base = dv_ptr + b.to(gl.int64) * dv_sb + hv.to(gl.int64) * dv_sh
         common = (q_smem, qb_smem, do_smem, kv, pds)
         tail = (kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, ds_free, lse_smem, dlt_smem, bh * S_q, key0,
-                i_start, n_tiles, S_q, S_kv, qk_scale_log2, scale, causal, dk_base, dv_base)
+                i_start, n_tiles, S_q, S_kv, qk_scale_log2, scale, causal, dk_base, dk_ss, dk_sd, dv_base, dv_ss,
+                dv_sd)
         kv_descs = (k_desc, k2_desc, kb_desc, kb2_desc, v_desc, v2_desc)
-        loader = (q_desc, qb_desc, do_desc, kv_descs, b, h, key0, i_start * ROWS, n_tiles, kv, q_smem,
+        loader = (q_desc, qb_desc, do_desc, kv_descs, b, h, hk, hv, key0, i_start * ROWS, n_tiles, kv, q_smem,
                   qb_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc, bh * S_side,
                   lse_smem, dlt_smem)
         gl.warp_specialize([(_consumer, (tag0,) + common + (dq0_smem, dq_desc) + tail),
@@ -322,7 +335,8 @@ def _signature(dtype="bf16"):
                                        gl.NVMMASharedLayout.get_default_for([ROWS_, 64], gl.float32)),
                 lse_desc=desc_signature(ROWS_, "float32", [ROWS_], side),
                 dlt_desc=desc_signature(ROWS_, "float32", [ROWS_], side),
-                dk_ptr=f"*{dtype}", dv_ptr=f"*{dtype}", H="i32", S_q="i32", S_kv="i32", S_side="i32",
+                dk_ptr=f"*{dtype}", dv_ptr=f"*{dtype}", **{f"d{t}_s{x}": "i32" for t in "kv" for x in "bhsd"},
+                H="i32", G_k="i32", G_v="i32", S_q="i32", S_kv="i32", S_side="i32",
                 qk_scale_log2="fp32", scale="fp32", causal="i32", HEAD_GROUP="constexpr")
 
 
@@ -334,9 +348,10 @@ def compile_only() -> dict:
 
 
 def launch(q, k, v, o, do, stats, causal: bool, kernel_only: bool = False):
-    """The probe's backward through the engine's side kernels: ODO (delta, lse2), the zeroed fp32 accumulator, the
-    kernel, DQ_CONVERT. ``kernel_only``: a function that launches the kernel alone on the buffers made here (for
-    timing; it adds into the same accumulator each call)."""
+    """The probe's backward through the engine's side kernels: ODO (delta, lse2), the zeroed fp32 accumulators
+    (dQ's; dK's and dV's where K or V heads are shared), the kernel, DQ_CONVERT. ``kernel_only``: a function that
+    launches the kernel alone on the buffers made here (for timing; it adds into the same accumulators each
+    call)."""
     import torch
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
@@ -352,6 +367,8 @@ def launch(q, k, v, o, do, stats, causal: bool, kernel_only: bool = False):
     st = engine._stats_strides(stats, B, H, S_q)
     engine._launch_odo(rec, o, do, stats, st, delta, lse2, D_V_, False, side)
     dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
+    kv_acc = engine._kv_accumulators(q, k, v)
+    dk_out, dv_out = kv_acc or (dk, dv)
     gdt = gl.bfloat16 if q.dtype == torch.bfloat16 else gl.float16
 
     def four(t, rows, cols):
@@ -369,13 +386,28 @@ def launch(q, k, v, o, do, stats, causal: bool, kernel_only: bool = False):
     grid = ((S_kv + KEYS_ - 1) // KEYS_, B * H)
 
     def run():
-        bwd192_k96_kernel[grid](*descs, dk, dv, H, S_q, S_kv, side, scale * math.log2(math.e), scale, int(causal),
+        bwd192_k96_kernel[grid](*descs, dk_out, dv_out, *dk_out.stride(), *dv_out.stride(), H, H // k.shape[1],
+                                H // v.shape[1], S_q, S_kv, side, scale * math.log2(math.e), scale, int(causal),
                                 HEAD_GROUP=8 if causal else 1, num_warps=4, maxnreg=MAX_REGS)
     if kernel_only:
         return run
     run()
     engine._launch_dq_convert(rec, dq_acc, dq, scale, 128, 64, False)
+    if kv_acc:  # dK's partials were scaled in the kernel
+        engine._launch_dq_convert(rec, kv_acc[0], dk, 1.0, 128, 64, False)
+        engine._launch_dq_convert(rec, kv_acc[1], dv, 1.0, D_V_, 0, False)
     return dq, dk, dv
+
+
+def _inputs(B, H, S, H_kv, layout, gen):
+    """Q, K, V, dO of the case in BHSD, or in BSHD storage (a (B, S, H, D) tensor, permuted to (B, H, S, D))."""
+    import torch
+
+    def make(h, d):
+        if layout == "bshd":
+            return torch.randn(B, S, h, d, device="cuda", dtype=torch.bfloat16, generator=gen).transpose(1, 2)
+        return torch.randn(B, h, S, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+    return make(H, D_QK_), make(H_kv, D_QK_), make(H_kv, D_V_), make(H, D_V_)
 
 
 def main() -> None:
@@ -394,14 +426,13 @@ def main() -> None:
     from gluon_probe_common import cudnn_backward, fp32_grads, interleaved_ms, rel_err
 
     rows = []
-    for (B, H, S), causal in CASES:  # small shapes first: a wrong mbarrier phase shows as a hang there
-        gen = torch.Generator(device="cuda").manual_seed(S)
-        q, k = (torch.randn(B, H, S, D_QK_, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(2))
-        v, do = (torch.randn(B, H, S, D_V_, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(2))
+    for (B, H, S), causal, H_kv, layout in CASES:  # small shapes first: a wrong mbarrier phase shows as a hang there
+        gen = torch.Generator(device="cuda").manual_seed(S + H_kv)
+        q, k, v, do = _inputs(B, H, S, H_kv, layout, gen)
         band = dict(right_bound=0) if causal else {}
         o, stats = engine.attention_forward(q, k, v, **band)
-        tag = f"({B},{H},{S},192/128) {'causal' if causal else 'nc'}"
-        row = dict(shape=[B, H, S], causal=causal)
+        tag = f"({B},{H}/{H_kv},{S},192/128) {layout} {'causal' if causal else 'nc'}"
+        row = dict(shape=[B, H, S], h_kv=H_kv, layout=layout, causal=causal)
         try:
             ours = launch(q, k, v, o, do, stats, causal)
             torch.cuda.synchronize()
@@ -411,7 +442,7 @@ def main() -> None:
             rows.append(row)
             continue
         ref = engine.attention_backward(q, k, v, o, do, stats, **band)
-        if S <= 1024:
+        if S <= 1024 and H_kv == H:
             fp32 = fp32_grads(q, k, v, do, causal)
             for g, mine in zip(("dq", "dk", "dv"), ours):
                 row[f"{g}_rel_err_fp32"] = rel_err(mine, fp32[g])
