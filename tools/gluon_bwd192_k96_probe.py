@@ -81,6 +81,9 @@ if AVAILABLE:  # the kernel's globals must be constexprs
     COLS0 = gl.constexpr(COLS0_)
     # the worker consumers' register budget ($PROBE_WORKER_REGS, for trying others: see the docstring's status)
     WREG = gl.constexpr(int(os.environ.get("PROBE_WORKER_REGS", "160")))
+    # a diagnostic build (--diag no_ds_free: P^T and dS^T rewritten without waiting for the last tile's readers,
+    # wrong results): what the single-buffered handshake costs
+    WAIT_DS_FREE = gl.constexpr(True)
 # ((B, H_q, S), causal, H_kv, storage): tails, the mask, shared K/V heads (fp32 accumulators), BSHD strides, then
 # the timed shapes
 CASES = [((1, 2, 300), False, 2, "bhsd"), ((2, 3, 777), True, 3, "bhsd"), ((1, 2, 1024), True, 2, "bhsd"),
@@ -154,8 +157,9 @@ if AVAILABLE:
             kpos = key0 + CID * SUB + gl.arange(0, SUB, layout=gl.SliceLayout(0, s_layout))
             s_t = gl.where(kpos[None, :] <= qpos[:, None], s_t, float("-inf"))
         p = gl.exp2(s_t * qk_scale_log2 - lse2[:, None])
-        if t > 0:
-            mbarrier.wait(ds_free, (t - 1) & 1)
+        if WAIT_DS_FREE:
+            if t > 0:
+                mbarrier.wait(ds_free, (t - 1) & 1)
         p_m.permute((1, 0)).store(p.to(p_m.dtype))
         dp = warpgroup_mma_wait(0, deps=(dp_tok,))
         ds_m.permute((1, 0)).store((p * (dp - delta[:, None])).to(ds_m.dtype))
@@ -414,11 +418,22 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=None)
     ap.add_argument("--compile-only", action="store_true")
+    ap.add_argument("--diag", choices=("no_ds_free", "no_dq_reduce"), default=None,
+                    help="time a diagnostic build (wrong results) on the timed shapes only: no_ds_free, the P^T/dS^T "
+                         "handshake's wait taken out; no_dq_reduce, dQ's bulk reduces taken out")
     args = ap.parse_args()
     if args.compile_only:
         print(json.dumps(compile_only()), flush=True)
         return
     import torch
+
+    if args.diag == "no_ds_free":  # before the kernel's first compile in this process, so that the build takes it
+        globals()["WAIT_DS_FREE"] = gl.constexpr(False)
+    elif args.diag == "no_dq_reduce":
+        @gluon.jit
+        def _no_reduce(desc, offsets, src):
+            pass
+        globals()["_tma_reduce_add"] = _no_reduce
 
     from sdpa_bwd import launch as engine
 
@@ -427,12 +442,14 @@ def main() -> None:
 
     rows = []
     for (B, H, S), causal, H_kv, layout in CASES:  # small shapes first: a wrong mbarrier phase shows as a hang there
+        if args.diag and (S < 4096 or layout != "bhsd"):
+            continue
         gen = torch.Generator(device="cuda").manual_seed(S + H_kv)
         q, k, v, do = _inputs(B, H, S, H_kv, layout, gen)
         band = dict(right_bound=0) if causal else {}
         o, stats = engine.attention_forward(q, k, v, **band)
         tag = f"({B},{H}/{H_kv},{S},192/128) {layout} {'causal' if causal else 'nc'}"
-        row = dict(shape=[B, H, S], h_kv=H_kv, layout=layout, causal=causal)
+        row = dict(shape=[B, H, S], h_kv=H_kv, layout=layout, causal=causal, diag=args.diag)
         try:
             ours = launch(q, k, v, o, do, stats, causal)
             torch.cuda.synchronize()
@@ -459,7 +476,7 @@ def main() -> None:
         rows.append(row)
     if args.out:
         os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "bwd192_k96_probe.json"), "w") as f:
+        with open(os.path.join(args.out, f"bwd192_k96_probe{'_' + args.diag if args.diag else ''}.json"), "w") as f:
             json.dump(rows, f, indent=1)
 
 
