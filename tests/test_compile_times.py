@@ -143,13 +143,13 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
     g = ks[ct.GLUON_BWD_KERNEL]
     rows = launch.GLUON_BWD_HD64_ROWS if D == 64 else 64
     assert dict(g.constexprs) == {"D": D, "TMA_EPILOGUE": True, "ROWS": rows, "HEAD_GROUP": 1,
-                                  "DETERMINISTIC": False, "HEAD_LOOP": False}, dict(g.constexprs)
+                                  "DETERMINISTIC": False, "HEAD_LOOP": False, "DET_UP": False}, dict(g.constexprs)
     assert g.num_warps == 4 and g.maxnreg == attention_bwd_gluon.MAX_REGS
     strided = by_kernel(Case("g", B=2, H_q=4, S_q=256, D_qk=D, D_v=D, dtype="bfloat16",
                              storage={"dk": Storage("bhsd", inner_stride=2)}))
     assert dict(strided[ct.GLUON_BWD_KERNEL].constexprs) == {"D": D, "TMA_EPILOGUE": False, "ROWS": rows,
                                                              "HEAD_GROUP": 1, "DETERMINISTIC": False,
-                                                             "HEAD_LOOP": False}, sorted(strided)
+                                                             "HEAD_LOOP": False, "DET_UP": False}, sorted(strided)
     gqa = by_kernel(Case("g", B=2, H_q=4, H_k=2, H_v=2, S_q=256, D_qk=D, D_v=D, dtype="bfloat16"))
     assert ct.GLUON_BWD_KERNEL in gqa and not any(k.startswith("attention_bwd_dkdv") for k in gqa), sorted(gqa)
     sig = dict(gqa[ct.GLUON_BWD_KERNEL].signature)
@@ -163,7 +163,11 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
     # deterministic mode starts its programs in head groups with or without the mask (launch._gluon_backward)
     assert dict(own[ct.GLUON_BWD_KERNEL].constexprs) == {"D": D, "TMA_EPILOGUE": True, "ROWS": rows,
                                                          "HEAD_GROUP": launch.GLUON_HEAD_GROUP, "DETERMINISTIC": True,
-                                                         "HEAD_LOOP": False}
+                                                         "HEAD_LOOP": False, "DET_UP": False}
+    # under the causal mask, the walk up with descending turns where GLUON_BWD_DET_UP names the head dim (stop 31)
+    causal = by_kernel(Case("g", B=2, H_q=4, S_q=256, D_qk=D, D_v=D, dtype="bfloat16", deterministic=True,
+                            right_bound=0))
+    assert dict(causal[ct.GLUON_BWD_KERNEL].constexprs)["DET_UP"] is (D in launch.GLUON_BWD_DET_UP)
     assert (dict(own[ct.GLUON_BWD_KERNEL].signature)["dq_sem_ptr"], dict(g.signature)["dq_sem_ptr"]) == \
         ("*i32", "*fp32")
     det = by_kernel(Case("g", B=2, H_q=4, H_k=2, H_v=2, S_q=256, D_qk=D, D_v=D, dtype="bfloat16",

@@ -41,7 +41,7 @@ def compile_reports():
 
 @pytest.fixture(scope="module")
 def compiled(compile_reports):
-    return {(r["D"], r["ROWS"], r["grouped"], r["tma_epilogue"], r["deterministic"], r["head_loop"]): r
+    return {(r["D"], r["ROWS"], r["grouped"], r["tma_epilogue"], r["deterministic"], r["head_loop"], r["det_up"]): r
             for r in compile_reports if "kernel" not in r}
 
 
@@ -50,13 +50,16 @@ def compiled192(compile_reports):
     return {r["grouped"]: r for r in compile_reports if r.get("kernel") == "attention_bwd_gluon_192"}
 
 
-# (grouped, TMA epilogue, deterministic, head loop): the eight compiles the launcher makes (shared K/V heads'
-# accumulators always take dK, dV's bulk reduces through the TMA epilogue; GQA's head loop stores them as 16 bits)
-VARIANTS = [(False, True, False, False), (False, False, False, False), (True, True, False, False),
-            (False, True, True, False), (False, False, True, False), (True, True, True, False),
-            (False, True, False, True), (False, False, False, True)]
+# (grouped, TMA epilogue, deterministic, head loop, det up): the eleven compiles the launcher makes (shared K/V
+# heads' accumulators always take dK, dV's bulk reduces through the TMA epilogue; GQA's head loop stores them as 16
+# bits; deterministic mode under the causal mask walks up with descending turns, DET_UP)
+VARIANTS = [(False, True, False, False, False), (False, False, False, False, False), (True, True, False, False, False),
+            (False, True, True, False, False), (False, False, True, False, False), (True, True, True, False, False),
+            (False, True, False, True, False), (False, False, False, True, False),
+            (False, True, True, False, True), (False, False, True, False, True), (True, True, True, False, True)]
 VARIANT_IDS = ["own-kv-tma-store", "own-kv-pointer-store", "gqa", "det-tma-store", "det-pointer-store", "gqa-det",
-               "gqa-loop-tma-store", "gqa-loop-pointer-store"]
+               "gqa-loop-tma-store", "gqa-loop-pointer-store", "det-up-tma-store", "det-up-pointer-store",
+               "gqa-det-up"]
 
 
 # (head dim, query tile rows): hd64 at FlashAttention-3's 128 rows (the launcher's) and at 64 (A/B runs)
@@ -64,7 +67,7 @@ SHAPES = [(64, 128), (64, 64), (128, 64)]
 
 
 def test_gluon_backward_compiles_every_head_dim_and_epilogue(compiled):
-    expected = {(D, rows, g, t, det, loop) for D, rows in SHAPES for g, t, det, loop in VARIANTS}
+    expected = {(D, rows, *variant) for D, rows in SHAPES for variant in VARIANTS}
     assert set(compiled) == expected, (
         f"tools/gluon_bwd_compile.py compiled {sorted(compiled)}, expected {sorted(expected)}: "
         "attention_bwd_gluon.HEAD_DIMS, QUERY_ROWS or the tool's VARIANTS changed")
@@ -96,12 +99,13 @@ def test_gluon_backward_phase_stamps_compile_in_only_where_asked(compiled):
 
 
 @pytest.mark.parametrize("D,rows", SHAPES, ids=[f"hd{d}-rows{r}" for d, r in SHAPES])
-@pytest.mark.parametrize("grouped,tma,det,loop", VARIANTS, ids=VARIANT_IDS)
-def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows, grouped, tma, det, loop):
-    r = compiled[(D, rows, grouped, tma, det, loop)]
-    # tile bodies a consumer: two peeled (the causal diagonal's) and the loop; deterministic mode walks the tiles
-    # from the last down and peels the first too (the loop takes dK's product in flight from a wgmma)
-    bodies = 4 if det else 3
+@pytest.mark.parametrize("grouped,tma,det,loop,up", VARIANTS, ids=VARIANT_IDS)
+def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows, grouped, tma, det, loop, up):
+    r = compiled[(D, rows, grouped, tma, det, loop, up)]
+    # tile bodies a consumer: two peeled (the causal diagonal's) and the loop; deterministic mode's walk down
+    # peels the first too (the loop takes dK's product in flight from a wgmma); its walk up (DET_UP) is the default
+    # order's
+    bodies = 4 if det and not up else 3
     assert r["waits"].count(1) == 4 * bodies, (
         f"saw product waits {r['waits']}: in each of its {bodies} tile bodies each of the 2 consumers should wait "
         f"for S with dP in flight and for dQ with dK in flight (wait_group 1), {4 * bodies} in all; a wait for 0 "
@@ -146,13 +150,15 @@ def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows,
 @pytest.mark.parametrize("D,rows", SHAPES, ids=[f"hd{d}-rows{r}" for d, r in SHAPES])
 @pytest.mark.parametrize("grouped,tma", [(False, True), (False, False), (True, True)],
                          ids=["tma-store", "pointer-store", "gqa"])
-def test_gluon_backward_deterministic_compile_takes_turns(compiled, D, rows, grouped, tma):
-    """Deterministic mode: in each of the 2 dQ writers, a spin on an acquire load (the turn) followed by a
+@pytest.mark.parametrize("up", [False, True], ids=["walk-down", "walk-up"])
+def test_gluon_backward_deterministic_compile_takes_turns(compiled, D, rows, grouped, tma, up):
+    """Deterministic mode (either order, ``DET_UP``): in each of the 2 dQ writers, a spin on an acquire load (the turn) followed by a
     generic-to-async proxy fence, and a wait for its reduce's writes (not only its read:
     ``cp.async.bulk.wait_group 0``) with a release add on its counter; with shared K/V heads (GQA) each consumer's
     epilogue also spins for dV's and dK's turns, waits for both reduces written and passes both on. Nothing of it
     in the consumers' tile bodies, little more shared memory (four mbarriers), and spills bounded."""
-    r, free = compiled[(D, rows, grouped, tma, True, False)], compiled[(D, rows, grouped, tma, False, False)]
+    r = compiled[(D, rows, grouped, tma, True, False, up)]
+    free = compiled[(D, rows, grouped, tma, False, False, False)]
     seen = {n: r[n] for n in ("turn_spins", "proxy_fences_global", "written_waits", "release_adds")}
     gqa = 2 if grouped else 0  # per consumer: two spins (and their fences), one written-wait, two adds
     expected = dict(turn_spins=2 + 2 * gqa, proxy_fences_global=2 + 2 * gqa, written_waits=2 + gqa,
@@ -162,7 +168,8 @@ def test_gluon_backward_deterministic_compile_takes_turns(compiled, D, rows, gro
         "epilogue): see attention_bwd_gluon._dq_writer, _consumer_tma, _dq_wait_turn and _dq_signal")
     assert r["shared"] <= free["shared"] + 256, (
         f"deterministic mode asks for {r['shared']} B of shared memory against {free['shared']} without it: "
-        "its counters live in global memory; only the writers' four mbarriers (and their alignment) should be added")
+        "its counters live in global memory; only the writers' four or five mbarriers (and their alignment) should "
+        "be added")
     # Its compile spills more (Triton 3.6: hd128 356 / 360 B against 36 / 44, none in the loop; hd64 at 128 rows
     # 384 / 624 against 160 / 220): the peeled first tile and the two after the loop. Bounded at 2x + 512 B, so
     # that a change that spills much more is seen; what the loop reloads is checked by timing (tools/det_perf.py)
@@ -247,6 +254,22 @@ def test_gluon_backward_takes_192_128_outside_deterministic_mode(as_on_the_h200,
     with pytest.raises(ValueError, match="gluon_bwd_192"):
         with launch.switches(gluon_bwd_192={"band"}):
             pass
+
+
+def test_gluon_backward_det_up_switch_sets_restores_and_checks_head_dims():
+    """``gluon_bwd_det_up`` (deterministic mode's walk-up order under the causal mask, stop 31) replaces the set of
+    head dims for the block and puts the launcher's back after it; a head dim the Gluon backward does not run is a
+    ValueError that names the switch."""
+    before = launch.GLUON_BWD_DET_UP
+    with launch.switches(gluon_bwd_det_up=[128]):
+        assert launch.GLUON_BWD_DET_UP == {128}
+    with launch.switches(gluon_bwd_det_up=()):
+        assert launch.GLUON_BWD_DET_UP == frozenset()
+    assert launch.GLUON_BWD_DET_UP == before
+    with pytest.raises(ValueError, match="gluon_bwd_det_up"):
+        with launch.switches(gluon_bwd_det_up=[96]):
+            pass
+    assert launch.GLUON_BWD_DET_UP == before
 
 
 def test_gluon_backward_takes_hd64_with_and_without_the_mask(as_on_the_h200):

@@ -50,9 +50,13 @@ def main() -> None:
     ap.add_argument("--free-turns", action="store_true", help="also time mode det_free: deterministic mode's kernel "
                     "with every turn already given (counters filled with 2^30): what the form costs without waits")
     ap.add_argument("--shapes", default="", help="comma-separated row indices of ROWS to time (default: all)")
+    ap.add_argument("--orders", action="store_true", help="also time mode det_down: deterministic mode under the "
+                    "causal mask in the walk down with ascending turns (stop 28's), where the launcher's "
+                    "GLUON_BWD_DET_UP takes the walk up (stop 31); and det_up, the walk up at every head dim")
     a = ap.parse_args()
     groups = [int(g) for g in a.head_groups.split(",") if g]
-    modes = MODES + tuple(f"det_g{g}" for g in groups) + (("det_free",) if a.free_turns else ())
+    modes = MODES + tuple(f"det_g{g}" for g in groups) + (("det_free",) if a.free_turns else ()) \
+        + (("det_down", "det_up") if a.orders else ())
     rows = [ROWS[int(i)] for i in a.shapes.split(",") if i] or ROWS
     os.makedirs(a.out, exist_ok=True)
     print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name(), flush=True)
@@ -71,6 +75,8 @@ def main() -> None:
                 with launch.switches(gluon_backward=False):
                     return launch.attention_backward(*args, **band, deterministic=True)
             group = {"head_group": int(mode[5:])} if mode.startswith("det_g") else {}
+            if mode in ("det_down", "det_up"):
+                group = {"gluon_bwd_det_up": (64, 128) if mode == "det_up" else ()}
             counters = launch._dq_turn_counters
             if mode == "det_free":  # every turn given already: the kernel's form without its waits
                 launch._dq_turn_counters = lambda *shape: counters(*shape).fill_(1 << 30)

@@ -28,17 +28,19 @@ import re
 import sys
 
 
-# (grouped, tma_epilogue, deterministic, head_loop) as the launcher compiles them: shared K/V heads' accumulators
-# always take the TMA epilogue (deterministic since stop 28: their dK, dV reduces take turns too); GQA's head loop
-# (stop 29) stores 16-bit dK and dV either way, and is never deterministic
-VARIANTS = ((False, True, False, False), (False, False, False, False), (True, True, False, False),
-            (False, True, True, False), (False, False, True, False), (True, True, True, False),
-            (False, True, False, True), (False, False, False, True))
+# (grouped, tma_epilogue, deterministic, head_loop, det_up) as the launcher compiles them: shared K/V heads'
+# accumulators always take the TMA epilogue (deterministic since stop 28: their dK, dV reduces take turns too);
+# GQA's head loop (stop 29) stores 16-bit dK and dV either way, and is never deterministic; deterministic mode
+# under the causal mask walks up with descending turns (``DET_UP``, stop 31)
+VARIANTS = ((False, True, False, False, False), (False, False, False, False, False), (True, True, False, False, False),
+            (False, True, True, False, False), (False, False, True, False, False), (True, True, True, False, False),
+            (False, True, False, True, False), (False, False, False, True, False),
+            (False, True, True, False, True), (False, False, True, False, True), (True, True, True, False, True))
 
 
 def variant_signature(dtype: str, D: int = 128, grouped: bool = False, tma_epilogue: bool = True, rows: int = 64,
                       deterministic: bool = False, stamps: bool = False, head_group: int = 1,
-                      head_loop: bool = False) -> tuple:
+                      head_loop: bool = False, det_up: bool = False) -> tuple:
     """(signature, constexprs) of a form of the kernel as the launcher compiles it, its descriptors
     (``launch._gluon_bwd_descriptors``) as signature strings: see ``compile_variant``."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -67,16 +69,18 @@ def variant_signature(dtype: str, D: int = 128, grouped: bool = False, tma_epilo
         sig["dq_sem_ptr"] = "*i32"
     sig["stamp_ptr"] = "*i64" if stamps else "*fp32"  # the phase stamps' build (tools/phase_stamps.py), or none
     consts = dict(D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows, HEAD_GROUP=head_group, DETERMINISTIC=deterministic,
-                  HEAD_LOOP=head_loop)
+                  HEAD_LOOP=head_loop, DET_UP=det_up)
     return sig, consts
 
 
 def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogue: bool = True,
-                    rows: int = 64, deterministic: bool = False, stamps: bool = False, head_loop: bool = False) -> dict:
+                    rows: int = 64, deterministic: bool = False, stamps: bool = False, head_loop: bool = False,
+                    det_up: bool = False) -> dict:
     """``grouped``: the GQA variant, dK and dV added into fp32 accumulators (``dk_out``, ``dv_out`` fp32
     descriptors); ``tma_epilogue``: dK and dV leave by the bulk-copy engine (``_consumer_tma``), else by pointer
     stores; ``deterministic``: dQ's reduces in turn (``dq_sem_ptr`` int32 counters, else fp32 like the
-    launcher's); ``head_loop``: GQA's head loop (``HEAD_LOOP``)."""
+    launcher's); ``head_loop``: GQA's head loop (``HEAD_LOOP``); ``det_up``: deterministic mode's order under the
+    causal mask (``DET_UP``)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import compile_report
 
@@ -84,7 +88,7 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
 
     fn = g.attention_bwd_gluon_kernel
     sig, consts = variant_signature(dtype, D, grouped, tma_epilogue, rows, deterministic, stamps,
-                                    head_loop=head_loop)
+                                    head_loop=head_loop, det_up=det_up)
     report = compile_report(fn, sig, consts, maxnreg=g.MAX_REGS, with_ptx=True)
     ptx = report.pop("ptx")
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
@@ -100,7 +104,7 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
     report["proxy_fences_global"] = ptx.count("fence.proxy.async.global")
     report["timer_reads"] = ptx.count("%globaltimer")
     return dict(dtype=dtype, grouped=grouped, tma_epilogue=tma_epilogue, deterministic=deterministic, stamps=stamps,
-                head_loop=head_loop, **report)
+                head_loop=head_loop, det_up=det_up, **report)
 
 
 def compile_192(dtype: str, grouped: bool = False) -> dict:
@@ -143,9 +147,9 @@ def main(argv) -> None:
     for dtype in argv or ["bf16", "fp16"]:
         for D in HEAD_DIMS:
             for rows in QUERY_ROWS[D]:
-                for grouped, tma_epilogue, deterministic, head_loop in VARIANTS:
+                for grouped, tma_epilogue, deterministic, head_loop, det_up in VARIANTS:
                     print(json.dumps(compile_variant(dtype, D, grouped, tma_epilogue, rows, deterministic,
-                                                     head_loop=head_loop)), flush=True)
+                                                     head_loop=head_loop, det_up=det_up)), flush=True)
         for grouped in (False, True):
             print(json.dumps(compile_192(dtype, grouped)), flush=True)
 

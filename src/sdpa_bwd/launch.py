@@ -182,6 +182,13 @@ GLUON_BWD_DETERMINISTIC = os.environ.get("SDPA_BWD_GLUON_BWD_DET", "1") != "0"
 # Of those, calls whose K or V heads are shared (GQA, MQA: their dK, dV reduces take turns in the epilogue, stop
 # 28); False ($SDPA_BWD_GLUON_BWD_DET_GQA=0) leaves them to the Triton kernels.
 GLUON_BWD_DETERMINISTIC_GQA = os.environ.get("SDPA_BWD_GLUON_BWD_DET_GQA", "1") != "0"
+# Deterministic calls under the causal mask at these head dims walk their query tiles up from the diagonal's and
+# take each tile's dQ turns in descending key blocks, the programs started highest key block first (the kernel's
+# ``DET_UP``, ``attention_bwd_gluon._dq_writer``), so that a head's programs reach each tile one after another
+# instead of all at once; elsewhere the walk down with ascending turns (stop 28). Stop 31 (tools/det_perf.py,
+# modes det and det_down): see docs/perf-log.md. $SDPA_BWD_GLUON_BWD_DET_UP (e.g. "64,128", or "" for none) or
+# the switch gluon_bwd_det_up (an iterable of head dims) replaces the set.
+GLUON_BWD_DET_UP = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_DET_UP", "64,128").split(",") if d)
 # GQA without the mask and outside deterministic mode, K and V heads shared alike (H_k = H_v < H_q): a program per
 # (batch, K/V head, key block) walks the query heads sharing them (the kernel's ``HEAD_LOOP``), its dK and dV in
 # registers throughout and stored once, in place of a program per query head adding dK, dV partials into zeroed
@@ -215,7 +222,7 @@ GLUON_BWD_HD64_ROWS = 128
 
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
              "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
-             "gluon_bwd_deterministic", "gluon_bwd_head_loop", "gluon_bwd_192")
+             "gluon_bwd_deterministic", "gluon_bwd_head_loop", "gluon_bwd_192", "gluon_bwd_det_up")
 
 
 @contextlib.contextmanager
@@ -227,10 +234,11 @@ def switches(**values):
     ``gluon_bwd_head_dims`` (``GLUON_BWD_HEAD_DIMS``, an iterable of head dims), ``gluon_bwd_causal_head_dims``
     (``GLUON_BWD_CAUSAL_HEAD_DIMS``, likewise), ``gluon_bwd_hd64_rows`` (``GLUON_BWD_HD64_ROWS``),
     ``gluon_bwd_deterministic`` (``GLUON_BWD_DETERMINISTIC``), ``gluon_bwd_head_loop`` (``GLUON_BWD_HEAD_LOOP``),
-    ``gluon_bwd_192`` (``GLUON_BWD_192``, an iterable of "causal" and "nc"). A switch not named keeps its value."""
+    ``gluon_bwd_192`` (``GLUON_BWD_192``, an iterable of "causal" and "nc"), ``gluon_bwd_det_up``
+    (``GLUON_BWD_DET_UP``, an iterable of head dims). A switch not named keeps its value."""
     global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
     global GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC
-    global GLUON_BWD_HEAD_LOOP, GLUON_BWD_192
+    global GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
@@ -242,9 +250,13 @@ def switches(**values):
     masks = frozenset(masks.split(",") if isinstance(masks, str) else masks) - {""}
     if not masks <= {"causal", "nc"}:
         raise ValueError(f"gluon_bwd_192 {sorted(masks)}: the masks are 'causal' and 'nc' (none); pass a subset")
+    det_up = frozenset(int(d) for d in values.get("gluon_bwd_det_up", GLUON_BWD_DET_UP))
+    if not det_up <= set(attention_bwd_gluon.HEAD_DIMS):
+        raise ValueError(f"gluon_bwd_det_up {sorted(det_up)}: the Gluon backward's deterministic orders are for head "
+                         f"dims {attention_bwd_gluon.HEAD_DIMS}; pass a subset")
     before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
               GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
-              GLUON_BWD_HEAD_LOOP, GLUON_BWD_192)
+              GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -270,11 +282,13 @@ def switches(**values):
             GLUON_BWD_HEAD_LOOP = bool(values["gluon_bwd_head_loop"])
         if "gluon_bwd_192" in values:
             GLUON_BWD_192 = masks
+        if "gluon_bwd_det_up" in values:
+            GLUON_BWD_DET_UP = det_up
         yield
     finally:
         (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
          GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
-         GLUON_BWD_HEAD_LOOP, GLUON_BWD_192) = before
+         GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP) = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -1277,7 +1291,8 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
         H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, side, scale * LOG2E, scale, int(causal),
         D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows,
         HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal or sems is not None else 1,
-        DETERMINISTIC=sems is not None, HEAD_LOOP=head_loop, num_warps=4, maxnreg=g.MAX_REGS,
+        DETERMINISTIC=sems is not None, HEAD_LOOP=head_loop,
+        DET_UP=sems is not None and causal and D in GLUON_BWD_DET_UP, num_warps=4, maxnreg=g.MAX_REGS,
     )
     _launch_dq_convert(rec, dq_accum, dq, scale, D, 0, wide)
     if kv_acc:  # dK's partials were scaled in the kernel

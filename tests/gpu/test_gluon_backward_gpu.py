@@ -84,7 +84,8 @@ GLUON_CASES = [
     Case(B=2, H_q=4, H_k=2, H_v=2, S_q=333, S_kv=333, D_qk=64, D_v=64, dtype="bf16", right_bound=0,
          q=Layout("bshd", broadcast="b"), k=Layout(broadcast="h"), v=Layout("sbhd", broadcast="bh"), seed=436),
     # deterministic mode (dQ's reduces in turn by the dQ writers: ascending key blocks, the tiles from the last
-    # down, a program of fewer than 3 tiles given past-S_q ones that add zeros first): both dtypes,
+    # down, a program of fewer than 3 tiles given past-S_q ones that add zeros first; under the causal mask the walk
+    # up with descending key blocks, launch.GLUON_BWD_DET_UP): both dtypes,
     # tails in both lengths, layouts, dK / dV by TMA store and by pointer stores (dk=DSTEP), a program whose
     # second tile is past S_q, S below one tile, hd64, and grids of many waves (1024 programs)
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", deterministic=True,
@@ -407,6 +408,26 @@ def test_gpu_gluon_backward_causal_start_order(monkeypatch, group, D):
     assert [kw["HEAD_GROUP"] for name, kw in seen] == [group], (
         f"the Gluon backward was launched with HEAD_GROUP {[kw['HEAD_GROUP'] for name, kw in seen]} under "
         f"switches(head_group={group}), expected [{group}]: see launch._gluon_backward")
+
+
+@pytest.mark.parametrize("up", [False, True], ids=["walk-down", "walk-up"])
+@pytest.mark.parametrize("D,H_kv", [(64, 4), (128, 4), (128, 2)], ids=["hd64", "hd128", "hd128-gqa"])
+def test_gpu_gluon_backward_deterministic_causal_orders(monkeypatch, up, D, H_kv):
+    """Deterministic mode under the causal mask in both orders of its dQ turns (``launch.GLUON_BWD_DET_UP``, the
+    kernel's ``DET_UP``): the walk down with ascending key blocks, and the walk up from the diagonal with
+    descending key blocks and the programs started highest key block first. Each right against the oracle (tails
+    in both lengths, S_q > S_kv, GQA's dK / dV turns too) and launched with the order asked for."""
+    seen = []
+    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon, "attention_bwd_gluon_kernel")])
+    launch_cache.clear()
+    with launch.switches(gluon_bwd_det_up=(D,) if up else ()):
+        run_case(Case(B=2, H_q=4, H_k=H_kv, H_v=H_kv, S_q=1531, S_kv=999, D_qk=D, D_v=D, dtype="bf16",
+                      right_bound=0, deterministic=True, seed=470 + D + H_kv + up))
+    launch_cache.clear()
+    flags = [(kw["DETERMINISTIC"], kw["DET_UP"]) for name, kw in seen]
+    assert flags and set(flags) == {(True, up)}, (
+        f"the Gluon kernel was launched with (DETERMINISTIC, DET_UP) {flags} under gluon_bwd_det_up "
+        f"{(D,) if up else ()}, expected (True, {up}): see launch._gluon_backward")
 
 
 @pytest.mark.parametrize("shape,causal,H_kv", [((2, 4, 1531, 128), True, None), ((2, 3, 777, 128), False, None),

@@ -64,9 +64,12 @@ time at hd128 and 1.06-1.16x at hd64 (stop 28, run 3 of docs/data/h200-2026-12-0
   exact zeros, so that the first tile is peeled and the loop's dK accumulator comes from a product: carried in
   from zeros, ptxas serialised the loop's every wgmma, C7515, 18% slower). Programs start in head groups
   (``HEAD_GROUP``, the launcher's 8) with or without the mask, key block by key block across the group, so few
-  programs of one head start together and wait on each other's turns.
-- Deadlock freedom: a program waits only for programs of its own head with lower key blocks, which the start
-  order puts at lower linear program indices. The hardware starts a grid's programs in linear order of their
+  programs of one head start together and wait on each other's turns. Under the causal mask (``DET_UP``, stop
+  31) the tiles run up from the diagonal's instead, as by default, each tile's turns in descending key blocks and
+  the programs started highest key block first: block n reaches a tile a tile or two of its life after block n + 1
+  did, so its turn has come already, where the walk down queues a head's blocks at every tile.
+- Deadlock freedom: a program waits only for programs of its own head with lower key blocks (higher ones under
+  ``DET_UP``), which the start order puts at lower linear program indices. The hardware starts a grid's programs in linear order of their
   index (x fastest; not promised by CUDA, relied on by FlashAttention-3 too), so each program only waits for
   programs started before it, resident or finished: the earliest unfinished one waits for nobody and finishes,
   and so on, whatever the number of resident programs (a grid of many waves, or SMs taken by other work).
@@ -198,12 +201,12 @@ if AVAILABLE:
             "=r,l", [counter], dtype=gl.int32, is_pure=False, pack=1)
 
     @gluon.jit
-    def _dq_writer(dq_smem, dq_desc, dq_sem, staged, free, side0, key0, i_last, n_tiles, S_q):
+    def _dq_writer(dq_smem, dq_desc, dq_sem, dq_bars, side0, key0, i_start, n_tiles, S_q, S_kv):
         """Deterministic mode's dQ writer (one warp a consumer, FlashAttention-3's dQ warp): for each of the
-        program's query tiles, in the consumers' order (from ``i_last`` down), it waits for the program's turn, then
-        until its consumer has staged the tile's dQ columns in ``dq_smem`` (``staged``), issues the bulk
-        reduce, gives the buffer back once the reduce has read it (``free``), waits until the reduce is written
-        and passes the turn on. The consumer never waits for a turn, only for its buffer, and a turn is passed on
+        program's query tiles, in the consumers' order (``_main_loop``), it waits for the program's turn, then
+        until its consumer has staged the tile's dQ columns in ``dq_smem`` (``staged``: ``dq_bars`` at the
+        consumer's index), issues the bulk reduce, gives the buffer back once the reduce has read it (``free``:
+        at 2 + its index), waits until the reduce is written and passes the turn on. The consumer never waits for a turn, only for its buffer, and a turn is passed on
         as soon as the reduce's writes are done (a tile late when the consumer did it, stop 27).
 
         The order: ascending key blocks for every tile (block n waits for the counter to reach n), with or without
@@ -212,18 +215,35 @@ if AVAILABLE:
         see a tile are 0 .. n_max, all below any block that sees it. Counters: one zeroed int32 per (head, query
         tile, consumer), ``dq_sem`` this consumer's first. A tile past S_q (a short program's first) adds exact
         zeros into other rows and waits for nothing (turn -1, the counter read in bounds, not bumped): x + 0 = x,
-        and a sum that starts at +0 never is -0, so where those land in any order changes no bit."""
+        and a sum that starts at +0 never is -0, so where those land in any order changes no bit.
+
+        Under the causal mask (``dq_bars`` of five, the kernel's ``DET_UP``) the tiles run up from the diagonal's,
+        as outside deterministic mode, and each tile's turns go in descending key blocks: the highest block that
+        sees tile m (min((m ROWS + ROWS - 1) // 128, blocks - 1)) first. Block n then reaches tile m 128 / ROWS
+        tiles of its life after block n + 1 did, so, started together, a program finds its turns passed already;
+        under the walk down every block of a head reaches a tile at the same point of its life, and block n comes
+        a chain of n reduces late. Deadlock-free with the start order the kernel then takes (highest key block
+        first): a program waits only for higher blocks of its own head, started before it."""
         ROWS: gl.constexpr = dq_smem.type.shape[0]
         DH: gl.constexpr = dq_smem.type.shape[1]
         cid = (key0 // KEYS) % 2
         kb = key0 // (2 * KEYS)
+        UP: gl.constexpr = dq_bars.type.shape[0] == 5
+        staged = dq_bars.index(cid)
+        free = dq_bars.index(2 + cid)
         nq = gl.cdiv(S_q, ROWS)
+        top = gl.cdiv(S_kv, 2 * KEYS) - 1  # the highest key block
         for t in range(n_tiles):
-            m = i_last - t
+            if UP:
+                m = i_start + t
+                turn = gl.minimum((m * ROWS + ROWS - 1) // (2 * KEYS), top) - kb
+            else:
+                m = i_start + n_tiles - 1 - t
+                turn = kb
             real = m < nq
             counter = dq_sem + cid + 2 * gl.minimum(m, nq - 1)
             # the turn first: its acquire load's round trip then falls under the consumer's work on the tile
-            _dq_wait_turn(counter, gl.where(real, kb, -1))
+            _dq_wait_turn(counter, gl.where(real, turn, -1))
             mbarrier.wait(staged, t & 1)
             _tma_reduce_add(dq_desc, [side0 + m * ROWS, cid * DH], dq_smem)
             tma.store_wait(0)  # the reduce has read the buffer: the consumer may stage the next tile
@@ -418,7 +438,7 @@ if AVAILABLE:
         dk_tok = warpgroup_mma(ds_mine.permute((1, 0)), q_smem.index(s), dk, is_async=True)
         # pending: dV, dQ (two), dK; one left in flight means dV and dQ are done
         dq, dv = warpgroup_mma_wait(1, deps=(dq_tok, dv_tok))
-        if dq_bars.type.shape[0] != 4:  # the consumer's own reduce (``_main_loop``)
+        if dq_bars.type.shape[0] < 4:  # the consumer's own reduce (``_main_loop``)
             tma.store_wait(0)  # the previous tile's reduce has read the staging buffer
             dq_smem.store(dq)
             fence_async_shared()
@@ -439,7 +459,8 @@ if AVAILABLE:
         for and the last stage given back. ``dq_bars``: deterministic mode's (staged, staged, free, free)
         mbarriers of the two consumers' dQ writers (``_dq_writer``), four of them; any other mbarrier array
         (the launcher's default: ``ds_full``, two) is not used, and the consumer issues its own reduces. In
-        deterministic mode the tiles run from the last down, the causal mask's two last. ``dq_desc``: the
+        deterministic mode the tiles run from the last down, the causal mask's two last; with five (the
+        kernel's ``DET_UP``: deterministic under the causal mask) in the default order, the diagonal's first. ``dq_desc``: the
         launcher's descriptor of the packed fp32 dQ accumulator, (B H_q S_q, D) in [ROWS, D / 2] blocks: a
         tile's rows past its head's S_q add exact zeros. ``HEAD_LOOP`` (the kernel's constexpr, folded as in ``_loader``;
         not with the mask or deterministic mode): the tiles are n_tiles / ``n_per`` query heads' in turn, ``n_per`` (>= 2) each from tile
@@ -451,12 +472,12 @@ if AVAILABLE:
         col0 = cid * DH
         _stamp(stamps, 4 + 4 * cid)
         gl.static_assert(same_swizzle(dq_smem.type.layout, dq_desc.layout), "see host_layout")
-        DET: gl.constexpr = dq_bars.type.shape[0] == 4
+        DOWN: gl.constexpr = dq_bars.type.shape[0] == 4  # deterministic mode's walk down
         dv = gl.zeros([KEYS, D], gl.float32, acc_layout)
         dk = gl.zeros([KEYS, D], gl.float32, acc_layout)
         mbarrier.wait(kv_bar, 0)
         _stamp(stamps, 5 + 4 * cid)
-        if DET:  # the last query tile first (``_dq_writer``); the causal mask's diagonal tiles last
+        if DOWN:  # the last query tile first (``_dq_writer``); the causal mask's diagonal tiles last
             # n_tiles >= 3 here: the first tile peeled, so that the loop takes dK's product in flight from a wgmma
             # (begun from registers set otherwise, ptxas serialises every wgmma of the loop: C7515, 18% slower)
             i_last = i_start + n_tiles - 1
@@ -568,7 +589,7 @@ if AVAILABLE:
         dvh = hv % dv_desc.shape[1]
         mbarrier.wait(ds_full.index(n_tiles % 2), (n_tiles // 2) & 1)
         if out_t == gl.float32:
-            DET: gl.constexpr = dq_bars.type.shape[0] == 4
+            DET: gl.constexpr = dq_bars.type.shape[0] >= 4
             cid = (key0 // KEYS) % 2
             kv_smem.store(dv)
             fence_async_shared()
@@ -605,6 +626,7 @@ if AVAILABLE:
         sdk_b, sdk_h, sdk_s, sdk_d, sdv_b, sdv_h, sdv_s, sdv_d,
         H, G_k, G_v, S_q, S_kv, S_side, qk_scale_log2, scale, causal, D: gl.constexpr, TMA_EPILOGUE: gl.constexpr,
         ROWS: gl.constexpr, HEAD_GROUP: gl.constexpr, DETERMINISTIC: gl.constexpr, HEAD_LOOP: gl.constexpr,
+        DET_UP: gl.constexpr,
     ):
         """Grid (cdiv(S_kv, 128), B H): H query heads, H / G_k K heads, H / G_v V heads. Every tensor but dK's
         and dV's under pointer stores comes in as a TMA descriptor the launcher made on the host
@@ -626,15 +648,19 @@ if AVAILABLE:
         away. ``HEAD_LOOP`` (GQA without the mask, not deterministic, ``G_k`` = ``G_v``): grid
         (cdiv(S_kv, 128), B H / G_k), a program per key block of a K/V head, walking the G_k query heads
         that share it tile by tile with its dK and dV in registers throughout, so they are stored (16-bit, as for
-        heads of their own) instead of bulk-reduced into fp32 accumulators across the query heads' programs."""
+        heads of their own) instead of bulk-reduced into fp32 accumulators across the query heads' programs.
+        ``DET_UP`` (deterministic mode under the causal mask only): the query tiles run up from the diagonal's and
+        each tile's dQ turns go in descending key blocks (``_dq_writer``), the programs started highest key block
+        first; the partitions read it off the writers' mbarriers, five of them (a partition takes no constexpr)."""
         gl.static_assert(ROWS == 64 or (ROWS == 128 and D == 64), "query tile rows not in QUERY_ROWS for this D")
         gl.static_assert((dq_sem_ptr.dtype.element_ty == gl.int32) == DETERMINISTIC,
                          "deterministic mode takes int32 dQ turn counters, and only it: the consumers read it off "
                          "their pointer type (a partition takes no constexpr)")
+        gl.static_assert(DETERMINISTIC or not DET_UP, "DET_UP orders deterministic mode's dQ turns")
         # started in groups of HEAD_GROUP heads, costliest key block (the first, under the causal mask) first;
         # deterministic mode's turns go in the same order (ascending key blocks), so a program waits only for
-        # programs started before it
-        pid_n, bh = program_tile(HEAD_GROUP, False)
+        # programs started before it; DET_UP's go in descending key blocks, so its start order is reversed
+        pid_n, bh = program_tile(HEAD_GROUP, DET_UP)
         if not HEAD_LOOP:
             b = bh // H  # int32: the descriptors' coordinates
             h = bh % H
@@ -656,10 +682,13 @@ if AVAILABLE:
             stamps = stamp_ptr
         # causal (keys up to the query row): query tiles before the program's first key see none of its keys
         i_start = key0 // ROWS * causal
-        # at least the two a causal diagonal spans (three in deterministic mode: see _main_loop), those past S_q
-        # adding exact zeros
+        # at least the two a causal diagonal spans (three in deterministic mode's walk down: see _main_loop),
+        # those past S_q adding exact zeros
         if not HEAD_LOOP:
-            n_tiles = gl.maximum(gl.cdiv(S_q, ROWS) - i_start, 3 if DETERMINISTIC else 2)
+            if DET_UP:
+                n_tiles = gl.maximum(gl.cdiv(S_q, ROWS) - i_start, 2)
+            else:
+                n_tiles = gl.maximum(gl.cdiv(S_q, ROWS) - i_start, 3 if DETERMINISTIC else 2)
             loop = (HEAD_LOOP, gl.constexpr(0))
         else:  # no mask: i_start is 0; at least two tiles a head, so the two peeled ones are the first head's
             n_per = gl.maximum(gl.cdiv(S_q, ROWS), 2)
@@ -712,7 +741,8 @@ if AVAILABLE:
             dk_at = dk_out + b.to(gl.int64) * sdk_b + hk.to(gl.int64) * sdk_h
             dv_at = dv_out + b.to(gl.int64) * sdv_b + hv.to(gl.int64) * sdv_h
         if DETERMINISTIC:  # each consumer's (staged, free) mbarriers with its dQ writer: staged 0, 1, free 0, 1
-            dq_bars = gl.allocate_shared_memory(gl.int64, [4, 1], mbarrier.MBarrierLayout())
+            # (DET_UP: a fifth, never used, says the order to the partitions)
+            dq_bars = gl.allocate_shared_memory(gl.int64, [5 if DET_UP else 4, 1], mbarrier.MBarrierLayout())
             for i in gl.static_range(4):
                 mbarrier.init(dq_bars.index(i), count=1)
         else:  # two: not used (``_main_loop`` and ``_loader`` read deterministic mode off the count)
@@ -734,11 +764,8 @@ if AVAILABLE:
         # 232 or 224, and the spills grow to 400 or 496 B
         if DETERMINISTIC:  # a dQ writer a consumer, one warp each, over this head's turn counters
             dq_sem = dq_sem_ptr + bh * gl.cdiv(S_q, ROWS) * 2
-            i_last = i_start + n_tiles - 1
-            writer0 = (dq_smem.index(0), dq_desc, dq_sem, dq_bars.index(0), dq_bars.index(2), side0, key0, i_last,
-                       n_tiles, S_q)
-            writer1 = (dq_smem.index(1), dq_desc, dq_sem, dq_bars.index(1), dq_bars.index(3), side0, key0 + KEYS,
-                       i_last, n_tiles, S_q)
+            writer0 = (dq_smem.index(0), dq_desc, dq_sem, dq_bars, side0, key0, i_start, n_tiles, S_q, S_kv)
+            writer1 = (dq_smem.index(1), dq_desc, dq_sem, dq_bars, side0, key0 + KEYS, i_start, n_tiles, S_q, S_kv)
             if TMA_EPILOGUE:
                 gl.warp_specialize([(_consumer_tma, args0), (_consumer_tma, args1), (_loader, loader),
                                     (_dq_writer, writer0), (_dq_writer, writer1)], [4, 1, 1, 1], [240, 24, 24, 24])
