@@ -85,7 +85,8 @@ GLUON_CASES = [
          q=Layout("bshd", broadcast="b"), k=Layout(broadcast="h"), v=Layout("sbhd", broadcast="bh"), seed=436),
     # deterministic mode (dQ's reduces in turn by the dQ writers: ascending key blocks, the tiles from the last
     # down, a program of fewer than 3 tiles given past-S_q ones that add zeros first; under the causal mask the walk
-    # up with descending key blocks, launch.GLUON_BWD_DET_UP): both dtypes,
+    # up with descending key blocks where launch.GLUON_BWD_DET_UP names the head dim, none by default, see
+    # test_gpu_gluon_backward_deterministic_causal_orders): both dtypes,
     # tails in both lengths, layouts, dK / dV by TMA store and by pointer stores (dk=DSTEP), a program whose
     # second tile is past S_q, S below one tile, hd64, and grids of many waves (1024 programs)
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", deterministic=True,
