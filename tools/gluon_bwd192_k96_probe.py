@@ -22,22 +22,26 @@ each tile and each reduce, a third less traffic a key. Here, per 64-row query ti
 
 Under the causal mask (the diagonal at 0) a program starts at query tile key0 // 64 and its first two tiles, the
 ones its 96 keys' diagonal crosses, are masked and peeled; a program is given at least two tiles (a tile past S_q
-adds exact zeros). dK (scaled) and dV leave transposed by pointer stores into contiguous (B, H, S_kv, D) heads.
-Shared memory 219 KB; registers: consumers of 160 asked for, the loader 24.
+adds exact zeros). dK (scaled) and dV leave transposed by pointer stores through their strides (atomic adds into
+the launcher's fp32 accumulators where K or V heads are shared).
+Shared memory 219 KB; registers: consumers of 160 (168 the default one), the loader 24.
 
-Status (stop 30): compiles for sm_90a with Triton 3.6 (218,860 B of shared memory; 354 wgmma, as counted in
-``tests/test_gluon_backward_probes.py``; each consumer waits for S with dP in flight in every tile body; not
-serialised; ptxas: 152 registers at the kernel's budget, spills 324 / 516 B at 160 registers for the worker
-consumers, 192 / 308 at 176, ``$PROBE_WORKER_REGS``). What Gluon imposed: every register tensor's and shared
-buffer's dims are powers of two, and a TMA load cannot land in a slice of a buffer, so the 96 keys are held as
-64 + 32 (K, V, P^T, dS^T buffers, dK^T and dV^T accumulators, two products each). Open before it runs: the
-partitions' register split Triton chose (``setmaxnreg``: the default partition's count reads as 256 at 160 for
-the workers, over the register file if taken at face value; check the compile's partitions first).
-**Not run on a GPU** (stop 30 had no device time left). The GPU run checks it against fp32 autograd, then times
-the whole call (the engine's ODO, zero fill and DQ_CONVERT around the kernel) beside the engine's backward and
-cuDNN's at (1,16,4096). Prediction: the kernel ~0.50 ms causal (the 64-key kernel 0.615, its build without
-reduces 0.534; a third less load and reduce traffic a key, one more barrier a tile), so the call ~0.55 against
-cuDNN's 0.60.
+Status (stop 31): runs right on the H200 (docs/data/h200-2026-12-03c run 1: against fp32 autograd at bf16
+rounding, dK and dV bitwise the engine's, GQA 4/2 and BSHD included), but **slower than the engine's 64-key
+kernel**: (1,16,4096) causal kernel 0.658 ms against 0.615, call 0.714 against 0.660 (cuDNN 0.604); non-causal
+kernel 1.35 ms against the Triton kernels' call 1.19-1.21. Stop 30's prediction (0.50) missed: about half the
+tile's multiply-adds are N = 32 products (S, dP, and dK^T's, dV^T's keys 64-95) whose operands both come from
+shared memory, and the single-buffered P^T / dS^T handshake holds the three consumers together each tile (perf-log,
+stop 31). ``--diag no_ds_free`` / ``no_dq_reduce`` time those shares (not yet run). Compiles for sm_90a with
+Triton 3.6 at 128 registers a thread (Triton pads the 13 warps to 16; stop 30's 152 was over the register file):
+218,860 B of shared memory, 354 wgmma (``tests/test_gluon_backward_probes.py``), each consumer waits for S with dP
+in flight in every tile body, not serialised, spills 596 / 852 B (wgmma descriptors reloaded in the loop) at 160
+registers for the worker consumers (168 for the default one; ``$PROBE_WORKER_REGS``, ``$PROBE_MAX_REGS``). What
+Gluon imposed: every register tensor's and shared buffer's dims are powers of two, and a TMA load cannot land in a
+slice of a buffer, so the 96 keys are held as 64 + 32 (K, V, P^T, dS^T buffers, dK^T and dV^T accumulators, two
+products each). The GPU run checks it against fp32 autograd and the engine, then times the whole call (the
+engine's ODO, zero fill and DQ_CONVERT around the kernel) beside the engine's backward and cuDNN's at
+(1,16,4096).
 """
 
 from __future__ import annotations
