@@ -152,8 +152,8 @@ def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows,
                          ids=["tma-store", "pointer-store", "gqa"])
 @pytest.mark.parametrize("up", [False, True], ids=["walk-down", "walk-up"])
 def test_gluon_backward_deterministic_compile_takes_turns(compiled, D, rows, grouped, tma, up):
-    """Deterministic mode (either order, ``DET_UP``): in each of the 2 dQ writers, a spin on an acquire load (the turn) followed by a
-    generic-to-async proxy fence, and a wait for its reduce's writes (not only its read:
+    """Deterministic mode (either order, ``DET_UP``): in each of the 2 dQ writers, a spin on an acquire load (the
+    turn) followed by a generic-to-async proxy fence, and a wait for its reduce's writes (not only its read:
     ``cp.async.bulk.wait_group 0``) with a release add on its counter; with shared K/V heads (GQA) each consumer's
     epilogue also spins for dV's and dK's turns, waits for both reduces written and passes both on. Nothing of it
     in the consumers' tile bodies, little more shared memory (four mbarriers), and spills bounded."""

@@ -69,10 +69,11 @@ time at hd128 and 1.06-1.16x at hd64 (stop 28, run 3 of docs/data/h200-2026-12-0
   the programs started highest key block first: block n reaches a tile a tile or two of its life after block n + 1
   did, so its turn has come already, where the walk down queues a head's blocks at every tile.
 - Deadlock freedom: a program waits only for programs of its own head with lower key blocks (higher ones under
-  ``DET_UP``), which the start order puts at lower linear program indices. The hardware starts a grid's programs in linear order of their
-  index (x fastest; not promised by CUDA, relied on by FlashAttention-3 too), so each program only waits for
-  programs started before it, resident or finished: the earliest unfinished one waits for nobody and finishes,
-  and so on, whatever the number of resident programs (a grid of many waves, or SMs taken by other work).
+  ``DET_UP``), which the start order puts at lower linear program indices. The hardware starts a grid's programs
+  in linear order of their index (x fastest; not promised by CUDA, relied on by FlashAttention-3 too), so each
+  program only waits for programs started before it, resident or finished: the earliest unfinished one waits
+  for nobody and finishes, and so on, whatever the number of resident programs (a grid of many waves, or SMs
+  taken by other work).
 
 Registers are the limit. The consumers hold dV and dK (64 registers each), S and dP (32 each) and half of dQ
 (32) at 240 registers: Triton 3.6's ptxas spills 64 / 84 B (stores / loads) with the TMA epilogue, 68 / 80
@@ -206,8 +207,9 @@ if AVAILABLE:
         program's query tiles, in the consumers' order (``_main_loop``), it waits for the program's turn, then
         until its consumer has staged the tile's dQ columns in ``dq_smem`` (``staged``: ``dq_bars`` at the
         consumer's index), issues the bulk reduce, gives the buffer back once the reduce has read it (``free``:
-        at 2 + its index), waits until the reduce is written and passes the turn on. The consumer never waits for a turn, only for its buffer, and a turn is passed on
-        as soon as the reduce's writes are done (a tile late when the consumer did it, stop 27).
+        at 2 + its index), waits until the reduce is written and passes the turn on. The consumer never waits for
+        a turn, only for its buffer, and a turn is passed on as soon as the reduce's writes are done (a tile late
+        when the consumer did it, stop 27).
 
         The order: ascending key blocks for every tile (block n waits for the counter to reach n), with or without
         the causal mask: the consumers walk their query tiles from the last down, so under the
@@ -460,8 +462,8 @@ if AVAILABLE:
         mbarriers of the two consumers' dQ writers (``_dq_writer``), four of them; any other mbarrier array
         (the launcher's default: ``ds_full``, two) is not used, and the consumer issues its own reduces. In
         deterministic mode the tiles run from the last down, the causal mask's two last; with five (the
-        kernel's ``DET_UP``: deterministic under the causal mask) in the default order, the diagonal's first. ``dq_desc``: the
-        launcher's descriptor of the packed fp32 dQ accumulator, (B H_q S_q, D) in [ROWS, D / 2] blocks: a
+        kernel's ``DET_UP``: deterministic under the causal mask) in the default order, the diagonal's first.
+        ``dq_desc``: the launcher's descriptor of the packed fp32 dQ accumulator, (B H_q S_q, D) in [ROWS, D / 2] blocks: a
         tile's rows past its head's S_q add exact zeros. ``HEAD_LOOP`` (the kernel's constexpr, folded as in ``_loader``;
         not with the mask or deterministic mode): the tiles are n_tiles / ``n_per`` query heads' in turn, ``n_per`` (>= 2) each from tile
         0, each head's dQ rows ``S_q`` on from the last's; dK and dV sum over all of them."""
