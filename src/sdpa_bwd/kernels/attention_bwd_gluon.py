@@ -202,14 +202,28 @@ if AVAILABLE:
             "=r,l", [counter], dtype=gl.int32, is_pure=False, pack=1)
 
     @gluon.jit
-    def _dq_writer(dq_smem, dq_desc, dq_sem, dq_bars, side0, key0, i_start, n_tiles, S_q, S_kv):
+    def _dq_write(dq_smem, dq_desc, counter, turn, real, staged, free, t, row, col):
+        """One query tile of a dQ writer (``_dq_writer``, ``_dq_writer_up``): the turn (the counter at ``turn``,
+        or none where not ``real``), then the staged tile, its bulk reduce at (``row``, ``col``), the buffer
+        given back once read, the reduce's writes waited for, the turn passed on."""
+        # the turn first: its acquire load's round trip then falls under the consumer's work on the tile
+        _dq_wait_turn(counter, gl.where(real, turn, -1))
+        mbarrier.wait(staged, t & 1)
+        _tma_reduce_add(dq_desc, [row, col], dq_smem)
+        tma.store_wait(0)  # the reduce has read the buffer: the consumer may stage the next tile
+        mbarrier.arrive(free, count=1)
+        _bulk_wait_written()
+        _thread_barrier()  # the issuing thread's wait has passed before lane 0 signals
+        _dq_signal(counter, real.to(gl.int32))
+
+    @gluon.jit
+    def _dq_writer(dq_smem, dq_desc, dq_sem, staged, free, side0, key0, i_last, n_tiles, S_q):
         """Deterministic mode's dQ writer (one warp a consumer, FlashAttention-3's dQ warp): for each of the
-        program's query tiles, in the consumers' order (``_main_loop``), it waits for the program's turn, then
-        until its consumer has staged the tile's dQ columns in ``dq_smem`` (``staged``: ``dq_bars`` at the
-        consumer's index), issues the bulk reduce, gives the buffer back once the reduce has read it (``free``:
-        at 2 + its index), waits until the reduce is written and passes the turn on. The consumer never waits for
-        a turn, only for its buffer, and a turn is passed on as soon as the reduce's writes are done (a tile late
-        when the consumer did it, stop 27).
+        program's query tiles, in the consumers' order (from ``i_last`` down), it waits for the program's turn, then
+        until its consumer has staged the tile's dQ columns in ``dq_smem`` (``staged``), issues the bulk
+        reduce, gives the buffer back once the reduce has read it (``free``), waits until the reduce is written
+        and passes the turn on (``_dq_write``). The consumer never waits for a turn, only for its buffer, and a
+        turn is passed on as soon as the reduce's writes are done (a tile late when the consumer did it, stop 27).
 
         The order: ascending key blocks for every tile (block n waits for the counter to reach n), with or without
         the causal mask: the consumers walk their query tiles from the last down, so under the
@@ -217,42 +231,38 @@ if AVAILABLE:
         see a tile are 0 .. n_max, all below any block that sees it. Counters: one zeroed int32 per (head, query
         tile, consumer), ``dq_sem`` this consumer's first. A tile past S_q (a short program's first) adds exact
         zeros into other rows and waits for nothing (turn -1, the counter read in bounds, not bumped): x + 0 = x,
-        and a sum that starts at +0 never is -0, so where those land in any order changes no bit.
-
-        Under the causal mask (``dq_bars`` of five, the kernel's ``DET_UP``) the tiles run up from the diagonal's,
-        as outside deterministic mode, and each tile's turns go in descending key blocks: the highest block that
-        sees tile m (min((m ROWS + ROWS - 1) // 128, blocks - 1)) first. Block n then reaches tile m 128 / ROWS
-        tiles of its life after block n + 1 did, so, started together, a program finds its turns passed already;
-        under the walk down every block of a head reaches a tile at the same point of its life, and block n comes
-        a chain of n reduces late. Deadlock-free with the start order the kernel then takes (highest key block
-        first): a program waits only for higher blocks of its own head, started before it."""
+        and a sum that starts at +0 never is -0, so where those land in any order changes no bit."""
         ROWS: gl.constexpr = dq_smem.type.shape[0]
         DH: gl.constexpr = dq_smem.type.shape[1]
         cid = (key0 // KEYS) % 2
         kb = key0 // (2 * KEYS)
-        UP: gl.constexpr = dq_bars.type.shape[0] == 5
-        staged = dq_bars.index(cid)
-        free = dq_bars.index(2 + cid)
+        nq = gl.cdiv(S_q, ROWS)
+        for t in range(n_tiles):
+            m = i_last - t
+            _dq_write(dq_smem, dq_desc, dq_sem + cid + 2 * gl.minimum(m, nq - 1), kb, m < nq, staged, free, t,
+                      side0 + m * ROWS, cid * DH)
+
+    @gluon.jit
+    def _dq_writer_up(dq_smem, dq_desc, dq_sem, staged, free, side0, key0, i_start, n_tiles, S_q, S_kv):
+        """``_dq_writer`` under the causal mask in the kernel's ``DET_UP`` order: the tiles run up from the
+        diagonal's (``i_start``), as outside deterministic mode, and each tile's turns go in descending key blocks,
+        the highest block that sees tile m (min((m ROWS + ROWS - 1) // 128, blocks - 1)) first. Block n then
+        reaches tile m 128 / ROWS tiles of its life after block n + 1 did, so, started together, a program finds its
+        turns passed already; in the walk down every block of a head reaches a tile at the same point of its life,
+        and block n comes a chain of n reduces late. Deadlock-free with the start order the kernel then takes
+        (highest key block first): a program waits only for higher blocks of its own head, started before it. A
+        tile past S_q (a one-tile program's second) adds exact zeros and waits for nothing, as in the walk down."""
+        ROWS: gl.constexpr = dq_smem.type.shape[0]
+        DH: gl.constexpr = dq_smem.type.shape[1]
+        cid = (key0 // KEYS) % 2
+        kb = key0 // (2 * KEYS)
         nq = gl.cdiv(S_q, ROWS)
         top = gl.cdiv(S_kv, 2 * KEYS) - 1  # the highest key block
         for t in range(n_tiles):
-            if UP:
-                m = i_start + t
-                turn = gl.minimum((m * ROWS + ROWS - 1) // (2 * KEYS), top) - kb
-            else:
-                m = i_start + n_tiles - 1 - t
-                turn = kb
-            real = m < nq
-            counter = dq_sem + cid + 2 * gl.minimum(m, nq - 1)
-            # the turn first: its acquire load's round trip then falls under the consumer's work on the tile
-            _dq_wait_turn(counter, gl.where(real, turn, -1))
-            mbarrier.wait(staged, t & 1)
-            _tma_reduce_add(dq_desc, [side0 + m * ROWS, cid * DH], dq_smem)
-            tma.store_wait(0)  # the reduce has read the buffer: the consumer may stage the next tile
-            mbarrier.arrive(free, count=1)
-            _bulk_wait_written()
-            _thread_barrier()  # the issuing thread's wait has passed before lane 0 signals
-            _dq_signal(counter, real.to(gl.int32))
+            m = i_start + t
+            turn = gl.minimum((m * ROWS + ROWS - 1) // (2 * KEYS), top) - kb
+            _dq_write(dq_smem, dq_desc, dq_sem + cid + 2 * gl.minimum(m, nq - 1), turn, m < nq, staged, free, t,
+                      side0 + m * ROWS, cid * DH)
 
     @gluon.jit
     def _stamp(stamps, slot):
@@ -463,8 +473,8 @@ if AVAILABLE:
         (the launcher's default: ``ds_full``, two) is not used, and the consumer issues its own reduces. In
         deterministic mode the tiles run from the last down, the causal mask's two last; with five (the
         kernel's ``DET_UP``: deterministic under the causal mask) in the default order, the diagonal's first.
-        ``dq_desc``: the launcher's descriptor of the packed fp32 dQ accumulator, (B H_q S_q, D) in [ROWS, D / 2] blocks: a
-        tile's rows past its head's S_q add exact zeros. ``HEAD_LOOP`` (the kernel's constexpr, folded as in ``_loader``;
+        ``dq_desc``: the launcher's descriptor of the packed fp32 dQ accumulator, (B H_q S_q, D) in [ROWS, D / 2]
+        blocks: a tile's rows past its head's S_q add exact zeros. ``HEAD_LOOP`` (the kernel's constexpr, folded as in ``_loader``;
         not with the mask or deterministic mode): the tiles are n_tiles / ``n_per`` query heads' in turn, ``n_per`` (>= 2) each from tile
         0, each head's dQ rows ``S_q`` on from the last's; dK and dV sum over all of them."""
         D: gl.constexpr = q_smem.type.shape[2]
@@ -766,14 +776,29 @@ if AVAILABLE:
         # 232 or 224, and the spills grow to 400 or 496 B
         if DETERMINISTIC:  # a dQ writer a consumer, one warp each, over this head's turn counters
             dq_sem = dq_sem_ptr + bh * gl.cdiv(S_q, ROWS) * 2
-            writer0 = (dq_smem.index(0), dq_desc, dq_sem, dq_bars, side0, key0, i_start, n_tiles, S_q, S_kv)
-            writer1 = (dq_smem.index(1), dq_desc, dq_sem, dq_bars, side0, key0 + KEYS, i_start, n_tiles, S_q, S_kv)
-            if TMA_EPILOGUE:
-                gl.warp_specialize([(_consumer_tma, args0), (_consumer_tma, args1), (_loader, loader),
-                                    (_dq_writer, writer0), (_dq_writer, writer1)], [4, 1, 1, 1], [240, 24, 24, 24])
+            if DET_UP:  # from the diagonal's tile up, turns in descending key blocks
+                up0 = (dq_smem.index(0), dq_desc, dq_sem, dq_bars.index(0), dq_bars.index(2), side0, key0, i_start,
+                       n_tiles, S_q, S_kv)
+                up1 = (dq_smem.index(1), dq_desc, dq_sem, dq_bars.index(1), dq_bars.index(3), side0, key0 + KEYS,
+                       i_start, n_tiles, S_q, S_kv)
+                if TMA_EPILOGUE:
+                    gl.warp_specialize([(_consumer_tma, args0), (_consumer_tma, args1), (_loader, loader),
+                                        (_dq_writer_up, up0), (_dq_writer_up, up1)], [4, 1, 1, 1], [240, 24, 24, 24])
+                else:
+                    gl.warp_specialize([(_consumer, args0), (_consumer, args1), (_loader, loader),
+                                        (_dq_writer_up, up0), (_dq_writer_up, up1)], [4, 1, 1, 1], [240, 24, 24, 24])
             else:
-                gl.warp_specialize([(_consumer, args0), (_consumer, args1), (_loader, loader),
-                                    (_dq_writer, writer0), (_dq_writer, writer1)], [4, 1, 1, 1], [240, 24, 24, 24])
+                i_last = i_start + n_tiles - 1
+                writer0 = (dq_smem.index(0), dq_desc, dq_sem, dq_bars.index(0), dq_bars.index(2), side0, key0,
+                           i_last, n_tiles, S_q)
+                writer1 = (dq_smem.index(1), dq_desc, dq_sem, dq_bars.index(1), dq_bars.index(3), side0,
+                           key0 + KEYS, i_last, n_tiles, S_q)
+                if TMA_EPILOGUE:
+                    gl.warp_specialize([(_consumer_tma, args0), (_consumer_tma, args1), (_loader, loader),
+                                        (_dq_writer, writer0), (_dq_writer, writer1)], [4, 1, 1, 1], [240, 24, 24, 24])
+                else:
+                    gl.warp_specialize([(_consumer, args0), (_consumer, args1), (_loader, loader),
+                                        (_dq_writer, writer0), (_dq_writer, writer1)], [4, 1, 1, 1], [240, 24, 24, 24])
         elif TMA_EPILOGUE:
             gl.warp_specialize([(_consumer_tma, args0), (_consumer_tma, args1), (_loader, loader)], [4, 1], [240, 24])
         else:
