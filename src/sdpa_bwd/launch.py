@@ -185,11 +185,13 @@ GLUON_BWD_DETERMINISTIC_GQA = os.environ.get("SDPA_BWD_GLUON_BWD_DET_GQA", "1") 
 # Deterministic calls under the causal mask at these head dims walk their query tiles up from the diagonal's and
 # take each tile's dQ turns in descending key blocks, the programs started highest key block first (the kernel's
 # ``DET_UP``, ``attention_bwd_gluon._dq_writer``), so that a head's programs reach each tile one after another
-# instead of all at once; elsewhere the walk down with ascending turns (stop 28). None by default: written in stop
-# 31 (for hd64 causal, 1.15x of the default in the walk down) and not yet through the full plan on the GPU
-# (docs/perf-log.md, stop 31; tools/det_perf.py --orders times both). $SDPA_BWD_GLUON_BWD_DET_UP (e.g. "64,128")
-# or the switch gluon_bwd_det_up (an iterable of head dims) replaces the set.
-GLUON_BWD_DET_UP = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_DET_UP", "").split(",") if d)
+# instead of all at once; elsewhere the walk down with ascending turns (stop 28). hd64 only: stop 31 (run 2 of
+# docs/data/h200-2026-12-03c, tools/det_perf.py --orders, bf16) timed (4,16,2048,64) causal at 1.090x of the
+# default against the walk down's 1.144x, but hd128 slower (1.088 / 1.237 / 1.214x at (2,16,4096), (1,16,8192),
+# GQA 32/8 against 1.038 / 1.064 / 1.073x: the reversed start order puts a head's longest programs last).
+# $SDPA_BWD_GLUON_BWD_DET_UP (e.g. "64,128", or "" for none) or the switch gluon_bwd_det_up (an iterable of head
+# dims) replaces the set.
+GLUON_BWD_DET_UP = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_DET_UP", "64").split(",") if d)
 # GQA without the mask and outside deterministic mode, K and V heads shared alike (H_k = H_v < H_q): a program per
 # (batch, K/V head, key block) walks the query heads sharing them (the kernel's ``HEAD_LOOP``), its dK and dV in
 # registers throughout and stored once, in place of a program per query head adding dK, dV partials into zeroed

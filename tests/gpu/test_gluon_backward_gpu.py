@@ -85,7 +85,7 @@ GLUON_CASES = [
          q=Layout("bshd", broadcast="b"), k=Layout(broadcast="h"), v=Layout("sbhd", broadcast="bh"), seed=436),
     # deterministic mode (dQ's reduces in turn by the dQ writers: ascending key blocks, the tiles from the last
     # down, a program of fewer than 3 tiles given past-S_q ones that add zeros first; under the causal mask the walk
-    # up with descending key blocks where launch.GLUON_BWD_DET_UP names the head dim, none by default, see
+    # up with descending key blocks where launch.GLUON_BWD_DET_UP names the head dim, hd64 by default, see
     # test_gpu_gluon_backward_deterministic_causal_orders): both dtypes,
     # tails in both lengths, layouts, dK / dV by TMA store and by pointer stores (dk=DSTEP), a program whose
     # second tile is past S_q, S below one tile, hd64, and grids of many waves (1024 programs)
@@ -433,14 +433,16 @@ def test_gpu_gluon_backward_deterministic_causal_orders(monkeypatch, up, D, H_kv
 
 @pytest.mark.parametrize("shape,causal,H_kv", [((2, 4, 1531, 128), True, None), ((2, 3, 777, 128), False, None),
                                                ((2, 4, 1000, 64), True, None), ((4, 16, 4096, 128), True, None),
+                                               ((4, 16, 2048, 64), True, None),
                                                ((4, 16, 4096, 128), False, None), ((1, 32, 4096, 128), False, 8),
                                                ((2, 8, 1000, 64), True, 2), ((2, 4, 777, 128), False, 1)],
-                         ids=["causal-tail", "tail", "hd64-causal", "waves-causal", "waves", "gqa-waves",
-                              "gqa-hd64-causal", "mqa-tail"])
+                         ids=["causal-tail", "tail", "hd64-causal", "waves-causal", "hd64-waves-causal", "waves",
+                              "gqa-waves", "gqa-hd64-causal", "mqa-tail"])
 def test_gpu_gluon_backward_deterministic_is_bitwise_repeatable(launched, monkeypatch, shape, causal, H_kv):
     """Deterministic mode, the same call three times on fresh tensors of the same values (the first recorded,
     the others replayed by the launch cache with counters of their own): dQ, dK and dV bitwise equal, through
-    the Gluon kernel with DETERMINISTIC set. Shapes of one wave and of many (1024 programs at 4096), with K/V heads
+    the Gluon kernel with DETERMINISTIC set (under the causal mask at hd64 in the walk-up order, DET_UP, the
+    launcher's default since stop 31). Shapes of one wave and of many (1024 programs at 4096), with K/V heads
     of their own and shared (GQA, MQA: dK's and dV's reduces in turn too)."""
     seen = []
     spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon, "attention_bwd_gluon_kernel")])
