@@ -31,8 +31,9 @@ rounding, dK and dV bitwise the engine's, GQA 4/2 and BSHD included), but **slow
 kernel**: (1,16,4096) causal kernel 0.658 ms against 0.615, call 0.714 against 0.660 (cuDNN 0.604); non-causal
 kernel 1.35 ms against the Triton kernels' call 1.19-1.21. Stop 30's prediction (0.50) missed: about half the
 tile's multiply-adds are N = 32 products (S, dP, and dK^T's, dV^T's keys 64-95) whose operands both come from
-shared memory, and the single-buffered P^T / dS^T handshake holds the three consumers together each tile (perf-log,
-stop 31). ``--diag no_ds_free`` / ``no_dq_reduce`` time those shares (not yet run). Compiles for sm_90a with
+shared memory, while the single-buffered P^T / dS^T handshake costs nothing measurable (run 2: ``--diag
+no_ds_free`` 0.657 ms) and without dQ's reduces it runs 0.579 against the 64-key kernel's 0.534 (``--diag
+no_dq_reduce``): the loss is in the tile body (perf-log, stop 31). Compiles for sm_90a with
 Triton 3.6 at 128 registers a thread (Triton pads the 13 warps to 16; stop 30's 152 was over the register file):
 218,860 B of shared memory, 354 wgmma (``tests/test_gluon_backward_probes.py``), each consumer waits for S with dP
 in flight in every tile body, not serialised, spills 596 / 852 B (wgmma descriptors reloaded in the loop) at 160
