@@ -74,14 +74,15 @@ def main() -> None:
             if mode == "triton_det":
                 with launch.switches(gluon_backward=False):
                     return launch.attention_backward(*args, **band, deterministic=True)
-            group = {"head_group": int(mode[5:])} if mode.startswith("det_g") else {}
-            if mode in ("det_down", "det_up"):
-                group = {"gluon_bwd_det_up": (64, 128) if mode == "det_up" else ()}
+            # the mode's own switch: a start-order head group, or an order of the dQ turns under the mask
+            switch = {"det_down": {"gluon_bwd_det_up": ()}, "det_up": {"gluon_bwd_det_up": (64, 128)}}.get(mode, {})
+            if mode.startswith("det_g"):
+                switch = {"head_group": int(mode[5:])}
             counters = launch._dq_turn_counters
             if mode == "det_free":  # every turn given already: the kernel's form without its waits
                 launch._dq_turn_counters = lambda *shape: counters(*shape).fill_(1 << 30)
             try:
-                with launch.switches(gluon_bwd_deterministic=True, gluon_bwd_causal_head_dims=(64, 128), **group):
+                with launch.switches(gluon_bwd_deterministic=True, gluon_bwd_causal_head_dims=(64, 128), **switch):
                     return launch.attention_backward(*args, **band, deterministic=mode != "default")
             finally:
                 launch._dq_turn_counters = counters
