@@ -17,8 +17,9 @@ that require grad (grad mode on, so it computes the LSE as well). ``cudnn_path``
 Flash: ``F.scaled_dot_product_attention`` under ``sdpa_kernel(SDPBackend.FLASH_ATTENTION)``
 (no grad; flash's kernel writes its LSE anyway). Flash has no D_qk != D_v: it declines that row.
 FLOPs: 2 * kept_pairs * (D_qk + D_v) per (b, h_q), kept pairs counted exactly.
-Times: median of ``triton.testing.do_bench``, warm-up 10 ms, rep 40 ms (--warmup / --rep),
-chosen so that both dtypes should finish in about 2 minutes on an H200 (an estimate;
+Times: median of ``triton.testing.do_bench``, warm-up 250 ms, rep 40 ms (--warmup / --rep; the warm-up puts every
+timing at the card's power-capped clock: ``common``'s docstring),
+chosen so that both dtypes should finish in about 4 minutes on an H200 (an estimate;
 meta.wall_s records the real figure). Ours and cuDNN are timed twice, interleaved (ours, cuDNN,
 ours, cuDNN: ``common.retime_interleaved``), and a row keeps the faster of each (``ours_ms_runs``,
 ``cudnn_ms_runs`` hold both), as the backward benchmark does since run 25. ``ours_host_ms`` /

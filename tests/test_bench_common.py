@@ -78,6 +78,26 @@ def test_layout_twin_alternates_the_layout_and_bhsd_and_keeps_the_faster_of_each
     assert abs(ratio - 1.10) < 1e-12 and runs == {"layout": [1.30, 1.10], "bhsd": [1.00, 1.05]}, (ratio, runs)
 
 
+def test_twin_timing_alternates_the_two_calls_and_divides_the_faster_of_each():
+    timer, order = _scripted_timer({"det": [5.31, 5.20], "default": [4.51, 5.03]})
+
+    def det():
+        pass
+
+    def default():
+        pass
+
+    ratio, (det_runs, default_runs) = common.twin_timing(det, default, timer=timer)
+    assert order == ["det", "default", "det", "default"], "the two calls must be timed in alternation"
+    assert abs(ratio - 5.20 / 4.51) < 1e-12 and det_runs == [5.31, 5.20] and default_runs == [4.51, 5.03]
+
+
+def test_the_warm_up_reaches_past_the_power_caps_onset():
+    # stop 32's drift probe: the cap engaged 150-200 ms into an hd128 backward; a shorter warm-up lets a row's
+    # first timing run at the boost clock and its later ones ~10% slower
+    assert common.WARMUP_MS >= 200, f"WARMUP_MS = {common.WARMUP_MS}: timings would straddle the power cap's onset"
+
+
 def test_layout_spread_takes_the_twin_timing_over_the_rows_own():
     rows = [_row(0.2), _row(0.2, layout="sbhd"), _row(0.2, layout="bshd")]
     rows[1]["ours_ms"], rows[1]["ours_vs_bhsd_twin"] = 0.36, 1.01  # its own time says 1.09
