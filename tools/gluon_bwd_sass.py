@@ -5,7 +5,8 @@ stop 25).
     TRITON_INTERPRET=0 PYTHONPATH=src /tmp/t36/bin/python tools/gluon_bwd_sass.py OUT_DIR
 
 Writes one ``.sass`` per form (hd64 with 128-row tiles and hd128; the TMA and pointer-store epilogues, GQA's,
-deterministic; head groups 1 and 8; GQA's head loop, ``_loop``) with register numbers, hex constants and
+deterministic, in the walk-down order and the walk up (``_up``, stop 31's ``DET_UP``); head groups 1 and 8;
+GQA's head loop, ``_loop``) with register numbers, hex constants and
 addresses blanked, and prints each
 form's line, spill-store (STL) and spill-load (LDL) counts. Compare two directories with ``diff -r``.
 """
@@ -32,13 +33,14 @@ def main(out: str) -> None:
     nvdisasm = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "nvdisasm")
     os.makedirs(out, exist_ok=True)
     for D, rows in ((64, 128), (128, 64)):
-        for grouped, tma_ep, det, loop in ((False, True, False, False), (False, False, False, False),
-                                           (True, True, False, False), (False, True, True, False),
-                                           (True, True, True, False), (False, True, False, True),
-                                           (False, False, False, True)):
+        for grouped, tma_ep, det, loop, up in ((False, True, False, False, False), (False, False, False, False, False),
+                                               (True, True, False, False, False), (False, True, True, False, False),
+                                               (True, True, True, False, False), (False, True, False, True, False),
+                                               (False, False, False, True, False), (False, True, True, False, True),
+                                               (True, True, True, False, True)):
             for head_group in (1,) if loop else (1, 8):
                 sig, consts = variant_signature("bf16", D, grouped, tma_ep, rows, det, head_group=head_group,
-                                                head_loop=loop)
+                                                head_loop=loop, det_up=up)
                 k = triton.compile(GluonASTSource(g.attention_bwd_gluon_kernel, sig, consts),
                                    target=GPUTarget("cuda", 90, 32), options=dict(num_warps=4, maxnreg=g.MAX_REGS))
                 with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
@@ -46,7 +48,7 @@ def main(out: str) -> None:
                 sass = subprocess.run([nvdisasm, "-c", f.name], capture_output=True, text=True, check=True).stdout
                 os.unlink(f.name)
                 sass = re.sub(r"/\*[0-9a-f]+\*/", "", re.sub(r"0x[0-9a-f]+", "0x", re.sub(r"R\d+", "R", sass)))
-                name = f"D{D}_g{int(grouped)}_t{int(tma_ep)}_d{int(det)}_h{head_group}" + ("_loop" if loop else "")
+                name = f"D{D}_g{int(grouped)}_t{int(tma_ep)}_d{int(det)}_h{head_group}" + ("_loop" if loop else "") + ("_up" if up else "")
                 with open(os.path.join(out, name + ".sass"), "w") as f:
                     f.write(sass)
                 print(name, len(sass.splitlines()), sass.count("STL"), sass.count("LDL"), flush=True)
