@@ -64,8 +64,9 @@ def main(argv=None):
     if "clocks_event_reasons.active" in subprocess.run(["nvidia-smi", "--help-query-gpu"], capture_output=True,
                                                         text=True).stdout:
         query = QUERY.replace("clocks_throttle_reasons", "clocks_event_reasons")  # the field's newer name
+    smi_file = open(smi_path, "w")
     smi = subprocess.Popen(["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader,nounits", "-lms", "20"],
-                           stdout=open(smi_path, "w"), stderr=subprocess.DEVNULL)
+                           stdout=smi_file, stderr=subprocess.DEVNULL)
     t0 = time.time()
     seqs = []
     try:
@@ -95,8 +96,11 @@ def main(argv=None):
     finally:
         smi.terminate()
         smi.wait()
+        smi_file.close()  # flushed before the samples are read back
     samples = []
-    for line in open(smi_path):
+    with open(smi_path) as f:
+        lines = f.readlines()
+    for line in lines:
         parts = [p.strip() for p in line.split(",")]
         if len(parts) < 5:
             continue
