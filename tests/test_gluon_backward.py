@@ -181,19 +181,19 @@ def test_gluon_backward_deterministic_compile_takes_turns(compiled, D, rows, gro
 
 @pytest.mark.parametrize("grouped", [False, True], ids=["own-kv", "gqa"])
 def test_gluon_backward_192_compiles_overlapped_unserialised_and_unspilled(compiled192, grouped):
-    """The D_qk 192 / D_v 128 kernel (``attention_bwd_gluon_192``, FlashAttention-3's column split): in each of its
-    2 tile bodies (the peeled diagonal's and the loop's) each consumer waits for S with dP in flight and for dQ
-    with dK in flight (8 wait_group 1); 120 wgmma (2 bodies x (consumer 0: S 8 + 4 k-steps over D_qk's 128 + 64
-    columns, dP 8, dQ 4, dK 4; consumer 1: the same and dV's 4)); dQ's 2 reduces a body a consumer; ptxas neither
-    serialises the products nor spills (the point of the split: the key split would hold 224 registers of
-    accumulators a thread); dK and dV by atomic adds into the fp32 accumulators where K/V heads are shared
-    (``_store_rows``), by stores otherwise."""
+    """The D_qk 192 / D_v 128 kernel (``attention_bwd_gluon_192``: S and dP split between the consumers, dK's and dQ's
+    columns as FlashAttention-3's column split): in each of its 2 tile bodies (the peeled diagonal's and the loop's)
+    each consumer waits for dQ with dK in flight (4 wait_group 1); 80 wgmma (2 bodies x (consumer 0: dP 8 k-steps,
+    dQ 4 from dS in registers, dK 4; consumer 1: S 8 + 4 k-steps over D_qk's 128 + 64 columns, dV 4, dQ 4, dK
+    4)); dQ's 2 reduces a body a consumer; ptxas neither serialises the products nor spills (the point of the
+    split: the key split would hold 224 registers of accumulators a thread); dK and dV by atomic adds into the fp32
+    accumulators where K/V heads are shared (``_store_rows``), by stores otherwise."""
     assert set(compiled192) == {False, True}, f"tools/gluon_bwd_compile.py compiled the 192 kernel as {compiled192}"
     r = compiled192[grouped]
-    assert r["waits"].count(1) == 8, (
-        f"saw product waits {r['waits']}: each consumer should wait for S with dP in flight and for dQ with dK in "
-        "flight (wait_group 1) in both tile bodies, 8 in all. Check attention_bwd_gluon_192._tile")
-    assert r["wgmma"] == 120, f"saw {r['wgmma']} wgmma instructions, expected 120: the kernel's structure changed"
+    assert r["waits"].count(1) == 4, (
+        f"saw product waits {r['waits']}: each consumer should wait for dQ with dK in flight (wait_group 1) in both "
+        "tile bodies, 4 in all. Check attention_bwd_gluon_192._tile")
+    assert r["wgmma"] == 80, f"saw {r['wgmma']} wgmma instructions, expected 80: the kernel's structure changed"
     assert r["bulk_reduces"] == 4, f"{r['bulk_reduces']} bulk reduces, expected dQ's one a tile body a consumer"
     assert not r["wgmma_serialized"], "ptxas serialises the 192 kernel's wgmma (C7512 / C7515)"
     assert r["spill_bytes"] == [0, 0], f"the 192 kernel spills {r['spill_bytes']} B (stores, loads)"
@@ -233,8 +233,8 @@ def test_gluon_backward_takes_what_it_addresses(as_on_the_h200, dtype, causal, H
 @pytest.mark.parametrize("causal", [False, True], ids=["nc", "causal"])
 @pytest.mark.parametrize("H_kv", [2, 1], ids=["own-kv", "mqa"])
 def test_gluon_backward_takes_192_128_outside_deterministic_mode(as_on_the_h200, causal, H_kv):
-    """D_qk 192 / D_v 128 (the column-split kernel, stop 30): taken under the masks in ``GLUON_BWD_192`` (by default
-    the causal one), K/V heads shared or not; left to the Triton kernels where ``GLUON_BWD_192`` leaves its mask
+    """D_qk 192 / D_v 128 (``attention_bwd_gluon_192``, stop 30): taken under the masks in ``GLUON_BWD_192`` (by
+    default both, stop 33), K/V heads shared or not; left to the Triton kernels where ``GLUON_BWD_192`` leaves its mask
     out, and in deterministic mode (the kernel takes no turns), each with a reason that names it."""
     if not launch.attention_bwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")

@@ -13,12 +13,15 @@ shared memory against 227. Here a program owns 64 keys of one (batch, query head
   descriptors the launcher made on the host over Q, K, V, dO through their own strides (any layout ``_tma_ok``
   passes; a dimension of one or of stride 0, a broadcast, is given as one and addressed at coordinate 0). Q and
   K come in two column chunks, 128 and 64 (a TMA block's dims are powers of two), each into a buffer of its own;
-- both consumers compute S = Q K^T and dP = dO V^T for 32 of the 64 keys each (N = 32 products), and store
-  their column halves of P and dS into shared tiles that both read (64-byte swizzle, so that a 32-key half is
-  whole swizzle atoms; double-buffered by tile, ``ds_full``: a consumer rewrites a buffer only after both have
-  passed the next tile's handshake, so after the last reader);
-- the column work is split so that each does the same number of product columns: consumer 0 owns dK's and dQ's
-  columns 0-127; consumer 1 dK's and dQ's columns 128-191 and all of dV (2 x 128 = 64 + 64 + 128);
+- the products are split between the two consumer warpgroups (stop 33; before, each computed S and dP for 32 of
+  the 64 keys, N = 32 products whose operands both come from shared memory): consumer 1 computes S = Q K^T for all
+  64 keys and P into a shared tile (``p_full``), then dV = P^T dO; consumer 0 computes dP = dO V^T, reads P back,
+  and writes dS = P (dP - delta) into a shared tile (``ds_full``). P and dS are double-buffered by tile: a buffer
+  is rewritten two tiles on, after the other consumer's handshake of the tile between has shown it done with it.
+  dS is computed from P as the 16-bit value the products take, not from fp32 P;
+- the column work is split so that each does about the same number of product columns: consumer 0 owns dK's and
+  dQ's columns 0-127 (its dQ from dS in registers, so that only K's tile is read from shared memory); consumer 1
+  dK's and dQ's columns 128-191 (3.1 and 3.7 M multiply-adds a tile);
 - dQ's partials leave each tile by a TMA bulk reduce into the packed fp32 accumulator (two descriptors, blocks
   of [64, 128] and [64, 64]); dK (scaled) and dV by pointer stores through their strides at the end, or, where
   K or V heads are shared (GQA, MQA: dK's and dV's pointers are then fp32, the launcher's zeroed accumulators),
@@ -30,10 +33,10 @@ to dQ, and its own dK, dV rows are not stored. Under the causal mask (the diagon
 starts at its diagonal tile (64 keys against 64 rows: one tile), masked and peeled out of the loop.
 
 Registers: consumer 0 holds dK 64 + dQ 64, consumer 1 dK 32 + dV 64 + dQ 32 (a thread's fp32 accumulators);
-shared memory 206 KB; ptxas spills nothing (``tests/test_gluon_backward.py`` checks it in CI). Measured as a
-probe (stop 29, docs/data/h200-2026-12-03a run 6): the kernel alone 0.594 ms causal at (1,16,4096) bf16, against
-cuDNN's whole call 0.603-0.613 and the Triton kernels' 0.686. Deterministic mode is not written here: the
-launcher sends it to the Triton kernels.
+shared memory 206 KB; ptxas spills nothing (``tests/test_gluon_backward.py`` checks it in CI). Measured (stop 33,
+docs/data/h200-2026-12-03e run 1, ``tools/ab192.py``): the kernel 0.570 ms causal at (1,16,4096) bf16, stop 32's
+form (S and dP for 32 keys in each consumer) 0.612; the whole call 0.633 against cuDNN's 0.603. Deterministic
+mode is not written here: the launcher sends it to the Triton kernels.
 """
 
 from __future__ import annotations
@@ -127,63 +130,72 @@ if AVAILABLE:  # the kernel's globals must be constexprs
 
     @gluon.jit
     def _tile(t, i, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem, dq_desc,
-              q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, dq_row0, S_q, qk_scale_log2, dk, dv,
-              masked):
-        """Query tile ``i`` (the program's t-th) for consumer ``CID``: S and dP for its 32 keys, its halves of P and
-        dS stored, then (both halves in) its dK and dQ columns, and consumer 1's dV. Returns (dk in flight, dv).
-        ``CID`` is read off its dQ staging buffer's width (128 or 64 columns): an argument that reaches a partition
-        arrives as a runtime value, even one passed as a constexpr."""
+              q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem, dq_row0, S_q, qk_scale_log2,
+              dk, dv, masked):
+        """Query tile ``i`` (the program's t-th) for consumer ``CID``. Consumer 1 computes S = Q K^T for the
+        block's 64 keys, P (masked where ``masked``) into ``p_smem`` (``p_full``), its dV = P^T dO, then, once dS
+        is in, its dK and dQ columns 128-191. Consumer 0 computes dP = dO V^T, dS = P (dP - delta) from P's
+        shared tile into ``ds_smem`` (``ds_full``), then its dQ columns 0-127 from dS in registers and its dK
+        columns 0-127. Returns (dk in flight, dv). ``CID`` is read off its dQ staging buffer's width (128 or 64
+        columns): an argument that reaches a partition arrives as a runtime value, even one passed as a constexpr."""
         CID: gl.constexpr = 2 - dq_smem.type.shape[1] // 64
         NST: gl.constexpr = q_smem.type.shape[0]
-        s_layout: gl.constexpr = wgmma_layout(HALF)
+        s_layout: gl.constexpr = wgmma_layout(KEYS)
         NQ: gl.constexpr = COLS0 - CID * (2 * COLS0 - D_QK)  # 128 or 64
         C0: gl.constexpr = CID * COLS0
-        if CID == 0:  # this consumer's dK, dQ columns: Q's and K's chunk
-            q_cols = q_smem
-            k_cols = k_smem
-        else:
-            q_cols = qb_smem
-            k_cols = kb_smem
         s = t % NST
         phase = (t // NST) & 1
         b = t % 2
         qpos = i * ROWS + gl.arange(0, ROWS, layout=gl.SliceLayout(1, s_layout))
         row_ok = qpos < S_q
-        zero = gl.zeros([ROWS, HALF], gl.float32, s_layout)
-        k_mine = k_smem.slice(CID * HALF, HALF, dim=0)
-        kb_mine = kb_smem.slice(CID * HALF, HALF, dim=0)
-        v_mine = v_smem.slice(CID * HALF, HALF, dim=0)
-        mbarrier.wait(q_ready.index(s), phase)
-        s_tok = warpgroup_mma(q_smem.index(s), k_mine.permute((1, 0)), zero, use_acc=False, is_async=True)
-        s_tok = warpgroup_mma(qb_smem.index(s), kb_mine.permute((1, 0)), s_tok, is_async=True)
-        lse2 = gl.where(row_ok, lse_smem.index(s).load(gl.SliceLayout(1, s_layout)), float("inf"))
-        mbarrier.wait(do_ready.index(s), phase)
-        dp_tok = warpgroup_mma(do_smem.index(s), v_mine.permute((1, 0)), zero, use_acc=False, is_async=True)
-        delta = gl.where(row_ok, dlt_smem.index(s).load(gl.SliceLayout(1, s_layout)), 0.0)
-        s_t, dk = warpgroup_mma_wait(1, deps=(s_tok, dk))
-        if t > 0:  # the previous tile's products are done with its stage
-            prev = (t - 1) % NST
-            mbarrier.arrive(q_empty.index(prev), count=1)
-            mbarrier.arrive(do_empty.index(prev), count=1)
-        if masked:
-            kpos = key0 + CID * HALF + gl.arange(0, HALF, layout=gl.SliceLayout(0, s_layout))
-            s_t = gl.where(kpos[None, :] <= qpos[:, None], s_t, float("-inf"))
-        p = gl.exp2(s_t * qk_scale_log2 - lse2[:, None])
-        p_smem.index(b).slice(CID * HALF, HALF, dim=1).store(p.to(p_smem.dtype))
-        dp = warpgroup_mma_wait(0, deps=(dp_tok,))
-        ds_smem.index(b).slice(CID * HALF, HALF, dim=1).store((p * (dp - delta[:, None])).to(ds_smem.dtype))
-        fence_async_shared()
-        _thread_barrier()
-        mbarrier.arrive(ds_full.index(b), count=1)
-        mbarrier.wait(ds_full.index(b), (t // 2) & 1)
-        dq_tok = warpgroup_mma(ds_smem.index(b), k_cols,
-                               gl.zeros([ROWS, NQ], gl.float32, wgmma_layout(NQ)), use_acc=False, is_async=True)
-        if CID == 1:
+        zero = gl.zeros([ROWS, KEYS], gl.float32, s_layout)
+        if CID == 1:  # S, P, dV; then dK's and dQ's columns 128-191
+            mbarrier.wait(q_ready.index(s), phase)
+            s_tok = warpgroup_mma(q_smem.index(s), k_smem.permute((1, 0)), zero, use_acc=False, is_async=True)
+            s_tok = warpgroup_mma(qb_smem.index(s), kb_smem.permute((1, 0)), s_tok, is_async=True)
+            lse2 = gl.where(row_ok, lse_smem.index(s).load(gl.SliceLayout(1, s_layout)), float("inf"))
+            s_t, dk = warpgroup_mma_wait(0, deps=(s_tok, dk))
+            if t > 0:  # the previous tile's products are done with its stage
+                prev = (t - 1) % NST
+                mbarrier.arrive(q_empty.index(prev), count=1)
+                mbarrier.arrive(do_empty.index(prev), count=1)
+            if masked:
+                kpos = key0 + gl.arange(0, KEYS, layout=gl.SliceLayout(0, s_layout))
+                s_t = gl.where(kpos[None, :] <= qpos[:, None], s_t, float("-inf"))
+            p = gl.exp2(s_t * qk_scale_log2 - lse2[:, None])
+            p_smem.index(b).store(p.to(p_smem.dtype))
+            fence_async_shared()
+            _thread_barrier()  # every thread's P is stored (and fenced) before consumer 0 is told
+            mbarrier.arrive(p_full.index(b), count=1)
+            mbarrier.wait(do_ready.index(s), phase)
             dv_tok = warpgroup_mma(p_smem.index(b).permute((1, 0)), do_smem.index(s), dv, is_async=True)
-        dk_tok = warpgroup_mma(ds_smem.index(b).permute((1, 0)), q_cols.index(s), dk, is_async=True)
-        if CID == 1:
+            mbarrier.wait(ds_full.index(b), (t // 2) & 1)
+            dq_tok = warpgroup_mma(ds_smem.index(b), kb_smem, gl.zeros([ROWS, NQ], gl.float32, wgmma_layout(NQ)),
+                                   use_acc=False, is_async=True)
+            dk_tok = warpgroup_mma(ds_smem.index(b).permute((1, 0)), qb_smem.index(s), dk, is_async=True)
             dq, dv = warpgroup_mma_wait(1, deps=(dq_tok, dv_tok))
-        else:
+        else:  # dP, dS; then dQ's and dK's columns 0-127
+            mbarrier.wait(do_ready.index(s), phase)
+            dp_tok = warpgroup_mma(do_smem.index(s), v_smem.permute((1, 0)), zero, use_acc=False, is_async=True)
+            delta = gl.where(row_ok, dlt_smem.index(s).load(gl.SliceLayout(1, s_layout)), 0.0)
+            dp, dk = warpgroup_mma_wait(0, deps=(dp_tok, dk))
+            if t > 0:
+                prev = (t - 1) % NST
+                mbarrier.arrive(q_empty.index(prev), count=1)
+                mbarrier.arrive(do_empty.index(prev), count=1)
+            mbarrier.wait(p_full.index(b), (t // 2) & 1)
+            p = p_smem.index(b).load(s_layout).to(gl.float32)
+            ds = (p * (dp - delta[:, None])).to(ds_smem.dtype)
+            ds_smem.index(b).store(ds)
+            fence_async_shared()
+            _thread_barrier()  # every thread's dS is stored (and fenced) before consumer 1 is told
+            mbarrier.arrive(ds_full.index(b), count=1)
+            mbarrier.wait(q_ready.index(s), phase)  # passed already (consumer 1's S read the tile): Q's bytes seen here
+            dq_layout: gl.constexpr = wgmma_layout(NQ)
+            ds_op = gl.convert_layout(ds, gl.DotOperandLayout(operand_index=0, parent=dq_layout, k_width=2))
+            dq_tok = warpgroup_mma(ds_op, k_smem, gl.zeros([ROWS, NQ], gl.float32, dq_layout), use_acc=False,
+                                   is_async=True)
+            dk_tok = warpgroup_mma(ds_smem.index(b).permute((1, 0)), q_smem.index(s), dk, is_async=True)
             dq = warpgroup_mma_wait(1, deps=(dq_tok,))
         tma.store_wait(0)  # the previous tile's reduce has read the staging buffer
         dq_smem.store(dq)
@@ -209,8 +221,8 @@ if AVAILABLE:  # the kernel's globals must be constexprs
 
     @gluon.jit
     def _consumer(q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem, dq_desc, kv_bar,
-                  q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, dq_row0, key0, i_start, n_tiles,
-                  S_q, S_kv, qk_scale_log2, scale, causal, dk_base, dk_ss, dk_sd, dv_base, dv_ss, dv_sd):
+                  q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem, dq_row0, key0, i_start,
+                  n_tiles, S_q, S_kv, qk_scale_log2, scale, causal, dk_base, dk_ss, dk_sd, dv_base, dv_ss, dv_sd):
         """Consumer ``CID``'s query tiles (the diagonal's, masked under ``causal``, peeled), then its dK columns
         (scaled) and, for consumer 1, dV (``_store_rows``). ``CID``: read off the dQ staging buffer, as in
         ``_tile``."""
@@ -223,11 +235,11 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         dv = gl.zeros([KEYS, NV], gl.float32, wgmma_layout(NV))
         mbarrier.wait(kv_bar, 0)
         dk, dv = _tile(0, i_start, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem,
-                       dq_desc, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, dq_row0, S_q,
+                       dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem, dq_row0, S_q,
                        qk_scale_log2, dk, dv, causal != 0)
         for t in range(1, n_tiles):
             dk, dv = _tile(t, i_start + t, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem,
-                           dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem,
+                           dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem,
                            dq_row0, S_q, qk_scale_log2, dk, dv, False)
         dk = warpgroup_mma_wait(0, deps=(dk,))
         last = (n_tiles - 1) % NST
@@ -263,8 +275,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, COLS0], dt)
         qb_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D_QK - COLS0], dt)
         do_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D_V], dt)
-        # P and dS: 64 B swizzle, so that each consumer's 32-key column half is whole swizzle atoms
-        pd_layout: gl.constexpr = gl.NVMMASharedLayout(swizzle_byte_width=64, element_bitwidth=16, rank=2)
+        pd_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, KEYS], dt)  # P and dS
         q_smem = gl.allocate_shared_memory(dt, [2, ROWS, COLS0], q_layout)
         qb_smem = gl.allocate_shared_memory(dt, [2, ROWS, D_QK - COLS0], qb_layout)
         do_smem = gl.allocate_shared_memory(dt, [2, ROWS, D_V], do_layout)
@@ -279,16 +290,18 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         dq1_smem = gl.allocate_shared_memory(gl.float32, [ROWS, D_QK - COLS0],
                                              gl.NVMMASharedLayout.get_default_for([ROWS, D_QK - COLS0], gl.float32))
         kv_bar, q_ready, do_ready, q_empty, do_empty = stage_barriers(2)
+        p_full = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
         ds_full = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
         for j in gl.static_range(2):
-            mbarrier.init(ds_full.index(j), count=2)
+            mbarrier.init(p_full.index(j), count=1)
+            mbarrier.init(ds_full.index(j), count=1)
         side_layout: gl.constexpr = gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=32, rank=1)
         lse_smem = gl.allocate_shared_memory(gl.float32, [2, ROWS], side_layout)
         dlt_smem = gl.allocate_shared_memory(gl.float32, [2, ROWS], side_layout)
         dk_base = dk_ptr + b.to(gl.int64) * dk_sb + hk.to(gl.int64) * dk_sh
         dv_base = dv_ptr + b.to(gl.int64) * dv_sb + hv.to(gl.int64) * dv_sh
         common = (q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem)
-        tail = (kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, bh * S_q, key0, i_start,
+        tail = (kv_bar, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem, bh * S_q, key0, i_start,
                 n_tiles, S_q, S_kv, qk_scale_log2, scale, causal, dk_base, dk_ss, dk_sd, dv_base, dv_ss, dv_sd)
         loader = (q_desc, qb_desc, do_desc, k_desc, kb_desc, v_desc, b, h, hk, hv, key0, i_start * ROWS, n_tiles,
                   k_smem, kb_smem, v_smem, q_smem, qb_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
