@@ -195,7 +195,7 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
 def test_192_128_16_bit_backward_is_the_gluon_192_kernel_as_on_the_h200(monkeypatch):
     """The H200 runs D_qk 192 / D_v 128 16-bit backwards in the column-split Gluon kernel (stop 30,
     ``attention_bwd_gluon_192``) outside deterministic mode, under the masks in ``launch.GLUON_BWD_192`` (by default
-    the causal one; the Triton kernels without a mask), K/V heads shared or not:
+    both since stop 33; where the set leaves "nc" out, the Triton kernels without a mask), K/V heads shared or not:
     the enumeration must count it (its GQA form a specialisation of its own: fp32 dK, dV pointers), and count the
     Triton kernels for deterministic calls."""
     from sdpa_bwd import launch
@@ -204,7 +204,7 @@ def test_192_128_16_bit_backward_is_the_gluon_192_kernel_as_on_the_h200(monkeypa
     if not attention_bwd_gluon_192.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
     base = dict(B=2, H_q=4, S_q=256, D_qk=192, D_v=128, dtype="bfloat16")
-    if "nc" not in launch.GLUON_BWD_192:  # by default the causal mask only: the Triton kernels without one
+    if "nc" not in launch.GLUON_BWD_192:  # the Triton kernels without a mask, where the set leaves it out
         plain = by_kernel(Case("g", **base))
         assert ct.GLUON_BWD192_KERNEL not in plain and "attention_bwd_dq_kernel" in plain, sorted(plain)
         monkeypatch.setattr(launch, "GLUON_BWD_192", launch.GLUON_BWD_192 | {"nc"})

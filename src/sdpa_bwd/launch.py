@@ -162,15 +162,14 @@ GLUON_BWD_HEAD_DIMS = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_B
 GLUON_BWD_CAUSAL_HEAD_DIMS = frozenset(
     int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_CAUSAL_HEAD_DIMS", "64,128").split(",") if d)
 
-# D_qk 192 / D_v 128 (DeepSeek-V3's head dims) in the Gluon backward's column-split form
-# (kernels.attention_bwd_gluon_192, stop 30), under the masks named here: "causal" (the diagonal at 0) and "nc" (no
-# mask). Causal only by default: stop 30 (docs/data/h200-2026-12-03b run 1, bench_backward.py --rows D192) measured
-# the whole call at (1,16,4096) 0.658-0.667 ms causal against the Triton kernels' 0.671-0.688 (stop 28), and at
-# parity without the mask (bf16 BHSD 1.192 against 1.188, fp16 1.193 against 1.199, same run) where the Triton
-# kernels' separate dQ pass needs no 50 MB fp32 accumulator (peak memory 0.58 of cuDNN's against 1.00).
-# $SDPA_BWD_GLUON_BWD_192 (e.g. "causal,nc", or "" for the Triton kernels) replaces the set; the switch
-# gluon_bwd_192.
-GLUON_BWD_192 = frozenset(m for m in os.environ.get("SDPA_BWD_GLUON_BWD_192", "causal").split(",") if m)
+# D_qk 192 / D_v 128 (DeepSeek-V3's head dims) in the Gluon backward (kernels.attention_bwd_gluon_192, stop 30),
+# under the masks named here: "causal" (the diagonal at 0) and "nc" (no mask). Both by default since stop 33, whose
+# form of the kernel (S and dP split between the consumers, N = 64 products) took the whole call at (1,16,4096) bf16
+# to 0.633 ms causal (stop 32's form 0.672, cuDNN 0.603) and 1.166 without the mask (stop 32's 1.226, the Triton
+# kernels' 1.254, cuDNN 1.532; docs/data/h200-2026-12-03e run 1, tools/ab192.py). Without the mask it holds a 50 MB
+# fp32 dQ accumulator the Triton kernels' separate dQ pass does not (peak memory about 1.00 of cuDNN's against 0.58).
+# $SDPA_BWD_GLUON_BWD_192 (e.g. "causal", or "" for the Triton kernels) replaces the set; the switch gluon_bwd_192.
+GLUON_BWD_192 = frozenset(m for m in os.environ.get("SDPA_BWD_GLUON_BWD_192", "causal,nc").split(",") if m)
 
 # Deterministic calls in the Gluon backward, its dQ reduces taken in turn by a dQ writer warp a consumer
 # (``DETERMINISTIC``; GQA's dK, dV reduces in turn in the epilogue, lower query heads first): bitwise repeatable,
