@@ -1,0 +1,122 @@
+"""A/B of the D_qk 192 / D_v 128 Gluon backward against an earlier form of its kernel, in one GPU process (stop 33).
+
+    git show 4939d74:src/sdpa_bwd/kernels/attention_bwd_gluon_192.py > old192.py   # the form to compare with
+    PYTHONPATH=src python3 tools/ab192.py --old old192.py --out $OUT
+
+``--old``: a copy of ``kernels/attention_bwd_gluon_192.py`` from another commit. It is written beside the package's
+kernels as ``_ab_old192.py`` (its relative imports made absolute; Triton's jit reads a kernel's source from its
+file) and swapped in for the launcher's module (``launch.attention_bwd_gluon_192``) for the "old" timings.
+
+At (1,16,4096) BHSD, bf16 and fp16, causal and not (the 192 kernel forced under both masks, ``gluon_bwd_192``):
+each form's whole backward call timed against the other in alternation (``benchmarks/common.twin_timing``: the
+benchmark's warm-up past the card's power-cap onset), its kernels' device times (torch.profiler, mean of 20 calls),
+its gradients against the other form's and against cuDNN's (relative L2 norm of the difference), and cuDNN's
+call and, without the mask, the launcher's default (the Triton kernels) beside them. One JSON line a row; all rows
+in ``ab192.json`` under --out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections import defaultdict
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+
+def load_old(path: str):
+    """The kernel module at ``path`` as ``sdpa_bwd.kernels._ab_old192``."""
+    import importlib
+
+    src = open(path).read()
+    if "attention_bwd_gluon_192_kernel" not in src:
+        raise ValueError(f"{path} has no attention_bwd_gluon_192_kernel: pass a copy of kernels/attention_bwd_gluon_192.py")
+    src = src.replace("from .attention_bwd_gluon import", "from sdpa_bwd.kernels.attention_bwd_gluon import")
+    src = src.replace("from .attention_fwd_gluon import", "from sdpa_bwd.kernels.attention_fwd_gluon import")
+    dest = os.path.join(ROOT, "src", "sdpa_bwd", "kernels", "_ab_old192.py")
+    with open(dest, "w") as f:
+        f.write(src)
+    return importlib.import_module("sdpa_bwd.kernels._ab_old192")
+
+
+def rel(a, b):
+    return ((a.float() - b.float()).norm() / b.float().norm()).item()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--old", required=True)
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    import torch
+
+    from sdpa_bwd import launch, launch_cache
+
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from common import bench, twin_timing
+    from gluon_probe_common import cudnn_backward
+
+    new_mod = launch.attention_bwd_gluon_192
+    old_mod = load_old(args.old)
+    rows = []
+    for dtype in (torch.bfloat16, torch.float16):
+        for causal in (True, False):
+            gen = torch.Generator(device="cuda").manual_seed(33)
+            B, H, S = 1, 16, 4096
+            q, k = (torch.randn(B, H, S, 192, device="cuda", dtype=dtype, generator=gen) for _ in range(2))
+            v, do = (torch.randn(B, H, S, 128, device="cuda", dtype=dtype, generator=gen) for _ in range(2))
+            band = dict(right_bound=0) if causal else {}
+            o, stats = launch.attention_forward(q, k, v, **band)
+
+            def call(mod):
+                def run():
+                    launch.attention_bwd_gluon_192 = mod
+                    return launch.attention_backward(q, k, v, o, do, stats, **band)
+                return run
+
+            row = dict(dtype=str(dtype).split(".")[-1], causal=causal)
+            with launch.switches(gluon_bwd_192=("causal", "nc")):
+                grads = {}
+                for name, mod in (("new", new_mod), ("old", old_mod)):
+                    launch_cache.clear()
+                    grads[name] = call(mod)()
+                    torch.cuda.synchronize()
+                    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+                        for _ in range(20):
+                            call(mod)()
+                        torch.cuda.synchronize()
+                    per = defaultdict(float)
+                    for e in prof.events():
+                        if e.device_type == torch.autograd.DeviceType.CUDA:
+                            per[e.name[:60]] += e.device_time_total / 20 / 1000
+                    row[f"{name}_kernels_ms"] = dict(per)
+                launch_cache.clear()
+                ratio, (new_runs, old_runs) = twin_timing(call(new_mod), call(old_mod))
+                row.update(new_over_old=ratio, new_ms_runs=new_runs, old_ms_runs=old_runs)
+            launch.attention_bwd_gluon_192 = new_mod
+            launch_cache.clear()
+            ref = cudnn_backward(q, k, v, do, causal)
+            ref_grads = ref()
+            row["cudnn_ms"] = bench(ref)
+            row["new_ms"] = min(new_runs)
+            row["ratio_vs_cudnn_new"] = row["cudnn_ms"] / min(new_runs)
+            row["ratio_vs_cudnn_old"] = row["cudnn_ms"] / min(old_runs)
+            for i, name in enumerate(("dq", "dk", "dv")):
+                row[f"{name}_rel_new_vs_old"] = rel(grads["new"][i], grads["old"][i])
+                row[f"{name}_rel_new_vs_cudnn"] = rel(grads["new"][i], ref_grads[i])
+                row[f"{name}_rel_old_vs_cudnn"] = rel(grads["old"][i], ref_grads[i])
+            if not causal:  # the launcher's default without the mask: the Triton kernels
+                row["default_ms"] = bench(lambda: launch.attention_backward(q, k, v, o, do, stats))
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "ab192.json"), "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
