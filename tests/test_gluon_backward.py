@@ -406,3 +406,31 @@ def test_odo_writes_each_head_at_its_padded_side_row(S_q):
                                msg=lambda m: f"ODO's lse2 at the padded side rows (S_q {S_q}, {side} a head): {m}")
     assert torch.isnan(got_delta[..., S_q:]).all() and torch.isnan(got_lse2[..., S_q:]).all(), (
         f"ODO wrote into the padding rows {S_q}..{side} of a head: it must write rows below S_q only")
+
+
+@pytest.mark.parametrize("S_q,D_qk", [(5, 192), (70, 64)])
+def test_odo_zeroes_the_dq_accumulator_where_asked(S_q, D_qk):
+    """ODO (under the interpreter) given the packed fp32 dQ accumulator (``GLUON_PDL``'s call, which allocates it
+    unfilled) zeroes every one of its (B H_q S_q, D_qk) elements and still writes delta; an accumulator whose width
+    is not a multiple of 64 is refused. The accumulator starts as NaN, so a row or column it missed shows."""
+    from sdpa_bwd import launch_cache
+
+    B, H, D = 2, 3, 16
+    gen = torch.Generator().manual_seed(S_q + D_qk)
+    o, do = (torch.randn(B, H, S_q, D, generator=gen).to(torch.bfloat16) for _ in range(2))
+    stats = torch.randn(B, H, S_q, generator=gen)
+    side = launch.gluon_side_rows(S_q)
+    delta, lse2, acc = launch._side_buffers(B, H, S_q, D_qk, "odo", "cpu", side)
+    assert acc.numel() == B * H * S_q * D_qk and acc is not delta, "atomic 'odo' allocates the accumulator"
+    acc.fill_(float("nan"))
+    launch._launch_odo(launch_cache.Recorder(None), o, do, stats, stats.stride(), delta, lse2, D, False, side,
+                       acc)
+    missed = torch.isnan(acc) | (acc != 0)
+    assert not missed.any(), (
+        f"ODO left {int(missed.sum())} of the accumulator's {acc.numel()} elements unzeroed (first at flat index "
+        f"{int(missed.nonzero()[0])}): it must zero rows (b H + h) S_q + i, all {D_qk} columns")
+    want_delta = (o.double() * do.double()).sum(-1)
+    torch.testing.assert_close(delta.view(B, H, side)[..., :S_q].double(), want_delta, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="64-column chunks"):
+        launch._launch_odo(launch_cache.Recorder(None), o, do, stats, stats.stride(), delta, lse2, D, False, side,
+                           acc[: B * H * S_q * 48])

@@ -171,6 +171,13 @@ GLUON_BWD_CAUSAL_HEAD_DIMS = frozenset(
 # $SDPA_BWD_GLUON_BWD_192 (e.g. "causal", or "" for the Triton kernels) replaces the set; the switch gluon_bwd_192.
 GLUON_BWD_192 = frozenset(m for m in os.environ.get("SDPA_BWD_GLUON_BWD_192", "causal,nc").split(",") if m)
 
+# The 192 / 128 Gluon backward's call as three kernels chained by programmatic dependent launch (stop 33): ODO zeroes
+# the fp32 dQ accumulator itself (no zero fill of its own) and lets the next kernel start once its programs have
+# begun; the column-split kernel, launched as its dependent, loads K and V before it waits for ODO's writes
+# (``griddepcontrol.wait``), and DQ_CONVERT, launched as the kernel's dependent, waits for the kernel's. The
+# switch gluon_pdl; $SDPA_BWD_GLUON_PDL (1 or 0).
+GLUON_PDL = os.environ.get("SDPA_BWD_GLUON_PDL", "0") == "1"
+
 # Deterministic calls in the Gluon backward, its dQ reduces taken in turn by a dQ writer warp a consumer
 # (``DETERMINISTIC``; GQA's dK, dV reduces in turn in the epilogue, lower query heads first): bitwise repeatable,
 # and since stop 28 (run 3 of docs/data/h200-2026-12-02f, tools/det_perf.py) 1.00-1.07x of the default at hd128 and
@@ -224,7 +231,7 @@ GLUON_BWD_HD64_ROWS = 128
 
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
              "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
-             "gluon_bwd_deterministic", "gluon_bwd_head_loop", "gluon_bwd_192", "gluon_bwd_det_up")
+             "gluon_bwd_deterministic", "gluon_bwd_head_loop", "gluon_bwd_192", "gluon_bwd_det_up", "gluon_pdl")
 
 
 @contextlib.contextmanager
@@ -237,10 +244,11 @@ def switches(**values):
     (``GLUON_BWD_CAUSAL_HEAD_DIMS``, likewise), ``gluon_bwd_hd64_rows`` (``GLUON_BWD_HD64_ROWS``),
     ``gluon_bwd_deterministic`` (``GLUON_BWD_DETERMINISTIC``), ``gluon_bwd_head_loop`` (``GLUON_BWD_HEAD_LOOP``),
     ``gluon_bwd_192`` (``GLUON_BWD_192``, an iterable of "causal" and "nc"), ``gluon_bwd_det_up``
-    (``GLUON_BWD_DET_UP``, an iterable of head dims). A switch not named keeps its value."""
+    (``GLUON_BWD_DET_UP``, an iterable of head dims), ``gluon_pdl`` (``GLUON_PDL``). A switch not named keeps its
+    value."""
     global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
     global GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC
-    global GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP
+    global GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
@@ -258,7 +266,7 @@ def switches(**values):
                          f"dims {attention_bwd_gluon.HEAD_DIMS}; pass a subset")
     before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
               GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
-              GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP)
+              GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -286,11 +294,13 @@ def switches(**values):
             GLUON_BWD_192 = masks
         if "gluon_bwd_det_up" in values:
             GLUON_BWD_DET_UP = det_up
+        if "gluon_pdl" in values:
+            GLUON_PDL = bool(values["gluon_pdl"])
         yield
     finally:
         (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
          GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
-         GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP) = before
+         GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL) = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -1318,25 +1328,29 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     S_kv, D_v = k.shape[2], v.shape[3]
     wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
     side = gluon_side_rows(S_q)
-    delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, True, q.device, side)
+    pdl = GLUON_PDL and q.device.type == "cuda"
+    atomic = "odo" if pdl else True  # where ODO zeroes the accumulator, it is allocated without a fill
+    delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, atomic, q.device, side)
     kv_acc = _kv_accumulators(q, k, v)
     dk_out, dv_out = kv_acc or (dk, dv)
-    _launch_odo(rec, o, do, stats, st, delta, lse2, head_dim_pad(D_v), wide, side)
+    _launch_odo(rec, o, do, stats, st, delta, lse2, head_dim_pad(D_v), wide, side, dq_accum if pdl else None,
+                pdl)
     g = attention_bwd_gluon_192
+    more = dict(launch_pdl=True) if pdl else {}
     rec.launch(
         g.attention_bwd_gluon_192_kernel, (_cdiv(S_kv, g.KEYS_PER_PROGRAM), B * H_q),
         *_gluon_bwd192_descriptors(q, k, v, do, dq_accum, lse2, delta), dk_out, dv_out,
         *dk_out.stride(), *dv_out.stride(),
         H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, side, scale * LOG2E, scale, int(causal),
-        HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1, num_warps=4, maxnreg=g.MAX_REGS,
+        HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1, num_warps=4, maxnreg=g.MAX_REGS, **more,
     )
     qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype)
-    _launch_dq_convert(rec, dq_accum, dq, scale, qk_chunk, qk_split, wide)
+    _launch_dq_convert(rec, dq_accum, dq, scale, qk_chunk, qk_split, wide, pdl)
     if kv_acc:  # dK's partials were scaled in the kernel
         _launch_dq_convert(rec, kv_acc[0], dk, 1.0, qk_chunk, qk_split, wide)
         _launch_dq_convert(rec, kv_acc[1], dv, 1.0, head_dim_pad(D_v), 0, wide)
     rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum) + (kv_acc or ()) + (None,),
-               extra=(B, H_q, S_q, D_qk, True, kv_acc is not None, 0, side))
+               extra=(B, H_q, S_q, D_qk, atomic, kv_acc is not None, 0, side))
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, side).narrow(2, 0, S_q)
     return dq, dk, dv
@@ -1458,31 +1472,40 @@ def _bhsd_descriptor(make, t: torch.Tensor, block_rows: int, layout, block_cols:
     return make(t, dims + [S, D], strides + [ss, 1], [1, 1, block_rows, block_cols or D], layout)
 
 
-def _launch_odo(rec, o, do, stats, st, delta, lse2, d_v_pad: int, wide: bool, side_rows: int) -> None:
+def _launch_odo(rec, o, do, stats, st, delta, lse2, d_v_pad: int, wide: bool, side_rows: int, zero_acc=None,
+                pdl: bool = False) -> None:
     """ODO, the first stage of either backward: delta = rowsum(dO O) and lse2 (the stats in log2 units, +inf
-    for a row that kept no key) into the side buffers, ``side_rows`` rows a head (``_side_buffers``)."""
+    for a row that kept no key) into the side buffers, ``side_rows`` rows a head (``_side_buffers``). ``zero_acc``:
+    the packed fp32 dQ accumulator for ODO to zero (``GLUON_PDL``); ``pdl``: the next kernel is launched as its
+    programmatic dependent."""
     B, H_q, S_q, D_v = o.shape
     block = 64 if o.device.type == "cuda" else 16
+    zero_d = 0 if zero_acc is None else zero_acc.numel() // (B * H_q * S_q)
+    if zero_d % 64:
+        raise ValueError(f"ODO zeroes the dQ accumulator in 64-column chunks; it has {zero_d} columns")
     rec.launch(
         attention_bwd_preprocess_kernel, (_cdiv(S_q, block), B * H_q),
         o, do, stats, delta, lse2,
         *o.stride(), *do.stride(), *st,
-        H_q, S_q, side_rows,
-        BLOCK_M=block, D_V=D_v, D_V_PAD=d_v_pad, WIDE=wide,
+        H_q, S_q, side_rows, delta if zero_acc is None else zero_acc,
+        BLOCK_M=block, D_V=D_v, D_V_PAD=d_v_pad, WIDE=wide, ZERO_D=zero_d, PDL=pdl,
         num_warps=4,
     )
 
 
-def _launch_dq_convert(rec, dq_accum, dq, scale: float, qk_chunk: int, qk_split: int, wide: bool) -> None:
+def _launch_dq_convert(rec, dq_accum, dq, scale: float, qk_chunk: int, qk_split: int, wide: bool,
+                       pdl: bool = False) -> None:
     """DQ_CONVERT, the last stage where dQ was added up in the packed fp32 accumulator (the Triton atomic mode,
     the Gluon backward): the accumulator, scaled, into dQ through dQ's strides. The Gluon backward's GQA
-    accumulators of dK and dV go the same way (``dq`` is then dK or dV, ``scale`` 1)."""
+    accumulators of dK and dV go the same way (``dq`` is then dK or dV, ``scale`` 1). ``pdl``: launched as the
+    programmatic dependent of the kernel before it (``GLUON_PDL``), whose writes it waits for."""
     B, H_q, S_q, D_qk = dq.shape
     block = 64 if dq.device.type == "cuda" else 16
+    more = dict(launch_pdl=True) if pdl else {}
     rec.launch(
         attention_bwd_dq_convert_kernel, (_cdiv(S_q, block), B * H_q),
         dq_accum, dq, *dq.stride(), H_q, S_q, scale,
-        BLOCK_M=block, D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, WIDE=wide, num_warps=4,
+        BLOCK_M=block, D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, WIDE=wide, PDL=pdl, num_warps=4, **more,
     )
 
 
@@ -1519,11 +1542,15 @@ def _side_buffers(B: int, H_q: int, S_q: int, D_qk: int, atomic: bool, device, s
     """(delta, lse2, dq_accum): row (b, h, i) of delta and lse2 at (b * H_q + h) * side_rows + i (``side_rows``:
     S_q, packed, for the Triton kernels; ``gluon_side_rows(S_q)`` for the Gluon backward), of dq_accum at
     (b * H_q + h) * S_q + i. The atomic dQ mode adds its partials into a zeroed fp32 dq_accum; the separate mode
-    passes delta in its place (the kernels do not read it there)."""
+    passes delta in its place (the kernels do not read it there). ``atomic`` "odo": the accumulator is allocated
+    unfilled, for ODO to zero (``GLUON_PDL``)."""
     n = B * H_q * side_rows
     delta = torch.empty(n, dtype=torch.float32, device=device)
     lse2 = torch.empty(n, dtype=torch.float32, device=device)
-    dq_accum = torch.zeros(B * H_q * S_q * D_qk, dtype=torch.float32, device=device) if atomic else delta
+    if atomic == "odo":
+        dq_accum = torch.empty(B * H_q * S_q * D_qk, dtype=torch.float32, device=device)
+    else:
+        dq_accum = torch.zeros(B * H_q * S_q * D_qk, dtype=torch.float32, device=device) if atomic else delta
     return delta, lse2, dq_accum
 
 

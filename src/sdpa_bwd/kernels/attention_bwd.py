@@ -21,6 +21,7 @@ tile. ODO reads only O and dO (D_v) and needs no split.
 
 import triton
 import triton.language as tl
+from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
 
 from .attention_fwd import (_NO_SPECIALIZE, kernel_jit, band_keep, band_keep_t, key_tile_bounds, load_rows, mma, mma_acc,
                             program_tile, program_tile_at, query_tile_bounds, row_tiles, second_chunk_cols)
@@ -34,11 +35,18 @@ def attention_bwd_preprocess_kernel(
     stride_ob, stride_oh, stride_om, stride_od,
     stride_dob, stride_doh, stride_dom, stride_dod,
     stride_sb, stride_sh, stride_sm,
-    H_q, S_q, S_side,
+    H_q, S_q, S_side, acc_ptr,
     BLOCK_M: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr, WIDE: tl.constexpr,
+    ZERO_D: tl.constexpr = 0, PDL: tl.constexpr = False,
 ):
     """ODO: delta = rowsum(dO * O) in fp32, and the stats in log2 units, both (B H_q, S_side): S_side = S_q
-    (packed) for the Triton kernels, S_q rounded up to 4 for the Gluon backward's TMA loads of them."""
+    (packed) for the Triton kernels, S_q rounded up to 4 for the Gluon backward's TMA loads of them. Where
+    ``ZERO_D`` (a multiple of 64) is set, also zeroes the block's rows of the packed fp32 dQ accumulator at
+    ``acc_ptr`` ((B H_q S_q, ZERO_D)), which the launcher then allocates without its own zero fill. ``PDL``: the
+    next kernel, launched as a programmatic dependent, may start once every program has begun (it waits for this
+    one's writes with ``griddepcontrol.wait``)."""
+    if PDL:
+        gdc_launch_dependents()
     pid_m = tl.program_id(0)
     pid_bh = tl.program_id(1)
     b = (pid_bh // H_q).to(tl.int64)
@@ -67,6 +75,12 @@ def attention_bwd_preprocess_kernel(
     side = (b * H_q + h) * S_side + offs_m
     tl.store(delta_ptr + side, delta, mask=row_ok)
     tl.store(lse2_ptr + side, lse2, mask=row_ok)
+    if ZERO_D:
+        acc_rows = (b * H_q + h) * S_q + offs_m
+        cols = tl.arange(0, 64)
+        for c in tl.static_range(0, ZERO_D, 64):
+            tl.store(acc_ptr + acc_rows[:, None] * ZERO_D + c + cols[None, :],
+                     tl.zeros([BLOCK_M, 64], tl.float32), mask=row_ok[:, None])
 
 
 @triton.jit
@@ -602,9 +616,12 @@ def attention_bwd_dq_convert_kernel(
     stride_dqb, stride_dqh, stride_dqm, stride_dqd,
     H_q, S_q, scale,
     BLOCK_M: tl.constexpr, D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, WIDE: tl.constexpr,
-    D_QK_SPLIT: tl.constexpr = 0,
+    D_QK_SPLIT: tl.constexpr = 0, PDL: tl.constexpr = False,
 ):
-    """DQ_CONVERT: packed fp32 dq_accum (scale-free) -> dQ in its dtype, through dQ's strides."""
+    """DQ_CONVERT: packed fp32 dq_accum (scale-free) -> dQ in its dtype, through dQ's strides. ``PDL``: launched
+    as a programmatic dependent of the kernel that added into dq_accum, so first wait for its writes."""
+    if PDL:
+        gdc_wait()
     pid_m = tl.program_id(0)
     pid_bh = tl.program_id(1)
     b = (pid_bh // H_q).to(tl.int64)

@@ -171,6 +171,20 @@ if AVAILABLE:
                                   is_pure=False, pack=1)
 
     @gluon.jit
+    def _gdc_wait():
+        """``griddepcontrol.wait``: where the kernel was launched as a programmatic dependent (``launch_pdl``), wait
+        until the kernel before it has completed and its writes are visible; a no-op otherwise."""
+        gl.inline_asm_elementwise("griddepcontrol.wait; mov.b32 $0, 0;", "=r", [], dtype=gl.int32, is_pure=False,
+                                  pack=1)
+
+    @gluon.jit
+    def _gdc_launch_dependents():
+        """``griddepcontrol.launch_dependents``: the next kernel, if launched as a programmatic dependent, may start
+        once every program of this one has got here (it waits for this one's writes itself); a no-op otherwise."""
+        gl.inline_asm_elementwise("griddepcontrol.launch_dependents; mov.b32 $0, 0;", "=r", [], dtype=gl.int32,
+                                  is_pure=False, pack=1)
+
+    @gluon.jit
     def _dq_wait_turn(counter, turn):
         """Spin until ``counter`` has reached ``turn`` (that many programs' reduces into its tile, a dQ tile half
         or, under GQA, a K or V head's key block, are written), by an acquire load of every thread, then a generic-to-async proxy fence so that the bulk

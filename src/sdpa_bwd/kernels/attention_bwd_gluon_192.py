@@ -45,6 +45,8 @@ from .attention_bwd_gluon import AVAILABLE
 
 if AVAILABLE:
     from .attention_bwd_gluon import (
+        _gdc_launch_dependents,
+        _gdc_wait,
         _thread_barrier,
         _tma_load,
         _tma_reduce_add,
@@ -93,6 +95,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         rows through the stages (``attention_bwd_gluon._loader``'s protocol, one 64-key block). Q's and K's two
         column chunks come from descriptors over the same tensor, the second loaded at column 128. Batch and head
         coordinates are taken ``% shape``: 0 where the launcher gave a broadcast dimension as one."""
+        _gdc_launch_dependents()
         kb_ = b % k_desc.shape[0]
         kh = hk % k_desc.shape[1]
         vb = b % v_desc.shape[0]
@@ -101,6 +104,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         _tma_load(k_desc, [kb_, kh, key0, 0], kv_bar, as_box(k_smem, k_desc))
         _tma_load(kb_desc, [kb_, kh, key0, COLS0], kv_bar, as_box(kb_smem, kb_desc))
         _tma_load(v_desc, [vb, vh, key0, 0], kv_bar, as_box(v_smem, v_desc))
+        _gdc_wait()  # ODO's lse2 and delta (and, where it zeroes it, the dQ accumulator) are written
         stream_q_do(q_desc, qb_desc, do_desc, b % q_desc.shape[0], h % q_desc.shape[1], b % do_desc.shape[0],
                     h % do_desc.shape[1], m0, n_tiles, q_smem, qb_smem, do_smem, q_ready, do_ready, q_empty, do_empty,
                     lse_desc, dlt_desc, side0, lse_smem, dlt_smem)
@@ -233,6 +237,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         NV: gl.constexpr = 16 + CID * (D_V - 16)  # consumer 0 carries a token dV it never uses
         dk = gl.zeros([KEYS, NQ], gl.float32, wgmma_layout(NQ))
         dv = gl.zeros([KEYS, NV], gl.float32, wgmma_layout(NV))
+        _gdc_wait()  # before this consumer's first reduce into the accumulator ODO may have zeroed
         mbarrier.wait(kv_bar, 0)
         dk, dv = _tile(0, i_start, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem,
                        dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem, dq_row0, S_q,
