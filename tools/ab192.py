@@ -2,10 +2,12 @@
 
     git show 4939d74:src/sdpa_bwd/kernels/attention_bwd_gluon_192.py > old192.py   # the form to compare with
     PYTHONPATH=src python3 tools/ab192.py --old old192.py --out $OUT
+    PYTHONPATH=src python3 tools/ab192.py --switch gluon_pdl --out $OUT   # the launcher's switch on ("new") and off
 
 ``--old``: a copy of ``kernels/attention_bwd_gluon_192.py`` from another commit. It is written beside the package's
 kernels as ``_ab_old192.py`` (its relative imports made absolute; Triton's jit reads a kernel's source from its
 file) and swapped in for the launcher's module (``launch.attention_bwd_gluon_192``) for the "old" timings.
+``--switch NAME``: instead, the launcher's boolean switch NAME (``launch.switches``) on for "new", off for "old".
 
 At (1,16,4096) BHSD, bf16 and fp16, causal and not (the 192 kernel forced under both masks, ``gluon_bwd_192``):
 each form's whole backward call timed against the other in alternation (``benchmarks/common.twin_timing``: the
@@ -47,7 +49,8 @@ def rel(a, b):
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--old", required=True)
+    ap.add_argument("--old", default=None)
+    ap.add_argument("--switch", default=None)
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     import torch
@@ -59,8 +62,10 @@ def main() -> None:
     from common import bench, twin_timing
     from gluon_probe_common import cudnn_backward
 
+    if (args.old is None) == (args.switch is None):
+        raise SystemExit("ab192: pass --old FILE (another form of the kernel) or --switch NAME (a launch switch)")
     new_mod = launch.attention_bwd_gluon_192
-    old_mod = load_old(args.old)
+    old_mod = load_old(args.old) if args.old else new_mod
     rows = []
     for dtype in (torch.bfloat16, torch.float16):
         for causal in (True, False):
@@ -71,22 +76,26 @@ def main() -> None:
             band = dict(right_bound=0) if causal else {}
             o, stats = launch.attention_forward(q, k, v, **band)
 
-            def call(mod):
+            def call(name):
+                mod = new_mod if name == "new" else old_mod
+                on = {args.switch: name == "new"} if args.switch else {}
+
                 def run():
                     launch.attention_bwd_gluon_192 = mod
-                    return launch.attention_backward(q, k, v, o, do, stats, **band)
+                    with launch.switches(**on):
+                        return launch.attention_backward(q, k, v, o, do, stats, **band)
                 return run
 
             row = dict(dtype=str(dtype).split(".")[-1], causal=causal)
             with launch.switches(gluon_bwd_192=("causal", "nc")):
                 grads = {}
-                for name, mod in (("new", new_mod), ("old", old_mod)):
+                for name in ("new", "old"):
                     launch_cache.clear()
-                    grads[name] = call(mod)()
+                    grads[name] = call(name)()
                     torch.cuda.synchronize()
                     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
                         for _ in range(20):
-                            call(mod)()
+                            call(name)()
                         torch.cuda.synchronize()
                     per = defaultdict(float)
                     for e in prof.events():
@@ -94,7 +103,7 @@ def main() -> None:
                             per[e.name[:60]] += e.device_time_total / 20 / 1000
                     row[f"{name}_kernels_ms"] = dict(per)
                 launch_cache.clear()
-                ratio, (new_runs, old_runs) = twin_timing(call(new_mod), call(old_mod))
+                ratio, (new_runs, old_runs) = twin_timing(call("new"), call("old"))
                 row.update(new_over_old=ratio, new_ms_runs=new_runs, old_ms_runs=old_runs)
             launch.attention_bwd_gluon_192 = new_mod
             launch_cache.clear()
@@ -108,7 +117,7 @@ def main() -> None:
                 row[f"{name}_rel_new_vs_old"] = rel(grads["new"][i], grads["old"][i])
                 row[f"{name}_rel_new_vs_cudnn"] = rel(grads["new"][i], ref_grads[i])
                 row[f"{name}_rel_old_vs_cudnn"] = rel(grads["old"][i], ref_grads[i])
-            if not causal:  # the launcher's default without the mask: the Triton kernels
+            if not causal:  # the launcher's default without the mask
                 row["default_ms"] = bench(lambda: launch.attention_backward(q, k, v, o, do, stats))
             print(json.dumps(row), flush=True)
             rows.append(row)
