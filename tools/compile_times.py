@@ -267,15 +267,18 @@ class Launch:
     num_warps: Optional[int]
     num_stages: Optional[int]
     maxnreg: Optional[int] = None  # the Gluon forward's register budget before its partitions resize theirs
+    launch_pdl: bool = False       # launched as a programmatic dependent (a compile option: a compile of its own)
 
     def key(self) -> str:
         return json.dumps([self.kernel, self.signature, self.constexprs, self.divisible,
-                           self.num_warps, self.num_stages] + ([self.maxnreg] if self.maxnreg else []))
+                           self.num_warps, self.num_stages] + ([self.maxnreg] if self.maxnreg else [])
+                          + (["launch_pdl"] if self.launch_pdl else []))
 
     def to_dict(self) -> dict:
         return dict(kernel=self.kernel, signature=[list(x) for x in self.signature],
                     constexprs=[list(x) for x in self.constexprs], divisible=list(self.divisible),
-                    num_warps=self.num_warps, num_stages=self.num_stages, maxnreg=self.maxnreg)
+                    num_warps=self.num_warps, num_stages=self.num_stages, maxnreg=self.maxnreg,
+                    launch_pdl=self.launch_pdl)
 
 
 class _Recorder:
@@ -289,6 +292,7 @@ class _Recorder:
             num_warps = kwargs.pop("num_warps", None)
             num_stages = kwargs.pop("num_stages", None)
             maxnreg = kwargs.pop("maxnreg", None)
+            launch_pdl = bool(kwargs.pop("launch_pdl", False))
             bound = inspect.Signature(self.params).bind(*args, **kwargs)
             bound.apply_defaults()
             sig, consts, div = [], [], []
@@ -305,7 +309,7 @@ class _Recorder:
                 elif attr == "D":
                     div.append(p.name)
             self.sink.append(Launch(self.name, tuple(sig), tuple(consts), tuple(div), num_warps, num_stages,
-                                    maxnreg))
+                                    maxnreg, launch_pdl))
         return launch
 
 
@@ -481,6 +485,8 @@ def _worker_compile(spec: dict, target, ASTSource, triton, kernels) -> dict:
         options["num_stages"] = spec["num_stages"]
     if spec.get("maxnreg") is not None:
         options["maxnreg"] = spec["maxnreg"]
+    if spec.get("launch_pdl"):
+        options["launch_pdl"] = True
     t0 = time.perf_counter()
     k = triton.compile(ASTSource(fn, sig, consts, attrs), target=target, options=options)
     dt = time.perf_counter() - t0

@@ -174,9 +174,11 @@ GLUON_BWD_192 = frozenset(m for m in os.environ.get("SDPA_BWD_GLUON_BWD_192", "c
 # The 192 / 128 Gluon backward's call as three kernels chained by programmatic dependent launch (stop 33): ODO zeroes
 # the fp32 dQ accumulator itself (no zero fill of its own) and lets the next kernel start once its programs have
 # begun; the column-split kernel, launched as its dependent, loads K and V before it waits for ODO's writes
-# (``griddepcontrol.wait``), and DQ_CONVERT, launched as the kernel's dependent, waits for the kernel's. The
-# switch gluon_pdl; $SDPA_BWD_GLUON_PDL (1 or 0).
-GLUON_PDL = os.environ.get("SDPA_BWD_GLUON_PDL", "0") == "1"
+# (``griddepcontrol.wait``), and DQ_CONVERT, launched as the kernel's dependent, waits for the kernel's. On by
+# default: the whole call at (1,16,4096) 0.627 against 0.633 ms causal bf16, 0.638 / 0.645 fp16, 1.150 / 1.154 and
+# 1.179 / 1.182 without the mask (docs/data/h200-2026-12-03e run 3, tools/ab192.py --switch gluon_pdl, in
+# alternation). The switch gluon_pdl; $SDPA_BWD_GLUON_PDL (1 or 0).
+GLUON_PDL = os.environ.get("SDPA_BWD_GLUON_PDL", "1") == "1"
 
 # Deterministic calls in the Gluon backward, its dQ reduces taken in turn by a dQ writer warp a consumer
 # (``DETERMINISTIC``; GQA's dK, dV reduces in turn in the epilogue, lower query heads first): bitwise repeatable,
