@@ -13,7 +13,7 @@ At (1,16,4096) BHSD, bf16 and fp16, causal and not (the 192 kernel forced under 
 each form's whole backward call timed against the other in alternation (``benchmarks/common.twin_timing``: the
 benchmark's warm-up past the card's power-cap onset), its kernels' device times (torch.profiler, mean of 20 calls),
 its gradients against the other form's and against cuDNN's (relative L2 norm of the difference), and cuDNN's
-call and, without the mask, the launcher's default (the Triton kernels) beside them. One JSON line a row; all rows
+call and, without the mask, the launcher's default call (``default_ms``) beside them. One JSON line a row; all rows
 in ``ab192.json`` under --out.
 """
 
@@ -34,7 +34,8 @@ def load_old(path: str):
 
     src = open(path).read()
     if "attention_bwd_gluon_192_kernel" not in src:
-        raise ValueError(f"{path} has no attention_bwd_gluon_192_kernel: pass a copy of kernels/attention_bwd_gluon_192.py")
+        raise ValueError(f"{path} has no attention_bwd_gluon_192_kernel: pass a copy of "
+                         "kernels/attention_bwd_gluon_192.py from another commit")
     src = src.replace("from .attention_bwd_gluon import", "from sdpa_bwd.kernels.attention_bwd_gluon import")
     src = src.replace("from .attention_fwd_gluon import", "from sdpa_bwd.kernels.attention_fwd_gluon import")
     dest = os.path.join(ROOT, "src", "sdpa_bwd", "kernels", "_ab_old192.py")

@@ -306,8 +306,9 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         dk_base = dk_ptr + b.to(gl.int64) * dk_sb + hk.to(gl.int64) * dk_sh
         dv_base = dv_ptr + b.to(gl.int64) * dv_sb + hv.to(gl.int64) * dv_sh
         common = (q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem)
-        tail = (kv_bar, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem, bh * S_q, key0, i_start,
-                n_tiles, S_q, S_kv, qk_scale_log2, scale, causal, dk_base, dk_ss, dk_sd, dv_base, dv_ss, dv_sd)
+        tail = (kv_bar, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem, bh * S_q, key0,
+                i_start, n_tiles, S_q, S_kv, qk_scale_log2, scale, causal, dk_base, dk_ss, dk_sd, dv_base, dv_ss,
+                dv_sd)
         loader = (q_desc, qb_desc, do_desc, k_desc, kb_desc, v_desc, b, h, hk, hv, key0, i_start * ROWS, n_tiles,
                   k_smem, kb_smem, v_smem, q_smem, qb_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
                   lse_desc, dlt_desc, bh * S_side, lse_smem, dlt_smem)
