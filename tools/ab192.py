@@ -28,8 +28,8 @@ from collections import defaultdict
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
-def load_old(path: str):
-    """The kernel module at ``path`` as ``sdpa_bwd.kernels._ab_old192``."""
+def load_old(path: str, name: str = "_ab_old192"):
+    """The kernel module at ``path`` as ``sdpa_bwd.kernels.<name>``."""
     import importlib
 
     src = open(path).read()
@@ -38,10 +38,10 @@ def load_old(path: str):
                          "kernels/attention_bwd_gluon_192.py from another commit")
     src = src.replace("from .attention_bwd_gluon import", "from sdpa_bwd.kernels.attention_bwd_gluon import")
     src = src.replace("from .attention_fwd_gluon import", "from sdpa_bwd.kernels.attention_fwd_gluon import")
-    dest = os.path.join(ROOT, "src", "sdpa_bwd", "kernels", "_ab_old192.py")
+    dest = os.path.join(ROOT, "src", "sdpa_bwd", "kernels", f"{name}.py")
     with open(dest, "w") as f:
         f.write(src)
-    return importlib.import_module("sdpa_bwd.kernels._ab_old192")
+    return importlib.import_module(f"sdpa_bwd.kernels.{name}")
 
 
 def rel(a, b):
@@ -51,8 +51,11 @@ def rel(a, b):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--old", default=None)
-    ap.add_argument("--switch", default=None)
+    ap.add_argument("--switch", default=None, help="NAME (a boolean switch: on for new, off for old) or NAME=INT "
+                    "(the value for new; old keeps the launcher's)")
+    ap.add_argument("--new", default=None, help="a kernel file to time as 'new' instead of the working tree's")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--only", default=None, help="one row, dtype:mask (e.g. bfloat16:causal)")
     args = ap.parse_args()
     import torch
 
@@ -65,8 +68,10 @@ def main() -> None:
 
     if (args.old is None) == (args.switch is None):
         raise SystemExit("ab192: pass --old FILE (another form of the kernel) or --switch NAME (a launch switch)")
-    new_mod = launch.attention_bwd_gluon_192
+    base_mod = launch.attention_bwd_gluon_192
+    new_mod = load_old(args.new, "_ab_new192") if args.new else base_mod
     old_mod = load_old(args.old) if args.old else new_mod
+    switch, _, value = (args.switch or "").partition("=")
     rows = []
     for dtype in (torch.bfloat16, torch.float16):
         for causal in (True, False):
@@ -79,7 +84,12 @@ def main() -> None:
 
             def call(name):
                 mod = new_mod if name == "new" else old_mod
-                on = {args.switch: name == "new"} if args.switch else {}
+                if not switch:
+                    on = {}
+                elif value:
+                    on = {switch: int(value)} if name == "new" else {}
+                else:
+                    on = {switch: name == "new"}
 
                 def run():
                     launch.attention_bwd_gluon_192 = mod
@@ -88,6 +98,8 @@ def main() -> None:
                 return run
 
             row = dict(dtype=str(dtype).split(".")[-1], causal=causal)
+            if args.only and args.only != f"{row['dtype']}:{'causal' if causal else 'nc'}":
+                continue
             with launch.switches(gluon_bwd_192=("causal", "nc")):
                 grads = {}
                 for name in ("new", "old"):
@@ -106,7 +118,7 @@ def main() -> None:
                 launch_cache.clear()
                 ratio, (new_runs, old_runs) = twin_timing(call("new"), call("old"))
                 row.update(new_over_old=ratio, new_ms_runs=new_runs, old_ms_runs=old_runs)
-            launch.attention_bwd_gluon_192 = new_mod
+            launch.attention_bwd_gluon_192 = base_mod
             launch_cache.clear()
             ref = cudnn_backward(q, k, v, do, causal)
             ref_grads = ref()
