@@ -28,6 +28,7 @@ SHAPES = [  # (B, H_q, H_kv, S, D_qk, D_v)
     (1, 16, 16, 8192, 128, 128),
     (4, 16, 16, 2048, 64, 64),
     (1, 32, 8, 8192, 128, 128),     # GQA
+    (1, 32, 8, 8192, 64, 64),       # GQA at head dim 64 (issue 7: "head dim 64 included"; stop 34)
     (1, 16, 16, 4096, 192, 128),    # DeepSeek-V3: D_qk = 192 (128 nope + 64 rope), D_v = 128
 ]
 LAYOUTS = ["bhsd", "bshd", "sbhd", "bshd_pad"]
