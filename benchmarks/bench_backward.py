@@ -8,7 +8,7 @@ efficient SDPA backends, in one run on one GPU (issue 7's measurements in one ca
 Rows: every (shape, causal, layout, dtype) of SHAPES x {non-causal, causal} x --layouts x
 --dtypes (bf16 and fp16 by default), --rows selecting shapes by label substring
 ('B2-H16/16-S4096-D128/128-nc'; e.g. --rows D192 or --rows S4096-D128,-causal).
-SHAPES include GQA (32/8), head dim 64 and DeepSeek-V3's D_qk = 192 / D_v = 128
+SHAPES include GQA (32/8, at head dims 128 and 64), head dim 64 and DeepSeek-V3's D_qk = 192 / D_v = 128
 (V, dO, O and dV have D_v). A peer that declines a row records its error and the run goes on.
 
 FLOPs: backward = 2.5 x forward, forward = 2 * kept_pairs * (D_qk + D_v) per (b, h_q),
