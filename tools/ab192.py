@@ -3,11 +3,15 @@
     git show 4939d74:src/sdpa_bwd/kernels/attention_bwd_gluon_192.py > old192.py   # the form to compare with
     PYTHONPATH=src python3 tools/ab192.py --old old192.py --out $OUT
     PYTHONPATH=src python3 tools/ab192.py --switch gluon_pdl --out $OUT   # the launcher's switch on ("new") and off
+    PYTHONPATH=src python3 tools/ab192.py --new a.py --switch head_group=2 --only bfloat16:causal --out $OUT
 
 ``--old``: a copy of ``kernels/attention_bwd_gluon_192.py`` from another commit. It is written beside the package's
 kernels as ``_ab_old192.py`` (its relative imports made absolute; Triton's jit reads a kernel's source from its
 file) and swapped in for the launcher's module (``launch.attention_bwd_gluon_192``) for the "old" timings.
-``--switch NAME``: instead, the launcher's boolean switch NAME (``launch.switches``) on for "new", off for "old".
+``--switch NAME``: instead, the launcher's boolean switch NAME (``launch.switches``) on for "new", off for "old";
+``--switch NAME=INT``: NAME set to INT for "new", the launcher's own value for "old" (``head_group``). ``--new FILE``:
+a kernel file timed as "new" in place of the working tree's (written as ``_ab_new192.py``), so that two forms neither
+of which is the working tree's can be compared. ``--only dtype:mask`` (``bfloat16:causal``): that one row (stop 34).
 
 At (1,16,4096) BHSD, bf16 and fp16, causal and not (the 192 kernel forced under both masks, ``gluon_bwd_192``):
 each form's whole backward call timed against the other in alternation (``benchmarks/common.twin_timing``: the
@@ -28,7 +32,7 @@ from collections import defaultdict
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
-def load_old(path: str, name: str = "_ab_old192"):
+def load_form(path: str, name: str = "_ab_old192"):
     """The kernel module at ``path`` as ``sdpa_bwd.kernels.<name>``."""
     import importlib
 
@@ -69,12 +73,14 @@ def main() -> None:
     if (args.old is None) == (args.switch is None):
         raise SystemExit("ab192: pass --old FILE (another form of the kernel) or --switch NAME (a launch switch)")
     base_mod = launch.attention_bwd_gluon_192
-    new_mod = load_old(args.new, "_ab_new192") if args.new else base_mod
-    old_mod = load_old(args.old) if args.old else new_mod
+    new_mod = load_form(args.new, "_ab_new192") if args.new else base_mod
+    old_mod = load_form(args.old) if args.old else new_mod
     switch, _, value = (args.switch or "").partition("=")
     rows = []
     for dtype in (torch.bfloat16, torch.float16):
         for causal in (True, False):
+            if args.only and args.only != f"{str(dtype).split('.')[-1]}:{'causal' if causal else 'nc'}":
+                continue
             gen = torch.Generator(device="cuda").manual_seed(33)
             B, H, S = 1, 16, 4096
             q, k = (torch.randn(B, H, S, 192, device="cuda", dtype=dtype, generator=gen) for _ in range(2))
@@ -98,8 +104,6 @@ def main() -> None:
                 return run
 
             row = dict(dtype=str(dtype).split(".")[-1], causal=causal)
-            if args.only and args.only != f"{row['dtype']}:{'causal' if causal else 'nc'}":
-                continue
             with launch.switches(gluon_bwd_192=("causal", "nc")):
                 grads = {}
                 for name in ("new", "old"):
