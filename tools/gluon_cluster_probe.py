@@ -67,16 +67,17 @@ print(json.dumps({{p: ptx.count(p) for p in ("mapa", "shared::cluster", "barrier
 
 
 def probe(form: str) -> dict:
-    """Compile ``form`` ("reduce" or "gather") in a child process: {"form", "compiled", "error"}."""
+    """Compile ``form`` ("reduce" or "gather") in a child process: {"form", "compiled"} with "error" (the
+    failure's telling line) or "ptx_counts"."""
     with tempfile.TemporaryDirectory() as d:  # Triton's jit reads a kernel's source from its file
         path = os.path.join(d, f"cluster_{form}.py")
         with open(path, "w") as f:
             f.write(FORM.format(gather=form == "gather"))
         p = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=300)
-    lines = (p.stderr or "").splitlines()
-    error = next((ln.strip() for ln in lines if "Assertion" in ln),
-                 next((ln.strip() for ln in lines if "error:" in ln), lines[-1] if lines else ""))
     if p.returncode:
+        lines = (p.stderr or "").splitlines()
+        error = next((ln.strip() for ln in lines if "Assertion" in ln),
+                     next((ln.strip() for ln in lines if "error:" in ln), lines[-1] if lines else ""))
         return dict(form=form, compiled=False, error=error[:400])
     return dict(form=form, compiled=True, ptx_counts=json.loads(p.stdout.strip().splitlines()[-1]))
 
