@@ -4,6 +4,7 @@
     PYTHONPATH=src python3 tools/ab192.py --old old192.py --out $OUT
     PYTHONPATH=src python3 tools/ab192.py --switch gluon_pdl --out $OUT   # the launcher's switch on ("new") and off
     PYTHONPATH=src python3 tools/ab192.py --new a.py --switch head_group=2 --only bfloat16:causal --out $OUT
+    PYTHONPATH=src python3 tools/ab192.py --switch gluon_pdl --shape 4,16,16,2048,64,64 --shape 1,32,8,8192,64,64
 
 ``--old``: a copy of ``kernels/attention_bwd_gluon_192.py`` from another commit. It is written beside the package's
 kernels as ``_ab_old192.py`` (its relative imports made absolute; Triton's jit reads a kernel's source from its
@@ -12,8 +13,10 @@ file) and swapped in for the launcher's module (``launch.attention_bwd_gluon_192
 ``--switch NAME=INT``: NAME set to INT for "new", the launcher's own value for "old" (``head_group``). ``--new FILE``:
 a kernel file timed as "new" in place of the working tree's (written as ``_ab_new192.py``), so that two forms neither
 of which is the working tree's can be compared. ``--only dtype:mask`` (``bfloat16:causal``): that one row (stop 34).
+``--shape B,H_q,H_kv,S,D_qk,D_v`` (repeatable; stop 35): other shapes than (1,16,16,4096,192,128), e.g. a switch
+at head dim 64 or 128 (whose calls the 192 kernel's forms do not touch).
 
-At (1,16,4096) BHSD, bf16 and fp16, causal and not (the 192 kernel forced under both masks, ``gluon_bwd_192``):
+By default at (1,16,4096) BHSD, bf16 and fp16, causal and not (the 192 kernel forced under both masks, ``gluon_bwd_192``):
 each form's whole backward call timed against the other in alternation (``benchmarks/common.twin_timing``: the
 benchmark's warm-up past the card's power-cap onset), its kernels' device times (torch.profiler, mean of 20 calls),
 its gradients against the other form's and against cuDNN's (relative L2 norm of the difference), and cuDNN's
@@ -60,6 +63,8 @@ def main() -> None:
     ap.add_argument("--new", default=None, help="a kernel file to time as 'new' instead of the working tree's")
     ap.add_argument("--out", default=None)
     ap.add_argument("--only", default=None, help="one row, dtype:mask (e.g. bfloat16:causal)")
+    ap.add_argument("--shape", action="append", default=None,
+                    help="B,H_q,H_kv,S,D_qk,D_v (repeatable; default 1,16,16,4096,192,128)")
     args = ap.parse_args()
     import torch
 
@@ -76,68 +81,74 @@ def main() -> None:
     new_mod = load_form(args.new, "_ab_new192") if args.new else base_mod
     old_mod = load_form(args.old) if args.old else new_mod
     switch, _, value = (args.switch or "").partition("=")
+    shapes = []
+    for text in args.shape or ["1,16,16,4096,192,128"]:
+        shape = tuple(int(x) for x in text.split(","))
+        if len(shape) != 6 or shape[1] % shape[2]:
+            raise SystemExit(f"ab192: --shape {text!r} is not B,H_q,H_kv,S,D_qk,D_v with H_kv dividing H_q")
+        shapes.append(shape)
     rows = []
-    for dtype in (torch.bfloat16, torch.float16):
-        for causal in (True, False):
-            if args.only and args.only != f"{str(dtype).split('.')[-1]}:{'causal' if causal else 'nc'}":
-                continue
-            gen = torch.Generator(device="cuda").manual_seed(33)
-            B, H, S = 1, 16, 4096
-            q, k = (torch.randn(B, H, S, 192, device="cuda", dtype=dtype, generator=gen) for _ in range(2))
-            v, do = (torch.randn(B, H, S, 128, device="cuda", dtype=dtype, generator=gen) for _ in range(2))
-            band = dict(right_bound=0) if causal else {}
-            o, stats = launch.attention_forward(q, k, v, **band)
+    for (B, H, H_kv, S, D_qk, D_v), dtype, causal in ((s, d, c) for s in shapes
+                                                      for d in (torch.bfloat16, torch.float16) for c in (True, False)):
+        if args.only and args.only != f"{str(dtype).split('.')[-1]}:{'causal' if causal else 'nc'}":
+            continue
+        gen = torch.Generator(device="cuda").manual_seed(33)
+        q = torch.randn(B, H, S, D_qk, device="cuda", dtype=dtype, generator=gen)
+        k = torch.randn(B, H_kv, S, D_qk, device="cuda", dtype=dtype, generator=gen)
+        v, do = (torch.randn(B, h, S, D_v, device="cuda", dtype=dtype, generator=gen) for h in (H_kv, H))
+        band = dict(right_bound=0) if causal else {}
+        o, stats = launch.attention_forward(q, k, v, **band)
 
-            def call(name):
-                mod = new_mod if name == "new" else old_mod
-                if not switch:
-                    on = {}
-                elif value:
-                    on = {switch: int(value)} if name == "new" else {}
-                else:
-                    on = {switch: name == "new"}
+        def call(name):
+            mod = new_mod if name == "new" else old_mod
+            if not switch:
+                on = {}
+            elif value:
+                on = {switch: int(value)} if name == "new" else {}
+            else:
+                on = {switch: name == "new"}
 
-                def run():
-                    launch.attention_bwd_gluon_192 = mod
-                    with launch.switches(**on):
-                        return launch.attention_backward(q, k, v, o, do, stats, **band)
-                return run
+            def run():
+                launch.attention_bwd_gluon_192 = mod
+                with launch.switches(**on):
+                    return launch.attention_backward(q, k, v, o, do, stats, **band)
+            return run
 
-            row = dict(dtype=str(dtype).split(".")[-1], causal=causal)
-            with launch.switches(gluon_bwd_192=("causal", "nc")):
-                grads = {}
-                for name in ("new", "old"):
-                    launch_cache.clear()
-                    grads[name] = call(name)()
-                    torch.cuda.synchronize()
-                    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-                        for _ in range(20):
-                            call(name)()
-                        torch.cuda.synchronize()
-                    per = defaultdict(float)
-                    for e in prof.events():
-                        if e.device_type == torch.autograd.DeviceType.CUDA:
-                            per[e.name[:60]] += e.device_time_total / 20 / 1000
-                    row[f"{name}_kernels_ms"] = dict(per)
+        row = dict(shape=[B, H, H_kv, S, D_qk, D_v], dtype=str(dtype).split(".")[-1], causal=causal)
+        with launch.switches(gluon_bwd_192=("causal", "nc")):
+            grads = {}
+            for name in ("new", "old"):
                 launch_cache.clear()
-                ratio, (new_runs, old_runs) = twin_timing(call("new"), call("old"))
-                row.update(new_over_old=ratio, new_ms_runs=new_runs, old_ms_runs=old_runs)
-            launch.attention_bwd_gluon_192 = base_mod
+                grads[name] = call(name)()
+                torch.cuda.synchronize()
+                with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+                    for _ in range(20):
+                        call(name)()
+                    torch.cuda.synchronize()
+                per = defaultdict(float)
+                for e in prof.events():
+                    if e.device_type == torch.autograd.DeviceType.CUDA:
+                        per[e.name[:60]] += e.device_time_total / 20 / 1000
+                row[f"{name}_kernels_ms"] = dict(per)
             launch_cache.clear()
-            ref = cudnn_backward(q, k, v, do, causal)
-            ref_grads = ref()
-            row["cudnn_ms"] = bench(ref)
-            row["new_ms"] = min(new_runs)
-            row["ratio_vs_cudnn_new"] = row["cudnn_ms"] / min(new_runs)
-            row["ratio_vs_cudnn_old"] = row["cudnn_ms"] / min(old_runs)
-            for i, name in enumerate(("dq", "dk", "dv")):
-                row[f"{name}_rel_new_vs_old"] = rel(grads["new"][i], grads["old"][i])
-                row[f"{name}_rel_new_vs_cudnn"] = rel(grads["new"][i], ref_grads[i])
-                row[f"{name}_rel_old_vs_cudnn"] = rel(grads["old"][i], ref_grads[i])
-            if not causal:  # the launcher's default without the mask
-                row["default_ms"] = bench(lambda: launch.attention_backward(q, k, v, o, do, stats))
-            print(json.dumps(row), flush=True)
-            rows.append(row)
+            ratio, (new_runs, old_runs) = twin_timing(call("new"), call("old"))
+            row.update(new_over_old=ratio, new_ms_runs=new_runs, old_ms_runs=old_runs)
+        launch.attention_bwd_gluon_192 = base_mod
+        launch_cache.clear()
+        ref = cudnn_backward(q, k, v, do, causal)
+        ref_grads = ref()
+        row["cudnn_ms"] = bench(ref)
+        row["new_ms"] = min(new_runs)
+        row["ratio_vs_cudnn_new"] = row["cudnn_ms"] / min(new_runs)
+        row["ratio_vs_cudnn_old"] = row["cudnn_ms"] / min(old_runs)
+        for i, name in enumerate(("dq", "dk", "dv")):
+            row[f"{name}_rel_new_vs_old"] = rel(grads["new"][i], grads["old"][i])
+            row[f"{name}_rel_new_vs_cudnn"] = rel(grads["new"][i], ref_grads[i])
+            row[f"{name}_rel_old_vs_cudnn"] = rel(grads["old"][i], ref_grads[i])
+        if not causal:  # the launcher's default without the mask
+            row["default_ms"] = bench(lambda: launch.attention_backward(q, k, v, o, do, stats))
+        print(json.dumps(row), flush=True)
+        rows.append(row)
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         with open(os.path.join(args.out, "ab192.json"), "w") as f:

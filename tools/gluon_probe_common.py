@@ -135,7 +135,8 @@ def cudnn_backward(q, k, v, do, causal: bool):
 
     q_, k_, v_ = (t.detach().requires_grad_() for t in (q, k, v))
     with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-        out = torch.nn.functional.scaled_dot_product_attention(q_, k_, v_, is_causal=causal)
+        out = torch.nn.functional.scaled_dot_product_attention(q_, k_, v_, is_causal=causal,
+                                                               enable_gqa=k.shape[1] != q.shape[1])
     return lambda: torch.autograd.grad(out, (q_, k_, v_), do, retain_graph=True)
 
 

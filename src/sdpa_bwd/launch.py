@@ -177,7 +177,11 @@ GLUON_BWD_192 = frozenset(m for m in os.environ.get("SDPA_BWD_GLUON_BWD_192", "c
 # (``griddepcontrol.wait``), and DQ_CONVERT, launched as the kernel's dependent, waits for the kernel's. On by
 # default: the whole call at (1,16,4096) 0.627 against 0.633 ms causal bf16, 0.638 / 0.645 fp16, 1.150 / 1.154 and
 # 1.179 / 1.182 without the mask (docs/data/h200-2026-12-03e run 3, tools/ab192.py --switch gluon_pdl, in
-# alternation). The switch gluon_pdl; $SDPA_BWD_GLUON_PDL (1 or 0).
+# alternation). Since stop 35 the hd64 / hd128 Gluon backward's call is chained the same way (docs/data/
+# h200-2026-12-03g run 1, tools/ab192.py --switch gluon_pdl --shape ..., bf16, chained against not): (4,16,2048,64)
+# 0.459 against 0.467 ms non-causal (fp16 0.467 / 0.473), causal 0.281 / 0.291 fp16 (bf16's pair too noisy to
+# read); GQA 32/8 hd64 and (2,16,4096,128) within the runs' spread either way (0.991-1.014). The switch gluon_pdl;
+# $SDPA_BWD_GLUON_PDL (1 or 0).
 GLUON_PDL = os.environ.get("SDPA_BWD_GLUON_PDL", "1") == "1"
 
 # Deterministic calls in the Gluon backward, its dQ reduces taken in turn by a dQ writer warp a consumer
@@ -1288,14 +1292,17 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
     S_kv = k.shape[2]
     wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
     side = gluon_side_rows(S_q)
-    delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D, True, q.device, side)
+    pdl = GLUON_PDL and q.device.type == "cuda"
+    atomic = "odo" if pdl else True  # where ODO zeroes the accumulator, it is allocated without a fill
+    delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D, atomic, q.device, side)
     head_loop = gluon_head_loop(q, k, v, causal, deterministic)
     kv_acc = None if head_loop else _kv_accumulators(q, k, v)
     dk_out, dv_out = kv_acc or (dk, dv)
     rows = GLUON_BWD_HD64_ROWS if D == 64 else 64  # query rows a streamed tile holds
     sems = _dq_turn_counters(q, k, v, rows) if deterministic else None
-    _launch_odo(rec, o, do, stats, st, delta, lse2, D, wide, side)
+    _launch_odo(rec, o, do, stats, st, delta, lse2, D, wide, side, dq_accum if pdl else None, pdl)
     g = attention_bwd_gluon
+    more = dict(launch_pdl=True) if pdl else {}
     tma_epilogue = kv_acc is not None or (GLUON_BWD_TMA_EPILOGUE and _tma_ok(dk) and _tma_ok(dv))
     rec.launch(
         g.attention_bwd_gluon_kernel, (_cdiv(S_kv, 2 * g.KEYS_PER_CONSUMER), B * (k.shape[1] if head_loop else H_q)),
@@ -1306,14 +1313,14 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
         D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows,
         HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal or sems is not None else 1,
         DETERMINISTIC=sems is not None, HEAD_LOOP=head_loop,
-        DET_UP=sems is not None and causal and D in GLUON_BWD_DET_UP, num_warps=4, maxnreg=g.MAX_REGS,
+        DET_UP=sems is not None and causal and D in GLUON_BWD_DET_UP, num_warps=4, maxnreg=g.MAX_REGS, **more,
     )
-    _launch_dq_convert(rec, dq_accum, dq, scale, D, 0, wide)
+    _launch_dq_convert(rec, dq_accum, dq, scale, D, 0, wide, pdl)
     if kv_acc:  # dK's partials were scaled in the kernel
         _launch_dq_convert(rec, kv_acc[0], dk, 1.0, D, 0, wide)
         _launch_dq_convert(rec, kv_acc[1], dv, 1.0, D, 0, wide)
     rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum) + (kv_acc or ()) + (sems,),
-               extra=(B, H_q, S_q, D, True, kv_acc is not None, rows if sems is not None else 0, side))
+               extra=(B, H_q, S_q, D, atomic, kv_acc is not None, rows if sems is not None else 0, side))
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, side).narrow(2, 0, S_q)
     return dq, dk, dv

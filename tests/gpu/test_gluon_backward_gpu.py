@@ -461,6 +461,40 @@ def test_gpu_gluon_backward_deterministic_is_bitwise_repeatable(launched, monkey
                 "reduces are not taken in a fixed order (attention_bwd_gluon._dq_writer)")
 
 
+@pytest.mark.parametrize("shape,causal,H_kv", [((4, 16, 2048, 64), False, None), ((2, 8, 1000, 64), True, 2),
+                                               ((4, 16, 4096, 128), True, None), ((2, 4, 777, 128), False, 1)],
+                         ids=["hd64-waves", "gqa-hd64-causal-tail", "waves-causal", "mqa-tail"])
+def test_gpu_gluon_backward_pdl_chain_is_bitwise_the_unchained_call(monkeypatch, shape, causal, H_kv):
+    """``GLUON_PDL`` at hd64 and hd128 (stop 35): ODO zeroes the dQ accumulator itself and the kernel, launched as
+    its programmatic dependent, may start before ODO has finished; it waits for ODO's writes before its first load
+    of lse2 and delta and before its first reduce, and DQ_CONVERT, the kernel's dependent, waits for the kernel's.
+    In deterministic mode every sum comes in a fixed order, so the chained call (recorded, then replayed by the
+    launch cache) must give dQ, dK and dV bitwise equal to the unchained one: a partial reduced before ODO's zeroes
+    landed, or a conversion before the last reduce, would show as a difference."""
+    seen = []
+    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon, "attention_bwd_gluon_kernel")])
+    args, band = _inputs(15, shape, causal=causal, H_kv=H_kv)
+    launch_cache.clear()
+    with launch.switches(gluon_pdl=False):
+        plain = launch.attention_backward(*args, **band, deterministic=True)
+    with launch.switches(gluon_pdl=True):
+        chained = [launch.attention_backward(*(t.clone() for t in args), **band, deterministic=True)
+                   for _ in range(2)]
+    launch_cache.clear()
+    pdl = [kw.get("launch_pdl", False) for name, kw in seen]
+    assert pdl[:2] == [False, True], (
+        f"{shape}: the Gluon kernel was launched with launch_pdl {pdl} (unchained, then chained), expected False "
+        "then True: see launch._gluon_backward")
+    for i, run in enumerate(chained):
+        for name, a, b in zip(("dq", "dk", "dv"), plain, run):
+            diff = (a != b) & ~(a.isnan() & b.isnan())
+            assert not diff.any(), (
+                f"{shape} causal {causal}: {name} of the chained call {i + 1} differs from the unchained call in "
+                f"{int(diff.sum())} of {a.numel()} elements (first at {tuple(diff.nonzero()[0].tolist())}): the "
+                "kernel did not wait for ODO's zeroes, or DQ_CONVERT for the kernel's reduces (griddepcontrol in "
+                "attention_bwd_gluon._loader / _main_loop, launch._gluon_backward)")
+
+
 @pytest.mark.parametrize("shape", [(1, 4, 1000, 1000, 64), (1, 4, 777, 1500, 128)], ids=["hd64", "hd128"])
 def test_gpu_phase_stamps_are_written_in_order_by_every_program(shape):
     """The kernel's diagnostic build (``launch.GLUON_BWD_STAMPS``, ``tools/phase_stamps.py``): every program

@@ -251,6 +251,7 @@ if AVAILABLE:
         cid = (key0 // KEYS) % 2
         kb = key0 // (2 * KEYS)
         nq = gl.cdiv(S_q, ROWS)
+        _gdc_wait()  # the accumulator ODO may have zeroed (``_main_loop``)
         for t in range(n_tiles):
             m = i_last - t
             _dq_write(dq_smem, dq_desc, dq_sem + cid + 2 * gl.minimum(m, nq - 1), kb, m < nq, staged, free, t,
@@ -272,6 +273,7 @@ if AVAILABLE:
         kb = key0 // (2 * KEYS)
         nq = gl.cdiv(S_q, ROWS)
         top = gl.cdiv(S_kv, 2 * KEYS) - 1  # the highest key block
+        _gdc_wait()  # the accumulator ODO may have zeroed (``_main_loop``)
         for t in range(n_tiles):
             m = i_start + t
             turn = gl.minimum((m * ROWS + ROWS - 1) // (2 * KEYS), top) - kb
@@ -371,6 +373,7 @@ if AVAILABLE:
         gl.static_assert(same_swizzle(lse_smem.type.layout, lse_desc.layout), "see host_layout")
         gl.static_assert(same_swizzle(dlt_smem.type.layout, dlt_desc.layout), "see host_layout")
         _stamp(stamps, 0)
+        _gdc_launch_dependents()  # DQ_CONVERT, where launched as this kernel's dependent (``launch.GLUON_PDL``)
         kb = b % k_desc.shape[0]
         kh = hk % k_desc.shape[1]
         vb = b % v_desc.shape[0]
@@ -384,6 +387,8 @@ if AVAILABLE:
         dob = b % do_desc.shape[0]
         doh = h % do_desc.shape[1]
         _stamp(stamps, 1)
+        # launched as ODO's programmatic dependent: its lse2 and delta (and the dQ accumulator it zeroes) written
+        _gdc_wait()
         for t in range(0, n_tiles):
             s = t % NST
             phase = (t // NST) & 1
@@ -501,6 +506,7 @@ if AVAILABLE:
         DOWN: gl.constexpr = dq_bars.type.shape[0] == 4  # deterministic mode's walk down
         dv = gl.zeros([KEYS, D], gl.float32, acc_layout)
         dk = gl.zeros([KEYS, D], gl.float32, acc_layout)
+        _gdc_wait()  # before this consumer's first reduce into the accumulator ODO may have zeroed
         mbarrier.wait(kv_bar, 0)
         _stamp(stamps, 5 + 4 * cid)
         if DOWN:  # the last query tile first (``_dq_writer``); the causal mask's diagonal tiles last
