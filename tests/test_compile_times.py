@@ -35,8 +35,10 @@ def test_values_do_not_change_the_specialisation():
 def test_launches_of_a_plain_case_use_gpu_configs(monkeypatch):
     from sdpa_bwd import launch
 
-    # the Triton kernels' configs: hd64 left to them (the Gluon backward takes it non-causal by default)
+    # the Triton kernels' configs: hd64 left to them (the Gluon backward takes it non-causal by default, the
+    # Gluon forward since stop 35)
     monkeypatch.setattr(launch, "GLUON_BWD_HEAD_DIMS", frozenset({128}))
+    monkeypatch.setattr(launch, "GLUON_HEAD_DIMS", launch.GLUON_HEAD_DIMS - {(64, 64)})
     ks = by_kernel(Case("c", B=2, H_q=4, S_q=128, D_qk=64))
     assert set(ks) == {"attention_bwd_preprocess_kernel", "attention_bwd_dkdv_kernel",
                        "attention_bwd_dq_kernel", "attention_fwd_kernel"}
@@ -103,20 +105,20 @@ def test_kernels_do_not_specialise_on_head_counts_ratios_or_band_offsets():
         assert set(_NO_SPECIALIZE) <= unspecialised or not name.endswith("_any_len")
 
 
-def test_hd128_16_bit_forward_is_the_gluon_kernel_as_on_the_h200():
-    """The H200 runs the Gluon forward for hd128 and 192/128 16-bit problems (launch.gluon_forward_reasons):
-    the enumeration must count its specialisations, not the Triton forward's."""
+def test_16_bit_forward_is_the_gluon_kernel_as_on_the_h200():
+    """The H200 runs the Gluon forward for hd128, hd64 (three consumers, since stop 35) and 192/128 16-bit problems
+    (launch.gluon_forward_reasons): the enumeration must count its specialisations, not the Triton forward's."""
     from sdpa_bwd.kernels import attention_fwd_gluon
 
     if not attention_fwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
-    for d_qk, d_v in ((128, 128), (192, 128)):
+    for d_qk, d_v, want in ((128, 128, (128, 0, 128, 2)), (192, 128, (128, 64, 128, 2)), (64, 64, (64, 0, 64, 3))):
         ks = by_kernel(Case("g", B=2, H_q=4, S_q=256, D_qk=d_qk, D_v=d_v, dtype="bfloat16"))
         assert ct.GLUON_KERNEL in ks and "attention_fwd_kernel" not in ks, sorted(ks)
         g = ks[ct.GLUON_KERNEL]
         consts = dict(g.constexprs)
-        assert (consts["D_QK"], consts["D_QK_B"], consts["D_V"]) == ((128, 0, 128) if d_qk == 128 else (128, 64, 128))
-        assert g.num_warps == 4 and g.maxnreg == attention_fwd_gluon.MAX_REGS
+        assert (consts["D_QK"], consts["D_QK_B"], consts["D_V"], consts["CONSUMERS"]) == want
+        assert g.num_warps == 4 and g.maxnreg == attention_fwd_gluon.MAX_REGS_BY_CONSUMERS[want[3]]
         # the partitions' arguments stay runtime values (do_not_specialize): none of them is a constexpr 1
         assert not {"so_d", "S_q", "causal"} & set(consts), consts
 

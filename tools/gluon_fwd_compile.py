@@ -2,7 +2,8 @@
 
     TRITON_INTERPRET=0 PYTHONPATH=src python3 tools/gluon_fwd_compile.py [D_QK,D_V,DTYPE,CAUSAL ...]
 
-One JSON line per variant (default: 128,128,bf16,0, 128,128,fp16,1 and 192,128,bf16,0): the shared memory, the number of
+One JSON line per variant (default: 128,128,bf16,0, 128,128,fp16,1, 192,128,bf16,0, and at hd64, three consumers
+since stop 35, 64,64,bf16,0 and 64,64,fp16,1): the shared memory, the number of
 wgmma instructions, each product wait's outstanding count (``wgmma.wait_group N``: 1 is a wait with a product
 still in flight, the softmax under P V), the partitions' register budgets (``setmaxnreg``) and ptxas -v's
 registers, spills and serialisation verdict (``gluon_probe_common.compile_report``). This is the
@@ -40,12 +41,14 @@ def compile_variant(d_qk: int, d_v: int, dtype: str, causal: bool) -> dict:
     sig["o_out"] = desc_signature(rows, name, [1, 1, rows, d_v], g.host_layout(rows, d_v, gdt)) \
         if d_v == d_a else f"*{dtype}"
     consts = dict(D_QK=d_a, D_QK_B=d_b, D_V=d_v, BLOCK_N=g.BLOCK_KEYS, STAGES_=g.STAGES, CAUSAL=causal,
-                  HEAD_GROUP=g.CAUSAL_HEAD_GROUP if causal else 1)
-    return dict(d_qk=d_qk, dtype=dtype, **compile_report(fn, sig, consts, maxnreg=g.MAX_REGS))
+                  HEAD_GROUP=g.CAUSAL_HEAD_GROUP if causal else 1,
+                  CONSUMERS=g.consumers(d_qk, d_v))
+    return dict(d_qk=d_qk, dtype=dtype,
+                **compile_report(fn, sig, consts, maxnreg=g.MAX_REGS_BY_CONSUMERS[consts["CONSUMERS"]]))
 
 
 def main(argv) -> None:
-    for spec in argv or ["128,128,bf16,0", "128,128,fp16,1", "192,128,bf16,0"]:
+    for spec in argv or ["128,128,bf16,0", "128,128,fp16,1", "192,128,bf16,0", "64,64,bf16,0", "64,64,fp16,1"]:
         d_qk, d_v, dtype, causal = spec.split(",")
         print(json.dumps(compile_variant(int(d_qk), int(d_v), dtype, causal == "1")), flush=True)
 

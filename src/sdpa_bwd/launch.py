@@ -137,11 +137,13 @@ GLUON_FORWARD = os.environ.get("SDPA_BWD_GLUON_FWD", "auto")
 # (D_qk, D_v) where the Gluon forward was measured faster than the Triton one on the H200 (benchmarks/
 # bench_forward.py, docs/perf-log.md session 14), bf16 BHSD: hd128 (run 64, $SDPA_BWD_GLUON_FWD on and off)
 # (2,16,4096) 0.509 -> 0.422 ms non-causal, 0.291 -> 0.262 causal; (1,32/8,8192) 1.905 -> 1.689, 1.066 -> 0.863;
-# D_qk 192 / D_v 128 as 128 + 64 (run 65) (1,16,4096) 0.358 -> 0.255, 0.194 -> 0.174. Not hd64 (runs 64, 66):
-# (4,16,2048,64) 0.178 -> 0.194 non-causal, 0.113 -> 0.139 causal, with the peeled tile and TMA store too.
-# $SDPA_BWD_GLUON_HEAD_DIMS (e.g. "128/128,64/64") replaces the set for A/B runs.
+# D_qk 192 / D_v 128 as 128 + 64 (run 65) (1,16,4096) 0.358 -> 0.255, 0.194 -> 0.174. hd64 with two consumers
+# lost (runs 64, 66: (4,16,2048,64) 0.178 -> 0.194 non-causal, 0.113 -> 0.139 causal); with three a program
+# (stop 35, docs/data/h200-2026-12-03g run 2, tools/ab_forward.py, in alternation) it wins on every hd64 row: bf16
+# (4,16,2048) 0.183 -> 0.175 ms non-causal, 0.113 -> 0.109 causal, (1,32/8,8192) 1.316 -> 1.127, 0.681 -> 0.590.
+# $SDPA_BWD_GLUON_HEAD_DIMS (e.g. "128/128") replaces the set for A/B runs.
 GLUON_HEAD_DIMS = frozenset(tuple(int(d) for d in pair.split("/")) for pair in
-                            os.environ.get("SDPA_BWD_GLUON_HEAD_DIMS", "128/128,192/128").split(",") if pair)
+                            os.environ.get("SDPA_BWD_GLUON_HEAD_DIMS", "128/128,192/128,64/64").split(",") if pair)
 
 # The backward in Gluon (kernels.attention_bwd_gluon: dK, dV and dQ in one pass, dQ by TMA bulk reduce) where
 # ``gluon_backward_reasons`` finds nothing against it: "auto", or "off" for the Triton kernels everywhere.
@@ -1020,13 +1022,14 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
                                  banded=has_left or has_right, config=config):
         g = attention_fwd_gluon
         qk_a, qk_b = g.qk_chunks(D_qk)
+        consumers = g.consumers(D_qk, D_v)
         rec.launch(
-            g.attention_fwd_gluon_kernel, (_cdiv(S_q, 2 * g.BLOCK_ROWS), B * H_q),
+            g.attention_fwd_gluon_kernel, (_cdiv(S_q, consumers * g.BLOCK_ROWS), B * H_q),
             *_gluon_fwd_descriptors(q, k, v, o, qk_a, qk_b, D_v == qk_a and _tma_ok(o)), stats,
             *o.stride(), *st, H_q, S_q, S_kv, H_q // H_k, H_q // H_v, scale * LOG2E, int(causal),
             D_QK=qk_a, D_QK_B=qk_b, D_V=D_v, BLOCK_N=g.BLOCK_KEYS, STAGES_=g.STAGES, CAUSAL=causal,
-            HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1,
-            num_warps=4, maxnreg=g.MAX_REGS,
+            HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1, CONSUMERS=consumers,
+            num_warps=4, maxnreg=g.MAX_REGS_BY_CONSUMERS[consumers],
         )
         rec.finish((q, k, v, o, stats), extra=(B, H_q, S_q, D_v))
         return o, stats

@@ -48,6 +48,23 @@ GLUON_CASES = [
     Case(B=2, H_q=4, H_k=2, H_v=2, S_q=333, S_kv=400, D_qk=192, D_v=128, dtype="bf16",
          q=Layout("bshd", broadcast="b"), k=Layout(broadcast="h"), v=Layout("sbhd", broadcast="bh"), seed=318),
 ]
+# Head dim 64: three consumers a program, 192 query rows (``attention_fwd_gluon.CONSUMERS_BY_HEAD_DIM``, stop 35),
+# let in by ``HD64``'s fixture whatever ``GLUON_HEAD_DIMS`` says: tails where the program's 192 rows and its
+# consumers' causal diagonals fall in different key tiles (``n_own``), S_q past S_kv, GQA / MQA, layouts, both O paths
+HD64_CASES = [
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1024, S_kv=1024, D_qk=64, D_v=64, dtype="bf16", seed=330),
+    Case(B=2, H_q=8, H_k=2, H_v=4, S_q=1531, S_kv=999, D_qk=64, D_v=64, dtype="bf16", right_bound=0, seed=331),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=777, S_kv=1500, D_qk=64, D_v=64, dtype="fp16",
+         q=BSHD, k=SBHD, v=PAD, o=DSTEP, do=BSHD, stats=Layout("sbhd", row_gap=1), seed=332),
+    Case(B=1, H_q=4, H_k=1, H_v=1, S_q=130, S_kv=2049, D_qk=64, D_v=64, dtype="bf16", right_bound=0,
+         q=SBHD, k=BSHD, v=BSHD, o=BSHD, seed=333),
+    Case(B=3, H_q=2, H_k=2, H_v=2, S_q=2, S_kv=5, D_qk=64, D_v=64, dtype="fp16", seed=334),
+    Case(B=2, H_q=2, H_k=2, H_v=2, S_q=581, S_kv=200, D_qk=64, D_v=64, dtype="bf16", right_bound=0, seed=335),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=4096, S_kv=4096, D_qk=64, D_v=64, dtype="fp16", right_bound=0,
+         alignment="bottom_right", q=BSHD, k=BSHD, v=BSHD, o=BSHD, seed=336),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=333, S_kv=333, D_qk=64, D_v=64, dtype="bf16",
+         q=Layout(broadcast="b"), k=Layout("bshd", broadcast="h"), v=Layout(broadcast="bh"), scale=0.03, seed=337),
+]
 # Where the Triton forward must take the call instead: head-dim stride 2, rows not 16-byte aligned, a window,
 # the causal diagonal off 0, a negative scale, head dims outside GLUON_HEAD_DIMS, fp32.
 TRITON_CASES = [
@@ -59,7 +76,7 @@ TRITON_CASES = [
          alignment="bottom_right", seed=313),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", scale=-0.1, seed=314),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=96, D_v=96, dtype="bf16", seed=315),
-    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=64, D_v=64, dtype="bf16", seed=316),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=32, D_v=32, dtype="bf16", seed=316),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="fp32", seed=317),
 ]
 
@@ -81,6 +98,18 @@ def test_gpu_gluon_forward_case(case, launched):
     assert launched and launched[0] == "attention_fwd_gluon_kernel", (
         f"the forward launched {launched}: expected the Gluon kernel, which gluon_forward_reasons should allow "
         f"for {case.repro()}")
+
+
+@pytest.mark.parametrize("case", HD64_CASES, ids=[c.id() for c in HD64_CASES])
+def test_gpu_gluon_forward_hd64_with_three_consumers(case, launched, monkeypatch):
+    seen = []
+    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_fwd_gluon, "attention_fwd_gluon_kernel")])
+    monkeypatch.setattr(launch, "GLUON_HEAD_DIMS", launch.GLUON_HEAD_DIMS | {(64, 64)})
+    run_case(case)
+    consumers = [kw["CONSUMERS"] for name, kw in seen]
+    assert consumers and set(consumers) == {3}, (
+        f"the forward launched the Gluon kernel with CONSUMERS {consumers} for {case.repro()}: expected 3 at head "
+        "dim 64 (attention_fwd_gluon.CONSUMERS_BY_HEAD_DIM, launch.attention_forward)")
 
 
 @pytest.mark.parametrize("case", TRITON_CASES, ids=[c.id() for c in TRITON_CASES])

@@ -2,7 +2,8 @@
 
 Launch code and the rule for when it runs are in ``sdpa_bwd.launch`` (``gluon_forward_reasons``); the
 Triton kernel in ``attention_fwd`` does every other problem and everything under CI's interpreter (Gluon
-has none). One program owns 128 query rows of one (batch, query head):
+has none). One program owns 128 query rows of one (batch, query head), 192 at head dim 64 (three consumers,
+``CONSUMERS_BY_HEAD_DIM``):
 
 - a loader partition (1 warp, 40 registers) loads this head's Q once and streams K, V tiles of 128 keys
   through two stages, each with a "ready" mbarrier (TMA byte count) and an "empty" one both consumers arrive
@@ -10,9 +11,9 @@ has none). One program owns 128 query rows of one (batch, query head):
   as (B, H, S, D) through their own strides, any layout whose head-dim stride is 1 and whose rows and bases
   are 16-byte aligned: BHSD, BSHD, SBHD, padded rows, GQA heads, broadcasts; made on the device, each cost
   its program a global round trip before its first load, stop 27);
-- two consumer partitions (4 warps each, 64 query rows each, 232 registers) never wait for each other, only
-  for their tiles. Each issues S_j = Q K_j^T and P_{j-1} V_{j-1} back to back, waits for S_j alone and runs
-  the softmax of S_j while P_{j-1} V_{j-1} is still on the tensor cores.
+- two consumer partitions (4 warps each, 64 query rows each, 232 registers; three of 160-168 at hd64) never wait
+  for each other, only for their tiles. Each issues S_j = Q K_j^T and P_{j-1} V_{j-1} back to back, waits for S_j
+  alone and runs the softmax of S_j while P_{j-1} V_{j-1} is still on the tensor cores.
 
 Rows past S_q and keys past S_kv come in as TMA's zero fill; keys past S_kv and (causal, the diagonal at 0)
 keys past the query are masked in the last key tile only, the one tile they can be in, which is peeled out
@@ -27,9 +28,14 @@ runtime value.
 
 Measured on the H200 (device run 64, ``benchmarks/bench_forward.py`` with ``$SDPA_BWD_GLUON_FWD`` on and off,
 bf16): (2,16,4096,128) 0.422 ms non-causal against the Triton kernel's 0.509 and cuDNN's 0.408, 0.262 causal
-against 0.291 and 0.255; (1,32/8,8192,128) 1.689 against 1.905 and 1.683. At hd64 it is slower than the
-Triton kernel (0.194 against 0.178 ms at (4,16,2048,64)), so the launcher keeps it to hd128
-(``launch.GLUON_HEAD_DIMS``).
+against 0.291 and 0.255; (1,32/8,8192,128) 1.689 against 1.905 and 1.683. At hd64 with two consumers it was
+slower than the Triton kernel (0.194 against 0.178 ms at (4,16,2048,64)): a 64 x 128 tile's exponentials take as
+long as its two products there, and two consumers leave the softmax exposed. With three (FlashAttention-3's hd64
+forward; stop 35, docs/data/h200-2026-12-03g run 2, ``tools/ab_forward.py``) it is 3-6% faster than the Triton
+kernel at (4,16,2048,64) and 12-14% at GQA 32/8 (1,32/8,8192,64): 0.92-0.97 and 1.06-1.12 of cuDNN's forward. The
+launcher takes it at hd128, hd64 and 192 / 128 (``launch.GLUON_HEAD_DIMS``). Under the causal mask a consumer's
+rows may end their diagonal a key tile before the program's (192 rows against 128-key tiles): that consumer stops
+there and only gives the remaining stages back (``_consumer``'s ``n_own``).
 """
 
 from __future__ import annotations
@@ -57,6 +63,19 @@ BLOCK_ROWS = 64  # query rows a consumer partition owns; a program owns two such
 BLOCK_KEYS = 128
 STAGES = 2  # K/V buffers; 3 stages ran 1-8% slower in run 62 (and 229 KB of shared memory at hd128)
 MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
+# Consumer partitions a program, by head dim (D_qk = D_v): three at 64 (FlashAttention-3's hd64 forward, 192 query
+# rows a program), where a 64 x 128 tile's exponentials take as long as its two products and two consumers left the
+# softmax exposed (run 66: 0.194 ms at (4,16,2048,64) against the Triton kernel's 0.178); two elsewhere.
+CONSUMERS_BY_HEAD_DIM = {64: 3}
+# The kernel's register budget by consumers: the register file (64K) over the program's warpgroups (the loader's
+# warp is padded to one), so that the partitions' setmaxnreg budgets (232 / 40 with two, 160 / 24 and the default
+# consumer's 168 with three) can be met
+MAX_REGS_BY_CONSUMERS = {2: MAX_REGS, 3: 128}
+
+
+def consumers(d_qk: int, d_v: int) -> int:
+    """Consumer partitions (64 query rows each) a program of the kernel has for these head dims."""
+    return CONSUMERS_BY_HEAD_DIM.get(d_qk, 2) if d_qk == d_v else 2
 
 
 # Heads a group of the causal start order spans (``program_tile``), both Gluon kernels' default
@@ -140,10 +159,10 @@ if AVAILABLE:
         return rank, head
 
     @gluon.jit
-    def stage_barriers(STAGES: gl.constexpr):
+    def stage_barriers(STAGES: gl.constexpr, CONSUMERS: gl.constexpr = 2):
         """(once, a_ready, b_ready, a_empty, b_empty): the mbarrier a loader fills a program's once-loaded tiles
         under, and a ready / empty pair per stage for each of two streamed tensors; an empty one takes an arrival
-        from each of the two consumers. (The Gluon backward probes in tools/ use these too.)"""
+        from each of the ``CONSUMERS`` consumers. (The Gluon backward probes in tools/ use these too.)"""
         once = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
         a_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
         b_ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
@@ -153,20 +172,22 @@ if AVAILABLE:
         for i in gl.static_range(STAGES):
             mbarrier.init(a_ready.index(i), count=1)
             mbarrier.init(b_ready.index(i), count=1)
-            mbarrier.init(a_empty.index(i), count=2)
-            mbarrier.init(b_empty.index(i), count=2)
+            mbarrier.init(a_empty.index(i), count=CONSUMERS)
+            mbarrier.init(b_empty.index(i), count=CONSUMERS)
         return once, a_ready, b_ready, a_empty, b_empty
 
     @gluon.jit
     def _loader(q_desc, qb_desc, k_desc, kb_desc, v_desc, b, h, hk, hv, m0, n_tiles,
                 q_smem, qb_smem, k_smem, kb_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty):
-        """Q's 128 rows from ``m0`` once, then K and V a tile of ``BLOCK_N`` keys at a time through the stages.
+        """Q's 64 rows a consumer from ``m0`` once, then K and V a tile of ``BLOCK_N`` keys at a time through the
+        stages.
         The descriptors are (B, H, S, D) ones (``launch._gluon_fwd_descriptors``), a dimension of one or of
         stride 0 given as one: batch ``b`` and heads ``h`` (Q's), ``hk``, ``hv`` are coordinates, ``% shape``.
         Where D_qk is split (192 = 128 + 64), ``qb_desc`` and ``kb_desc`` are Q's and K's second column chunk
         (blocks of D_B columns at column D_A); else Q's and K's own, not read."""
         STAGES_: gl.constexpr = k_smem.type.shape[0]
         BLOCK_N: gl.constexpr = k_smem.type.shape[1]
+        NC: gl.constexpr = q_smem.type.shape[0]  # consumers, a Q block each
         D_A: gl.constexpr = q_smem.type.shape[2]
         D_B: gl.constexpr = qb_smem.type.shape[2]
         SPLIT: gl.constexpr = D_B != D_A  # see attention_fwd_gluon_kernel: qb is q itself for one chunk
@@ -177,13 +198,13 @@ if AVAILABLE:
         vb = b % v_desc.shape[0]
         vh = hv % v_desc.shape[1]
         if SPLIT:  # columns D_A.. of Q and K: their second descriptors
-            mbarrier.expect(q_bar, 2 * (q_desc.block_type.nbytes + qb_desc.block_type.nbytes))
-            _tma_load(qb_desc, [qb, qh, m0, D_A], q_bar, as_box(qb_smem.index(0), qb_desc))
-            _tma_load(qb_desc, [qb, qh, m0 + ROWS, D_A], q_bar, as_box(qb_smem.index(1), qb_desc))
+            mbarrier.expect(q_bar, NC * (q_desc.block_type.nbytes + qb_desc.block_type.nbytes))
+            for c in gl.static_range(NC):
+                _tma_load(qb_desc, [qb, qh, m0 + c * ROWS, D_A], q_bar, as_box(qb_smem.index(c), qb_desc))
         else:
-            mbarrier.expect(q_bar, 2 * q_desc.block_type.nbytes)
-        _tma_load(q_desc, [qb, qh, m0, 0], q_bar, as_box(q_smem.index(0), q_desc))
-        _tma_load(q_desc, [qb, qh, m0 + ROWS, 0], q_bar, as_box(q_smem.index(1), q_desc))
+            mbarrier.expect(q_bar, NC * q_desc.block_type.nbytes)
+        for c in gl.static_range(NC):
+            _tma_load(q_desc, [qb, qh, m0 + c * ROWS, 0], q_bar, as_box(q_smem.index(c), q_desc))
         for j in range(n_tiles):
             s = j % STAGES_
             phase = (j // STAGES_) & 1
@@ -252,7 +273,10 @@ if AVAILABLE:
     def _consumer(q_tile, qb_tile, row0, o_out, b, h, lse_ptr, so_s, so_d, sl_s, S_q, S_kv, n_tiles, qk_scale_log2,
                   causal, k_smem, kb_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty):
         """64 query rows from ``row0``: O and the LSE over every key tile, P_{j-1} V_{j-1} under the softmax
-        of S_j. O leaves through the Q tile's buffer and a TMA store where ``o_out`` is a descriptor (O's rows
+        of S_j. ``n_tiles``: the key tiles the loader streams for the program; under the causal mask this
+        consumer's rows may need fewer (``n_own``: with three consumers, 192 rows, the first consumer's diagonal
+        ends a tile before the program's), and it takes the rest's stages only to give them back, so that
+        its last tile is still the one the masks can reach. O leaves through the Q tile's buffer and a TMA store where ``o_out`` is a descriptor (O's rows
         TMA-addressable, D_v = D_qk's first chunk; batch ``b`` and head ``h`` its coordinates), through its
         four strides from the head's first element where it is a pointer."""
         STAGES_: gl.constexpr = k_smem.type.shape[0]
@@ -265,6 +289,9 @@ if AVAILABLE:
         acc = gl.zeros([ROWS, D_V], gl.float32, o_layout)
         m_i = gl.full([ROWS], float("-inf"), gl.float32, gl.SliceLayout(1, s_layout))
         l_i = gl.zeros([ROWS], gl.float32, gl.SliceLayout(1, s_layout))
+        n_own = n_tiles
+        if causal != 0:  # keys up to the last row's (the diagonal at 0)
+            n_own = gl.minimum(n_tiles, gl.cdiv(row0 + ROWS, BLOCK_N))
         mbarrier.wait(q_bar, 0)
 
         mbarrier.wait(k_ready.index(0), 0)
@@ -272,26 +299,32 @@ if AVAILABLE:
         s_tok = _scores(q_tile, qb_tile, k_smem.index(0), kb_smem.index(0), zero_s)
         s = warpgroup_mma_wait(0, deps=(s_tok,))
         mbarrier.arrive(k_empty.index(0), count=1)
-        if n_tiles == 1:
+        if n_own == 1:
             p, m_i, alpha, l_i = _softmax_step(s, m_i, l_i, qk_scale_log2, rows, 0, S_kv, causal, BLOCK_N,
                                                s_layout, True)
         else:
             p, m_i, alpha, l_i = _softmax_step(s, m_i, l_i, qk_scale_log2, rows, 0, S_kv, causal, BLOCK_N,
                                                s_layout, False)
         p_op = gl.convert_layout(p.to(v_smem.dtype), p_layout)
-        for j in range(1, n_tiles - 1):
+        for j in range(1, n_own - 1):
             p_op, acc, m_i, l_i = _tile(j, q_tile, qb_tile, p_op, acc, m_i, l_i, rows, qk_scale_log2, S_kv,
                                         causal, k_smem, kb_smem, v_smem, k_ready, v_ready, k_empty, v_empty,
                                         s_layout, o_layout, p_layout, False)
-        if n_tiles > 1:  # the last tile, the one the masks can reach
-            p_op, acc, m_i, l_i = _tile(n_tiles - 1, q_tile, qb_tile, p_op, acc, m_i, l_i, rows, qk_scale_log2,
+        if n_own > 1:  # the last tile, the one the masks can reach
+            p_op, acc, m_i, l_i = _tile(n_own - 1, q_tile, qb_tile, p_op, acc, m_i, l_i, rows, qk_scale_log2,
                                         S_kv, causal, k_smem, kb_smem, v_smem, k_ready, v_ready, k_empty, v_empty,
                                         s_layout, o_layout, p_layout, True)
-        last = (n_tiles - 1) % STAGES_
-        mbarrier.wait(v_ready.index(last), ((n_tiles - 1) // STAGES_) & 1)
+        last = (n_own - 1) % STAGES_
+        mbarrier.wait(v_ready.index(last), ((n_own - 1) // STAGES_) & 1)
         acc_tok = warpgroup_mma(p_op, v_smem.index(last), acc, is_async=True)
         acc = warpgroup_mma_wait(0, deps=(acc_tok,))
         mbarrier.arrive(v_empty.index(last), count=1)
+        for j in range(n_own, n_tiles):  # stages this consumer's rows do not need: waited for, given back
+            st = j % STAGES_
+            mbarrier.wait(k_ready.index(st), (j // STAGES_) & 1)
+            mbarrier.arrive(k_empty.index(st), count=1)
+            mbarrier.wait(v_ready.index(st), (j // STAGES_) & 1)
+            mbarrier.arrive(v_empty.index(st), count=1)
 
         O_PTR: gl.constexpr = is_pointer(o_out.dtype)
         if O_PTR:
@@ -316,7 +349,7 @@ if AVAILABLE:
         so_b, so_h, so_s, so_d, sl_b, sl_h, sl_s,
         H_q, S_q, S_kv, G_K, G_V, qk_scale_log2, causal,
         D_QK: gl.constexpr, D_QK_B: gl.constexpr, D_V: gl.constexpr, BLOCK_N: gl.constexpr,
-        STAGES_: gl.constexpr, CAUSAL: gl.constexpr, HEAD_GROUP: gl.constexpr,
+        STAGES_: gl.constexpr, CAUSAL: gl.constexpr, HEAD_GROUP: gl.constexpr, CONSUMERS: gl.constexpr = 2,
     ):
         """D_QK: the head dim of Q and K, or its first chunk where D_QK_B > 0 (D_qk 192 = 128 + 64: shared
         buffers have power-of-two widths). The partitions cannot take D_QK_B as a constexpr: with one chunk
@@ -329,10 +362,10 @@ if AVAILABLE:
         pid_m, bh = program_tile(HEAD_GROUP, CAUSAL)
         b = bh // H_q  # int32: the descriptors' coordinates
         h = bh % H_q
-        m0 = pid_m * (2 * ROWS)
+        m0 = pid_m * (CONSUMERS * ROWS)
         n_tiles = gl.cdiv(S_kv, BLOCK_N)
         if CAUSAL:
-            n_tiles = gl.minimum(n_tiles, gl.cdiv(m0 + 2 * ROWS, BLOCK_N))
+            n_tiles = gl.minimum(n_tiles, gl.cdiv(m0 + CONSUMERS * ROWS, BLOCK_N))
         if is_pointer(o_out.dtype):  # O stored through its strides from the head's first element
             o_at = o_out + b.to(gl.int64) * so_b + h.to(gl.int64) * so_h
         else:
@@ -343,24 +376,33 @@ if AVAILABLE:
         q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D_QK], dt)
         k_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BLOCK_N, D_QK], dt)
         v_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BLOCK_N, D_V], dt)
-        q_smem = gl.allocate_shared_memory(dt, [2, ROWS, D_QK], q_layout)
+        q_smem = gl.allocate_shared_memory(dt, [CONSUMERS, ROWS, D_QK], q_layout)
         k_smem = gl.allocate_shared_memory(dt, [STAGES_, BLOCK_N, D_QK], k_layout)
         if D_QK_B > 0:
             qb_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D_QK_B], dt)
             kb_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BLOCK_N, D_QK_B], dt)
-            qb_smem = gl.allocate_shared_memory(dt, [2, ROWS, D_QK_B], qb_layout)
+            qb_smem = gl.allocate_shared_memory(dt, [CONSUMERS, ROWS, D_QK_B], qb_layout)
             kb_smem = gl.allocate_shared_memory(dt, [STAGES_, BLOCK_N, D_QK_B], kb_layout)
         else:
             qb_smem = q_smem
             kb_smem = k_smem
         v_smem = gl.allocate_shared_memory(dt, [STAGES_, BLOCK_N, D_V], v_layout)
-        q_bar, k_ready, v_ready, k_empty, v_empty = stage_barriers(STAGES_)
+        q_bar, k_ready, v_ready, k_empty, v_empty = stage_barriers(STAGES_, CONSUMERS)
         bars = (k_smem, kb_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty)
         tail = (o_at, b, h, lse_base, so_s, so_d, sl_s, S_q, S_kv, n_tiles, qk_scale_log2, causal) + bars
-        # The default partition (these 4 warps) is consumer 0; the worker consumer takes the second 64 rows.
-        gl.warp_specialize(
-            [(_consumer, (q_smem.index(0), qb_smem.index(0), m0) + tail),
-             (_consumer, (q_smem.index(1), qb_smem.index(1), m0 + ROWS) + tail),
-             (_loader, (q_desc, qb_desc, k_desc, kb_desc, v_desc, b, h, h // G_K, h // G_V, m0, n_tiles, q_smem,
-                        qb_smem) + bars)],
-            [4, 1], [232, 40])  # the workers' warps and register budgets (setmaxnreg)
+        loader = (q_desc, qb_desc, k_desc, kb_desc, v_desc, b, h, h // G_K, h // G_V, m0, n_tiles, q_smem,
+                  qb_smem) + bars
+        # The default partition (these 4 warps) is consumer 0; the worker consumers take the next 64 rows each.
+        if CONSUMERS == 3:  # head dim 64 (``CONSUMERS_BY_HEAD_DIM``)
+            gl.warp_specialize(
+                [(_consumer, (q_smem.index(0), qb_smem.index(0), m0) + tail),
+                 (_consumer, (q_smem.index(1), qb_smem.index(1), m0 + ROWS) + tail),
+                 (_consumer, (q_smem.index(2), qb_smem.index(2), m0 + 2 * ROWS) + tail),
+                 (_loader, loader)],
+                [4, 4, 1], [160, 160, 24])  # the workers' warps and register budgets (setmaxnreg)
+        else:
+            gl.warp_specialize(
+                [(_consumer, (q_smem.index(0), qb_smem.index(0), m0) + tail),
+                 (_consumer, (q_smem.index(1), qb_smem.index(1), m0 + ROWS) + tail),
+                 (_loader, loader)],
+                [4, 1], [232, 40])  # the workers' warps and register budgets (setmaxnreg)
