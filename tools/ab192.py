@@ -16,12 +16,12 @@ of which is the working tree's can be compared. ``--only dtype:mask`` (``bfloat1
 ``--shape B,H_q,H_kv,S,D_qk,D_v`` (repeatable; stop 35): other shapes than (1,16,16,4096,192,128), e.g. a switch
 at head dim 64 or 128 (whose calls the 192 kernel's forms do not touch).
 
-By default at (1,16,4096) BHSD, bf16 and fp16, causal and not (the 192 kernel forced under both masks, ``gluon_bwd_192``):
-each form's whole backward call timed against the other in alternation (``benchmarks/common.twin_timing``: the
-benchmark's warm-up past the card's power-cap onset), its kernels' device times (torch.profiler, mean of 20 calls),
-its gradients against the other form's and against cuDNN's (relative L2 norm of the difference), and cuDNN's
-call and, without the mask, the launcher's default call (``default_ms``) beside them. One JSON line a row; all rows
-in ``ab192.json`` under --out.
+By default at (1,16,4096) BHSD, bf16 and fp16, causal and not (the 192 kernel forced under both masks,
+``gluon_bwd_192``): each form's whole backward call timed against the other in alternation
+(``benchmarks/common.twin_timing``: the benchmark's warm-up past the card's power-cap onset), its kernels' device
+times (torch.profiler, mean of 20 calls), its gradients against the other form's and against cuDNN's (relative L2
+norm of the difference), and cuDNN's call and, without the mask, the launcher's default call (``default_ms``)
+beside them. One JSON line a row; all rows in ``ab192.json`` under --out.
 """
 
 from __future__ import annotations

@@ -180,8 +180,7 @@ if AVAILABLE:
     def _loader(q_desc, qb_desc, k_desc, kb_desc, v_desc, b, h, hk, hv, m0, n_tiles,
                 q_smem, qb_smem, k_smem, kb_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty):
         """Q's 64 rows a consumer from ``m0`` once, then K and V a tile of ``BLOCK_N`` keys at a time through the
-        stages.
-        The descriptors are (B, H, S, D) ones (``launch._gluon_fwd_descriptors``), a dimension of one or of
+        stages. The descriptors are (B, H, S, D) ones (``launch._gluon_fwd_descriptors``), a dimension of one or of
         stride 0 given as one: batch ``b`` and heads ``h`` (Q's), ``hk``, ``hv`` are coordinates, ``% shape``.
         Where D_qk is split (192 = 128 + 64), ``qb_desc`` and ``kb_desc`` are Q's and K's second column chunk
         (blocks of D_B columns at column D_A); else Q's and K's own, not read."""
@@ -275,10 +274,10 @@ if AVAILABLE:
         """64 query rows from ``row0``: O and the LSE over every key tile, P_{j-1} V_{j-1} under the softmax
         of S_j. ``n_tiles``: the key tiles the loader streams for the program; under the causal mask this
         consumer's rows may need fewer (``n_own``: with three consumers, 192 rows, the first consumer's diagonal
-        ends a tile before the program's), and it takes the rest's stages only to give them back, so that
-        its last tile is still the one the masks can reach. O leaves through the Q tile's buffer and a TMA store where ``o_out`` is a descriptor (O's rows
-        TMA-addressable, D_v = D_qk's first chunk; batch ``b`` and head ``h`` its coordinates), through its
-        four strides from the head's first element where it is a pointer."""
+        ends a tile before the program's), and it takes the rest's stages only to give them back, so that its
+        last tile is still the one the masks can reach. O leaves through the Q tile's buffer and a TMA store
+        where ``o_out`` is a descriptor (O's rows TMA-addressable, D_v = D_qk's first chunk; batch ``b`` and head
+        ``h`` its coordinates), through its four strides from the head's first element where it is a pointer."""
         STAGES_: gl.constexpr = k_smem.type.shape[0]
         BLOCK_N: gl.constexpr = k_smem.type.shape[1]
         D_V: gl.constexpr = v_smem.type.shape[2]
