@@ -140,7 +140,7 @@ GLUON_FORWARD = os.environ.get("SDPA_BWD_GLUON_FWD", "auto")
 # D_qk 192 / D_v 128 as 128 + 64 (run 65) (1,16,4096) 0.358 -> 0.255, 0.194 -> 0.174. hd64 with two consumers
 # lost (runs 64, 66: (4,16,2048,64) 0.178 -> 0.194 non-causal, 0.113 -> 0.139 causal); with three a program
 # (stop 35, docs/data/h200-2026-12-03g run 2, tools/ab_forward.py, in alternation) it wins on every hd64 row: bf16
-# (4,16,2048) 0.183 -> 0.175 ms non-causal, 0.113 -> 0.109 causal, (1,32/8,8192) 1.316 -> 1.127, 0.681 -> 0.590.
+# (4,16,2048) 0.182 -> 0.175 ms non-causal, 0.112 -> 0.109 causal, (1,32/8,8192) 1.295 -> 1.120, 0.670 -> 0.590.
 # $SDPA_BWD_GLUON_HEAD_DIMS (e.g. "128/128") replaces the set for A/B runs.
 GLUON_HEAD_DIMS = frozenset(tuple(int(d) for d in pair.split("/")) for pair in
                             os.environ.get("SDPA_BWD_GLUON_HEAD_DIMS", "128/128,192/128,64/64").split(",") if pair)
