@@ -51,10 +51,6 @@ def load_form(path: str, name: str = "_ab_old192"):
     return importlib.import_module(f"sdpa_bwd.kernels.{name}")
 
 
-def rel(a, b):
-    return ((a.float() - b.float()).norm() / b.float().norm()).item()
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--old", default=None)
@@ -73,7 +69,8 @@ def main() -> None:
     sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from common import bench, twin_timing
-    from gluon_probe_common import cudnn_backward
+    from gluon_probe_common import cudnn_backward, save_rows
+    from gluon_probe_common import rel_err as rel
 
     if (args.old is None) == (args.switch is None):
         raise SystemExit("ab192: pass --old FILE (another form of the kernel) or --switch NAME (a launch switch)")
@@ -149,10 +146,7 @@ def main() -> None:
             row["default_ms"] = bench(lambda: launch.attention_backward(q, k, v, o, do, stats))
         print(json.dumps(row), flush=True)
         rows.append(row)
-    if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "ab192.json"), "w") as f:
-            json.dump(rows, f, indent=1)
+    save_rows(args.out, "ab192.json", rows)
 
 
 if __name__ == "__main__":

@@ -23,10 +23,6 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SHAPES = ["4,16,16,2048,64", "1,32,8,8192,64"]  # the benchmark's hd64 rows (benchmarks/common.py SHAPES)
 
 
-def rel(a, b):
-    return ((a.float() - b.float()).norm() / b.float().norm()).item()
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--shape", action="append", default=None, help=f"B,H_q,H_kv,S,D (repeatable; default {SHAPES})")
@@ -39,7 +35,10 @@ def main() -> None:
     from sdpa_bwd import launch, launch_cache
 
     sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from common import bench, twin_timing
+    from gluon_probe_common import rel_err as rel
+    from gluon_probe_common import save_rows
 
     hd64 = (64, 64)
     rows = []
@@ -82,10 +81,7 @@ def main() -> None:
                 row["lse_max_abs_new_vs_old"] = (outs["new"][1] - outs["old"][1]).abs().max().item()
                 print(json.dumps(row), flush=True)
                 rows.append(row)
-    if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "ab_forward.json"), "w") as f:
-            json.dump(rows, f, indent=1)
+    save_rows(args.out, "ab_forward.json", rows)
 
 
 if __name__ == "__main__":

@@ -128,6 +128,15 @@ def rel_err(mine, ref) -> float:
     return ((mine.float() - ref.float()).norm() / ref.float().norm()).item()
 
 
+def save_rows(out, name: str, rows: list) -> None:
+    """An A/B tool's JSON rows (``tools/ab192.py``, ``tools/ab_forward.py``) as ``name`` under ``out``; nothing
+    without ``out``."""
+    if out:
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, name), "w") as f:
+            json.dump(rows, f, indent=1)
+
+
 def cudnn_backward(q, k, v, do, causal: bool):
     """A function running cuDNN's backward (PyTorch's SDPA, its cuDNN backend) of one forward on these inputs."""
     import torch
