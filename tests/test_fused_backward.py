@@ -25,10 +25,10 @@ BACKWARD_KERNELS = ("attention_bwd_fused_kernel", "attention_bwd_fused_kernel_an
                     "attention_bwd_dq_kernel_any_len", "attention_bwd_dkdv_kernel", "attention_bwd_dkdv_kernel_any_len")
 
 
-def launched(monkeypatch, kwargs_seen=None, targets=None) -> list:
+def launched(monkeypatch, kwargs_seen=None, targets=None, args_seen=None) -> list:
     """Record which kernels the launcher starts (by name), passing each launch through; with ``kwargs_seen`` (a
-    list) also each launch's (name, keyword arguments). ``targets``: (module, name) pairs to watch; by default
-    the Triton backward kernels as ``launch`` names them."""
+    list) also each launch's (name, keyword arguments), with ``args_seen`` its (name, positional arguments).
+    ``targets``: (module, name) pairs to watch; by default the Triton backward kernels as ``launch`` names them."""
     seen = []
 
     class Spy:
@@ -37,11 +37,14 @@ def launched(monkeypatch, kwargs_seen=None, targets=None) -> list:
 
         def __getitem__(self, grid):
             seen.append(self.name)
-            if kwargs_seen is None:
+            if kwargs_seen is None and args_seen is None:
                 return self.real[grid]
 
             def call(*args, **kwargs):
-                kwargs_seen.append((self.name, kwargs))
+                if kwargs_seen is not None:
+                    kwargs_seen.append((self.name, kwargs))
+                if args_seen is not None:
+                    args_seen.append((self.name, args))
                 return self.real[grid](*args, **kwargs)
             return call
 

@@ -111,10 +111,13 @@ def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows,
         f"for S with dP in flight and for dQ with dK in flight (wait_group 1), {4 * bodies} in all; a wait for 0 "
         "there serialises the products again. Check attention_bwd_gluon._tile")
     m = rows // 64  # a warpgroup's products of 64 query rows each where the query rows are the product's M
-    steps = m * 2 * D // 16 + 2 * rows // 16 + m * 2 * 4
+    # dQ's two products span the tile's rows, or at 128 rows a consumer's row half (attention_bwd_gluon.dq_block)
+    m_dq = 1 if r["dq_by_rows"] else m
+    assert r["dq_by_rows"] == (rows >= 128), "the tool compiles the launcher's dQ split: by rows at 128-row tiles"
+    steps = m * 2 * D // 16 + 2 * rows // 16 + m_dq * 2 * 4
     assert r["wgmma"] == 2 * bodies * steps, (
         f"saw {r['wgmma']} wgmma instructions, expected {2 * bodies * steps} (2 consumers x {bodies} tile bodies x "
-        f"(S, dP: {m} x {D // 16} k-steps each; dV, dK: {rows // 16} each; dQ: {m} x 2 x 4)): the kernel's loop "
+        f"(S, dP: {m} x {D // 16} k-steps each; dV, dK: {rows // 16} each; dQ: {m_dq} x 2 x 4)): the kernel's loop "
         "structure changed")
     # GQA's epilogue adds dV's and dK's partials by 2 more reduces a consumer, each waited for at once (once a
     # program): the loop's dQ reduces are what must not be
@@ -369,6 +372,28 @@ def test_gluon_backward_takes_a_call_exactly_when_its_kernel_addresses_it(as_on_
         f"{lay} {dtype} D {d} (hd64 let in: {hd64}) gqa {gqa} scale {scale} det {det}: the Gluon backward's rule says "
         f"{reasons or 'take it'}, the kernel's needs say {'take it' if expected else 'do not'}; fix "
         "gluon_backward_reasons or _tma_ok")
+
+
+@pytest.mark.parametrize("D,rows", [(64, 128), (64, 64), (128, 64)])
+def test_dq_block_is_half_a_tile_in_whole_products(D, rows):
+    """A consumer's part of a tile's dQ (``attention_bwd_gluon.dq_block``, the launcher's descriptor block, which
+    the kernel reads its split off) is half the tile: its column half, or its row half where that is at least a
+    product's 64 rows; a row half under 64 is refused, not compiled into a product the hardware has not got."""
+    from sdpa_bwd.kernels.attention_bwd_gluon import dq_block
+
+    assert dq_block(D, rows, False) == [rows, D // 2]
+    if rows >= 128:
+        assert dq_block(D, rows, True) == [rows // 2, D]
+    else:
+        with pytest.raises(ValueError, match="under a product's 64"):
+            dq_block(D, rows, True)
+
+
+def test_gluon_bwd_dq_rows_switch_sets_and_restores():
+    before = launch.GLUON_BWD_DQ_ROWS
+    with launch.switches(gluon_bwd_dq_rows=not before):
+        assert launch.GLUON_BWD_DQ_ROWS is (not before)
+    assert launch.GLUON_BWD_DQ_ROWS is before
 
 
 @settings(max_examples=60, deadline=None)

@@ -40,9 +40,11 @@ VARIANTS = ((False, True, False, False, False), (False, False, False, False, Fal
 
 def variant_signature(dtype: str, D: int = 128, grouped: bool = False, tma_epilogue: bool = True, rows: int = 64,
                       deterministic: bool = False, stamps: bool = False, head_group: int = 1,
-                      head_loop: bool = False, det_up: bool = False) -> tuple:
+                      head_loop: bool = False, det_up: bool = False, dq_by_rows: bool = None) -> tuple:
     """(signature, constexprs) of a form of the kernel as the launcher compiles it, its descriptors
-    (``launch._gluon_bwd_descriptors``) as signature strings: see ``compile_variant``."""
+    (``launch._gluon_bwd_descriptors``) as signature strings: see ``compile_variant``. ``dq_by_rows``: how the
+    consumers split a tile's dQ (``attention_bwd_gluon.dq_block``); None, the launcher's default
+    (``launch.GLUON_BWD_DQ_ROWS``: by rows where the tile has 128)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import desc_signature, signature_of
     from triton.experimental.gluon import language as gl
@@ -62,7 +64,10 @@ def variant_signature(dtype: str, D: int = 128, grouped: bool = False, tma_epilo
     for p in ("dk_out", "dv_out"):
         sig[p] = desc_signature(rows, out_name, [1, 1, keys, D], g.host_layout("out", D, rows, out_gl)) \
             if tma_epilogue or grouped else f"*{dtype}"
-    sig["dq_desc"] = desc_signature(rows, "float32", [rows, D // 2], g.host_layout("dq", D, rows, gdt))
+    if dq_by_rows is None:
+        dq_by_rows = rows >= 128
+    sig["dq_desc"] = desc_signature(rows, "float32", g.dq_block(D, rows, dq_by_rows),
+                                    g.host_layout("dq", D, rows, gdt, dq_by_rows))
     for p in ("lse_desc", "dlt_desc"):
         sig[p] = desc_signature(rows, "float32", [rows], g.host_layout("side", D, rows, gdt))
     if deterministic:
@@ -75,20 +80,22 @@ def variant_signature(dtype: str, D: int = 128, grouped: bool = False, tma_epilo
 
 def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogue: bool = True,
                     rows: int = 64, deterministic: bool = False, stamps: bool = False, head_loop: bool = False,
-                    det_up: bool = False) -> dict:
+                    det_up: bool = False, dq_by_rows: bool = None) -> dict:
     """``grouped``: the GQA variant, dK and dV added into fp32 accumulators (``dk_out``, ``dv_out`` fp32
     descriptors); ``tma_epilogue``: dK and dV leave by the bulk-copy engine (``_consumer_tma``), else by pointer
     stores; ``deterministic``: dQ's reduces in turn (``dq_sem_ptr`` int32 counters, else fp32 like the
     launcher's); ``head_loop``: GQA's head loop (``HEAD_LOOP``); ``det_up``: deterministic mode's order under the
-    causal mask (``DET_UP``)."""
+    causal mask (``DET_UP``); ``dq_by_rows``: see ``variant_signature``."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import compile_report
 
     from sdpa_bwd.kernels import attention_bwd_gluon as g
 
     fn = g.attention_bwd_gluon_kernel
+    if dq_by_rows is None:
+        dq_by_rows = rows >= 128
     sig, consts = variant_signature(dtype, D, grouped, tma_epilogue, rows, deterministic, stamps,
-                                    head_loop=head_loop, det_up=det_up)
+                                    head_loop=head_loop, det_up=det_up, dq_by_rows=dq_by_rows)
     report = compile_report(fn, sig, consts, maxnreg=g.MAX_REGS, with_ptx=True)
     ptx = report.pop("ptx")
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
@@ -104,7 +111,7 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
     report["proxy_fences_global"] = ptx.count("fence.proxy.async.global")
     report["timer_reads"] = ptx.count("%globaltimer")
     return dict(dtype=dtype, grouped=grouped, tma_epilogue=tma_epilogue, deterministic=deterministic, stamps=stamps,
-                head_loop=head_loop, det_up=det_up, **report)
+                head_loop=head_loop, det_up=det_up, dq_by_rows=dq_by_rows, **report)
 
 
 def compile_192(dtype: str, grouped: bool = False) -> dict:

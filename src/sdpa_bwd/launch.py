@@ -237,9 +237,16 @@ GLUON_HEAD_GROUP = attention_fwd_gluon.CAUSAL_HEAD_GROUP
 # worth of work; 64 for A/B runs.
 GLUON_BWD_HD64_ROWS = 128
 
+# How the two consumers of a 128-row tile (hd64) share its dQ (``attention_bwd_gluon.dq_block``): True, each the
+# tile's row half over all columns (stop 36: products of N = 64 that read half of each dS tile, where a column half's
+# are N = 32 and read all of both); False, each a column half over all rows, as 64-row tiles always do. The switch
+# gluon_bwd_dq_rows sets it.
+GLUON_BWD_DQ_ROWS = True
+
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
              "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
-             "gluon_bwd_deterministic", "gluon_bwd_head_loop", "gluon_bwd_192", "gluon_bwd_det_up", "gluon_pdl")
+             "gluon_bwd_deterministic", "gluon_bwd_head_loop", "gluon_bwd_192", "gluon_bwd_det_up", "gluon_pdl",
+             "gluon_bwd_dq_rows")
 
 
 @contextlib.contextmanager
@@ -252,11 +259,11 @@ def switches(**values):
     (``GLUON_BWD_CAUSAL_HEAD_DIMS``, likewise), ``gluon_bwd_hd64_rows`` (``GLUON_BWD_HD64_ROWS``),
     ``gluon_bwd_deterministic`` (``GLUON_BWD_DETERMINISTIC``), ``gluon_bwd_head_loop`` (``GLUON_BWD_HEAD_LOOP``),
     ``gluon_bwd_192`` (``GLUON_BWD_192``, an iterable of "causal" and "nc"), ``gluon_bwd_det_up``
-    (``GLUON_BWD_DET_UP``, an iterable of head dims), ``gluon_pdl`` (``GLUON_PDL``). A switch not named keeps its
-    value."""
+    (``GLUON_BWD_DET_UP``, an iterable of head dims), ``gluon_pdl`` (``GLUON_PDL``), ``gluon_bwd_dq_rows``
+    (``GLUON_BWD_DQ_ROWS``). A switch not named keeps its value."""
     global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
     global GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC
-    global GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL
+    global GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
@@ -274,7 +281,7 @@ def switches(**values):
                          f"dims {attention_bwd_gluon.HEAD_DIMS}; pass a subset")
     before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
               GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
-              GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL)
+              GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -304,11 +311,13 @@ def switches(**values):
             GLUON_BWD_DET_UP = det_up
         if "gluon_pdl" in values:
             GLUON_PDL = bool(values["gluon_pdl"])
+        if "gluon_bwd_dq_rows" in values:
+            GLUON_BWD_DQ_ROWS = bool(values["gluon_bwd_dq_rows"])
         yield
     finally:
         (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
          GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
-         GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL) = before
+         GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS) = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -1309,7 +1318,8 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
     tma_epilogue = kv_acc is not None or (GLUON_BWD_TMA_EPILOGUE and _tma_ok(dk) and _tma_ok(dv))
     rec.launch(
         g.attention_bwd_gluon_kernel, (_cdiv(S_kv, 2 * g.KEYS_PER_CONSUMER), B * (k.shape[1] if head_loop else H_q)),
-        *_gluon_bwd_descriptors(q, k, v, do, dk_out, dv_out, dq_accum, lse2, delta, rows, tma_epilogue),
+        *_gluon_bwd_descriptors(q, k, v, do, dk_out, dv_out, dq_accum, lse2, delta, rows, tma_epilogue,
+                                GLUON_BWD_DQ_ROWS and rows >= 128),
         dq_accum if sems is None else sems, dq_accum if GLUON_BWD_STAMPS is None else GLUON_BWD_STAMPS,
         *dk_out.stride(), *dv_out.stride(),
         H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, side, scale * LOG2E, scale, int(causal),
@@ -1413,13 +1423,16 @@ def gluon_head_loop(q, k, v, causal: bool, deterministic: bool) -> bool:
     return programs >= GLUON_BWD_HEAD_LOOP_MIN_WAVES * _sm_count(index)
 
 
-def _gluon_bwd_descriptors(q, k, v, do, dk_out, dv_out, dq_accum, lse2, delta, rows: int, tma_epilogue: bool):
+def _gluon_bwd_descriptors(q, k, v, do, dk_out, dv_out, dq_accum, lse2, delta, rows: int, tma_epilogue: bool,
+                           dq_by_rows: bool = False):
     """The Gluon backward's first nine arguments: TMA descriptors made on the host, which the kernel takes as
     kernel parameters; made on the device, each cost its program a global round trip before its first load
     (stop 27 run 1: 4.75 us of an hd64 program's 58 before the first tile's loads were issued). Q, dO, K, V
     (and dK, dV where ``tma_epilogue``; else their tensors, stored through pointers) as (B, H, S, D) through
-    their own strides (``_bhsd_descriptor``); the packed fp32 dQ accumulator as (B H S_q, D) in [rows, D / 2]
-    blocks; lse2 and delta as one row of all heads' padded rows. Layouts: ``attention_bwd_gluon.host_layout``.
+    their own strides (``_bhsd_descriptor``); the packed fp32 dQ accumulator as (B H S_q, D) in blocks of a
+    consumer's part of a tile (``attention_bwd_gluon.dq_block``: [rows, D / 2], or [rows / 2, D] where
+    ``dq_by_rows``, which the kernel reads its split off); lse2 and delta as one row of all heads' padded rows.
+    Layouts: ``attention_bwd_gluon.host_layout``.
     A replayed call (``launch_cache``) rebuilds each on its own tensor."""
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
@@ -1434,8 +1447,8 @@ def _gluon_bwd_descriptors(q, k, v, do, dk_out, dv_out, dq_accum, lse2, delta, r
     out = (four(dk_out, keys, "out"), four(dv_out, keys, "out")) if tma_epilogue else (dk_out, dv_out)
     side = [lse2.numel()]
     return (four(q, rows, "q"), four(k, keys, "k"), four(v, keys, "v"), four(do, rows, "q"), *out,
-            TensorDescriptor(dq_accum, [dq_accum.numel() // D, D], [D, 1], [rows, D // 2],
-                             g.host_layout("dq", D, rows, dt)),
+            TensorDescriptor(dq_accum, [dq_accum.numel() // D, D], [D, 1], g.dq_block(D, rows, dq_by_rows),
+                             g.host_layout("dq", D, rows, dt, dq_by_rows)),
             TensorDescriptor(lse2, side, [1], [rows], g.host_layout("side", D, rows, dt)),
             TensorDescriptor(delta, side, [1], [rows], g.host_layout("side", D, rows, dt)))
 

@@ -377,20 +377,30 @@ def test_gpu_gqa_head_loop_agrees_with_the_accumulators(monkeypatch):
 HD64_CASES = [c for c in GLUON_CASES if c.D_qk == 64]
 
 
-@pytest.mark.parametrize("rows", attention_bwd_gluon.QUERY_ROWS[64])
+@pytest.mark.parametrize("rows,dq_rows", [(r, s) for r in attention_bwd_gluon.QUERY_ROWS[64] for s in (True, False)],
+                         ids=[f"rows{r}-dq-{'rows' if s else 'cols'}" for r in attention_bwd_gluon.QUERY_ROWS[64]
+                              for s in (True, False)])
 @pytest.mark.parametrize("case", HD64_CASES, ids=[c.id() for c in HD64_CASES])
-def test_gpu_gluon_backward_hd64_at_each_query_tile(monkeypatch, case, rows):
+def test_gpu_gluon_backward_hd64_at_each_query_tile(monkeypatch, case, rows, dq_rows):
     """hd64 at every query tile the kernel is written for (``QUERY_ROWS[64]``: the launcher's 128 and the 64 of
-    A/B runs), each launched with that tile (the spy reads ``ROWS``) and right against the oracle."""
-    seen = []
-    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon, "attention_bwd_gluon_kernel")])
+    A/B runs) and both splits of a tile's dQ between the consumers (``launch.GLUON_BWD_DQ_ROWS``: row halves where
+    the tile has 128 rows, else column halves), each launched so (the spy reads ``ROWS`` and the dQ descriptor's
+    block, ``attention_bwd_gluon.dq_block``) and right against the oracle."""
+    seen, args = [], []
+    spy_launches(monkeypatch, kwargs_seen=seen, args_seen=args,
+                 targets=[(attention_bwd_gluon, "attention_bwd_gluon_kernel")])
     launch_cache.clear()
-    with launch.switches(gluon_bwd_hd64_rows=rows):
+    with launch.switches(gluon_bwd_hd64_rows=rows, gluon_bwd_dq_rows=dq_rows):
         run_case(case)
     launch_cache.clear()
     assert seen and {kw["ROWS"] for name, kw in seen} == {rows}, (  # deterministic cases run twice
         f"the Gluon kernel was launched with ROWS {[kw['ROWS'] for name, kw in seen]} under "
         f"switches(gluon_bwd_hd64_rows={rows}), expected [{rows}]: see launch._gluon_backward")
+    blocks = {tuple(a[6].block_shape) for name, a in args}  # the dQ accumulator's descriptor
+    expect = tuple(attention_bwd_gluon.dq_block(64, rows, dq_rows and rows >= 128))
+    assert blocks == {expect}, (
+        f"the dQ accumulator's descriptor had blocks {sorted(blocks)} under switches(gluon_bwd_hd64_rows={rows}, "
+        f"gluon_bwd_dq_rows={dq_rows}), expected {expect}: see launch._gluon_bwd_descriptors")
 
 
 @pytest.mark.parametrize("group", [1, 3, 8])

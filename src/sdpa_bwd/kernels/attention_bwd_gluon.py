@@ -17,8 +17,10 @@ one (batch, query head) and runs over its query tiles, reading the K and V heads
 - two consumer partitions (4 warps each) own 64 keys each. Per query tile: S = Q K^T and dP = dO V^T issued
   back to back; S waited for with dP in flight, P = exp2(S scale log2e - lse2) computed under dP and stored
   to shared memory, dS = P (dP - delta) beside it; dV += P^T dO issued; once both consumers' dS are stored
-  (an mbarrier, ``ds_full``), dQ's 64 columns of this consumer, over all 128 keys of the program, issued as
-  two products (dS of each consumer times its K block's column slice), then dK += dS^T Q. dQ is waited for
+  (an mbarrier, ``ds_full``), this consumer's half of the tile's dQ over all 128 keys of the program (its
+  ``dq_block``: 64 columns over all rows at 64-row tiles, 64 rows over all columns at 128-row ones) issued as
+  two products (dS of each consumer, or its row half, times its K block or the block's column slice), then
+  dK += dS^T Q. dQ is waited for
   with dK in flight, staged in the consumer's buffer and added into the packed fp32 accumulator by a TMA
   bulk reduce that nobody waits for until the buffer is written again a tile later. dK and dV stay in
   registers to the end. Then, staged through the Q and dO stage buffers (free once both consumers are past
@@ -32,7 +34,13 @@ one (batch, query head) and runs over its query tiles, reading the K and V heads
 At head dim 64, K's shared layout swizzles over 64 B (half a row, ``half_row_swizzled``) so that each
 consumer's dQ column half of a K block, the B operand of its dQ product, starts on a swizzle atom, as the
 128-B swizzle puts it at hd128; and a query tile holds 128 rows (FlashAttention-3's hd64 tile: each product's
-M or K twice as long for the same per-tile handshakes and waits; 229,920 B of shared memory, ptxas spills).
+M or K twice as long for the same per-tile handshakes and waits; 232,064 B of shared memory, ptxas spills).
+There each consumer takes the tile's dQ by row halves (stop 36, ``launch.GLUON_BWD_DQ_ROWS``): two 64 x 64 x 64
+products from its row half of each consumer's dS, where column halves were two 128 x 32 x 64 ones from all of
+both, so the products run at N = 64 and read a third less shared memory (48 to 32 KB a tile); the kernel took
+0.91-0.93 of its time for it at hd64 (0.95-0.99 at (4,16,2048) causal; run 1 of docs/data/h200-2026-12-03h). dS's [128, 64] tiles are seen as
+[64, 64] row halves for it (the same bytes: the swizzle repeats every 8 rows), and the staged [64, 64] fp32 part
+leaves by one bulk reduce that Triton issues as two 128-B-wide boxes, one from each of two warps.
 Programs start head by head, or under the causal mask in groups of ``HEAD_GROUP`` heads, costliest key block
 first (``attention_fwd_gluon.program_tile``).
 
@@ -49,8 +57,8 @@ summed across programs; the launcher keeps deterministic GQA on the Triton kerne
 would need an order too) fixes the order of dQ's: bitwise the same dQ from run to run, at 1.00-1.07x the default's
 time at hd128 and 1.06-1.16x at hd64 (stop 28, run 3 of docs/data/h200-2026-12-02f, ``tools/det_perf.py``).
 
-- Counters: one zeroed int32 per (head, query tile, consumer), so each consumer's column half keeps its own
-  order and the two consumers need no handshake.
+- Counters: one zeroed int32 per (head, query tile, consumer), so each consumer's half of the tile (column or
+  row half, ``dq_block``) keeps its own order and the two consumers need no handshake.
 - Who: a dQ writer a consumer (``_dq_writer``, one warp each: FlashAttention-3's dQ warp). The consumer stages
   its dQ columns and tells its writer (an mbarrier), and waits only for the buffer to be read before staging the
   next tile; the writer waits for the turn (an acquire spin, then a generic-to-async proxy fence), for the staged
@@ -135,6 +143,20 @@ HEAD_DIMS = (64, 128)  # D_qk = D_v: the accumulators' registers and the shared 
 QUERY_ROWS = {64: (64, 128), 128: (64,)}
 KEYS_PER_CONSUMER = 64  # a program owns two such blocks, 128 keys
 STAGES = 2
+
+
+def dq_block(D: int, rows: int, by_rows: bool) -> list:
+    """[rows, columns] of one consumer's part of a query tile's dQ, the block of the launcher's descriptor of the fp32
+    accumulator (which the kernel reads the split off): ``by_rows``, the tile's row half over all D columns (stop 36;
+    only where the half is a product's 64 rows or more, a 128-row tile), else its column half over all rows. Each part
+    sums both consumers' dS over the program's 128 keys; split by rows, its two products are 64 x D x 64 (N = 64 at
+    hd64) and read half of each dS tile, where by columns they are 128 x 32 x 64 and read all of both."""
+    if by_rows:
+        if rows // 2 < 64:
+            raise ValueError(f"a dQ row half of a {rows}-row tile is {rows // 2} rows, under a product's 64: split "
+                             "the tile's columns instead (by_rows=False)")
+        return [rows // 2, D]
+    return [rows, D // 2]
 MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
 # Phase stamps a program writes where the kernel's ``stamp_ptr`` is int64 (``tools/phase_stamps.py``): global timer
 # values (ns) at the loader's start (0), its K and V loads issued (1), the first tile's four loads issued (2), its
@@ -231,7 +253,22 @@ if AVAILABLE:
         _dq_signal(counter, real.to(gl.int32))
 
     @gluon.jit
-    def _dq_writer(dq_smem, dq_desc, dq_sem, staged, free, side0, key0, i_last, n_tiles, S_q):
+    def _dq_part(dq_smem, ROWS: gl.constexpr, cid):
+        """(row, column) in a query tile of ``ROWS`` rows where consumer ``cid``'s part of its dQ (the
+        [rows, columns] of ``dq_smem``, ``dq_block``) starts: a row half where the part has fewer rows than the
+        tile, else a column half."""
+        DQR: gl.constexpr = dq_smem.type.shape[0]
+        DQC: gl.constexpr = dq_smem.type.shape[1]
+        if DQR < ROWS:
+            r0 = cid * DQR
+            c0 = cid * 0
+        else:
+            r0 = cid * 0
+            c0 = cid * DQC
+        return r0, c0
+
+    @gluon.jit
+    def _dq_writer(dq_smem, dq_desc, dq_sem, staged, free, side0, key0, i_last, n_tiles, S_q, side_smem):
         """Deterministic mode's dQ writer (one warp a consumer, FlashAttention-3's dQ warp): for each of the
         program's query tiles, in the consumers' order (from ``i_last`` down), it waits for the program's turn, then
         until its consumer has staged the tile's dQ columns in ``dq_smem`` (``staged``), issues the bulk
@@ -245,20 +282,21 @@ if AVAILABLE:
         see a tile are 0 .. n_max, all below any block that sees it. Counters: one zeroed int32 per (head, query
         tile, consumer), ``dq_sem`` this consumer's first. A tile past S_q (a short program's first) adds exact
         zeros into other rows and waits for nothing (turn -1, the counter read in bounds, not bumped): x + 0 = x,
-        and a sum that starts at +0 never is -0, so where those land in any order changes no bit."""
-        ROWS: gl.constexpr = dq_smem.type.shape[0]
-        DH: gl.constexpr = dq_smem.type.shape[1]
+        and a sum that starts at +0 never is -0, so where those land in any order changes no bit. ``side_smem``:
+        the lse2 stages ([stages, tile rows]), read for their shape only (a partition takes no constexpr)."""
+        ROWS: gl.constexpr = side_smem.type.shape[1]
         cid = (key0 // KEYS) % 2
+        r0, c0 = _dq_part(dq_smem, ROWS, cid)
         kb = key0 // (2 * KEYS)
         nq = gl.cdiv(S_q, ROWS)
         _gdc_wait()  # the accumulator ODO may have zeroed (``_main_loop``)
         for t in range(n_tiles):
             m = i_last - t
             _dq_write(dq_smem, dq_desc, dq_sem + cid + 2 * gl.minimum(m, nq - 1), kb, m < nq, staged, free, t,
-                      side0 + m * ROWS, cid * DH)
+                      side0 + m * ROWS + r0, c0)
 
     @gluon.jit
-    def _dq_writer_up(dq_smem, dq_desc, dq_sem, staged, free, side0, key0, i_start, n_tiles, S_q, S_kv):
+    def _dq_writer_up(dq_smem, dq_desc, dq_sem, staged, free, side0, key0, i_start, n_tiles, S_q, S_kv, side_smem):
         """``_dq_writer`` under the causal mask in the kernel's ``DET_UP`` order: the tiles run up from the
         diagonal's (``i_start``), as outside deterministic mode, and each tile's turns go in descending key blocks,
         the highest block that sees tile m (min((m ROWS + ROWS - 1) // 128, blocks - 1)) first. Block n then
@@ -267,9 +305,9 @@ if AVAILABLE:
         and block n comes a chain of n reduces late. Deadlock-free with the start order the kernel then takes
         (highest key block first): a program waits only for higher blocks of its own head, started before it. A
         tile past S_q (a one-tile program's second) adds exact zeros and waits for nothing, as in the walk down."""
-        ROWS: gl.constexpr = dq_smem.type.shape[0]
-        DH: gl.constexpr = dq_smem.type.shape[1]
+        ROWS: gl.constexpr = side_smem.type.shape[1]
         cid = (key0 // KEYS) % 2
+        r0, c0 = _dq_part(dq_smem, ROWS, cid)
         kb = key0 // (2 * KEYS)
         nq = gl.cdiv(S_q, ROWS)
         top = gl.cdiv(S_kv, 2 * KEYS) - 1  # the highest key block
@@ -278,7 +316,7 @@ if AVAILABLE:
             m = i_start + t
             turn = gl.minimum((m * ROWS + ROWS - 1) // (2 * KEYS), top) - kb
             _dq_write(dq_smem, dq_desc, dq_sem + cid + 2 * gl.minimum(m, nq - 1), turn, m < nq, staged, free, t,
-                      side0 + m * ROWS, cid * DH)
+                      side0 + m * ROWS + r0, c0)
 
     @gluon.jit
     def _stamp(stamps, slot):
@@ -302,16 +340,16 @@ if AVAILABLE:
         buffer's own for the GQA accumulators, the default for a [rows, d] tile of 16-bit outputs."""
         return fp32_layout if dtype == gl.float32 else gl.NVMMASharedLayout.get_default_for([rows, d], dtype)
 
-    def host_layout(kind: str, D: int, rows: int, dtype):
+    def host_layout(kind: str, D: int, rows: int, dtype, dq_by_rows: bool = False):
         """The shared layout of the launcher's descriptor ``kind`` (``launch._gluon_bwd_descriptors``): the
         kernel's buffer's own, in the descriptor's rank (``as_box`` checks they agree). ``dtype``: Gluon's, of the
         tensor. "q" (Q and dO: [1, 1, rows, D] blocks of a streamed tile), "k", "v" ([1, 1, 64, D]), "out" (dK
         and dV, 16-bit or GQA's fp32 accumulators: [1, 1, 64, D]), "dq" (the fp32 accumulator: [rows, D / 2]),
-        "side" (lse2 and delta: [rows])."""
+        "side" (lse2 and delta: [rows]); ``dq_by_rows``: see ``dq_block``."""
         if kind == "side":
             return gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=32, rank=1)
         if kind == "dq":
-            return gl.NVMMASharedLayout.get_default_for([rows, D // 2], gl.float32)
+            return gl.NVMMASharedLayout.get_default_for(dq_block(D, rows, dq_by_rows), gl.float32)
         if kind == "k":
             two = half_row_swizzled(D, dtype)
         elif kind == "out" and dtype == gl.float32:
@@ -418,9 +456,9 @@ if AVAILABLE:
         _stamp(stamps, 3)
 
     @gluon.jit
-    def _tile(t, i, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, col0,
-              cid, q_ready, do_ready, q_empty, do_empty, ds_full, side, S_q, qk_scale_log2, dv,
-              dk, masked, dq_bars, lse_smem, dlt_smem):
+    def _tile(t, i, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, ds_dq, dq_smem, dq_desc, dq_r0,
+              col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side, S_q, qk_scale_log2, dv, dk, masked,
+              dq_bars, lse_smem, dlt_smem):
         """The program's t-th query tile, query tile ``i`` of the head whose packed rows start at ``side``: see the
         module's docstring. ``masked``: the causal mask's tiles (the literal False in the loop, which
         compiles the mask away). The double buffer of dS is safe with ``ds_full`` alone: this consumer writes
@@ -429,7 +467,8 @@ if AVAILABLE:
         ``dq_bars``: see ``_main_loop``."""
         NST: gl.constexpr = q_smem.type.shape[0]
         ROWS: gl.constexpr = q_smem.type.shape[1]
-        DH: gl.constexpr = dq_smem.type.shape[1]
+        DQR: gl.constexpr = dq_smem.type.shape[0]  # this consumer's part of the tile's dQ (``dq_block``)
+        DQC: gl.constexpr = dq_smem.type.shape[1]
         s_layout: gl.constexpr = wgmma_layout(KEYS)
         s = t % NST
         phase = (t // NST) & 1
@@ -463,9 +502,11 @@ if AVAILABLE:
         mbarrier.arrive(ds_full.index(b), count=1)
         dv_tok = warpgroup_mma(p_smem.permute((1, 0)), do_smem.index(s), dv, is_async=True)
         mbarrier.wait(ds_full.index(b), (t // 2) & 1)
-        dq_tok = warpgroup_mma(ds_all.index(b * 2), kq0, gl.zeros([ROWS, DH], gl.float32, wgmma_layout(DH)),
-                               use_acc=False, is_async=True)
-        dq_tok = warpgroup_mma(ds_all.index(b * 2 + 1), kq1, dq_tok, is_async=True)
+        # dS of both consumers (this tile's half b), whole or this consumer's row half of each (``ds_dq``: 4 or 8 tiles)
+        NH: gl.constexpr = ds_dq.type.shape[0] // 4
+        dq_tok = warpgroup_mma(ds_dq.index(2 * b * NH + cid * (NH - 1)), kq0,
+                               gl.zeros([DQR, DQC], gl.float32, wgmma_layout(DQC)), use_acc=False, is_async=True)
+        dq_tok = warpgroup_mma(ds_dq.index((2 * b + 1) * NH + cid * (NH - 1)), kq1, dq_tok, is_async=True)
         dk_tok = warpgroup_mma(ds_mine.permute((1, 0)), q_smem.index(s), dk, is_async=True)
         # pending: dV, dQ (two), dK; one left in flight means dV and dQ are done
         dq, dv = warpgroup_mma_wait(1, deps=(dq_tok, dv_tok))
@@ -473,7 +514,7 @@ if AVAILABLE:
             tma.store_wait(0)  # the previous tile's reduce has read the staging buffer
             dq_smem.store(dq)
             fence_async_shared()
-            _tma_reduce_add(dq_desc, [side + i * ROWS, col0], dq_smem)
+            _tma_reduce_add(dq_desc, [side + i * ROWS + dq_r0, col0], dq_smem)
         else:  # deterministic: staged for this consumer's dQ writer, which takes the turn and issues the reduce
             mbarrier.wait(dq_bars.index(2 + cid), (t & 1) ^ 1)  # free: its previous reduce has read the buffer
             dq_smem.store(dq)
@@ -483,7 +524,7 @@ if AVAILABLE:
         return dv, dk_tok
 
     @gluon.jit
-    def _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, side0, dq_bars,
+    def _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, ds_dq, dq_smem, dq_desc, side0, dq_bars,
                    key0, i_start, n_tiles, S_q, S_kv, qk_scale_log2, causal, q_smem, do_smem, kv_bar, q_ready,
                    do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, stamps, HEAD_LOOP, n_per):
         """A consumer's query tiles (see ``_consumer``): returns its dV and dK (unscaled), every product waited
@@ -497,10 +538,10 @@ if AVAILABLE:
         not with the mask or deterministic mode): the tiles are n_tiles / ``n_per`` query heads' in turn, ``n_per`` (>= 2) each from tile
         0, each head's dQ rows ``S_q`` on from the last's; dK and dV sum over all of them."""
         D: gl.constexpr = q_smem.type.shape[2]
-        DH: gl.constexpr = dq_smem.type.shape[1]
+        ROWS: gl.constexpr = q_smem.type.shape[1]
         acc_layout: gl.constexpr = wgmma_layout(D)
         cid = (key0 // KEYS) % 2
-        col0 = cid * DH
+        dq_r0, col0 = _dq_part(dq_smem, ROWS, cid)  # where this consumer's part of a tile's dQ goes
         _stamp(stamps, 4 + 4 * cid)
         gl.static_assert(same_swizzle(dq_smem.type.layout, dq_desc.layout), "see host_layout")
         DOWN: gl.constexpr = dq_bars.type.shape[0] == 4  # deterministic mode's walk down
@@ -513,28 +554,28 @@ if AVAILABLE:
             # n_tiles >= 3 here: the first tile peeled, so that the loop takes dK's product in flight from a wgmma
             # (begun from registers set otherwise, ptxas serialises every wgmma of the loop: C7515, 18% slower)
             i_last = i_start + n_tiles - 1
-            dv, dk = _tile(0, i_last, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
-                           dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side0,
-                           S_q, qk_scale_log2, dv, dk, False, dq_bars, lse_smem, dlt_smem)
+            dv, dk = _tile(0, i_last, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, ds_dq, dq_smem,
+                           dq_desc, dq_r0, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side0, S_q,
+                           qk_scale_log2, dv, dk, False, dq_bars, lse_smem, dlt_smem)
             for t in range(1, n_tiles - 2):
-                dv, dk = _tile(t, i_last - t, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all,
-                               dq_smem, dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full,
-                               side0, S_q, qk_scale_log2, dv, dk, False, dq_bars, lse_smem, dlt_smem)
+                dv, dk = _tile(t, i_last - t, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, ds_dq,
+                               dq_smem, dq_desc, dq_r0, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side0,
+                               S_q, qk_scale_log2, dv, dk, False, dq_bars, lse_smem, dlt_smem)
             _stamp(stamps, 6 + 4 * cid)
-            dv, dk = _tile(n_tiles - 2, i_start + 1, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem,
-                           ds_all, dq_smem, dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full,
+            dv, dk = _tile(n_tiles - 2, i_start + 1, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all,
+                           ds_dq, dq_smem, dq_desc, dq_r0, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full,
                            side0, S_q, qk_scale_log2, dv, dk, causal != 0, dq_bars, lse_smem, dlt_smem)
-            dv, dk = _tile(n_tiles - 1, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem,
-                           ds_all, dq_smem, dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full,
-                           side0, S_q, qk_scale_log2, dv, dk, causal != 0, dq_bars, lse_smem, dlt_smem)
+            dv, dk = _tile(n_tiles - 1, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, ds_dq,
+                           dq_smem, dq_desc, dq_r0, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side0,
+                           S_q, qk_scale_log2, dv, dk, causal != 0, dq_bars, lse_smem, dlt_smem)
         else:
             # under the causal mask the first two query tiles hold the program's 128 keys' diagonal
-            dv, dk = _tile(0, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem,
-                           dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side0,
-                           S_q, qk_scale_log2, dv, dk, causal != 0, dq_bars, lse_smem, dlt_smem)
+            dv, dk = _tile(0, i_start, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, ds_dq, dq_smem,
+                           dq_desc, dq_r0, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side0, S_q,
+                           qk_scale_log2, dv, dk, causal != 0, dq_bars, lse_smem, dlt_smem)
             _stamp(stamps, 6 + 4 * cid)
-            dv, dk = _tile(1, i_start + 1, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all,
-                           dq_smem, dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side0,
+            dv, dk = _tile(1, i_start + 1, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, ds_dq,
+                           dq_smem, dq_desc, dq_r0, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side0,
                            S_q, qk_scale_log2, dv, dk, causal != 0, dq_bars, lse_smem, dlt_smem)
             # the head loop's tile and its head's first dQ row, carried over the loop (unused without it)
             i_h = i_start + 1
@@ -550,9 +591,9 @@ if AVAILABLE:
                     side_h = side_h + wrap * S_q
                     i = i_h
                     side = side_h
-                dv, dk = _tile(t, i, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all,
-                               dq_smem, dq_desc, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full,
-                               side, S_q, qk_scale_log2, dv, dk, False, dq_bars, lse_smem, dlt_smem)
+                dv, dk = _tile(t, i, key0, q_smem, do_smem, k_tile, v_tile, kq0, kq1, p_smem, ds_all, ds_dq, dq_smem,
+                               dq_desc, dq_r0, col0, cid, q_ready, do_ready, q_empty, do_empty, ds_full, side, S_q,
+                               qk_scale_log2, dv, dk, False, dq_bars, lse_smem, dlt_smem)
         dk = warpgroup_mma_wait(0, deps=(dk,))
         _stamp(stamps, 7 + 4 * cid)
         NST: gl.constexpr = q_smem.type.shape[0]
@@ -562,7 +603,7 @@ if AVAILABLE:
         return dv, dk
 
     @gluon.jit
-    def _consumer(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_base, dv_base, b, hk, hv, sdk_s,
+    def _consumer(k_tile, v_tile, kq0, kq1, p_smem, ds_all, ds_dq, dq_smem, kv_smem, dk_base, dv_base, b, hk, hv, sdk_s,
                   sdk_d, sdv_s, sdv_d, dq_desc, side0, dq_bars, key0, i_start, n_tiles, S_q, S_kv,
                   qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
                   ds_full, lse_smem, dlt_smem, stamps, HEAD_LOOP, n_per):
@@ -575,7 +616,7 @@ if AVAILABLE:
         gl.static_assert(dk_base.dtype.element_ty != gl.float32,
                          "shared K/V heads' fp32 accumulators take the TMA epilogue (_consumer_tma): stores here "
                          "would overwrite the other query heads' partials")
-        dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, side0,
+        dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, ds_dq, dq_smem, dq_desc, side0,
                             dq_bars, key0, i_start, n_tiles, S_q, S_kv, qk_scale_log2, causal, q_smem,
                             do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, stamps,
                             HEAD_LOOP, n_per)
@@ -589,7 +630,7 @@ if AVAILABLE:
         _stamp(stamps, 12 + (key0 // KEYS) % 2)
 
     @gluon.jit
-    def _consumer_tma(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, kv_smem, dk_desc, dv_desc, b, hk, hv,
+    def _consumer_tma(k_tile, v_tile, kq0, kq1, p_smem, ds_all, ds_dq, dq_smem, kv_smem, dk_desc, dv_desc, b, hk, hv,
                       dk_ctr, dk_turn, dv_ctr, dv_turn, dq_desc, side0, dq_bars, key0, i_start, n_tiles, S_q, S_kv,
                       qk_scale_log2, scale, causal, q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty,
                       do_empty, ds_full, lse_smem, dlt_smem, stamps, HEAD_LOOP, n_per):
@@ -606,7 +647,7 @@ if AVAILABLE:
         ``dv_turn`` (this one's rank among the heads sharing the K / V head) have added theirs and are written;
         elsewhere they are not read (the kernel passes the pointer-store strides in their places)."""
         D: gl.constexpr = q_smem.type.shape[2]
-        dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, dq_smem, dq_desc, side0,
+        dv, dk = _main_loop(k_tile, v_tile, kq0, kq1, p_smem, ds_all, ds_dq, dq_smem, dq_desc, side0,
                             dq_bars, key0, i_start, n_tiles, S_q, S_kv, qk_scale_log2, causal, q_smem,
                             do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, ds_full, lse_smem, dlt_smem, stamps,
                             HEAD_LOOP, n_per)
@@ -730,7 +771,13 @@ if AVAILABLE:
         dt: gl.constexpr = q_desc.dtype
         tile_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D], dt)
         pd_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, KEYS], dt)
-        dq_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D // 2], gl.float32)
+        # a consumer's part of a tile's dQ, read off the launcher's descriptor (``dq_block``): a row half at 128 rows
+        # (``DQ_BY_ROWS``), else a column half
+        DQR: gl.constexpr = dq_desc.block_type.shape[0]
+        DQC: gl.constexpr = dq_desc.block_type.shape[1]
+        gl.static_assert(2 * DQR * DQC == ROWS * D and (DQR == ROWS or (DQC == D and DQR >= 64)),
+                         "a dQ part is a tile's row half (of at least a product's 64 rows) or its column half")
+        dq_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([DQR, DQC], gl.float32)
         q_smem = gl.allocate_shared_memory(dt, [STAGES_, ROWS, D], tile_layout)
         do_smem = gl.allocate_shared_memory(dt, [STAGES_, ROWS, D], tile_layout)
         # K's swizzle spans half a row (up to 128 B), so that each consumer's dQ column half of a K block
@@ -740,7 +787,7 @@ if AVAILABLE:
         v_smem = gl.allocate_shared_memory(dt, [2, KEYS, D], tile_layout)
         p_smem = gl.allocate_shared_memory(dt, [2, ROWS, KEYS], pd_layout)  # one tile a consumer
         ds_all = gl.allocate_shared_memory(dt, [4, ROWS, KEYS], pd_layout)  # two tiles a consumer
-        dq_smem = gl.allocate_shared_memory(gl.float32, [2, ROWS, D // 2], dq_layout)  # one a consumer
+        dq_smem = gl.allocate_shared_memory(gl.float32, [2, DQR, DQC], dq_layout)  # one a consumer
         kv_bar, q_ready, do_ready, q_empty, do_empty = stage_barriers(STAGES_)
         ds_full = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
         for i in gl.static_range(2):
@@ -781,13 +828,22 @@ if AVAILABLE:
             dq_bars = ds_full
         tail = (dk_at, dv_at, b, hk, hv) + epi + (dq_desc, side0, dq_bars)
         scalars = (i_start, n_tiles, S_q, S_kv, qk_scale_log2, scale, causal)
-        DH: gl.constexpr = D // 2
-        # consumer c: keys c * 64 on of the program's 128 (K, V blocks c), dQ's columns c * 64 on (of both)
-        args0 = (k_smem.index(0), v_smem.index(0), k_smem.index(0).slice(0, DH, dim=1),
-                 k_smem.index(1).slice(0, DH, dim=1), p_smem.index(0), ds_all, dq_smem.index(0), kv0) + tail \
+        # consumer c: keys c * 64 on of the program's 128 (K, V blocks c), and dQ's part c over all 128 keys: the
+        # dQ products' A operands (both consumers' dS, or its row half) and B operands (both K blocks, or their
+        # column half)
+        if DQR < ROWS:  # rows c * DQR on, all columns; dS's tiles seen as row halves (the swizzle repeats every 8 rows)
+            halves = _reinterpret(ds_all, dt, [8, DQR, KEYS], gl.NVMMASharedLayout.get_default_for([DQR, KEYS], dt))
+            gl.static_assert(same_swizzle(halves.type.layout, pd_layout), "a row half of dS is laid out as its tile")
+            dq0 = (k_smem.index(0), k_smem.index(1), p_smem.index(0), ds_all, halves)
+            dq1 = (k_smem.index(0), k_smem.index(1), p_smem.index(1), ds_all, halves)
+        else:  # all rows, columns c * DQC on
+            dq0 = (k_smem.index(0).slice(0, DQC, dim=1), k_smem.index(1).slice(0, DQC, dim=1), p_smem.index(0),
+                   ds_all, ds_all)
+            dq1 = (k_smem.index(0).slice(DQC, DQC, dim=1), k_smem.index(1).slice(DQC, DQC, dim=1), p_smem.index(1),
+                   ds_all, ds_all)
+        args0 = (k_smem.index(0), v_smem.index(0)) + dq0 + (dq_smem.index(0), kv0) + tail \
             + (key0,) + scalars + bars + (stamps,) + loop
-        args1 = (k_smem.index(1), v_smem.index(1), k_smem.index(0).slice(DH, DH, dim=1),
-                 k_smem.index(1).slice(DH, DH, dim=1), p_smem.index(1), ds_all, dq_smem.index(1), kv1) + tail \
+        args1 = (k_smem.index(1), v_smem.index(1)) + dq1 + (dq_smem.index(1), kv1) + tail \
             + (key0 + KEYS,) + scalars + bars + (stamps,) + loop
         loader = (q_desc, do_desc, k_desc, v_desc, b, h, hk, hv, key0, i_start * ROWS, n_tiles, dq_bars, k_smem, v_smem,
                   q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc, bq * S_side,
@@ -798,9 +854,9 @@ if AVAILABLE:
             dq_sem = dq_sem_ptr + bh * gl.cdiv(S_q, ROWS) * 2
             if DET_UP:  # from the diagonal's tile up, turns in descending key blocks
                 up0 = (dq_smem.index(0), dq_desc, dq_sem, dq_bars.index(0), dq_bars.index(2), side0, key0, i_start,
-                       n_tiles, S_q, S_kv)
+                       n_tiles, S_q, S_kv, lse_smem)
                 up1 = (dq_smem.index(1), dq_desc, dq_sem, dq_bars.index(1), dq_bars.index(3), side0, key0 + KEYS,
-                       i_start, n_tiles, S_q, S_kv)
+                       i_start, n_tiles, S_q, S_kv, lse_smem)
                 if TMA_EPILOGUE:
                     gl.warp_specialize([(_consumer_tma, args0), (_consumer_tma, args1), (_loader, loader),
                                         (_dq_writer_up, up0), (_dq_writer_up, up1)], [4, 1, 1, 1], [240, 24, 24, 24])
@@ -810,9 +866,9 @@ if AVAILABLE:
             else:
                 i_last = i_start + n_tiles - 1
                 writer0 = (dq_smem.index(0), dq_desc, dq_sem, dq_bars.index(0), dq_bars.index(2), side0, key0,
-                           i_last, n_tiles, S_q)
+                           i_last, n_tiles, S_q, lse_smem)
                 writer1 = (dq_smem.index(1), dq_desc, dq_sem, dq_bars.index(1), dq_bars.index(3), side0,
-                           key0 + KEYS, i_last, n_tiles, S_q)
+                           key0 + KEYS, i_last, n_tiles, S_q, lse_smem)
                 if TMA_EPILOGUE:
                     gl.warp_specialize([(_consumer_tma, args0), (_consumer_tma, args1), (_loader, loader),
                                         (_dq_writer, writer0), (_dq_writer, writer1)], [4, 1, 1, 1], [240, 24, 24, 24])
