@@ -36,11 +36,11 @@ consumer's dQ column half of a K block, the B operand of its dQ product, starts 
 128-B swizzle puts it at hd128; and a query tile holds 128 rows (FlashAttention-3's hd64 tile: each product's
 M or K twice as long for the same per-tile handshakes and waits; 232,064 B of shared memory, ptxas spills).
 There each consumer takes the tile's dQ by row halves (stop 36, ``launch.GLUON_BWD_DQ_ROWS``): two 64 x 64 x 64
-products from its row half of each consumer's dS, where column halves were two 128 x 32 x 64 ones from all of
-both, so the products run at N = 64 and read a third less shared memory (48 to 32 KB a tile); the kernel took
-0.91-0.93 of its time for it at hd64 (0.95-0.99 at (4,16,2048) causal; run 1 of docs/data/h200-2026-12-03h). dS's [128, 64] tiles are seen as
-[64, 64] row halves for it (the same bytes: the swizzle repeats every 8 rows), and the staged [64, 64] fp32 part
-leaves by one bulk reduce that Triton issues as two 128-B-wide boxes, one from each of two warps.
+products from its row half of each consumer's dS, where column halves were two 128 x 32 x 64 ones from all of both,
+so the products run at N = 64 and read a third less shared memory (48 to 32 KB a tile); the kernel took 0.91-0.93 of
+its time for it at hd64 (0.95-0.99 at (4,16,2048) causal; run 1 of docs/data/h200-2026-12-03h). dS's [128, 64] tiles
+are seen as [64, 64] row halves for it (the same bytes: the swizzle repeats every 8 rows), and the staged [64, 64]
+fp32 part leaves by one bulk reduce that Triton issues as two 128-B-wide boxes, one from each of two warps.
 Programs start head by head, or under the causal mask in groups of ``HEAD_GROUP`` heads, costliest key block
 first (``attention_fwd_gluon.program_tile``).
 
