@@ -239,9 +239,9 @@ GLUON_BWD_HD64_ROWS = 128
 
 # How the two consumers of a 128-row tile (hd64) share its dQ (``attention_bwd_gluon.dq_block``): True, each the
 # tile's row half over all columns (stop 36: products of N = 64 that read half of each dS tile, where a column half's
-# are N = 32 and read all of both); False, each a column half over all rows, as 64-row tiles always do. The switch
-# gluon_bwd_dq_rows sets it.
-GLUON_BWD_DQ_ROWS = True
+# are N = 32 and read all of both: the kernel 7-9% faster, run 1 of docs/data/h200-2026-12-03h); False, each a column
+# half over all rows, as 64-row tiles always do. $SDPA_BWD_GLUON_BWD_DQ_ROWS=0 or the switch gluon_bwd_dq_rows sets it.
+GLUON_BWD_DQ_ROWS = os.environ.get("SDPA_BWD_GLUON_BWD_DQ_ROWS", "1") != "0"
 
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
              "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
