@@ -143,6 +143,12 @@ HEAD_DIMS = (64, 128)  # D_qk = D_v: the accumulators' registers and the shared 
 QUERY_ROWS = {64: (64, 128), 128: (64,)}
 KEYS_PER_CONSUMER = 64  # a program owns two such blocks, 128 keys
 STAGES = 2
+MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
+# Phase stamps a program writes where the kernel's ``stamp_ptr`` is int64 (``tools/phase_stamps.py``): global timer
+# values (ns) at the loader's start (0), its K and V loads issued (1), the first tile's four loads issued (2), its
+# last load issued (3); per consumer c at 4 + 4c on: its start, K and V in, its first tile done, its last product
+# done; its epilogue done at 12 + c; the SM at 14, the program's start at 15.
+STAMP_SLOTS = 16
 
 
 def dq_block(D: int, rows: int, by_rows: bool) -> list:
@@ -157,12 +163,8 @@ def dq_block(D: int, rows: int, by_rows: bool) -> list:
                              "the tile's columns instead (by_rows=False)")
         return [rows // 2, D]
     return [rows, D // 2]
-MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
-# Phase stamps a program writes where the kernel's ``stamp_ptr`` is int64 (``tools/phase_stamps.py``): global timer
-# values (ns) at the loader's start (0), its K and V loads issued (1), the first tile's four loads issued (2), its
-# last load issued (3); per consumer c at 4 + 4c on: its start, K and V in, its first tile done, its last product
-# done; its epilogue done at 12 + c; the SM at 14, the program's start at 15.
-STAMP_SLOTS = 16
+
+
 if AVAILABLE:
     KEYS = gl.constexpr(KEYS_PER_CONSUMER)
     STAGES_ = gl.constexpr(STAGES)
@@ -259,7 +261,7 @@ if AVAILABLE:
         tile, else a column half."""
         DQR: gl.constexpr = dq_smem.type.shape[0]
         DQC: gl.constexpr = dq_smem.type.shape[1]
-        if DQR < ROWS:
+        if DQR < ROWS:  # (cid * 0: a runtime zero, as the other branch's value is)
             r0 = cid * DQR
             c0 = cid * 0
         else:
@@ -344,8 +346,8 @@ if AVAILABLE:
         """The shared layout of the launcher's descriptor ``kind`` (``launch._gluon_bwd_descriptors``): the
         kernel's buffer's own, in the descriptor's rank (``as_box`` checks they agree). ``dtype``: Gluon's, of the
         tensor. "q" (Q and dO: [1, 1, rows, D] blocks of a streamed tile), "k", "v" ([1, 1, 64, D]), "out" (dK
-        and dV, 16-bit or GQA's fp32 accumulators: [1, 1, 64, D]), "dq" (the fp32 accumulator: [rows, D / 2]),
-        "side" (lse2 and delta: [rows]); ``dq_by_rows``: see ``dq_block``."""
+        and dV, 16-bit or GQA's fp32 accumulators: [1, 1, 64, D]), "dq" (the fp32 accumulator: a consumer's part of
+        a tile, ``dq_block(D, rows, dq_by_rows)``), "side" (lse2 and delta: [rows])."""
         if kind == "side":
             return gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=32, rank=1)
         if kind == "dq":
@@ -533,10 +535,11 @@ if AVAILABLE:
         (the launcher's default: ``ds_full``, two) is not used, and the consumer issues its own reduces. In
         deterministic mode the tiles run from the last down, the causal mask's two last; with five (the
         kernel's ``DET_UP``: deterministic under the causal mask) in the default order, the diagonal's first.
-        ``dq_desc``: the launcher's descriptor of the packed fp32 dQ accumulator, (B H_q S_q, D) in [ROWS, D / 2]
-        blocks: a tile's rows past its head's S_q add exact zeros. ``HEAD_LOOP`` (the kernel's constexpr, folded as in ``_loader``;
-        not with the mask or deterministic mode): the tiles are n_tiles / ``n_per`` query heads' in turn, ``n_per`` (>= 2) each from tile
-        0, each head's dQ rows ``S_q`` on from the last's; dK and dV sum over all of them."""
+        ``dq_desc``: the launcher's descriptor of the packed fp32 dQ accumulator, (B H_q S_q, D) in blocks of a
+        consumer's part of a tile (``dq_block``): a tile's rows past its head's S_q add exact zeros. ``HEAD_LOOP``
+        (the kernel's constexpr, folded as in ``_loader``; not with the mask or deterministic mode): the tiles are
+        n_tiles / ``n_per`` query heads' in turn, ``n_per`` (>= 2) each from tile 0, each head's dQ rows ``S_q`` on
+        from the last's; dK and dV sum over all of them."""
         D: gl.constexpr = q_smem.type.shape[2]
         ROWS: gl.constexpr = q_smem.type.shape[1]
         acc_layout: gl.constexpr = wgmma_layout(D)
@@ -705,7 +708,8 @@ if AVAILABLE:
         and dV's under pointer stores comes in as a TMA descriptor the launcher made on the host
         (``launch._gluon_bwd_descriptors``, layouts from ``host_layout``): ``q_desc``, ``k_desc``, ``v_desc``,
         ``do_desc`` (B, H, S, D) through the tensors' own strides in blocks of [1, 1, rows, D]; ``dq_desc``
-        the zeroed, scale-free fp32 dQ accumulator (B H S_q, D) in [ROWS, D / 2] blocks; ``lse_desc``,
+        the zeroed, scale-free fp32 dQ accumulator (B H S_q, D) in blocks of a consumer's part of a tile
+        (``dq_block``: [ROWS, D / 2], or [ROWS / 2, D], which splits the tile's dQ by rows); ``lse_desc``,
         ``dlt_desc`` lse2 and delta, (B H S_side) as the ODO kernel writes them, ``S_side`` S_q rounded up to a
         multiple of 4 (``launch.gluon_side_rows``: the loader's one-dimensional boxes of them start on 16
         bytes). ``TMA_EPILOGUE``: ``dk_out`` and ``dv_out`` are descriptors too, of dK and dV or, where a K or
@@ -772,7 +776,7 @@ if AVAILABLE:
         tile_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D], dt)
         pd_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, KEYS], dt)
         # a consumer's part of a tile's dQ, read off the launcher's descriptor (``dq_block``): a row half at 128 rows
-        # (``DQ_BY_ROWS``), else a column half
+        # (``launch.GLUON_BWD_DQ_ROWS``), else a column half
         DQR: gl.constexpr = dq_desc.block_type.shape[0]
         DQC: gl.constexpr = dq_desc.block_type.shape[1]
         gl.static_assert(2 * DQR * DQC == ROWS * D and (DQR == ROWS or (DQC == D and DQR >= 64)),
@@ -828,22 +832,22 @@ if AVAILABLE:
             dq_bars = ds_full
         tail = (dk_at, dv_at, b, hk, hv) + epi + (dq_desc, side0, dq_bars)
         scalars = (i_start, n_tiles, S_q, S_kv, qk_scale_log2, scale, causal)
-        # consumer c: keys c * 64 on of the program's 128 (K, V blocks c), and dQ's part c over all 128 keys: the
-        # dQ products' A operands (both consumers' dS, or its row half) and B operands (both K blocks, or their
-        # column half)
+        # consumer c: keys c * 64 on of the program's 128 (K, V blocks c), and dQ's part c over all 128 keys; its
+        # products' buffers after K's and V's: dQ's B operands (both K blocks, or their column half), its P, dS's
+        # tiles, and dQ's A operands (dS's tiles, or their row halves)
         if DQR < ROWS:  # rows c * DQR on, all columns; dS's tiles seen as row halves (the swizzle repeats every 8 rows)
             halves = _reinterpret(ds_all, dt, [8, DQR, KEYS], gl.NVMMASharedLayout.get_default_for([DQR, KEYS], dt))
             gl.static_assert(same_swizzle(halves.type.layout, pd_layout), "a row half of dS is laid out as its tile")
-            dq0 = (k_smem.index(0), k_smem.index(1), p_smem.index(0), ds_all, halves)
-            dq1 = (k_smem.index(0), k_smem.index(1), p_smem.index(1), ds_all, halves)
+            ops0 = (k_smem.index(0), k_smem.index(1), p_smem.index(0), ds_all, halves)
+            ops1 = (k_smem.index(0), k_smem.index(1), p_smem.index(1), ds_all, halves)
         else:  # all rows, columns c * DQC on
-            dq0 = (k_smem.index(0).slice(0, DQC, dim=1), k_smem.index(1).slice(0, DQC, dim=1), p_smem.index(0),
-                   ds_all, ds_all)
-            dq1 = (k_smem.index(0).slice(DQC, DQC, dim=1), k_smem.index(1).slice(DQC, DQC, dim=1), p_smem.index(1),
-                   ds_all, ds_all)
-        args0 = (k_smem.index(0), v_smem.index(0)) + dq0 + (dq_smem.index(0), kv0) + tail \
+            ops0 = (k_smem.index(0).slice(0, DQC, dim=1), k_smem.index(1).slice(0, DQC, dim=1), p_smem.index(0),
+                    ds_all, ds_all)
+            ops1 = (k_smem.index(0).slice(DQC, DQC, dim=1), k_smem.index(1).slice(DQC, DQC, dim=1), p_smem.index(1),
+                    ds_all, ds_all)
+        args0 = (k_smem.index(0), v_smem.index(0)) + ops0 + (dq_smem.index(0), kv0) + tail \
             + (key0,) + scalars + bars + (stamps,) + loop
-        args1 = (k_smem.index(1), v_smem.index(1)) + dq1 + (dq_smem.index(1), kv1) + tail \
+        args1 = (k_smem.index(1), v_smem.index(1)) + ops1 + (dq_smem.index(1), kv1) + tail \
             + (key0 + KEYS,) + scalars + bars + (stamps,) + loop
         loader = (q_desc, do_desc, k_desc, v_desc, b, h, hk, hv, key0, i_start * ROWS, n_tiles, dq_bars, k_smem, v_smem,
                   q_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc, bq * S_side,
