@@ -48,6 +48,9 @@ def launched(monkeypatch, kwargs_seen=None, targets=None, args_seen=None) -> lis
                 return self.real[grid](*args, **kwargs)
             return call
 
+        def __getattr__(self, attr):  # warmup and the rest: the kernel's own
+            return getattr(self.real, attr)
+
     for mod, n in targets or [(launch, n) for n in BACKWARD_KERNELS]:
         monkeypatch.setattr(mod, n, Spy(n, getattr(mod, n)))
     return seen

@@ -47,7 +47,7 @@ def compiled(compile_reports):
 
 @pytest.fixture(scope="module")
 def compiled192(compile_reports):
-    return {r["grouped"]: r for r in compile_reports if r.get("kernel") == "attention_bwd_gluon_192"}
+    return {(r["grouped"], r["pair"]): r for r in compile_reports if r.get("kernel") == "attention_bwd_gluon_192"}
 
 
 # (grouped, TMA epilogue, deterministic, head loop, det up): the eleven compiles the launcher makes (shared K/V
@@ -182,28 +182,43 @@ def test_gluon_backward_deterministic_compile_takes_turns(compiled, D, rows, gro
         f"over the bound {bound}: see what it keeps live over the loop (attention_bwd_gluon._main_loop's order)")
 
 
+@pytest.mark.parametrize("pair", [False, True], ids=["single", "pairs"])
 @pytest.mark.parametrize("grouped", [False, True], ids=["own-kv", "gqa"])
-def test_gluon_backward_192_compiles_overlapped_unserialised_and_unspilled(compiled192, grouped):
+def test_gluon_backward_192_compiles_overlapped_unserialised_and_unspilled(compiled192, grouped, pair):
     """The D_qk 192 / D_v 128 kernel (``attention_bwd_gluon_192``: S and dP split between the consumers, dK's and dQ's
-    columns as FlashAttention-3's column split): in each of its 2 tile bodies (the peeled diagonal's and the loop's)
-    each consumer waits for dQ with dK in flight (4 wait_group 1); 80 wgmma (2 bodies x (consumer 0: dP 8 k-steps,
-    dQ 4 from dS in registers, dK 4; consumer 1: S 8 + 4 k-steps over D_qk's 128 + 64 columns, dV 4, dQ 4, dK
-    4)); dQ's 2 reduces a body a consumer; ptxas neither serialises the products nor spills (the point of the
-    split: the key split would hold 224 registers of accumulators a thread); dK and dV by atomic adds into the fp32
-    accumulators where K/V heads are shared (``_store_rows``), by stores otherwise."""
-    assert set(compiled192) == {False, True}, f"tools/gluon_bwd_compile.py compiled the 192 kernel as {compiled192}"
-    r = compiled192[grouped]
-    assert r["waits"].count(1) == 4, (
-        f"saw product waits {r['waits']}: each consumer should wait for dQ with dK in flight (wait_group 1) in both "
-        "tile bodies, 4 in all. Check attention_bwd_gluon_192._tile")
-    assert r["wgmma"] == 80, f"saw {r['wgmma']} wgmma instructions, expected 80: the kernel's structure changed"
-    assert r["bulk_reduces"] == 4, f"{r['bulk_reduces']} bulk reduces, expected dQ's one a tile body a consumer"
+    columns as FlashAttention-3's column split): in each of its tile bodies (the peeled diagonal's and the loop's; the
+    pair form peels a second, the odd block's diagonal) each consumer waits for dQ with dK in flight (wait_group 1);
+    40 wgmma a body (consumer 0: dP 8 k-steps, dQ 4 from dS in registers, dK 4; consumer 1: S 8 + 4 k-steps over
+    D_qk's 128 + 64 columns, dV 4, dQ 4, dK 4); dQ's one reduce a body a consumer; ptxas neither serialises the
+    products nor spills (the point of the split: the key split would hold 224 registers of accumulators a thread);
+    dK and dV by atomic adds into the fp32 accumulators where K/V heads are shared (``_store_rows``), by stores
+    otherwise. The pair form (stop 37): its shared memory plus the exchange's bytes fit, and each body sends its
+    half by asynchronous remote stores (consumer 0 8 a thread, consumer 1 4: 16-byte slots of [64, 64] and [64, 32]
+    fp32) and reads the partner's back as many times, under the two consumers' and the loader's cluster barriers
+    at start and end."""
+    assert set(compiled192) == {(g, p) for g in (False, True) for p in (False, True)}, (
+        f"tools/gluon_bwd_compile.py compiled the 192 kernel as {sorted(compiled192)}")
+    r = compiled192[grouped, pair]
+    bodies = 3 if pair else 2
+    assert r["waits"].count(1) == 2 * bodies, (
+        f"saw product waits {r['waits']}: each consumer should wait for dQ with dK in flight (wait_group 1) in each "
+        f"of {bodies} tile bodies. Check attention_bwd_gluon_192._tile")
+    assert r["wgmma"] == 40 * bodies, f"saw {r['wgmma']} wgmma instructions, expected {40 * bodies}"
+    assert r["bulk_reduces"] == 2 * bodies, f"{r['bulk_reduces']} bulk reduces, expected dQ's one a body a consumer"
     assert not r["wgmma_serialized"], "ptxas serialises the 192 kernel's wgmma (C7512 / C7515)"
     assert r["spill_bytes"] == [0, 0], f"the 192 kernel spills {r['spill_bytes']} B (stores, loads)"
-    assert r["shared"] <= H200_SHARED, f"the 192 kernel asks for {r['shared']} B of shared memory"
+    asked = r["shared"] + (-(-r["shared"] // 128) * 128 - r["shared"] + 49280 if pair else 0)
+    assert asked <= H200_SHARED, f"the 192 kernel asks for {asked} B of shared memory"
     assert (r["atomic_adds"] > 0) == grouped, (
         f"{r['atomic_adds']} fp32 atomic adds: expected them exactly where dK's and dV's pointers are the fp32 "
         "accumulators of shared K/V heads (attention_bwd_gluon_192._store_rows)")
+    exchange = {k: r[k] for k in ("remote_stores", "mail_loads", "cluster_barriers")}
+    expected = dict(remote_stores=12 * bodies, mail_loads=12 * bodies, cluster_barriers=6) if pair else dict.fromkeys(
+        exchange, 0)
+    assert exchange == expected, (
+        f"saw the exchange's instructions {exchange}, expected {expected}: the pair form sends and reads 8 + 4 "
+        "16-byte slots a body, and each of its three partitions takes the cluster barrier twice; the single form "
+        "has none. Check attention_bwd_gluon_192._pair_send / _pair_finish")
 
 
 def _tensors(dtype=torch.bfloat16, d=128, d_step=1, S=64, H=2, H_kv=None):
@@ -387,6 +402,28 @@ def test_dq_block_is_half_a_tile_in_whole_products(D, rows):
     else:
         with pytest.raises(ValueError, match="under a product's 64"):
             dq_block(D, rows, True)
+
+
+def test_gluon_bwd192_pair_switch_sets_and_restores():
+    before = launch.GLUON_BWD192_PAIR
+    with launch.switches(gluon_bwd192_pair=not before):
+        assert launch.GLUON_BWD192_PAIR is (not before)
+    assert launch.GLUON_BWD192_PAIR is before
+
+
+def test_pair_form_fits_the_h200_with_its_exchange_bytes():
+    """The launcher asks the pair form's shared memory plus ``PAIR_EXTRA`` (two mailboxes a consumer, 16 KB and 8 KB
+    each, and their mbarriers), which ``_pair_base`` subtracts from the end of the dynamic shared memory as a literal
+    (49280) and ``_pair_init`` and the exchange address past it: the constants must agree."""
+    import inspect
+
+    from sdpa_bwd.kernels import attention_bwd_gluon_192 as g
+
+    assert g.PAIR_EXTRA == 2 * (64 * 64 + 64 * 32) * 4 + 128 == 49280, (
+        f"PAIR_EXTRA is {g.PAIR_EXTRA}: _pair_base, _pair_init, _pair_send and _pair_finish address it as 49280 "
+        "bytes (mailboxes at + 24576 b + 16384 c, mbarriers at + 49152); change them together")
+    src = inspect.getsource(g)
+    assert "sub.u32 $0, $0, 49280" in src and "[$1+49152]" in src, "the kernel's literal offsets moved: see above"
 
 
 def test_gluon_bwd_dq_rows_switch_sets_and_restores():

@@ -243,10 +243,20 @@ GLUON_BWD_HD64_ROWS = 128
 # half over all rows, as 64-row tiles always do. $SDPA_BWD_GLUON_BWD_DQ_ROWS=0 or the switch gluon_bwd_dq_rows sets it.
 GLUON_BWD_DQ_ROWS = os.environ.get("SDPA_BWD_GLUON_BWD_DQ_ROWS", "1") != "0"
 
+# The 192 / 128 backward as clusters of two programs (``attention_bwd_gluon_192``'s ``PAIR``, stop 37): key blocks
+# 2j and 2j + 1 of a head sum their dQ partials in each other's shared memory (asynchronous remote stores, summed and
+# reduced under the next tile's first product) and each bulk-reduces a column half, halving the kernel's reduce bytes
+# into L2 (48 KB of fp32 a 64-key tile, which bound it: stop 34). Under the mask the odd block of a pair takes one more
+# tile, its partner's diagonal, fully masked. Off by default: it is even with one program each, not faster (kernel
+# (1,16,4096) bf16 causal 0.582 against 0.571 ms, non-causal 1.067 against 1.085; run 6 of docs/data/h200-2026-12-03i;
+# the halved reduces alone would give 0.483, run 3, and the remote stores take most of that back).
+# $SDPA_BWD_GLUON_BWD192_PAIR=1 or the switch gluon_bwd192_pair turns it on.
+GLUON_BWD192_PAIR = os.environ.get("SDPA_BWD_GLUON_BWD192_PAIR", "0") == "1"
+
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
              "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
              "gluon_bwd_deterministic", "gluon_bwd_head_loop", "gluon_bwd_192", "gluon_bwd_det_up", "gluon_pdl",
-             "gluon_bwd_dq_rows")
+             "gluon_bwd_dq_rows", "gluon_bwd192_pair")
 
 
 @contextlib.contextmanager
@@ -260,10 +270,10 @@ def switches(**values):
     ``gluon_bwd_deterministic`` (``GLUON_BWD_DETERMINISTIC``), ``gluon_bwd_head_loop`` (``GLUON_BWD_HEAD_LOOP``),
     ``gluon_bwd_192`` (``GLUON_BWD_192``, an iterable of "causal" and "nc"), ``gluon_bwd_det_up``
     (``GLUON_BWD_DET_UP``, an iterable of head dims), ``gluon_pdl`` (``GLUON_PDL``), ``gluon_bwd_dq_rows``
-    (``GLUON_BWD_DQ_ROWS``). A switch not named keeps its value."""
+    (``GLUON_BWD_DQ_ROWS``), ``gluon_bwd192_pair`` (``GLUON_BWD192_PAIR``). A switch not named keeps its value."""
     global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
     global GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC
-    global GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS
+    global GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
@@ -281,7 +291,7 @@ def switches(**values):
                          f"dims {attention_bwd_gluon.HEAD_DIMS}; pass a subset")
     before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
               GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
-              GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS)
+              GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -313,11 +323,13 @@ def switches(**values):
             GLUON_PDL = bool(values["gluon_pdl"])
         if "gluon_bwd_dq_rows" in values:
             GLUON_BWD_DQ_ROWS = bool(values["gluon_bwd_dq_rows"])
+        if "gluon_bwd192_pair" in values:
+            GLUON_BWD192_PAIR = bool(values["gluon_bwd192_pair"])
         yield
     finally:
         (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
          GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
-         GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS) = before
+         GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR) = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -1359,13 +1371,17 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
                 pdl)
     g = attention_bwd_gluon_192
     more = dict(launch_pdl=True) if pdl else {}
-    rec.launch(
-        g.attention_bwd_gluon_192_kernel, (_cdiv(S_kv, g.KEYS_PER_PROGRAM), B * H_q),
-        *_gluon_bwd192_descriptors(q, k, v, do, dq_accum, lse2, delta), dk_out, dv_out,
-        *dk_out.stride(), *dv_out.stride(),
-        H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, side, scale * LOG2E, scale, int(causal),
-        HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1, num_warps=4, maxnreg=g.MAX_REGS, **more,
-    )
+    pair = GLUON_BWD192_PAIR and q.device.type == "cuda"
+    blocks = _cdiv(S_kv, g.KEYS_PER_PROGRAM)
+    grid = (_cdiv(blocks, 2) if pair else blocks, B * H_q)  # the pair form's first dim counts clusters
+    args = (*_gluon_bwd192_descriptors(q, k, v, do, dq_accum, lse2, delta, pair), dk_out, dv_out,
+            *dk_out.stride(), *dv_out.stride(),
+            H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, side, scale * LOG2E, scale, int(causal))
+    kw = dict(HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1, PAIR=pair, num_warps=4,
+              maxnreg=g.MAX_REGS, **more)
+    if pair:
+        _as_clusters_of_two(g.attention_bwd_gluon_192_kernel, grid, args, kw, g.PAIR_EXTRA)
+    rec.launch(g.attention_bwd_gluon_192_kernel, grid, *args, **kw)
     qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype)
     _launch_dq_convert(rec, dq_accum, dq, scale, qk_chunk, qk_split, wide, pdl)
     if kv_acc:  # dK's partials were scaled in the kernel
@@ -1378,12 +1394,29 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     return dq, dk, dv
 
 
-def _gluon_bwd192_descriptors(q, k, v, do, dq_accum, lse2, delta):
+def _as_clusters_of_two(fn, grid, args, kw, extra: int) -> None:
+    """Compile ``fn`` for this launch (without launching it) and make its compiled kernel launch as clusters of two
+    programs with ``extra`` bytes of shared memory past its own: the launcher Triton 3.6 generates launches
+    ``grid[0] * num_ctas`` programs along the first dim in clusters of ``num_ctas`` and gives the kernel the
+    metadata's shared bytes, which it reads from ``packed_metadata`` at each launch (its own and the launch
+    cache's replays). The kernel, compiled for one CTA, addresses its partner through distributed shared memory
+    and the extra bytes from the end of its dynamic shared memory (``attention_bwd_gluon_192._pair_base``)."""
+    kernel = fn.warmup(*args, grid=grid, **kw)
+    meta = kernel.metadata
+    if meta.num_ctas != 1 or len(kernel.packed_metadata) != 3:
+        raise RuntimeError(f"{meta.name}: compiled for {meta.num_ctas} CTAs with launch metadata "
+                           f"{kernel.packed_metadata}; the pair form is written for one CTA a program and Triton "
+                           "3.6's (num_warps, num_ctas, shared) metadata. Turn it off with gluon_bwd192_pair=False")
+    kernel.packed_metadata = (meta.num_warps, 2, -(-meta.shared // 128) * 128 + extra)
+
+
+def _gluon_bwd192_descriptors(q, k, v, do, dq_accum, lse2, delta, pair: bool = False):
     """The 192 / 128 kernel's first ten arguments, TMA descriptors made on the host (as ``_gluon_bwd_descriptors``):
     Q and K twice each, in blocks of D_qk's first 128 columns and of its last 64 (a block's dims are powers of two;
     the kernel loads the second at column 128), V and dO, all as (B, H, S, D) through their own strides
-    (``_bhsd_descriptor``); the packed fp32 dQ accumulator as (B H S_q, 192) in [64, 128] and [64, 64] blocks;
-    lse2 and delta as one row of all heads' padded rows. Layouts: ``attention_bwd_gluon_192.host_layout``."""
+    (``_bhsd_descriptor``); the packed fp32 dQ accumulator as (B H S_q, 192) in [64, 128] and [64, 64] blocks
+    (``pair``: the pair form's column halves of them, [64, 64] and [64, 32]); lse2 and delta as one row of all
+    heads' padded rows. Layouts: ``attention_bwd_gluon_192.host_layout``."""
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
     g = attention_bwd_gluon_192
@@ -1399,8 +1432,10 @@ def _gluon_bwd192_descriptors(q, k, v, do, dq_accum, lse2, delta):
     side = [lse2.numel()]
     return (four(q, rows, "qa", a), four(q, rows, "qb", b), four(k, keys, "qa", a), four(k, keys, "qb", b),
             four(v, keys, "v", v.shape[3]), four(do, rows, "v", do.shape[3]),
-            TensorDescriptor(dq_accum, [n, D_qk], [D_qk, 1], [rows, a], g.host_layout("dq0", dt)),
-            TensorDescriptor(dq_accum, [n, D_qk], [D_qk, 1], [rows, b], g.host_layout("dq1", dt)),
+            TensorDescriptor(dq_accum, [n, D_qk], [D_qk, 1], [rows, a // (1 + pair)],
+                             g.host_layout("dq0h" if pair else "dq0", dt)),
+            TensorDescriptor(dq_accum, [n, D_qk], [D_qk, 1], [rows, b // (1 + pair)],
+                             g.host_layout("dq1h" if pair else "dq1", dt)),
             TensorDescriptor(lse2, side, [1], [rows], g.host_layout("side", dt)),
             TensorDescriptor(delta, side, [1], [rows], g.host_layout("side", dt)))
 

@@ -196,12 +196,22 @@ GLUON192_CASES = [
 ]
 
 
+@pytest.mark.parametrize("pair", [True, False], ids=["pairs", "single"])
 @pytest.mark.parametrize("case", GLUON192_CASES, ids=[c.id() for c in GLUON192_CASES])
-def test_gpu_gluon_backward_192_case(case, launched):
-    run_case(case)
-    assert "attention_bwd_gluon_192_kernel" in launched, (
-        f"the backward launched {launched}: expected the 192 / 128 Gluon kernel, which gluon_backward_reasons "
-        f"should allow for {case.repro()}")
+def test_gpu_gluon_backward_192_case(case, pair, monkeypatch):
+    """Every 192 case in both forms: clusters of two programs summing dQ's partials in each other's shared memory
+    (``PAIR``, stop 37: an odd count of key blocks leaves a partner past S_kv, and under the mask the odd block takes
+    its partner's diagonal tile masked whole) and one program each."""
+    seen = []
+    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel")])
+    launch_cache.clear()
+    with launch.switches(gluon_bwd192_pair=pair):
+        run_case(case)
+    launch_cache.clear()
+    forms = [kw.get("PAIR") for name, kw in seen]
+    assert forms and set(forms) == {pair}, (
+        f"the 192 kernel was launched with PAIR {forms}: expected {pair}, as gluon_bwd192_pair says, for "
+        f"{case.repro()}")
 
 
 def _inputs192(seed, shape=(2, 4, 1000), causal=True, H_kv=None):
@@ -215,11 +225,18 @@ def _inputs192(seed, shape=(2, 4, 1000), causal=True, H_kv=None):
     return (q, k, v, o, do, stats), band
 
 
+@pytest.mark.parametrize("pair", [False, True], ids=["single", "pairs"])
 @pytest.mark.parametrize("H_kv,causal", [(None, True), (2, False)], ids=["heads-own-kv", "gqa"])
-def test_gpu_gluon_backward_192_agrees_with_triton_and_replays(H_kv, causal):
+def test_gpu_gluon_backward_192_agrees_with_triton_and_replays(H_kv, causal, pair):
     """At 192 / 128 the column-split kernel and the Triton kernels agree within bf16 rounding on one problem, and
     the launch cache's replay for new tensors matches the full launcher's result on them (GQA: the replay zeroes
-    accumulators of its own), not the first call's."""
+    accumulators of its own), not the first call's. ``pair``: in the pair form too, whose replay launches the
+    compiled kernel through its patched launch metadata (clusters of two, the exchange's shared memory)."""
+    with launch.switches(gluon_bwd192_pair=pair):
+        _agrees_with_triton_and_replays(H_kv, causal)
+
+
+def _agrees_with_triton_and_replays(H_kv, causal):
     launch_cache.clear()
     first, band = _inputs192(13, causal=causal, H_kv=H_kv)
     g = launch.attention_backward(*first, **band)

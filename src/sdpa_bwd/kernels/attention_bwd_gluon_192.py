@@ -37,9 +37,26 @@ shared memory 206 KB; ptxas spills nothing (``tests/test_gluon_backward.py`` che
 docs/data/h200-2026-12-03e run 1, ``tools/ab192.py``): the kernel 0.570 ms causal at (1,16,4096) bf16, stop 32's
 form (S and dP for 32 keys in each consumer) 0.612; the whole call 0.633 against cuDNN's 0.603. Deterministic
 mode is not written here: the launcher sends it to the Triton kernels.
+
+The pair form (``PAIR``, stop 37; ``launch.GLUON_BWD192_PAIR``, off by default): programs launched as clusters of
+two (key blocks 2j and 2j + 1 of one head; ``launch._as_clusters_of_two``) halve the dQ reduce bytes. Each consumer
+splits its tile's dQ part into column halves; cluster rank r sends half 1 - r to its partner's mailbox by
+asynchronous remote stores (``st.async``, counted into the partner's mbarrier), and under the next tile's first
+product adds the partner's half r to its own and bulk-reduces that ([64, 64] and [64, 32] blocks): ``_pair_send``,
+``_pair_finish``. Under the mask both start at the even block's diagonal tile, which the odd block takes fully
+masked (its second tile is its own diagonal). A block past S_kv (an odd count of blocks) runs as a partner whose K and
+V rows are TMA's zeros. The mailboxes (two a consumer, by tile parity) and their mbarriers live in ``PAIR_EXTRA``
+bytes the launcher asks past the kernel's own shared memory; every partition takes the cluster barrier at its start
+(the partner's mbarriers are set up) and end (no partner writes into an exited program), so the loader runs as a
+whole warpgroup: an idle padding warp would never arrive. Measured (docs/data/h200-2026-12-03i, ``tools/ab192.py
+--switch gluon_bwd192_pair``, (1,16,4096) bf16): the kernel 0.582 ms causal against 0.571, 1.067 non-causal against
+1.085 (run 6). With the exchange left out (wrong sums, a timing probe) it is 0.483 causal: the halved reduces are
+worth 15%, and the remote stores of 24 KB a tile take most of it back (run 3: blocking stores and a release 0.18 ms,
+run 4: ``st.async`` 0.076).
 """
 
 from __future__ import annotations
+
 
 from .attention_bwd_gluon import AVAILABLE
 
@@ -69,6 +86,13 @@ KEYS_PER_PROGRAM = 64
 QUERY_ROWS = 64  # a streamed tile's rows
 COLS0_ = 128  # D_qk's first column chunk: dK's and dQ's columns consumer 0 owns
 MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
+# The pair form (``PAIR``, stop 37): two programs of a cluster (key blocks 2j, 2j+1 of one head) sum their dQ partials
+# in each other's shared memory, each bulk-reducing one column half of the tile. Each consumer has two mailboxes (by
+# tile parity) for the [64, NQ / 2] fp32 half its partner sends (16 KB and 8 KB each), then an mbarrier a mailbox
+# (``full``), in bytes the launcher asks beyond the kernel's own shared memory (``PAIR_EXTRA``, at the end of the
+# dynamic shared memory: ``_pair_base``).
+PAIR_MAIL = 2 * (64 * 64 + 64 * 32) * 4
+PAIR_EXTRA = PAIR_MAIL + 128
 if AVAILABLE:  # the kernel's globals must be constexprs
     D_QK, D_V, KEYS, ROWS, HALF = (gl.constexpr(n) for n in (192, 128, 64, 64, 32))
     COLS0 = gl.constexpr(COLS0_)
@@ -78,23 +102,29 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         kernel's buffer's own, in the descriptor's rank (``as_box`` checks they agree). ``dtype``: Gluon's, of the
         tensor. "qa" / "qb" (Q's two column chunks, 128 and 64, of a [1, 1, 64, cols] block; K's likewise: 64
         rows), "v" (V and dO: [1, 1, 64, 128]), "dq0" / "dq1" (the fp32 accumulator's [64, 128] and [64, 64]
-        blocks), "side" (lse2 and delta: [64] boxes)."""
+        blocks; "dq0h" / "dq1h" the pair form's halves of them), "side" (lse2 and delta: [64] boxes)."""
         if kind in ("qa", "qb", "v"):
             return _rank4_layout(64, {"qa": COLS0_, "qb": 192 - COLS0_, "v": 128}[kind], dtype)
-        if kind in ("dq0", "dq1"):
-            return gl.NVMMASharedLayout.get_default_for([64, COLS0_ if kind == "dq0" else 192 - COLS0_], gl.float32)
+        if kind in ("dq0", "dq1", "dq0h", "dq1h"):  # "h": the pair form's column halves, [64, 64] and [64, 32]
+            cols = (COLS0_ if kind.startswith("dq0") else 192 - COLS0_) // (2 if kind.endswith("h") else 1)
+            return gl.NVMMASharedLayout.get_default_for([64, cols], gl.float32)
         if kind == "side":
             return gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=32, rank=1)
-        raise ValueError(f"descriptor kind {kind!r}: one of qa, qb, v, dq0, dq1, side")
+        raise ValueError(f"descriptor kind {kind!r}: one of qa, qb, v, dq0, dq1, dq0h, dq1h, side")
 
     @gluon.jit
     def _loader(q_desc, qb_desc, do_desc, k_desc, kb_desc, v_desc, b, h, hk, hv, key0, m0, n_tiles, k_smem, kb_smem,
                 v_smem, q_smem, qb_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc,
-                side0, lse_smem, dlt_smem):
+                side0, lse_smem, dlt_smem, dq_smem):
         """K's and V's 64 rows once, then each query tile's Q rows with its lse2 rows and dO rows with its delta
         rows through the stages (``attention_bwd_gluon._loader``'s protocol, one 64-key block). Q's and K's two
         column chunks come from descriptors over the same tensor, the second loaded at column 128. Batch and head
-        coordinates are taken ``% shape``: 0 where the launcher gave a broadcast dimension as one."""
+        coordinates are taken ``% shape``: 0 where the launcher gave a broadcast dimension as one. ``dq_smem``
+        (consumer 0's staging buffer) says whether the kernel is the pair form, whose cluster barriers every
+        thread of the program takes."""
+        PAIR: gl.constexpr = len(dq_smem.type.shape) == 3
+        if PAIR:
+            _cluster_sync()
         _gdc_launch_dependents()
         kb_ = b % k_desc.shape[0]
         kh = hk % k_desc.shape[1]
@@ -108,6 +138,8 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         stream_q_do(q_desc, qb_desc, do_desc, b % q_desc.shape[0], h % q_desc.shape[1], b % do_desc.shape[0],
                     h % do_desc.shape[1], m0, n_tiles, q_smem, qb_smem, do_smem, q_ready, do_ready, q_empty, do_empty,
                     lse_desc, dlt_desc, side0, lse_smem, dlt_smem)
+        if PAIR:
+            _cluster_sync()
 
     @gluon.jit
     def stream_q_do(q_desc, qb_desc, do_desc, qb_, qh, dob, doh, m0, n_tiles, q_smem, qb_smem, do_smem, q_ready,
@@ -133,16 +165,150 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             _tma_load(dlt_desc, [side0 + row], do_ready.index(s), dlt_smem.index(s))
 
     @gluon.jit
+    def pair_tile(HEAD_GROUP: gl.constexpr):
+        """``program_tile`` for the pair form's grid of clusters: (pair of key blocks, head) of this program's
+        cluster, in the same start order over pairs (two programs a cluster, consecutive along the grid's first
+        dim, whose ``program_id(0) % 2`` is the rank in the cluster)."""
+        n_tiles = gl.num_programs(0) // 2
+        pid = gl.program_id(0) // 2
+        if HEAD_GROUP == 1:
+            return pid, gl.program_id(1)
+        n_heads = gl.num_programs(1)
+        lin = gl.program_id(1) * n_tiles + pid
+        per_group = HEAD_GROUP * n_tiles
+        group = lin // per_group
+        first = group * HEAD_GROUP
+        size = gl.minimum(n_heads - first, HEAD_GROUP)
+        r = lin - group * per_group
+        rank = r // size
+        return rank, first + r - rank * size
+
+    @gluon.jit
+    def _pair_base():
+        """The pair form's exchange region (``PAIR_EXTRA`` bytes at the end of the dynamic shared memory the
+        launcher gave, past the kernel's own): its shared::cta address. Consumer c's mailbox of tile parity b is
+        at + 24576 b + 16384 c, its mbarrier at + 49152 + 16 c + 8 b."""
+        return gl.inline_asm_elementwise(
+            "{ .reg .u32 d; mov.u32 $0, global_smem; mov.u32 d, %dynamic_smem_size; add.u32 $0, $0, d; "
+            "sub.u32 $0, $0, 49280; }", "=r", [], dtype=gl.int32, is_pure=True, pack=1)
+
+    @gluon.jit
+    def _pair_init(base):
+        """Thread 0 sets up the exchange's four mbarriers (one arrival each: the partner consumer's first thread)
+        and fences their initialisation for the cluster; ``_cluster_sync`` then makes it visible before any remote
+        arrival."""
+        gl.inline_asm_elementwise(
+            "{ .reg .pred p; .reg .u32 t; mov.u32 t, %tid.x; setp.eq.u32 p, t, 0; "
+            "@p mbarrier.init.shared::cta.b64 [$1+49152], 1; @p mbarrier.init.shared::cta.b64 [$1+49160], 1; "
+            "@p mbarrier.init.shared::cta.b64 [$1+49168], 1; @p mbarrier.init.shared::cta.b64 [$1+49176], 1; "
+            "@p fence.mbarrier_init.release.cluster; mov.b32 $0, 0; }",
+            "=r,r", [base], dtype=gl.int32, is_pure=False, pack=1)
+
+    @gluon.jit
+    def _cluster_sync():
+        """Every thread of both programs of the cluster here (release, then acquire): after the exchange's
+        barriers are set up, and before a program exits while its partner may still write into it."""
+        gl.inline_asm_elementwise("barrier.cluster.arrive.release; barrier.cluster.wait.acquire; mov.b32 $0, 0;",
+                                  "=r", [], dtype=gl.int32, is_pure=False, pack=1)
+
+    @gluon.jit
+    def _pair_wait(bar, parity):
+        """Spin on this program's exchange mbarrier at ``bar`` until the phase of ``parity`` completed, acquiring
+        at cluster scope what the partner's arrivals released."""
+        gl.inline_asm_elementwise(
+            "{ .reg .pred p; waitp: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [$1], $2; "
+            "@!p bra waitp; mov.b32 $0, 0; }", "=r,r,r", [bar, parity], dtype=gl.int32, is_pure=False, pack=1)
+
+    @gluon.jit
+    def _mail_slots(x):
+        """Byte offsets in a mailbox of the elements of ``x`` ([64, n], a column half of a warpgroup's
+        accumulator), the same for the sender and the receiver (their layouts are the same): a thread's four
+        elements of one 8-column group (two columns, rows r and r + 8, which ``inline_asm_elementwise`` packs
+        together) take one 16-byte slot, the warp's 32 slots consecutive, so that its stores and loads meet no bank
+        conflict. Each element has its own word (a bijection onto the mailbox)."""
+        L: gl.constexpr = x.type.layout
+        r = gl.arange(0, x.type.shape[0], layout=gl.SliceLayout(1, L))[:, None]
+        c = gl.arange(0, x.type.shape[1], layout=gl.SliceLayout(0, L))[None, :]
+        lane = (r % 8) * 4 + (c % 8) // 2
+        return ((((c // 8) * 128 + (r // 16) * 32 + lane) * 2 + (r % 16) // 8) * 2 + c % 2) * 4
+
+    @gluon.jit
+    def _mail_send(x, raddr, rbar):
+        """``x`` into the partner's mailbox (shared::cluster addresses ``raddr``), a 16-byte slot an asynchronous
+        store (``st.async``: the thread does not wait for it) whose bytes count into the partner's mbarrier at
+        ``rbar`` (complete_tx), which the partner armed with the half's size."""
+        gl.inline_asm_elementwise(
+            "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [$4], {$8, $9, $10, $11}, [$12]; "
+            "mov.b32 $0, 0; mov.b32 $1, 0; mov.b32 $2, 0; mov.b32 $3, 0;", "=r,=r,=r,=r,r,r,r,r,f,f,f,f,r,r,r,r",
+            [raddr, x, rbar], dtype=gl.int32, is_pure=False, pack=4)
+
+    @gluon.jit
+    def _mail_expect(bar, nbytes):
+        """The consumer's first thread arrives on this program's mbarrier at ``bar``, arming it for ``nbytes``
+        of the partner's asynchronous stores: its phase completes once they have all landed."""
+        gl.inline_asm_elementwise(
+            "{ .reg .pred p; .reg .u32 t; mov.u32 t, %tid.x; and.b32 t, t, 127; setp.eq.u32 p, t, 0; "
+            "@p mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], $2; mov.b32 $0, 0; }",
+            "=r,r,r", [bar, nbytes], dtype=gl.int32, is_pure=False, pack=1)
+
+    @gluon.jit
+    def _mail_read(addr):
+        """This program's mailbox at shared::cta addresses ``addr``, a 16-byte slot a load."""
+        return gl.inline_asm_elementwise("ld.shared.v4.f32 {$0, $1, $2, $3}, [$4];", "=f,=f,=f,=f,r,r,r,r", [addr],
+                                         dtype=gl.float32, is_pure=False, pack=4)
+
+    @gluon.jit
+    def _pair_send(dq, t, cid):
+        """The pair form's first half of a tile's dQ exchange: the tile's part ``dq`` ([64, NQ]) split into column
+        halves, the one the partner (cluster rank 1 - r) reduces sent to its mailbox of the tile's parity, this
+        consumer's (``cid``) own mailbox of that parity armed for the partner's half. Returns this program's
+        half (rank r's), which ``_pair_finish`` sums and reduces during the next tile. Nothing says a mailbox is
+        free again: the partner writes one two tiles on, after its mailbox of the tile between has filled, which
+        follows this consumer's reads of the first (``_pair_finish`` runs before the next send)."""
+        rank = gl.program_id(0) % 2
+        peer = 1 - rank
+        lo, hi = gl.split(gl.permute(gl.reshape(dq, [dq.type.shape[0], 2, dq.type.shape[1] // 2]), (0, 2, 1)))
+        keep = gl.where(rank == 0, lo, hi)
+        send = gl.where(rank == 0, hi, lo)
+        base = _pair_base()
+        mail = base + (t % 2) * 24576 + cid * 16384
+        full = base + 49152 + cid * 16 + (t % 2) * 8
+        rmail = gl.inline_asm_elementwise("mapa.shared::cluster.u32 $0, $1, $2;", "=r,r,r", [mail, peer],
+                                          dtype=gl.int32, is_pure=True, pack=1)
+        rfull = gl.inline_asm_elementwise("mapa.shared::cluster.u32 $0, $1, $2;", "=r,r,r", [full, peer],
+                                          dtype=gl.int32, is_pure=True, pack=1)
+        _mail_send(send, rmail + _mail_slots(send), rfull)
+        _mail_expect(full, send.type.shape[0] * send.type.shape[1] * 4)
+        return keep
+
+    @gluon.jit
+    def _pair_finish(keep, t, cid, dq_smem, dq_desc, row, C0: gl.constexpr):
+        """The exchange's second half for tile ``t``, whose query rows start at ``row``: wait for the partner's
+        half in this consumer's mailbox, add it to ``keep`` (``_pair_send``'s), and bulk-reduce the sum into the
+        accumulator at columns ``C0`` + r NQ / 2 from the staging buffer. Run a tile later, under the next tile's
+        first product: the partner's stores land meanwhile (waiting for them at once cost 0.095 ms at
+        (1,16,4096) causal, run 4 of docs/data/h200-2026-12-03i)."""
+        base = _pair_base()
+        mail = base + (t % 2) * 24576 + cid * 16384
+        _pair_wait(base + 49152 + cid * 16 + (t % 2) * 8, (t // 2) & 1)
+        dq = keep + _mail_read(mail + _mail_slots(keep))
+        tma.store_wait(0)  # the previous reduce has read the staging buffer
+        dq_smem.index(0).store(dq)
+        fence_async_shared()
+        _tma_reduce_add(dq_desc, [row, C0 + (gl.program_id(0) % 2) * keep.type.shape[1]], dq_smem.index(0))
+
+    @gluon.jit
     def _tile(t, i, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem, dq_desc,
               q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem, dq_row0, S_q, qk_scale_log2,
-              dk, dv, masked):
+              dk, dv, masked, pend=None):
         """Query tile ``i`` (the program's t-th) for consumer ``CID``. Consumer 1 computes S = Q K^T for the
         block's 64 keys, P (masked where ``masked``) into ``p_smem`` (``p_full``), its dV = P^T dO, then, once dS
         is in, its dK and dQ columns 128-191. Consumer 0 computes dP = dO V^T, dS = P (dP - delta) from P's
         shared tile into ``ds_smem`` (``ds_full``), then its dQ columns 0-127 from dS in registers and its dK
         columns 0-127. Returns (dk in flight, dv). ``CID`` is read off its dQ staging buffer's width (128 or 64
         columns): an argument that reaches a partition arrives as a runtime value, even one passed as a constexpr."""
-        CID: gl.constexpr = 2 - dq_smem.type.shape[1] // 64
+        PAIR: gl.constexpr = len(dq_smem.type.shape) == 3
+        CID: gl.constexpr = 2 - dq_smem.type.shape[-1] * (1 + PAIR) // 64
         NST: gl.constexpr = q_smem.type.shape[0]
         s_layout: gl.constexpr = wgmma_layout(KEYS)
         NQ: gl.constexpr = COLS0 - CID * (2 * COLS0 - D_QK)  # 128 or 64
@@ -158,6 +324,8 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             s_tok = warpgroup_mma(q_smem.index(s), k_smem.permute((1, 0)), zero, use_acc=False, is_async=True)
             s_tok = warpgroup_mma(qb_smem.index(s), kb_smem.permute((1, 0)), s_tok, is_async=True)
             lse2 = gl.where(row_ok, lse_smem.index(s).load(gl.SliceLayout(1, s_layout)), float("inf"))
+            if pend is not None:  # the pair form: the previous tile's dQ half, under S's product
+                _pair_finish(pend, t - 1, CID, dq_smem, dq_desc, dq_row0 + (i - 1) * ROWS, C0)
             s_t, dk = warpgroup_mma_wait(0, deps=(s_tok, dk))
             if t > 0:  # the previous tile's products are done with its stage
                 prev = (t - 1) % NST
@@ -182,6 +350,8 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             mbarrier.wait(do_ready.index(s), phase)
             dp_tok = warpgroup_mma(do_smem.index(s), v_smem.permute((1, 0)), zero, use_acc=False, is_async=True)
             delta = gl.where(row_ok, dlt_smem.index(s).load(gl.SliceLayout(1, s_layout)), 0.0)
+            if pend is not None:  # the pair form: the previous tile's dQ half, under dP's product
+                _pair_finish(pend, t - 1, CID, dq_smem, dq_desc, dq_row0 + (i - 1) * ROWS, C0)
             dp, dk = warpgroup_mma_wait(0, deps=(dp_tok, dk))
             if t > 0:
                 prev = (t - 1) % NST
@@ -201,11 +371,14 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                                    is_async=True)
             dk_tok = warpgroup_mma(ds_smem.index(b).permute((1, 0)), q_smem.index(s), dk, is_async=True)
             dq = warpgroup_mma_wait(1, deps=(dq_tok,))
-        tma.store_wait(0)  # the previous tile's reduce has read the staging buffer
-        dq_smem.store(dq)
-        fence_async_shared()
-        _tma_reduce_add(dq_desc, [dq_row0 + i * ROWS, C0], dq_smem)
-        return dk_tok, dv
+        if PAIR:  # the partner's half sent; this program's half (cluster rank r: half r) summed a tile later
+            return dk_tok, dv, _pair_send(dq, t, CID)
+        else:
+            tma.store_wait(0)  # the previous tile's reduce has read the staging buffer
+            dq_smem.store(dq)
+            fence_async_shared()
+            _tma_reduce_add(dq_desc, [dq_row0 + i * ROWS, C0], dq_smem)
+            return dk_tok, dv
 
     @gluon.jit
     def _store_rows(base, acc, row0, n_rows, stride_s, stride_d, C0: gl.constexpr, layout: gl.constexpr):
@@ -230,22 +403,40 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         """Consumer ``CID``'s query tiles (the diagonal's, masked under ``causal``, peeled), then its dK columns
         (scaled) and, for consumer 1, dV (``_store_rows``). ``CID``: read off the dQ staging buffer, as in
         ``_tile``."""
-        CID: gl.constexpr = 2 - dq_smem.type.shape[1] // 64
+        PAIR: gl.constexpr = len(dq_smem.type.shape) == 3
+        CID: gl.constexpr = 2 - dq_smem.type.shape[-1] * (1 + PAIR) // 64
         NST: gl.constexpr = q_smem.type.shape[0]
         NQ: gl.constexpr = COLS0 - CID * (2 * COLS0 - D_QK)
         C0: gl.constexpr = CID * COLS0
         NV: gl.constexpr = 16 + CID * (D_V - 16)  # consumer 0 carries a token dV it never uses
+        if PAIR:
+            _cluster_sync()  # the partner's exchange barriers are set up
         dk = gl.zeros([KEYS, NQ], gl.float32, wgmma_layout(NQ))
         dv = gl.zeros([KEYS, NV], gl.float32, wgmma_layout(NV))
         _gdc_wait()  # before this consumer's first reduce into the accumulator ODO may have zeroed
         mbarrier.wait(kv_bar, 0)
-        dk, dv = _tile(0, i_start, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem,
-                       dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem, dq_row0, S_q,
-                       qk_scale_log2, dk, dv, causal != 0)
-        for t in range(1, n_tiles):
-            dk, dv = _tile(t, i_start + t, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem,
+        if PAIR:  # each tile's dQ half finished under the next tile's first product, the last one's after the loop
+            dk, dv, pend = _tile(0, i_start, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem,
+                                 dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem,
+                                 dlt_smem, dq_row0, S_q, qk_scale_log2, dk, dv, causal != 0)
+            if n_tiles > 1:  # the odd block of a pair starts a tile above its diagonal, which is its second tile
+                dk, dv, pend = _tile(1, i_start + 1, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem,
+                                     ds_smem, dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full,
+                                     lse_smem, dlt_smem, dq_row0, S_q, qk_scale_log2, dk, dv,
+                                     (causal != 0) & (gl.program_id(0) % 2 == 1), pend)
+            for t in range(2, n_tiles):
+                dk, dv, pend = _tile(t, i_start + t, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem,
+                                     ds_smem, dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full,
+                                     lse_smem, dlt_smem, dq_row0, S_q, qk_scale_log2, dk, dv, False, pend)
+            _pair_finish(pend, n_tiles - 1, CID, dq_smem, dq_desc, dq_row0 + (i_start + n_tiles - 1) * ROWS, C0)
+        else:
+            dk, dv = _tile(0, i_start, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem,
                            dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem,
-                           dq_row0, S_q, qk_scale_log2, dk, dv, False)
+                           dq_row0, S_q, qk_scale_log2, dk, dv, causal != 0)
+            for t in range(1, n_tiles):
+                dk, dv = _tile(t, i_start + t, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem,
+                               ds_smem, dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full,
+                               lse_smem, dlt_smem, dq_row0, S_q, qk_scale_log2, dk, dv, False)
         dk = warpgroup_mma_wait(0, deps=(dk,))
         last = (n_tiles - 1) % NST
         mbarrier.arrive(q_empty.index(last), count=1)
@@ -254,12 +445,14 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         if CID == 1:
             _store_rows(dv_base, dv, key0, S_kv, dv_ss, dv_sd, 0, wgmma_layout(NV))
         tma.store_wait(0)
+        if PAIR:
+            _cluster_sync()  # the partner has made its last arrival here
 
     @gluon.jit(do_not_specialize=["H", "G_k", "G_v", "S_q", "S_kv", "S_side", "causal"])
     def attention_bwd_gluon_192_kernel(q_desc, qb_desc, k_desc, kb_desc, v_desc, do_desc, dq0_desc, dq1_desc,
                                        lse_desc, dlt_desc, dk_ptr, dv_ptr, dk_sb, dk_sh, dk_ss, dk_sd, dv_sb, dv_sh,
                                        dv_ss, dv_sd, H, G_k, G_v, S_q, S_kv, S_side, qk_scale_log2, scale, causal,
-                                       HEAD_GROUP: gl.constexpr):
+                                       HEAD_GROUP: gl.constexpr, PAIR: gl.constexpr = False):
         """Grid (cdiv(S_kv, 64), B H_q): a program per (batch, query head, 64-key block), in ``program_tile``'s
         start order (``HEAD_GROUP``: the causal mask's groups, costliest key block first). Query head h reads K
         head h // ``G_k`` and V head h // ``G_v``; dK and dV (from ``dk_ptr`` / ``dv_ptr``, each through its four
@@ -268,13 +461,17 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         side buffers, ``S_side`` rows a head."""
         gl.static_assert(q_desc.block_type.shape[3] == COLS0, "Q's first chunk: 128 columns")
         gl.static_assert(qb_desc.block_type.shape[3] == D_QK - COLS0, "Q's second chunk: 64 columns")
-        pid_n, bh = program_tile(HEAD_GROUP, False)
+        if PAIR:  # clusters of two programs: key blocks 2j and 2j + 1 of one head, in the pairs' start order
+            pair_n, bh = pair_tile(HEAD_GROUP)
+            pid_n = 2 * pair_n + gl.program_id(0) % 2
+        else:
+            pid_n, bh = program_tile(HEAD_GROUP, False)
         b = bh // H
         h = bh % H
         hk = h // G_k
         hv = h // G_v
         key0 = pid_n * KEYS
-        i_start = key0 // ROWS * causal
+        i_start = (key0 // ROWS - PAIR * (pid_n % 2)) * causal  # a pair starts at its even block's diagonal
         n_tiles = gl.cdiv(S_q, ROWS) - i_start
         dt: gl.constexpr = q_desc.dtype
         q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, COLS0], dt)
@@ -290,10 +487,17 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         v_smem = gl.allocate_shared_memory(dt, [KEYS, D_V], gl.NVMMASharedLayout.get_default_for([KEYS, D_V], dt))
         p_smem = gl.allocate_shared_memory(dt, [2, ROWS, KEYS], pd_layout)
         ds_smem = gl.allocate_shared_memory(dt, [2, ROWS, KEYS], pd_layout)
-        dq0_smem = gl.allocate_shared_memory(gl.float32, [ROWS, COLS0],
-                                             gl.NVMMASharedLayout.get_default_for([ROWS, COLS0], gl.float32))
-        dq1_smem = gl.allocate_shared_memory(gl.float32, [ROWS, D_QK - COLS0],
-                                             gl.NVMMASharedLayout.get_default_for([ROWS, D_QK - COLS0], gl.float32))
+        if PAIR:  # a column half each, [1, 64, n] (the rank says the form to the partitions)
+            dq0_smem = gl.allocate_shared_memory(gl.float32, [1, ROWS, COLS0 // 2],
+                                                 gl.NVMMASharedLayout.get_default_for([ROWS, COLS0 // 2], gl.float32))
+            dq1_smem = gl.allocate_shared_memory(gl.float32, [1, ROWS, (D_QK - COLS0) // 2], gl.NVMMASharedLayout
+                                                 .get_default_for([ROWS, (D_QK - COLS0) // 2], gl.float32))
+            _pair_init(_pair_base())
+        else:
+            dq0_smem = gl.allocate_shared_memory(gl.float32, [ROWS, COLS0],
+                                                 gl.NVMMASharedLayout.get_default_for([ROWS, COLS0], gl.float32))
+            dq1_smem = gl.allocate_shared_memory(gl.float32, [ROWS, D_QK - COLS0],
+                                                 gl.NVMMASharedLayout.get_default_for([ROWS, D_QK - COLS0], gl.float32))
         kv_bar, q_ready, do_ready, q_empty, do_empty = stage_barriers(2)
         p_full = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
         ds_full = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
@@ -311,6 +515,8 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                 dv_sd)
         loader = (q_desc, qb_desc, do_desc, k_desc, kb_desc, v_desc, b, h, hk, hv, key0, i_start * ROWS, n_tiles,
                   k_smem, kb_smem, v_smem, q_smem, qb_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
-                  lse_desc, dlt_desc, bh * S_side, lse_smem, dlt_smem)
+                  lse_desc, dlt_desc, bh * S_side, lse_smem, dlt_smem, dq0_smem)
+        # the pair form's loader is a whole warpgroup: no idle padding warp misses the cluster barriers
         gl.warp_specialize([(_consumer, common + (dq0_smem, dq0_desc) + tail),
-                            (_consumer, common + (dq1_smem, dq1_desc) + tail), (_loader, loader)], [4, 1], [240, 24])
+                            (_consumer, common + (dq1_smem, dq1_desc) + tail), (_loader, loader)],
+                           [4, 4 if PAIR else 1], [240, 24])
