@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Stop 37, run 5: the pair form with each tile's dQ half finished under the next tile's first product
-# (attention_bwd_gluon_192._pair_send / _pair_finish): every 192 GPU test in both forms and the launch cache's, then
-# the pair form against one program each in alternation (tools/ab192.py).
+# Stop 37, runs 5 and 6: the pair form with each tile's dQ half finished under the next tile's first product
+# (attention_bwd_gluon_192._pair_send / _pair_finish; run 6 on 16-byte slots): every 192 GPU test in both forms and
+# the launch cache's, then the pair form against one program each in alternation (tools/ab192.py).
 #   bash tools/device_s37d.sh $OUT
 set -u
 out=${1:-/tmp/out}; mkdir -p "$out"

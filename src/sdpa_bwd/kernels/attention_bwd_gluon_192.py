@@ -165,25 +165,6 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             _tma_load(dlt_desc, [side0 + row], do_ready.index(s), dlt_smem.index(s))
 
     @gluon.jit
-    def pair_tile(HEAD_GROUP: gl.constexpr):
-        """``program_tile`` for the pair form's grid of clusters: (pair of key blocks, head) of this program's
-        cluster, in the same start order over pairs (two programs a cluster, consecutive along the grid's first
-        dim, whose ``program_id(0) % 2`` is the rank in the cluster)."""
-        n_tiles = gl.num_programs(0) // 2
-        pid = gl.program_id(0) // 2
-        if HEAD_GROUP == 1:
-            return pid, gl.program_id(1)
-        n_heads = gl.num_programs(1)
-        lin = gl.program_id(1) * n_tiles + pid
-        per_group = HEAD_GROUP * n_tiles
-        group = lin // per_group
-        first = group * HEAD_GROUP
-        size = gl.minimum(n_heads - first, HEAD_GROUP)
-        r = lin - group * per_group
-        rank = r // size
-        return rank, first + r - rank * size
-
-    @gluon.jit
     def _pair_base():
         """The pair form's exchange region (``PAIR_EXTRA`` bytes at the end of the dynamic shared memory the
         launcher gave, past the kernel's own): its shared::cta address. Consumer c's mailbox of tile parity b is
@@ -462,7 +443,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         gl.static_assert(q_desc.block_type.shape[3] == COLS0, "Q's first chunk: 128 columns")
         gl.static_assert(qb_desc.block_type.shape[3] == D_QK - COLS0, "Q's second chunk: 64 columns")
         if PAIR:  # clusters of two programs: key blocks 2j and 2j + 1 of one head, in the pairs' start order
-            pair_n, bh = pair_tile(HEAD_GROUP)
+            pair_n, bh = program_tile(HEAD_GROUP, False, 2)
             pid_n = 2 * pair_n + gl.program_id(0) % 2
         else:
             pid_n, bh = program_tile(HEAD_GROUP, False)

@@ -131,22 +131,28 @@ if AVAILABLE:
         return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, n, 16])
 
     @gluon.jit
-    def program_tile(HEAD_GROUP: gl.constexpr, COSTLIEST_FIRST_IS_LAST: gl.constexpr):
+    def program_tile(HEAD_GROUP: gl.constexpr, COSTLIEST_FIRST_IS_LAST: gl.constexpr, CLUSTER: gl.constexpr = 1):
         """(tile, head) of this program of a (tiles, heads) grid, started in groups of HEAD_GROUP heads, costliest
         tile first across each group's heads (longest-processing-time first): the Triton kernels' start order
         (``attention_fwd.program_tile``, whose docstring has the why), written again here because a Gluon kernel
         cannot call a Triton function. Under a causal band the tiles of a head differ in cost (the forward's last
         query block sees every key, the backward's first key block every query); HEAD_GROUP = 1 is the plain
         head-by-head order, costliest tile first within each head, read off the grid's own ids: the group
-        arithmetic there moved Triton 3.6's spills into the backward's hd64 loop (11% slower, stop 25 run 4)."""
+        arithmetic there moved Triton 3.6's spills into the backward's hd64 loop (11% slower, stop 25 run 4).
+        ``CLUSTER``: programs a cluster, consecutive along the grid's first dim, that share their (tile, head) in
+        the same order over clusters (the 192 backward's pair form, where the tile is a pair of key blocks)."""
         n_tiles = gl.num_programs(0)
+        pid = gl.program_id(0)
+        if CLUSTER > 1:
+            n_tiles = n_tiles // CLUSTER
+            pid = pid // CLUSTER
         if HEAD_GROUP == 1:
-            rank = gl.program_id(0)
+            rank = pid
             if COSTLIEST_FIRST_IS_LAST:
                 rank = n_tiles - 1 - rank
             return rank, gl.program_id(1)
         n_heads = gl.num_programs(1)
-        lin = gl.program_id(1) * n_tiles + gl.program_id(0)
+        lin = gl.program_id(1) * n_tiles + pid
         per_group = HEAD_GROUP * n_tiles
         group = lin // per_group
         first = group * HEAD_GROUP
