@@ -239,6 +239,13 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                                          dtype=gl.float32, is_pure=False, pack=4)
 
     @gluon.jit
+    def _mailbox(t, cid):
+        """(mailbox, its mbarrier): consumer ``cid``'s for tile ``t``'s parity, shared::cta addresses in the
+        exchange region (``_pair_base`` gives the layout)."""
+        base = _pair_base()
+        return base + (t % 2) * 24576 + cid * 16384, base + 49152 + cid * 16 + (t % 2) * 8
+
+    @gluon.jit
     def _pair_send(dq, t, cid):
         """The pair form's first half of a tile's dQ exchange: the tile's part ``dq`` ([64, NQ]) split into column
         halves, the one the partner (cluster rank 1 - r) reduces sent to its mailbox of the tile's parity, this
@@ -251,9 +258,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         lo, hi = gl.split(gl.permute(gl.reshape(dq, [dq.type.shape[0], 2, dq.type.shape[1] // 2]), (0, 2, 1)))
         keep = gl.where(rank == 0, lo, hi)
         send = gl.where(rank == 0, hi, lo)
-        base = _pair_base()
-        mail = base + (t % 2) * 24576 + cid * 16384
-        full = base + 49152 + cid * 16 + (t % 2) * 8
+        mail, full = _mailbox(t, cid)
         rmail = gl.inline_asm_elementwise("mapa.shared::cluster.u32 $0, $1, $2;", "=r,r,r", [mail, peer],
                                           dtype=gl.int32, is_pure=True, pack=1)
         rfull = gl.inline_asm_elementwise("mapa.shared::cluster.u32 $0, $1, $2;", "=r,r,r", [full, peer],
@@ -269,9 +274,8 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         accumulator at columns ``C0`` + r NQ / 2 from the staging buffer. Run a tile later, under the next tile's
         first product: the partner's stores land meanwhile (waiting for them at once cost 0.095 ms at
         (1,16,4096) causal, run 4 of docs/data/h200-2026-12-03i)."""
-        base = _pair_base()
-        mail = base + (t % 2) * 24576 + cid * 16384
-        _pair_wait(base + 49152 + cid * 16 + (t % 2) * 8, (t // 2) & 1)
+        mail, full = _mailbox(t, cid)
+        _pair_wait(full, (t // 2) & 1)
         dq = keep + _mail_read(mail + _mail_slots(keep))
         tma.store_wait(0)  # the previous reduce has read the staging buffer
         dq_smem.index(0).store(dq)
