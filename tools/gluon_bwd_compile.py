@@ -114,13 +114,14 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
                 head_loop=head_loop, det_up=det_up, dq_by_rows=dq_by_rows, **report)
 
 
-def compile_192(dtype: str, grouped: bool = False, pair: bool = False) -> dict:
+def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: bool = False) -> dict:
     """The D_qk 192 / D_v 128 kernel (``attention_bwd_gluon_192``) as the launcher compiles it
     (``launch._gluon_bwd192_descriptors``): ``grouped``: shared K/V heads, dK and dV added into fp32 accumulators
     (``dk_ptr``, ``dv_ptr`` fp32), else stored as 16 bits; under the causal mask's head groups. ``pair``: the
     clusters-of-two form (``PAIR``, dQ's column halves), with its exchange's instructions counted: ``mapa``
     (addresses in the partner), ``remote_stores`` / ``mail_loads`` (its half sent by asynchronous stores, the
-    partner's read back), ``cluster_barriers`` (arrive-and-wait pairs)."""
+    partner's read back), ``cluster_barriers`` (arrive-and-wait pairs). ``persist``: the persistent form
+    (``PERSIST``), with its ``claims`` (the counter's atomic adds) counted."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import compile_report, desc_signature, signature_of
     from triton.experimental.gluon import language as gl
@@ -132,6 +133,7 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False) -> dict:
     name = {"bf16": "bfloat16", "fp16": "float16"}[dtype]
     sig = signature_of(fn, dtype, fp32_ptrs=("dk_ptr", "dv_ptr") if grouped else (),
                        floats=("qk_scale_log2", "scale"))
+    sig["ctr_ptr"] = "*i32"
     for p, kind, cols in (("q_desc", "qa", 128), ("qb_desc", "qb", 64), ("k_desc", "qa", 128),
                           ("kb_desc", "qb", 64), ("v_desc", "v", 128), ("do_desc", "v", 128)):
         sig[p] = desc_signature(64, name, [1, 1, 64, cols], g.host_layout(kind, gdt))
@@ -140,7 +142,8 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False) -> dict:
                                 g.host_layout(kind + "h" * pair, gdt))
     for p in ("lse_desc", "dlt_desc"):
         sig[p] = desc_signature(64, "float32", [64], g.host_layout("side", gdt))
-    report = compile_report(fn, sig, dict(HEAD_GROUP=8, PAIR=pair), maxnreg=g.MAX_REGS, with_ptx=True)
+    report = compile_report(fn, sig, dict(HEAD_GROUP=8, PAIR=pair, PERSIST=persist), maxnreg=g.MAX_REGS,
+                            with_ptx=True)
     ptx = report.pop("ptx")
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
     report["atomic_adds"] = len(re.findall(r"\bred\.[\w.]*add\.f32|atom\.[\w.]*add\.f32", ptx))
@@ -148,7 +151,8 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False) -> dict:
     report["remote_stores"] = ptx.count("st.async.shared::cluster")
     report["mail_loads"] = ptx.count("ld.shared.v4.f32")
     report["cluster_barriers"] = ptx.count("barrier.cluster.wait")
-    return dict(kernel="attention_bwd_gluon_192", dtype=dtype, grouped=grouped, pair=pair, **report)
+    report["claims"] = ptx.count("atom.global.add.u32")
+    return dict(kernel="attention_bwd_gluon_192", dtype=dtype, grouped=grouped, pair=pair, persist=persist, **report)
 
 
 def main(argv) -> None:
@@ -166,8 +170,8 @@ def main(argv) -> None:
                     print(json.dumps(compile_variant(dtype, D, grouped, tma_epilogue, rows, deterministic,
                                                      head_loop=head_loop, det_up=det_up)), flush=True)
         for grouped in (False, True):
-            for pair in (False, True):
-                print(json.dumps(compile_192(dtype, grouped, pair)), flush=True)
+            for pair, persist in ((False, False), (True, False), (False, True)):
+                print(json.dumps(compile_192(dtype, grouped, pair, persist)), flush=True)
 
 
 if __name__ == "__main__":

@@ -253,10 +253,21 @@ GLUON_BWD_DQ_ROWS = os.environ.get("SDPA_BWD_GLUON_BWD_DQ_ROWS", "1") != "0"
 # $SDPA_BWD_GLUON_BWD192_PAIR=1 or the switch gluon_bwd192_pair turns it on.
 GLUON_BWD192_PAIR = os.environ.get("SDPA_BWD_GLUON_BWD192_PAIR", "0") == "1"
 
+# The 192 / 128 backward as a persistent kernel (``attention_bwd_gluon_192``'s ``PERSIST``, stop 38): one program an
+# SM, each taking key blocks in the start order one after another (the next claimed through a zeroed counter), so that
+# a block's K and V load under the last block's dK / dV stores and its Q and dO tiles stream on through the same stages.
+# Stop 38 run 1 (docs/data/h200-2026-12-03j, tools/program_cost.py --d 192) fit 13 us of fixed cost to each 64-key
+# program against 1.9 us a query tile, ~18% of the causal kernel at (1,16,4096), which this was to hide. Off by
+# default: it is even (run 2, tools/ab192.py --switch gluon_bwd192_persist: kernel 0.567 against 0.570 ms causal
+# bf16, 1.081 against 1.086 non-causal; fp16 0.568 / 0.571 and 1.091 / 1.082), and the same fit on it still gives
+# 12 us: the fit's intercept was not a program's fixed cost. $SDPA_BWD_GLUON_BWD192_PERSIST=1 or the switch
+# gluon_bwd192_persist turns it on.
+GLUON_BWD192_PERSIST = os.environ.get("SDPA_BWD_GLUON_BWD192_PERSIST", "0") == "1"
+
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
              "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
              "gluon_bwd_deterministic", "gluon_bwd_head_loop", "gluon_bwd_192", "gluon_bwd_det_up", "gluon_pdl",
-             "gluon_bwd_dq_rows", "gluon_bwd192_pair")
+             "gluon_bwd_dq_rows", "gluon_bwd192_pair", "gluon_bwd192_persist")
 
 
 @contextlib.contextmanager
@@ -270,10 +281,12 @@ def switches(**values):
     ``gluon_bwd_deterministic`` (``GLUON_BWD_DETERMINISTIC``), ``gluon_bwd_head_loop`` (``GLUON_BWD_HEAD_LOOP``),
     ``gluon_bwd_192`` (``GLUON_BWD_192``, an iterable of "causal" and "nc"), ``gluon_bwd_det_up``
     (``GLUON_BWD_DET_UP``, an iterable of head dims), ``gluon_pdl`` (``GLUON_PDL``), ``gluon_bwd_dq_rows``
-    (``GLUON_BWD_DQ_ROWS``), ``gluon_bwd192_pair`` (``GLUON_BWD192_PAIR``). A switch not named keeps its value."""
+    (``GLUON_BWD_DQ_ROWS``), ``gluon_bwd192_pair`` (``GLUON_BWD192_PAIR``), ``gluon_bwd192_persist``
+    (``GLUON_BWD192_PERSIST``). A switch not named keeps its value."""
     global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
     global GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC
     global GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR
+    global GLUON_BWD192_PERSIST
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
@@ -291,7 +304,8 @@ def switches(**values):
                          f"dims {attention_bwd_gluon.HEAD_DIMS}; pass a subset")
     before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
               GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
-              GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR)
+              GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
+              GLUON_BWD192_PERSIST)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -325,11 +339,14 @@ def switches(**values):
             GLUON_BWD_DQ_ROWS = bool(values["gluon_bwd_dq_rows"])
         if "gluon_bwd192_pair" in values:
             GLUON_BWD192_PAIR = bool(values["gluon_bwd192_pair"])
+        if "gluon_bwd192_persist" in values:
+            GLUON_BWD192_PERSIST = bool(values["gluon_bwd192_persist"])
         yield
     finally:
         (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
          GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
-         GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR) = before
+         GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
+         GLUON_BWD192_PERSIST) = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -1372,12 +1389,19 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     g = attention_bwd_gluon_192
     more = dict(launch_pdl=True) if pdl else {}
     pair = GLUON_BWD192_PAIR and q.device.type == "cuda"
+    persist = GLUON_BWD192_PERSIST and not pair and q.device.type == "cuda"
     blocks = _cdiv(S_kv, g.KEYS_PER_PROGRAM)
     grid = (_cdiv(blocks, 2) if pair else blocks, B * H_q)  # the pair form's first dim counts clusters
+    counter = None
+    if persist:  # one program an SM (its shared memory holds one), the blocks claimed through a zeroed counter
+        index = q.device.index if q.device.index is not None else torch.cuda.current_device()
+        grid = (min(blocks * B * H_q, _sm_count(index)), 1)
+        counter = torch.zeros(1, dtype=torch.int32, device=q.device)
     args = (*_gluon_bwd192_descriptors(q, k, v, do, dq_accum, lse2, delta, pair), dk_out, dv_out,
             *dk_out.stride(), *dv_out.stride(),
-            H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, side, scale * LOG2E, scale, int(causal))
-    kw = dict(HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1, PAIR=pair, num_warps=4,
+            H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, side, scale * LOG2E, scale, int(causal),
+            delta if counter is None else counter, B * H_q)
+    kw = dict(HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1, PAIR=pair, PERSIST=persist, num_warps=4,
               maxnreg=g.MAX_REGS, **more)
     if pair:
         _as_clusters_of_two(g.attention_bwd_gluon_192_kernel, grid, args, kw, g.PAIR_EXTRA)
@@ -1387,8 +1411,8 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     if kv_acc:  # dK's partials were scaled in the kernel
         _launch_dq_convert(rec, kv_acc[0], dk, 1.0, qk_chunk, qk_split, wide)
         _launch_dq_convert(rec, kv_acc[1], dv, 1.0, head_dim_pad(D_v), 0, wide)
-    rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum) + (kv_acc or ()) + (None,),
-               extra=(B, H_q, S_q, D_qk, atomic, kv_acc is not None, 0, side))
+    rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum) + (kv_acc or ()) + (counter,),
+               extra=(B, H_q, S_q, D_qk, atomic, kv_acc is not None, 0 if counter is None else -1, side))
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, side).narrow(2, 0, S_q)
     return dq, dk, dv
@@ -1625,8 +1649,9 @@ def _replay_backward(plan, q, k, v, o, do, stats, dq, dk, dv, return_delta: bool
                   for t, ref in ((dq, q), (dk, k), (dv, v)))
     delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, atomic, q.device, side)
     more = _kv_accumulators(q, k, v) if kv_acc else ()
-    if turns is not None:
-        more += (_dq_turn_counters(q, k, v, turns) if turns else None,)
+    if turns is not None:  # -1: the 192 kernel's persistent form, whose counter is a fresh zero a call
+        more += (None if not turns else _dq_turn_counters(q, k, v, turns) if turns > 0
+                 else torch.zeros(1, dtype=torch.int32, device=q.device),)
     plan.replay((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum) + more)
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, side).narrow(2, 0, S_q)

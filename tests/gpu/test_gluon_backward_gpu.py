@@ -196,22 +196,33 @@ GLUON192_CASES = [
 ]
 
 
-@pytest.mark.parametrize("pair", [True, False], ids=["pairs", "single"])
+FORMS192 = ("pairs", "single", "persist")
+
+
+def _form_switches(form):
+    """The launch switches of a 192 kernel form: clusters of two (``PAIR``), one program a block, or persistent
+    programs (``PERSIST``)."""
+    return dict(gluon_bwd192_pair=form == "pairs", gluon_bwd192_persist=form == "persist")
+
+
+@pytest.mark.parametrize("form", FORMS192)
 @pytest.mark.parametrize("case", GLUON192_CASES, ids=[c.id() for c in GLUON192_CASES])
-def test_gpu_gluon_backward_192_case(case, pair, monkeypatch):
-    """Every 192 case in both forms: clusters of two programs summing dQ's partials in each other's shared memory
+def test_gpu_gluon_backward_192_case(case, form, monkeypatch):
+    """Every 192 case in every form: clusters of two programs summing dQ's partials in each other's shared memory
     (``PAIR``, stop 37: an odd count of key blocks leaves a partner past S_kv, and under the mask the odd block takes
-    its partner's diagonal tile masked whole) and one program each."""
+    its partner's diagonal tile masked whole), one program each, and persistent programs that claim blocks one after
+    another (``PERSIST``, stop 38: blocks of several heads and lengths through one program's stages)."""
     seen = []
     spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel")])
     launch_cache.clear()
-    with launch.switches(gluon_bwd192_pair=pair):
+    with launch.switches(**_form_switches(form)):
         run_case(case)
     launch_cache.clear()
-    forms = [kw.get("PAIR") for name, kw in seen]
-    assert forms and set(forms) == {pair}, (
-        f"the 192 kernel was launched with PAIR {forms}: expected {pair}, as gluon_bwd192_pair says, for "
-        f"{case.repro()}")
+    forms = [(kw.get("PAIR"), kw.get("PERSIST")) for name, kw in seen]
+    want = (form == "pairs", form == "persist")
+    assert forms and set(forms) == {want}, (
+        f"the 192 kernel was launched with (PAIR, PERSIST) {forms}: expected {want}, as the {form} form's switches "
+        f"say, for {case.repro()}")
 
 
 def _inputs192(seed, shape=(2, 4, 1000), causal=True, H_kv=None):
@@ -225,14 +236,15 @@ def _inputs192(seed, shape=(2, 4, 1000), causal=True, H_kv=None):
     return (q, k, v, o, do, stats), band
 
 
-@pytest.mark.parametrize("pair", [False, True], ids=["single", "pairs"])
+@pytest.mark.parametrize("form", FORMS192)
 @pytest.mark.parametrize("H_kv,causal", [(None, True), (2, False)], ids=["heads-own-kv", "gqa"])
-def test_gpu_gluon_backward_192_agrees_with_triton_and_replays(H_kv, causal, pair):
+def test_gpu_gluon_backward_192_agrees_with_triton_and_replays(H_kv, causal, form):
     """At 192 / 128 the column-split kernel and the Triton kernels agree within bf16 rounding on one problem, and
     the launch cache's replay for new tensors matches the full launcher's result on them (GQA: the replay zeroes
-    accumulators of its own), not the first call's. ``pair``: in the pair form too, whose replay launches the
-    compiled kernel through its patched launch metadata (clusters of two, the exchange's shared memory)."""
-    with launch.switches(gluon_bwd192_pair=pair):
+    accumulators of its own), not the first call's. In each form: the pair form's replay launches the compiled
+    kernel through its patched launch metadata (clusters of two, the exchange's shared memory), the persistent
+    form's takes a fresh zeroed counter (a reused one would start past every block)."""
+    with launch.switches(**_form_switches(form)):
         _agrees_with_triton_and_replays(H_kv, causal)
 
 

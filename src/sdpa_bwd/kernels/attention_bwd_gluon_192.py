@@ -53,6 +53,15 @@ whole warpgroup: an idle padding warp would never arrive. Measured (docs/data/h2
 1.085 (run 6). With the exchange left out (wrong sums, a timing probe) it is 0.483 causal: the halved reduces are
 worth 15%, and the remote stores of 24 KB a tile take most of it back (run 3: blocking stores and a release 0.18 ms,
 run 4: ``st.async`` 0.076).
+
+The persistent form (``PERSIST``, stop 38; ``launch.GLUON_BWD192_PERSIST``, off by default): a grid of one program an
+SM whose loader walks the blocks in the same start order, the grid's own first, then each next one claimed through a
+zeroed counter once its last block's tiles are loaded (``_loader_persist``); it hands each block's number to the
+consumers with its K and V (``kv_bar``), loads them once both consumers are done with the last block's
+(``kv_empty``), and streams the Q and dO tiles on through the same stages (``_consumer_persist``). Measured (docs/data/
+h200-2026-12-03j run 2): the kernel 0.567 ms causal against 0.570, 1.081 non-causal against 1.086 (bf16; fp16 1.091
+against 1.082): a program's start and end cost next to nothing here. (``tools/program_cost.py``'s straight-line fit
+had put 12-13 us a program on them, in both forms: its intercept is not a program's fixed cost at this kernel.)
 """
 
 from __future__ import annotations
@@ -80,6 +89,7 @@ if AVAILABLE:
         wgmma_layout,
     )
     from .attention_fwd_gluon import host_layout as _rank4_layout
+    from .attention_fwd_gluon import program_tile_at
 
 HEAD_DIMS = (192, 128)  # (D_qk, D_v): the only pair the buffers and the column split are written for
 KEYS_PER_PROGRAM = 64
@@ -126,14 +136,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         if PAIR:
             _cluster_sync()
         _gdc_launch_dependents()
-        kb_ = b % k_desc.shape[0]
-        kh = hk % k_desc.shape[1]
-        vb = b % v_desc.shape[0]
-        vh = hv % v_desc.shape[1]
-        mbarrier.expect(kv_bar, k_desc.block_type.nbytes + kb_desc.block_type.nbytes + v_desc.block_type.nbytes)
-        _tma_load(k_desc, [kb_, kh, key0, 0], kv_bar, as_box(k_smem, k_desc))
-        _tma_load(kb_desc, [kb_, kh, key0, COLS0], kv_bar, as_box(kb_smem, kb_desc))
-        _tma_load(v_desc, [vb, vh, key0, 0], kv_bar, as_box(v_smem, v_desc))
+        _load_kv(k_desc, kb_desc, v_desc, b, hk, hv, key0, k_smem, kb_smem, v_smem, kv_bar)
         _gdc_wait()  # ODO's lse2 and delta (and, where it zeroes it, the dQ accumulator) are written
         stream_q_do(q_desc, qb_desc, do_desc, b % q_desc.shape[0], h % q_desc.shape[1], b % do_desc.shape[0],
                     h % do_desc.shape[1], m0, n_tiles, q_smem, qb_smem, do_smem, q_ready, do_ready, q_empty, do_empty,
@@ -142,17 +145,31 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             _cluster_sync()
 
     @gluon.jit
+    def _load_kv(k_desc, kb_desc, v_desc, b, hk, hv, key0, k_smem, kb_smem, v_smem, kv_bar):
+        """The key block's K rows (two column chunks) and V rows under ``kv_bar``, batch and head coordinates taken
+        ``% shape`` (0 where the launcher gave a broadcast dimension as one)."""
+        kb_ = b % k_desc.shape[0]
+        kh = hk % k_desc.shape[1]
+        vb = b % v_desc.shape[0]
+        vh = hv % v_desc.shape[1]
+        mbarrier.expect(kv_bar, k_desc.block_type.nbytes + kb_desc.block_type.nbytes + v_desc.block_type.nbytes)
+        _tma_load(k_desc, [kb_, kh, key0, 0], kv_bar, as_box(k_smem, k_desc))
+        _tma_load(kb_desc, [kb_, kh, key0, COLS0], kv_bar, as_box(kb_smem, kb_desc))
+        _tma_load(v_desc, [vb, vh, key0, 0], kv_bar, as_box(v_smem, v_desc))
+
+    @gluon.jit
     def stream_q_do(q_desc, qb_desc, do_desc, qb_, qh, dob, doh, m0, n_tiles, q_smem, qb_smem, do_smem, q_ready,
-                    do_ready, q_empty, do_empty, lse_desc, dlt_desc, side0, lse_smem, dlt_smem):
+                    do_ready, q_empty, do_empty, lse_desc, dlt_desc, side0, lse_smem, dlt_smem, t0=0):
         """The loader's stream: each query tile's Q rows (two column chunks, the second at column 128) with its lse2
         rows under ``q_ready``, and its dO rows with its delta rows under ``do_ready``, through the stages, each
         stage's load waiting for the consumers' arrivals on its ``empty`` barrier. ``qb_, qh`` / ``dob, doh``: Q's
-        and dO's batch and head coordinates. (``tools/gluon_bwd192_k96_probe.py`` streams through it too.)"""
+        and dO's batch and head coordinates; ``t0``: the stages' count of tiles before this block's (the persistent
+        form's earlier blocks). (``tools/gluon_bwd192_k96_probe.py`` streams through it too.)"""
         NST: gl.constexpr = q_smem.type.shape[0]
         SIDE_BYTES: gl.constexpr = q_smem.type.shape[1] * 4
         for t in range(0, n_tiles):
-            s = t % NST
-            phase = (t // NST) & 1
+            s = (t0 + t) % NST
+            phase = ((t0 + t) // NST) & 1
             row = m0 + t * ROWS
             mbarrier.wait(q_empty.index(s), phase ^ 1)
             mbarrier.expect(q_ready.index(s), q_desc.block_type.nbytes + qb_desc.block_type.nbytes + SIDE_BYTES)
@@ -285,13 +302,15 @@ if AVAILABLE:  # the kernel's globals must be constexprs
     @gluon.jit
     def _tile(t, i, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem, dq_desc,
               q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem, dq_row0, S_q, qk_scale_log2,
-              dk, dv, masked, pend=None):
+              dk, dv, masked, pend=None, t0=0):
         """Query tile ``i`` (the program's t-th) for consumer ``CID``. Consumer 1 computes S = Q K^T for the
         block's 64 keys, P (masked where ``masked``) into ``p_smem`` (``p_full``), its dV = P^T dO, then, once dS
         is in, its dK and dQ columns 128-191. Consumer 0 computes dP = dO V^T, dS = P (dP - delta) from P's
         shared tile into ``ds_smem`` (``ds_full``), then its dQ columns 0-127 from dS in registers and its dK
         columns 0-127. Returns (dk in flight, dv). ``CID`` is read off its dQ staging buffer's width (128 or 64
-        columns): an argument that reaches a partition arrives as a runtime value, even one passed as a constexpr."""
+        columns): an argument that reaches a partition arrives as a runtime value, even one passed as a constexpr.
+        ``t``: the stages' and P / dS buffers' count of tiles; ``t0``: its value at the block's first tile (the
+        persistent form's earlier blocks), whose tile has no previous stage of the block to release."""
         PAIR: gl.constexpr = len(dq_smem.type.shape) == 3
         CID: gl.constexpr = 2 - dq_smem.type.shape[-1] * (1 + PAIR) // 64
         NST: gl.constexpr = q_smem.type.shape[0]
@@ -312,7 +331,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             if pend is not None:  # the pair form: the previous tile's dQ half, under S's product
                 _pair_finish(pend, t - 1, CID, dq_smem, dq_desc, dq_row0 + (i - 1) * ROWS, C0)
             s_t, dk = warpgroup_mma_wait(0, deps=(s_tok, dk))
-            if t > 0:  # the previous tile's products are done with its stage
+            if t > t0:  # the previous tile's products are done with its stage
                 prev = (t - 1) % NST
                 mbarrier.arrive(q_empty.index(prev), count=1)
                 mbarrier.arrive(do_empty.index(prev), count=1)
@@ -338,7 +357,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             if pend is not None:  # the pair form: the previous tile's dQ half, under dP's product
                 _pair_finish(pend, t - 1, CID, dq_smem, dq_desc, dq_row0 + (i - 1) * ROWS, C0)
             dp, dk = warpgroup_mma_wait(0, deps=(dp_tok, dk))
-            if t > 0:
+            if t > t0:
                 prev = (t - 1) % NST
                 mbarrier.arrive(q_empty.index(prev), count=1)
                 mbarrier.arrive(do_empty.index(prev), count=1)
@@ -433,31 +452,138 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         if PAIR:
             _cluster_sync()  # the partner has made its last arrival here
 
-    @gluon.jit(do_not_specialize=["H", "G_k", "G_v", "S_q", "S_kv", "S_side", "causal"])
+    @gluon.jit
+    def _block_coords(pid_n, bh, H, G_k, G_v, S_q, causal, PAIR: gl.constexpr = False):
+        """(b, h, K head, V head, first key, first query tile, tiles) of key block ``pid_n`` of batch-and-head
+        ``bh``: under ``causal`` the block starts at its diagonal tile (the pair form's at its even block's)."""
+        b = bh // H
+        h = bh % H
+        key0 = pid_n * KEYS
+        i_start = (key0 // ROWS - PAIR * (pid_n % 2)) * causal
+        return b, h, h // G_k, h // G_v, key0, i_start, gl.cdiv(S_q, ROWS) - i_start
+
+    @gluon.jit
+    def _claim(ctr_ptr):
+        """The persistent form's next unclaimed block: lane 0 of the loader's warp adds one to the zeroed counter at
+        ``ctr_ptr`` and every lane takes the count before the add (the grid's own first blocks are not counted)."""
+        return gl.inline_asm_elementwise(
+            "{ .reg .pred p; .reg .u32 l; mov.u32 l, %laneid; setp.eq.u32 p, l, 0; "
+            "@p atom.global.add.u32 $0, [$1], 1; shfl.sync.idx.b32 $0, $0, 0, 31, -1; }",
+            "=r,l", [ctr_ptr], dtype=gl.int32, is_pure=False, pack=1)
+
+    @gluon.jit
+    def _put_item(item_smem, item):
+        """The loader's warp writes the block it is loading into ``item_smem`` for the consumers, before the
+        arrival on ``kv_bar`` that releases it to them."""
+        item_smem.store(gl.full([1], item, gl.int32, gl.BlockedLayout([1], [32], [1], [0])))
+        _thread_barrier()
+
+    @gluon.jit
+    def _get_item(item_smem):
+        """A consumer's read of the block in ``item_smem`` (after its wait on ``kv_bar``)."""
+        return gl.max(item_smem.load(gl.BlockedLayout([1], [32], [4], [0])), axis=0)
+
+    @gluon.jit
+    def _loader_persist(q_desc, qb_desc, do_desc, k_desc, kb_desc, v_desc, k_smem, kb_smem, v_smem, q_smem, qb_smem,
+                        do_smem, kv_bar, kv_empty, item_smem, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc,
+                        lse_smem, dlt_smem, ctr_ptr, n_items, n_blocks, head_group, H, G_k, G_v, S_q, S_side, causal):
+        """The persistent form's loader: this program's blocks, the grid's first ``gl.num_programs(0)`` in the start
+        order, then the next unclaimed one (``_claim``, once a block's tiles are all loaded) until ``n_items`` (``program_tile_at`` over ``n_blocks``
+        key blocks a head in groups of ``head_group`` heads, costliest first). A block's K and V are loaded once
+        both consumers are done with the last block's (``kv_empty``), its number written for them (``_put_item``)
+        and released with K and V (``kv_bar``); its Q and dO tiles go on through the same stages. Past the last
+        block, the count ``n_items`` tells the consumers to stop."""
+        n_bh = n_items // n_blocks
+        item = gl.program_id(0)
+        k = 0
+        t0 = 0
+        while item < n_items:
+            pid_n, bh = program_tile_at(item, n_blocks, n_bh, head_group, False)
+            b, h, hk, hv, key0, i_start, n_tiles = _block_coords(pid_n, bh, H, G_k, G_v, S_q, causal)
+            if k > 0:
+                mbarrier.wait(kv_empty, (k - 1) & 1)
+            _put_item(item_smem, item)
+            _load_kv(k_desc, kb_desc, v_desc, b, hk, hv, key0, k_smem, kb_smem, v_smem, kv_bar)
+            if k == 0:
+                _gdc_wait()  # ODO's lse2 and delta (and, where it zeroes it, the dQ accumulator) are written
+            stream_q_do(q_desc, qb_desc, do_desc, b % q_desc.shape[0], h % q_desc.shape[1], b % do_desc.shape[0],
+                        h % do_desc.shape[1], i_start * ROWS, n_tiles, q_smem, qb_smem, do_smem, q_ready, do_ready,
+                        q_empty, do_empty, lse_desc, dlt_desc, bh * S_side, lse_smem, dlt_smem, t0)
+            t0 += n_tiles
+            k += 1
+            # claimed once this block's last tile is loaded (its consumers two tiles from its end), not earlier: the
+            # program that frees up first takes the next block, as the hardware hands out programs
+            item = gl.num_programs(0) + _claim(ctr_ptr)
+        _gdc_launch_dependents()  # every block claimed: DQ_CONVERT's programs may start
+        mbarrier.wait(kv_empty, (k - 1) & 1)
+        _put_item(item_smem, n_items)
+        mbarrier.arrive(kv_bar, count=1)
+
+    @gluon.jit
+    def _consumer_persist(q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem, dq_desc, kv_bar,
+                          kv_empty, item_smem, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem,
+                          dlt_smem, n_items, n_blocks, head_group, H, G_k, G_v, S_q, S_kv, qk_scale_log2, scale,
+                          causal, dk_ptr, dk_sb, dk_sh, dk_ss, dk_sd, dv_ptr, dv_sb, dv_sh, dv_ss, dv_sd):
+        """The persistent form's consumer ``CID``: ``_consumer``'s work for each block the loader hands over
+        (``_get_item`` after ``kv_bar``), its tiles counted on through the stages and the P / dS buffers; after a
+        block's last products it frees K and V (``kv_empty``), then stores its dK (and dV) while the next block's
+        K and V come in."""
+        CID: gl.constexpr = 2 - dq_smem.type.shape[-1] // 64
+        NST: gl.constexpr = q_smem.type.shape[0]
+        NQ: gl.constexpr = COLS0 - CID * (2 * COLS0 - D_QK)
+        C0: gl.constexpr = CID * COLS0
+        NV: gl.constexpr = 16 + CID * (D_V - 16)  # consumer 0 carries a token dV it never uses
+        n_bh = n_items // n_blocks
+        _gdc_wait()  # before this consumer's first reduce into the accumulator ODO may have zeroed
+        mbarrier.wait(kv_bar, 0)
+        item = _get_item(item_smem)
+        k = 0
+        t0 = 0
+        while item < n_items:
+            pid_n, bh = program_tile_at(item, n_blocks, n_bh, head_group, False)
+            b, h, hk, hv, key0, i_start, n_tiles = _block_coords(pid_n, bh, H, G_k, G_v, S_q, causal)
+            dk = gl.zeros([KEYS, NQ], gl.float32, wgmma_layout(NQ))
+            dv = gl.zeros([KEYS, NV], gl.float32, wgmma_layout(NV))
+            dk, dv = _tile(t0, i_start, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem,
+                           dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem,
+                           bh * S_q, S_q, qk_scale_log2, dk, dv, causal != 0, None, t0)
+            for t in range(t0 + 1, t0 + n_tiles):
+                dk, dv = _tile(t, i_start + t - t0, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem,
+                               ds_smem, dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full,
+                               lse_smem, dlt_smem, bh * S_q, S_q, qk_scale_log2, dk, dv, False, None, t0)
+            mbarrier.arrive(kv_empty, count=1)  # the block's products that read K and V are done
+            dk = warpgroup_mma_wait(0, deps=(dk,))
+            last = (t0 + n_tiles - 1) % NST
+            mbarrier.arrive(q_empty.index(last), count=1)
+            mbarrier.arrive(do_empty.index(last), count=1)
+            _store_rows(dk_ptr + b.to(gl.int64) * dk_sb + hk.to(gl.int64) * dk_sh, dk * scale, key0, S_kv, dk_ss,
+                        dk_sd, C0, wgmma_layout(NQ))
+            if CID == 1:
+                _store_rows(dv_ptr + b.to(gl.int64) * dv_sb + hv.to(gl.int64) * dv_sh, dv, key0, S_kv, dv_ss, dv_sd,
+                            0, wgmma_layout(NV))
+            t0 += n_tiles
+            k += 1
+            mbarrier.wait(kv_bar, k & 1)
+            item = _get_item(item_smem)
+        tma.store_wait(0)
+
+    @gluon.jit(do_not_specialize=["H", "G_k", "G_v", "S_q", "S_kv", "S_side", "causal", "n_bh"])
     def attention_bwd_gluon_192_kernel(q_desc, qb_desc, k_desc, kb_desc, v_desc, do_desc, dq0_desc, dq1_desc,
                                        lse_desc, dlt_desc, dk_ptr, dv_ptr, dk_sb, dk_sh, dk_ss, dk_sd, dv_sb, dv_sh,
                                        dv_ss, dv_sd, H, G_k, G_v, S_q, S_kv, S_side, qk_scale_log2, scale, causal,
-                                       HEAD_GROUP: gl.constexpr, PAIR: gl.constexpr = False):
+                                       ctr_ptr, n_bh, HEAD_GROUP: gl.constexpr, PAIR: gl.constexpr = False,
+                                       PERSIST: gl.constexpr = False):
         """Grid (cdiv(S_kv, 64), B H_q): a program per (batch, query head, 64-key block), in ``program_tile``'s
         start order (``HEAD_GROUP``: the causal mask's groups, costliest key block first). Query head h reads K
         head h // ``G_k`` and V head h // ``G_v``; dK and dV (from ``dk_ptr`` / ``dv_ptr``, each through its four
         strides) are that K's and V's (fp32 accumulators where heads are shared). ``dq0_desc`` / ``dq1_desc``: the
         zeroed fp32 accumulator (B H_q S_q, 192) in [64, 128] and [64, 64] blocks; ``lse_desc`` / ``dlt_desc``: the
-        side buffers, ``S_side`` rows a head."""
+        side buffers, ``S_side`` rows a head. ``PERSIST`` (stop 38): a grid of (at most one program an SM, 1)
+        whose programs take the same blocks in the same order one after another (``_loader_persist``), the next
+        claimed through the zeroed int32 counter at ``ctr_ptr``; ``n_bh``: B H_q."""
         gl.static_assert(q_desc.block_type.shape[3] == COLS0, "Q's first chunk: 128 columns")
         gl.static_assert(qb_desc.block_type.shape[3] == D_QK - COLS0, "Q's second chunk: 64 columns")
-        if PAIR:  # clusters of two programs: key blocks 2j and 2j + 1 of one head, in the pairs' start order
-            pair_n, bh = program_tile(HEAD_GROUP, False, 2)
-            pid_n = 2 * pair_n + gl.program_id(0) % 2
-        else:
-            pid_n, bh = program_tile(HEAD_GROUP, False)
-        b = bh // H
-        h = bh % H
-        hk = h // G_k
-        hv = h // G_v
-        key0 = pid_n * KEYS
-        i_start = (key0 // ROWS - PAIR * (pid_n % 2)) * causal  # a pair starts at its even block's diagonal
-        n_tiles = gl.cdiv(S_q, ROWS) - i_start
+        gl.static_assert(not (PAIR and PERSIST), "the pair form is not persistent")
         dt: gl.constexpr = q_desc.dtype
         q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, COLS0], dt)
         qb_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D_QK - COLS0], dt)
@@ -492,9 +618,31 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         side_layout: gl.constexpr = gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=32, rank=1)
         lse_smem = gl.allocate_shared_memory(gl.float32, [2, ROWS], side_layout)
         dlt_smem = gl.allocate_shared_memory(gl.float32, [2, ROWS], side_layout)
+        common = (q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem)
+        if PERSIST:
+            kv_empty = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+            mbarrier.init(kv_empty, count=2)  # both consumers done with a block's K and V
+            item_smem = gl.allocate_shared_memory(gl.int32, [1], gl.SwizzledSharedLayout(1, 1, 1, [0]))
+            n_blocks = gl.cdiv(S_kv, KEYS)
+            n_items = n_blocks * n_bh
+            tail = (kv_bar, kv_empty, item_smem, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem,
+                    dlt_smem, n_items, n_blocks, HEAD_GROUP, H, G_k, G_v, S_q, S_kv, qk_scale_log2, scale, causal,
+                    dk_ptr, dk_sb, dk_sh, dk_ss, dk_sd, dv_ptr, dv_sb, dv_sh, dv_ss, dv_sd)
+            loader = (q_desc, qb_desc, do_desc, k_desc, kb_desc, v_desc, k_smem, kb_smem, v_smem, q_smem, qb_smem,
+                      do_smem, kv_bar, kv_empty, item_smem, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc,
+                      lse_smem, dlt_smem, ctr_ptr, n_items, n_blocks, HEAD_GROUP, H, G_k, G_v, S_q, S_side, causal)
+            gl.warp_specialize([(_consumer_persist, common + (dq0_smem, dq0_desc) + tail),
+                                (_consumer_persist, common + (dq1_smem, dq1_desc) + tail), (_loader_persist, loader)],
+                               [4, 1], [240, 24])
+            return
+        if PAIR:  # clusters of two programs: key blocks 2j and 2j + 1 of one head, in the pairs' start order
+            pair_n, bh = program_tile(HEAD_GROUP, False, 2)
+            pid_n = 2 * pair_n + gl.program_id(0) % 2
+        else:
+            pid_n, bh = program_tile(HEAD_GROUP, False)
+        b, h, hk, hv, key0, i_start, n_tiles = _block_coords(pid_n, bh, H, G_k, G_v, S_q, causal, PAIR)
         dk_base = dk_ptr + b.to(gl.int64) * dk_sb + hk.to(gl.int64) * dk_sh
         dv_base = dv_ptr + b.to(gl.int64) * dv_sb + hv.to(gl.int64) * dv_sh
-        common = (q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem)
         tail = (kv_bar, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem, bh * S_q, key0,
                 i_start, n_tiles, S_q, S_kv, qk_scale_log2, scale, causal, dk_base, dk_ss, dk_sd, dv_base, dv_ss,
                 dv_sd)

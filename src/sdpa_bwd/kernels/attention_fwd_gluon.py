@@ -151,16 +151,22 @@ if AVAILABLE:
             if COSTLIEST_FIRST_IS_LAST:
                 rank = n_tiles - 1 - rank
             return rank, gl.program_id(1)
-        n_heads = gl.num_programs(1)
-        lin = gl.program_id(1) * n_tiles + pid
-        per_group = HEAD_GROUP * n_tiles
+        return program_tile_at(gl.program_id(1) * n_tiles + pid, n_tiles, gl.num_programs(1), HEAD_GROUP,
+                          COSTLIEST_FIRST_IS_LAST)
+
+    @gluon.jit
+    def program_tile_at(lin, n_tiles, n_heads, head_group, costliest_first_is_last):
+        """(tile, head) of the ``lin``-th program in ``program_tile``'s start order over ``n_tiles`` tiles of
+        ``n_heads`` heads, in groups of ``head_group`` heads. Its arguments may be runtime values: the 192
+        backward's persistent form walks the order by a counter (``attention_bwd_gluon_192``, ``PERSIST``)."""
+        per_group = head_group * n_tiles
         group = lin // per_group
-        first = group * HEAD_GROUP
-        size = gl.minimum(n_heads - first, HEAD_GROUP)
+        first = group * head_group
+        size = gl.minimum(n_heads - first, head_group)
         r = lin - group * per_group
         rank = r // size
         head = first + r - rank * size
-        if COSTLIEST_FIRST_IS_LAST:
+        if costliest_first_is_last:
             rank = n_tiles - 1 - rank
         return rank, head
 
