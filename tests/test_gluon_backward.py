@@ -47,7 +47,7 @@ def compiled(compile_reports):
 
 @pytest.fixture(scope="module")
 def compiled192(compile_reports):
-    return {(r["grouped"], r["pair"], r["persist"]): r for r in compile_reports
+    return {(r["grouped"], r["pair"], r["persist"], r["share_ds"]): r for r in compile_reports
             if r.get("kernel") == "attention_bwd_gluon_192"}
 
 
@@ -183,7 +183,8 @@ def test_gluon_backward_deterministic_compile_takes_turns(compiled, D, rows, gro
         f"over the bound {bound}: see what it keeps live over the loop (attention_bwd_gluon._main_loop's order)")
 
 
-FORMS192 = {"single": (False, False), "pairs": (True, False), "persist": (False, True)}
+FORMS192 = {"single": (False, False, False), "pairs": (True, False, False), "persist": (False, True, False),
+            "share-ds": (False, False, True)}
 
 
 @pytest.mark.parametrize("form", FORMS192)
@@ -202,35 +203,49 @@ def test_gluon_backward_192_compiles_overlapped_unserialised_and_unspilled(compi
     at start and end. The persistent form (stop 38): the same two bodies, the loader's one claim of a block (an
     atomic add), and spills only where a program moves from one block to the next (its loop-invariant arguments
     over the tiles, reloaded for a block's epilogue; Triton 3.6 and 3.9: 156-160 B own K/V, 420-488 B GQA), which
-    the bound below keeps from growing unseen."""
-    pair, persist = FORMS192[form]
+    the bound below keeps from growing unseen. The dS exchange (stop 38): the pair form's cluster barriers, each
+    consumer's dQ products (own dS and the partner's, 4 + 4 k-steps) in the tile bodies after the first and after
+    the loop (the first tile has no previous one to finish), 4 16-byte remote stores of dS a body (consumer 0), 4
+    mailbox loads in each consumer's finish, and the pair form's shared memory bound with ``DS_EXTRA``."""
+    pair, persist, share_ds = FORMS192[form]
     assert set(compiled192) == {(g,) + f for g in (False, True) for f in FORMS192.values()}, (
         f"tools/gluon_bwd_compile.py compiled the 192 kernel as {sorted(compiled192)}")
     r = compiled192[(grouped,) + FORMS192[form]]
-    bodies = 3 if pair else 2
-    assert r["waits"].count(1) == 2 * bodies, (
-        f"saw product waits {r['waits']}: each consumer should wait for dQ with dK in flight (wait_group 1) in each "
-        f"of {bodies} tile bodies. Check attention_bwd_gluon_192._tile")
-    assert r["wgmma"] == 40 * bodies, f"saw {r['wgmma']} wgmma instructions, expected {40 * bodies}"
-    assert r["bulk_reduces"] == 2 * bodies, f"{r['bulk_reduces']} bulk reduces, expected dQ's one a body a consumer"
+    bodies = 3 if pair or share_ds else 2
+    if share_ds:  # consumer 1 waits for dV with dK in flight; consumer 0 leaves dK in flight without a wait
+        waits, wgmma, reduces = bodies, 32 * bodies + 16 * 2 + 16, 2 * 2 + 2
+    else:
+        waits, wgmma, reduces = 2 * bodies, 40 * bodies, 2 * bodies
+    assert r["waits"].count(1) == waits, (
+        f"saw product waits {r['waits']}: expected {waits} waits with dK in flight (wait_group 1) over {bodies} tile "
+        "bodies. Check attention_bwd_gluon_192._tile")
+    assert r["wgmma"] == wgmma, f"saw {r['wgmma']} wgmma instructions, expected {wgmma}"
+    assert r["bulk_reduces"] == reduces, f"{r['bulk_reduces']} bulk reduces, expected {reduces} (dQ's)"
     assert not r["wgmma_serialized"], "ptxas serialises the 192 kernel's wgmma (C7512 / C7515)"
     bound = [512, 512] if persist else [0, 0]
     assert all(a <= b for a, b in zip(r["spill_bytes"], bound)), (
         f"the 192 kernel ({form}) spills {r['spill_bytes']} B (stores, loads) over {bound}: see what its consumers "
         "keep live over the tiles (attention_bwd_gluon_192._consumer, _consumer_persist)")
     assert r["claims"] == persist, f"{r['claims']} atomic claims of a block: the persistent form's loader has one"
-    asked = r["shared"] + (-(-r["shared"] // 128) * 128 - r["shared"] + 49280 if pair else 0)
+    extra = 49280 if pair else 16512 if share_ds else 0
+    asked = r["shared"] + (-(-r["shared"] // 128) * 128 - r["shared"] + extra if extra else 0)
     assert asked <= H200_SHARED, f"the 192 kernel asks for {asked} B of shared memory"
     assert (r["atomic_adds"] > 0) == grouped, (
         f"{r['atomic_adds']} fp32 atomic adds: expected them exactly where dK's and dV's pointers are the fp32 "
         "accumulators of shared K/V heads (attention_bwd_gluon_192._store_rows)")
-    exchange = {k: r[k] for k in ("remote_stores", "mail_loads", "cluster_barriers")}
-    expected = dict(remote_stores=12 * bodies, mail_loads=12 * bodies, cluster_barriers=6) if pair else dict.fromkeys(
-        exchange, 0)
+    exchange = {k: r[k] for k in ("remote_stores", "mail_loads", "cluster_barriers", "remote_arrives")}
+    if pair:
+        expected = dict(remote_stores=12 * bodies, mail_loads=12 * bodies, cluster_barriers=6, remote_arrives=0)
+    elif share_ds:  # its mailbox reads are 32-bit loads, as Triton's own: not counted
+        expected = dict(remote_stores=4 * bodies, mail_loads=0, cluster_barriers=6, remote_arrives=6)
+    else:
+        expected = dict.fromkeys(exchange, 0)
     assert exchange == expected, (
         f"saw the exchange's instructions {exchange}, expected {expected}: the pair form sends and reads 8 + 4 "
-        "16-byte slots a body, and each of its three partitions takes the cluster barrier twice; the single form "
-        "has none. Check attention_bwd_gluon_192._pair_send / _pair_finish")
+        "16-byte fp32 slots a body; the dS exchange sends 4 slots of dS a body from consumer 0 and frees the mailbox "
+        "(a remote arrival) in each of its 6 finishes; each cluster form's three partitions take the cluster "
+        "barrier twice; the other forms have none. Check attention_bwd_gluon_192._pair_send / _pair_finish, "
+        "_ds_send / _ds_finish")
 
 
 def _tensors(dtype=torch.bfloat16, d=128, d_step=1, S=64, H=2, H_kv=None):
@@ -417,7 +432,8 @@ def test_dq_block_is_half_a_tile_in_whole_products(D, rows):
 
 
 @pytest.mark.parametrize("switch,name", [("gluon_bwd192_pair", "GLUON_BWD192_PAIR"),
-                                         ("gluon_bwd192_persist", "GLUON_BWD192_PERSIST")])
+                                         ("gluon_bwd192_persist", "GLUON_BWD192_PERSIST"),
+                                         ("gluon_bwd192_share_ds", "GLUON_BWD192_SHARE_DS")])
 def test_gluon_bwd192_form_switch_sets_and_restores(switch, name):
     before = getattr(launch, name)
     with launch.switches(**{switch: not before}):

@@ -114,14 +114,16 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
                 head_loop=head_loop, det_up=det_up, dq_by_rows=dq_by_rows, **report)
 
 
-def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: bool = False) -> dict:
+def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: bool = False,
+                share_ds: bool = False) -> dict:
     """The D_qk 192 / D_v 128 kernel (``attention_bwd_gluon_192``) as the launcher compiles it
     (``launch._gluon_bwd192_descriptors``): ``grouped``: shared K/V heads, dK and dV added into fp32 accumulators
     (``dk_ptr``, ``dv_ptr`` fp32), else stored as 16 bits; under the causal mask's head groups. ``pair``: the
     clusters-of-two form (``PAIR``, dQ's column halves), with its exchange's instructions counted: ``mapa``
     (addresses in the partner), ``remote_stores`` / ``mail_loads`` (its half sent by asynchronous stores, the
     partner's read back), ``cluster_barriers`` (arrive-and-wait pairs). ``persist``: the persistent form
-    (``PERSIST``), with its ``claims`` (the counter's atomic adds) counted."""
+    (``PERSIST``), with its ``claims`` (the counter's atomic adds) counted. ``share_ds``: the dS exchange
+    (``SHARE_DS``), its remote stores and mailbox loads counted as the pair form's."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import compile_report, desc_signature, signature_of
     from triton.experimental.gluon import language as gl
@@ -142,17 +144,19 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
                                 g.host_layout(kind + "h" * pair, gdt))
     for p in ("lse_desc", "dlt_desc"):
         sig[p] = desc_signature(64, "float32", [64], g.host_layout("side", gdt))
-    report = compile_report(fn, sig, dict(HEAD_GROUP=8, PAIR=pair, PERSIST=persist), maxnreg=g.MAX_REGS,
-                            with_ptx=True)
+    report = compile_report(fn, sig, dict(HEAD_GROUP=8, PAIR=pair, PERSIST=persist, SHARE_DS=share_ds),
+                            maxnreg=g.MAX_REGS, with_ptx=True)
     ptx = report.pop("ptx")
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
     report["atomic_adds"] = len(re.findall(r"\bred\.[\w.]*add\.f32|atom\.[\w.]*add\.f32", ptx))
     report["mapa"] = ptx.count("mapa.shared::cluster")
     report["remote_stores"] = ptx.count("st.async.shared::cluster")
-    report["mail_loads"] = ptx.count("ld.shared.v4.f32")
+    report["mail_loads"] = ptx.count("ld.shared.v4.f32")  # the pair form's (the dS exchange's read as Triton's do)
+    report["remote_arrives"] = ptx.count("mbarrier.arrive.release.cluster.shared::cluster")
     report["cluster_barriers"] = ptx.count("barrier.cluster.wait")
     report["claims"] = ptx.count("atom.global.add.u32")
-    return dict(kernel="attention_bwd_gluon_192", dtype=dtype, grouped=grouped, pair=pair, persist=persist, **report)
+    return dict(kernel="attention_bwd_gluon_192", dtype=dtype, grouped=grouped, pair=pair, persist=persist,
+                share_ds=share_ds, **report)
 
 
 def main(argv) -> None:
@@ -170,8 +174,9 @@ def main(argv) -> None:
                     print(json.dumps(compile_variant(dtype, D, grouped, tma_epilogue, rows, deterministic,
                                                      head_loop=head_loop, det_up=det_up)), flush=True)
         for grouped in (False, True):
-            for pair, persist in ((False, False), (True, False), (False, True)):
-                print(json.dumps(compile_192(dtype, grouped, pair, persist)), flush=True)
+            for pair, persist, share_ds in ((False, False, False), (True, False, False), (False, True, False),
+                                            (False, False, True)):
+                print(json.dumps(compile_192(dtype, grouped, pair, persist, share_ds)), flush=True)
 
 
 if __name__ == "__main__":

@@ -264,10 +264,19 @@ GLUON_BWD192_PAIR = os.environ.get("SDPA_BWD_GLUON_BWD192_PAIR", "0") == "1"
 # gluon_bwd192_persist turns it on.
 GLUON_BWD192_PERSIST = os.environ.get("SDPA_BWD_GLUON_BWD192_PERSIST", "0") == "1"
 
+# The 192 / 128 backward's dS exchange (``attention_bwd_gluon_192``'s ``SHARE_DS``, stop 38): clusters of two programs
+# (key blocks 2j, 2j + 1, as the pair form) that send each other their 16-bit dS tile (8 KB a tile, a third of the pair
+# form's fp32 halves) and each take dQ over both key blocks for its own columns (rank 0: 0-127, rank 1: 128-191), so
+# each program bulk-reduces half the bytes on average. Off by default: it is correct (GPU tests 62/62 over four forms)
+# but slower (run 4 of docs/data/h200-2026-12-03j: kernel 0.681 against 0.571 ms causal bf16, 1.273 against 1.083
+# non-causal), rank 0 still reducing 32 KB a tile and its owning consumer taking both blocks' dQ products in its chain.
+# $SDPA_BWD_GLUON_BWD192_SHARE_DS=1 or the switch gluon_bwd192_share_ds turns it on.
+GLUON_BWD192_SHARE_DS = os.environ.get("SDPA_BWD_GLUON_BWD192_SHARE_DS", "0") == "1"
+
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
              "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
              "gluon_bwd_deterministic", "gluon_bwd_head_loop", "gluon_bwd_192", "gluon_bwd_det_up", "gluon_pdl",
-             "gluon_bwd_dq_rows", "gluon_bwd192_pair", "gluon_bwd192_persist")
+             "gluon_bwd_dq_rows", "gluon_bwd192_pair", "gluon_bwd192_persist", "gluon_bwd192_share_ds")
 
 
 @contextlib.contextmanager
@@ -282,11 +291,12 @@ def switches(**values):
     ``gluon_bwd_192`` (``GLUON_BWD_192``, an iterable of "causal" and "nc"), ``gluon_bwd_det_up``
     (``GLUON_BWD_DET_UP``, an iterable of head dims), ``gluon_pdl`` (``GLUON_PDL``), ``gluon_bwd_dq_rows``
     (``GLUON_BWD_DQ_ROWS``), ``gluon_bwd192_pair`` (``GLUON_BWD192_PAIR``), ``gluon_bwd192_persist``
-    (``GLUON_BWD192_PERSIST``). A switch not named keeps its value."""
+    (``GLUON_BWD192_PERSIST``), ``gluon_bwd192_share_ds`` (``GLUON_BWD192_SHARE_DS``). A switch not named keeps its
+    value."""
     global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
     global GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC
     global GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR
-    global GLUON_BWD192_PERSIST
+    global GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
@@ -305,7 +315,7 @@ def switches(**values):
     before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
               GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
               GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
-              GLUON_BWD192_PERSIST)
+              GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -341,12 +351,14 @@ def switches(**values):
             GLUON_BWD192_PAIR = bool(values["gluon_bwd192_pair"])
         if "gluon_bwd192_persist" in values:
             GLUON_BWD192_PERSIST = bool(values["gluon_bwd192_persist"])
+        if "gluon_bwd192_share_ds" in values:
+            GLUON_BWD192_SHARE_DS = bool(values["gluon_bwd192_share_ds"])
         yield
     finally:
         (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
          GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
          GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
-         GLUON_BWD192_PERSIST) = before
+         GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS) = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -1389,9 +1401,10 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     g = attention_bwd_gluon_192
     more = dict(launch_pdl=True) if pdl else {}
     pair = GLUON_BWD192_PAIR and q.device.type == "cuda"
-    persist = GLUON_BWD192_PERSIST and not pair and q.device.type == "cuda"
+    share_ds = GLUON_BWD192_SHARE_DS and not pair and q.device.type == "cuda"
+    persist = GLUON_BWD192_PERSIST and not (pair or share_ds) and q.device.type == "cuda"
     blocks = _cdiv(S_kv, g.KEYS_PER_PROGRAM)
-    grid = (_cdiv(blocks, 2) if pair else blocks, B * H_q)  # the pair form's first dim counts clusters
+    grid = (_cdiv(blocks, 2) if pair or share_ds else blocks, B * H_q)  # clusters of two: the first dim counts them
     counter = None
     if persist:  # one program an SM (its shared memory holds one), the blocks claimed through a zeroed counter
         index = q.device.index if q.device.index is not None else torch.cuda.current_device()
@@ -1401,10 +1414,10 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
             *dk_out.stride(), *dv_out.stride(),
             H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, side, scale * LOG2E, scale, int(causal),
             delta if counter is None else counter, B * H_q)
-    kw = dict(HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1, PAIR=pair, PERSIST=persist, num_warps=4,
-              maxnreg=g.MAX_REGS, **more)
-    if pair:
-        _as_clusters_of_two(g.attention_bwd_gluon_192_kernel, grid, args, kw, g.PAIR_EXTRA)
+    kw = dict(HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1, PAIR=pair, PERSIST=persist,
+              SHARE_DS=share_ds, num_warps=4, maxnreg=g.MAX_REGS, **more)
+    if pair or share_ds:
+        _as_clusters_of_two(g.attention_bwd_gluon_192_kernel, grid, args, kw, g.PAIR_EXTRA if pair else g.DS_EXTRA)
     rec.launch(g.attention_bwd_gluon_192_kernel, grid, *args, **kw)
     qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype)
     _launch_dq_convert(rec, dq_accum, dq, scale, qk_chunk, qk_split, wide, pdl)

@@ -196,13 +196,14 @@ GLUON192_CASES = [
 ]
 
 
-FORMS192 = ("pairs", "single", "persist")
+FORMS192 = ("pairs", "single", "persist", "share-ds")
 
 
 def _form_switches(form):
-    """The launch switches of a 192 kernel form: clusters of two (``PAIR``), one program a block, or persistent
-    programs (``PERSIST``)."""
-    return dict(gluon_bwd192_pair=form == "pairs", gluon_bwd192_persist=form == "persist")
+    """The launch switches of a 192 kernel form: clusters of two summing dQ halves (``PAIR``), one program a block,
+    persistent programs (``PERSIST``), or clusters of two exchanging dS (``SHARE_DS``)."""
+    return dict(gluon_bwd192_pair=form == "pairs", gluon_bwd192_persist=form == "persist",
+                gluon_bwd192_share_ds=form == "share-ds")
 
 
 @pytest.mark.parametrize("form", FORMS192)
@@ -211,18 +212,20 @@ def test_gpu_gluon_backward_192_case(case, form, monkeypatch):
     """Every 192 case in every form: clusters of two programs summing dQ's partials in each other's shared memory
     (``PAIR``, stop 37: an odd count of key blocks leaves a partner past S_kv, and under the mask the odd block takes
     its partner's diagonal tile masked whole), one program each, and persistent programs that claim blocks one after
-    another (``PERSIST``, stop 38: blocks of several heads and lengths through one program's stages)."""
+    another (``PERSIST``, stop 38: blocks of several heads and lengths through one program's stages), and clusters
+    of two exchanging their dS tiles (``SHARE_DS``, stop 38: each program's dQ columns over both key blocks, the
+    partner's K loaded too; an odd block count and the odd block's masked first tile as the pair form's)."""
     seen = []
     spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel")])
     launch_cache.clear()
     with launch.switches(**_form_switches(form)):
         run_case(case)
     launch_cache.clear()
-    forms = [(kw.get("PAIR"), kw.get("PERSIST")) for name, kw in seen]
-    want = (form == "pairs", form == "persist")
+    forms = [(kw.get("PAIR"), kw.get("PERSIST"), kw.get("SHARE_DS")) for name, kw in seen]
+    want = (form == "pairs", form == "persist", form == "share-ds")
     assert forms and set(forms) == {want}, (
-        f"the 192 kernel was launched with (PAIR, PERSIST) {forms}: expected {want}, as the {form} form's switches "
-        f"say, for {case.repro()}")
+        f"the 192 kernel was launched with (PAIR, PERSIST, SHARE_DS) {forms}: expected {want}, as the {form} form's "
+        f"switches say, for {case.repro()}")
 
 
 def _inputs192(seed, shape=(2, 4, 1000), causal=True, H_kv=None):

@@ -62,6 +62,17 @@ consumers with its K and V (``kv_bar``), loads them once both consumers are done
 h200-2026-12-03j run 2): the kernel 0.567 ms causal against 0.570, 1.081 non-causal against 1.086 (bf16; fp16 1.091
 against 1.082): a program's start and end cost next to nothing here. (``tools/program_cost.py``'s straight-line fit
 had put 12-13 us a program on them, in both forms: its intercept is not a program's fixed cost at this kernel.)
+
+The dS exchange (``SHARE_DS``, stop 38; ``launch.GLUON_BWD192_SHARE_DS``, off by default): clusters of two programs as
+the pair form's, which send each other their 16-bit dS tile (8 KB, against the pair form's 24 KB of fp32) from
+consumer 0's registers (``_ds_send``); each also loads its partner block's K. A tile later, the consumer that owns a
+column chunk takes dQ over both key blocks, its own dS from the shared tile and the partner's from the mailbox as a
+register operand, and reduces it (``_ds_finish``: rank 0's consumer 0 columns 0-127, rank 1's consumer 1 columns
+128-191), then frees the mailbox by a remote arrival (``free``), which the partner's next send into it waits for. The
+reduce bytes halve over the cluster, but not per program (rank 0 still reduces 32 KB a tile), and the owning
+consumer's chain per tile grows by the second key block's dQ product. Measured (docs/data/h200-2026-12-03j runs 3-4,
+(1,16,4096) bf16): 0.681 ms causal against 0.571 (0.707 with the finish under the next tile's first product, where it
+held up the other consumer), 1.273 non-causal against 1.083.
 """
 
 from __future__ import annotations
@@ -103,9 +114,14 @@ MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
 # dynamic shared memory: ``_pair_base``).
 PAIR_MAIL = 2 * (64 * 64 + 64 * 32) * 4
 PAIR_EXTRA = PAIR_MAIL + 128
+# The dS exchange (``SHARE_DS``, stop 38): the two programs of a cluster send each other their 16-bit dS tile (8 KB)
+# instead of fp32 dQ halves; a mailbox a tile parity and its mbarrier, past the kernel's shared memory (``_ds_base``).
+DS_EXTRA = 2 * 64 * 64 * 2 + 128  # two 8 KB mailboxes, then four mbarriers (``_ds_base``)
 if AVAILABLE:  # the kernel's globals must be constexprs
     D_QK, D_V, KEYS, ROWS, HALF = (gl.constexpr(n) for n in (192, 128, 64, 64, 32))
     COLS0 = gl.constexpr(COLS0_)
+    # a shared buffer seen as another shape: Triton 3.6's ``_reinterpret``, renamed ``reinterpret`` since
+    REINTERPRET_NAMED = gl.constexpr(hasattr(gl.shared_memory_descriptor, "reinterpret"))
 
     def host_layout(kind: str, dtype):
         """The shared layout of the launcher's descriptor ``kind`` (``launch._gluon_bwd192_descriptors``): the
@@ -125,34 +141,48 @@ if AVAILABLE:  # the kernel's globals must be constexprs
     @gluon.jit
     def _loader(q_desc, qb_desc, do_desc, k_desc, kb_desc, v_desc, b, h, hk, hv, key0, m0, n_tiles, k_smem, kb_smem,
                 v_smem, q_smem, qb_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc,
-                side0, lse_smem, dlt_smem, dq_smem):
+                side0, lse_smem, dlt_smem, dq_smem, kp_smem, kbp_smem):
         """K's and V's 64 rows once, then each query tile's Q rows with its lse2 rows and dO rows with its delta
         rows through the stages (``attention_bwd_gluon._loader``'s protocol, one 64-key block). Q's and K's two
         column chunks come from descriptors over the same tensor, the second loaded at column 128. Batch and head
         coordinates are taken ``% shape``: 0 where the launcher gave a broadcast dimension as one. ``dq_smem``
         (consumer 0's staging buffer) says whether the kernel is the pair form, whose cluster barriers every
-        thread of the program takes."""
-        PAIR: gl.constexpr = len(dq_smem.type.shape) == 3
-        if PAIR:
+        thread of the program takes; ``kp_smem`` / ``kbp_smem`` (two dims: the dS exchange, ``SHARE_DS``) take the
+        partner block's K rows in the same two chunks, for this program's dQ columns of the partner's dS."""
+        DS: gl.constexpr = len(kp_smem.type.shape) == 2
+        CLUSTER: gl.constexpr = (len(dq_smem.type.shape) == 3) or DS
+        if CLUSTER:
             _cluster_sync()
         _gdc_launch_dependents()
-        _load_kv(k_desc, kb_desc, v_desc, b, hk, hv, key0, k_smem, kb_smem, v_smem, kv_bar)
+        if DS:  # and the partner block's K (key block 2j + 1 - r), under the same barrier and its one arrival
+            pkey0 = key0 + KEYS - 2 * KEYS * (gl.program_id(0) % 2)
+            mbarrier.expect(kv_bar, 2 * (k_desc.block_type.nbytes + kb_desc.block_type.nbytes)
+                            + v_desc.block_type.nbytes)
+            _load_kv(k_desc, kb_desc, v_desc, b, hk, hv, key0, k_smem, kb_smem, v_smem, kv_bar, False)
+            _tma_load(k_desc, [b % k_desc.shape[0], hk % k_desc.shape[1], pkey0, 0], kv_bar, as_box(kp_smem, k_desc))
+            _tma_load(kb_desc, [b % k_desc.shape[0], hk % k_desc.shape[1], pkey0, COLS0], kv_bar,
+                      as_box(kbp_smem, kb_desc))
+        else:
+            _load_kv(k_desc, kb_desc, v_desc, b, hk, hv, key0, k_smem, kb_smem, v_smem, kv_bar)
         _gdc_wait()  # ODO's lse2 and delta (and, where it zeroes it, the dQ accumulator) are written
         stream_q_do(q_desc, qb_desc, do_desc, b % q_desc.shape[0], h % q_desc.shape[1], b % do_desc.shape[0],
                     h % do_desc.shape[1], m0, n_tiles, q_smem, qb_smem, do_smem, q_ready, do_ready, q_empty, do_empty,
                     lse_desc, dlt_desc, side0, lse_smem, dlt_smem)
-        if PAIR:
+        if CLUSTER:
             _cluster_sync()
 
     @gluon.jit
-    def _load_kv(k_desc, kb_desc, v_desc, b, hk, hv, key0, k_smem, kb_smem, v_smem, kv_bar):
+    def _load_kv(k_desc, kb_desc, v_desc, b, hk, hv, key0, k_smem, kb_smem, v_smem, kv_bar,
+                 EXPECT: gl.constexpr = True):
         """The key block's K rows (two column chunks) and V rows under ``kv_bar``, batch and head coordinates taken
-        ``% shape`` (0 where the launcher gave a broadcast dimension as one)."""
+        ``% shape`` (0 where the launcher gave a broadcast dimension as one); ``EXPECT``: this call arms ``kv_bar``
+        for their bytes (else the caller has, with more)."""
         kb_ = b % k_desc.shape[0]
         kh = hk % k_desc.shape[1]
         vb = b % v_desc.shape[0]
         vh = hv % v_desc.shape[1]
-        mbarrier.expect(kv_bar, k_desc.block_type.nbytes + kb_desc.block_type.nbytes + v_desc.block_type.nbytes)
+        if EXPECT:
+            mbarrier.expect(kv_bar, k_desc.block_type.nbytes + kb_desc.block_type.nbytes + v_desc.block_type.nbytes)
         _tma_load(k_desc, [kb_, kh, key0, 0], kv_bar, as_box(k_smem, k_desc))
         _tma_load(kb_desc, [kb_, kh, key0, COLS0], kv_bar, as_box(kb_smem, kb_desc))
         _tma_load(v_desc, [vb, vh, key0, 0], kv_bar, as_box(v_smem, v_desc))
@@ -300,9 +330,102 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         _tma_reduce_add(dq_desc, [row, C0 + (gl.program_id(0) % 2) * keep.type.shape[1]], dq_smem.index(0))
 
     @gluon.jit
+    def _ds_base():
+        """The dS exchange's region (``DS_EXTRA`` bytes at the end of the dynamic shared memory, past the kernel's
+        own): its shared::cta address. The mailbox of tile parity b is at + 8192 b, its ``full`` mbarrier at + 16384 +
+        8 b (the partner's bytes landed) and its ``free`` one at + 16400 + 8 b (the partner has read what this
+        program sent it in its mailbox of that parity)."""
+        return gl.inline_asm_elementwise(
+            "{ .reg .u32 d; mov.u32 $0, global_smem; mov.u32 d, %dynamic_smem_size; add.u32 $0, $0, d; "
+            "sub.u32 $0, $0, 16512; }", "=r", [], dtype=gl.int32, is_pure=True, pack=1)
+
+    @gluon.jit
+    def _ds_init(base):
+        """Thread 0 sets up the dS exchange's four mbarriers (one arrival each: ``full`` the receiving consumer's
+        first thread, arming it for the partner's bytes; ``free`` the partner's receiving consumer's, remotely) and
+        fences them for the cluster (``_pair_init``'s way)."""
+        gl.inline_asm_elementwise(
+            "{ .reg .pred p; .reg .u32 t; mov.u32 t, %tid.x; setp.eq.u32 p, t, 0; "
+            "@p mbarrier.init.shared::cta.b64 [$1+16384], 1; @p mbarrier.init.shared::cta.b64 [$1+16392], 1; "
+            "@p mbarrier.init.shared::cta.b64 [$1+16400], 1; @p mbarrier.init.shared::cta.b64 [$1+16408], 1; "
+            "@p fence.mbarrier_init.release.cluster; mov.b32 $0, 0; }",
+            "=r,r", [base], dtype=gl.int32, is_pure=False, pack=1)
+
+    @gluon.jit
+    def _ds_mailbox(t):
+        """(mailbox, its ``full`` mbarrier, its ``free`` one) for tile ``t``'s parity, shared::cta addresses
+        (``_ds_base``)."""
+        base = _ds_base()
+        return base + (t % 2) * 8192, base + 16384 + (t % 2) * 8, base + 16400 + (t % 2) * 8
+
+    @gluon.jit
+    def _ds_slots(x):
+        """Byte offsets in a dS mailbox for ``x``'s layout (a warpgroup's [64, 64] accumulator layout): a thread's
+        eight elements of two neighbouring 8-column groups (16-bit: one 16-byte slot, the first element's offset
+        the slot's), the warp's 32 slots consecutive; the sender's and the receiver's layouts are the same."""
+        L: gl.constexpr = x.type.layout
+        r = gl.arange(0, x.type.shape[0], layout=gl.SliceLayout(1, L))[:, None]
+        c = gl.arange(0, x.type.shape[1], layout=gl.SliceLayout(0, L))[None, :]
+        return ((c // 16) * 128 + (r // 16) * 32 + (r % 8) * 4 + (c % 8) // 2) * 16
+
+    @gluon.jit
+    def _ds_send(ds, t):
+        """This program's 16-bit dS tile ``ds`` (consumer 0's registers) into the partner's mailbox of tile ``t``'s
+        parity by asynchronous remote stores (16-byte slots), counted into the partner's mbarrier (complete_tx),
+        once the partner has read what this program sent there two tiles before (``free``)."""
+        peer = 1 - gl.program_id(0) % 2
+        mail, full, free = _ds_mailbox(t)
+        if t >= 2:
+            _pair_wait(free, ((t // 2) & 1) ^ 1)
+        rmail = gl.inline_asm_elementwise("mapa.shared::cluster.u32 $0, $1, $2;", "=r,r,r", [mail, peer],
+                                          dtype=gl.int32, is_pure=True, pack=1)
+        rfull = gl.inline_asm_elementwise("mapa.shared::cluster.u32 $0, $1, $2;", "=r,r,r", [full, peer],
+                                          dtype=gl.int32, is_pure=True, pack=1)
+        gl.inline_asm_elementwise(  # Triton hands 16-bit operands two to a 32-bit register: $16-$19 are 8 of dS
+            "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [$8], {$16, $17, $18, $19}, [$20]; "
+            "mov.b32 $0, 0; mov.b32 $1, 0; mov.b32 $2, 0; mov.b32 $3, 0; mov.b32 $4, 0; mov.b32 $5, 0; "
+            "mov.b32 $6, 0; mov.b32 $7, 0;",
+            "=r,=r,=r,=r,=r,=r,=r,=r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r",
+            [rmail + _ds_slots(ds), ds, rfull], dtype=gl.int32, is_pure=False, pack=8)
+
+    @gluon.jit
+    def _ds_finish(t, ds_prev, k_own, k_peer, dq_smem, dq_desc, row, C0: gl.constexpr):
+        """The dS exchange's dQ for tile ``t``, whose query rows start at ``row``, in the consumer that owns its
+        columns ``C0`` on (rank 0's consumer 0: 0-127, rank 1's consumer 1: 128-191): wait for the partner's dS in
+        this program's mailbox, read it into registers, and take dQ = dS K + dS' K' over both key blocks (this
+        program's dS ``ds_prev`` from its shared tile, still there a tile on; ``k_own`` / ``k_peer`` the two blocks'
+        K columns), then bulk-reduce it. Run a tile later, where the single form takes its dQ (after dS, before dK):
+        the partner's dS has long landed; the mailbox is freed for the partner's next send as soon as it is read.
+        (Stop 38 run 3 had it under the next tile's first product, before dS, where it held up the other consumer
+        each tile: 0.707 ms causal against the single form's 0.575.)"""
+        mail, full, free = _ds_mailbox(t)
+        _pair_wait(full, (t // 2) & 1)
+        s_layout: gl.constexpr = wgmma_layout(KEYS)
+        NQ: gl.constexpr = dq_smem.type.shape[1]
+        dq_layout: gl.constexpr = wgmma_layout(NQ)
+        where = mail + _ds_slots(gl.zeros([ROWS, KEYS], gl.int32, s_layout))
+        peer_ds = gl.inline_asm_elementwise(  # eight 16-bit values a slot, two to each of $0-$3 (as _ds_send's)
+            "ld.shared.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r,r,r,r,r,r,r,r", [where],
+            dtype=ds_prev.dtype, is_pure=False, pack=8)
+        _thread_barrier()  # every thread has read the mailbox: its first thread frees it for the partner
+        gl.inline_asm_elementwise(
+            "{ .reg .pred p; .reg .u32 t, r; mov.u32 t, %tid.x; and.b32 t, t, 127; setp.eq.u32 p, t, 0; "
+            "mapa.shared::cluster.u32 r, $1, $2; @p mbarrier.arrive.release.cluster.shared::cluster.b64 _, [r]; "
+            "mov.b32 $0, 0; }", "=r,r,r", [free, 1 - gl.program_id(0) % 2], dtype=gl.int32, is_pure=False, pack=1)
+        a = gl.convert_layout(peer_ds, gl.DotOperandLayout(operand_index=0, parent=dq_layout, k_width=2))
+        tok = warpgroup_mma(ds_prev, k_own, gl.zeros([ROWS, NQ], gl.float32, dq_layout), use_acc=False,
+                            is_async=True)
+        tok = warpgroup_mma(a, k_peer, tok, is_async=True)
+        dq = warpgroup_mma_wait(0, deps=(tok,))
+        tma.store_wait(0)  # the previous reduce has read the staging buffer
+        dq_smem.store(dq)
+        fence_async_shared()
+        _tma_reduce_add(dq_desc, [row, C0], dq_smem)
+
+    @gluon.jit
     def _tile(t, i, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem, dq_desc,
               q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem, dq_row0, S_q, qk_scale_log2,
-              dk, dv, masked, pend=None, t0=0):
+              dk, dv, masked, pend=None, t0=0, kp_smem=None, kbp_smem=None):
         """Query tile ``i`` (the program's t-th) for consumer ``CID``. Consumer 1 computes S = Q K^T for the
         block's 64 keys, P (masked where ``masked``) into ``p_smem`` (``p_full``), its dV = P^T dO, then, once dS
         is in, its dK and dQ columns 128-191. Consumer 0 computes dP = dO V^T, dS = P (dP - delta) from P's
@@ -310,7 +433,10 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         columns 0-127. Returns (dk in flight, dv). ``CID`` is read off its dQ staging buffer's width (128 or 64
         columns): an argument that reaches a partition arrives as a runtime value, even one passed as a constexpr.
         ``t``: the stages' and P / dS buffers' count of tiles; ``t0``: its value at the block's first tile (the
-        persistent form's earlier blocks), whose tile has no previous stage of the block to release."""
+        persistent form's earlier blocks), whose tile has no previous stage of the block to release. ``kp_smem`` /
+        ``kbp_smem`` (the dS exchange, ``SHARE_DS``): the partner block's K chunks; this tile's dS goes to the partner,
+        and the previous tile's dQ columns of this program's consumer (``_ds_finish``) are taken here."""
+        DS: gl.constexpr = kp_smem is not None
         PAIR: gl.constexpr = len(dq_smem.type.shape) == 3
         CID: gl.constexpr = 2 - dq_smem.type.shape[-1] * (1 + PAIR) // 64
         NST: gl.constexpr = q_smem.type.shape[0]
@@ -330,6 +456,10 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             lse2 = gl.where(row_ok, lse_smem.index(s).load(gl.SliceLayout(1, s_layout)), float("inf"))
             if pend is not None:  # the pair form: the previous tile's dQ half, under S's product
                 _pair_finish(pend, t - 1, CID, dq_smem, dq_desc, dq_row0 + (i - 1) * ROWS, C0)
+            if DS:  # rank 1 owns columns 128-191: its mailbox armed for this tile's dS from the partner
+                if gl.program_id(0) % 2 == 1:
+                    mail, full, free = _ds_mailbox(t)
+                    _mail_expect(full, ROWS * KEYS * 2)
             s_t, dk = warpgroup_mma_wait(0, deps=(s_tok, dk))
             if t > t0:  # the previous tile's products are done with its stage
                 prev = (t - 1) % NST
@@ -346,10 +476,18 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             mbarrier.wait(do_ready.index(s), phase)
             dv_tok = warpgroup_mma(p_smem.index(b).permute((1, 0)), do_smem.index(s), dv, is_async=True)
             mbarrier.wait(ds_full.index(b), (t // 2) & 1)
-            dq_tok = warpgroup_mma(ds_smem.index(b), kb_smem, gl.zeros([ROWS, NQ], gl.float32, wgmma_layout(NQ)),
-                                   use_acc=False, is_async=True)
-            dk_tok = warpgroup_mma(ds_smem.index(b).permute((1, 0)), qb_smem.index(s), dk, is_async=True)
-            dq, dv = warpgroup_mma_wait(1, deps=(dq_tok, dv_tok))
+            if DS:  # rank 1: the previous tile's dQ (columns 128-191) here
+                if (gl.program_id(0) % 2 == 1) & (t > t0):
+                    _ds_finish(t - 1, ds_smem.index((t - 1) % 2), kb_smem, kbp_smem, dq_smem, dq_desc,
+                               dq_row0 + (i - 1) * ROWS, C0)
+                dk_tok = warpgroup_mma(ds_smem.index(b).permute((1, 0)), qb_smem.index(s), dk, is_async=True)
+                dv = warpgroup_mma_wait(1, deps=(dv_tok,))
+            else:
+                dq_tok = warpgroup_mma(ds_smem.index(b), kb_smem,
+                                       gl.zeros([ROWS, NQ], gl.float32, wgmma_layout(NQ)), use_acc=False,
+                                       is_async=True)
+                dk_tok = warpgroup_mma(ds_smem.index(b).permute((1, 0)), qb_smem.index(s), dk, is_async=True)
+                dq, dv = warpgroup_mma_wait(1, deps=(dq_tok, dv_tok))
         else:  # dP, dS; then dQ's and dK's columns 0-127
             mbarrier.wait(do_ready.index(s), phase)
             dp_tok = warpgroup_mma(do_smem.index(s), v_smem.permute((1, 0)), zero, use_acc=False, is_async=True)
@@ -368,15 +506,28 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             fence_async_shared()
             _thread_barrier()  # every thread's dS is stored (and fenced) before consumer 1 is told
             mbarrier.arrive(ds_full.index(b), count=1)
+            if DS:  # dS to the partner; rank 0 arms its own mailbox for the partner's
+                _ds_send(ds, t)
+                if gl.program_id(0) % 2 == 0:
+                    mail, full, free = _ds_mailbox(t)
+                    _mail_expect(full, ROWS * KEYS * 2)
             mbarrier.wait(q_ready.index(s), phase)  # passed already (consumer 1's S read the tile): Q's bytes seen here
-            dq_layout: gl.constexpr = wgmma_layout(NQ)
-            ds_op = gl.convert_layout(ds, gl.DotOperandLayout(operand_index=0, parent=dq_layout, k_width=2))
-            dq_tok = warpgroup_mma(ds_op, k_smem, gl.zeros([ROWS, NQ], gl.float32, dq_layout), use_acc=False,
-                                   is_async=True)
-            dk_tok = warpgroup_mma(ds_smem.index(b).permute((1, 0)), q_smem.index(s), dk, is_async=True)
-            dq = warpgroup_mma_wait(1, deps=(dq_tok,))
+            if DS:  # rank 0: the previous tile's dQ (columns 0-127) here
+                if (gl.program_id(0) % 2 == 0) & (t > t0):
+                    _ds_finish(t - 1, ds_smem.index((t - 1) % 2), k_smem, kp_smem, dq_smem, dq_desc,
+                               dq_row0 + (i - 1) * ROWS, C0)
+                dk_tok = warpgroup_mma(ds_smem.index(b).permute((1, 0)), q_smem.index(s), dk, is_async=True)
+            else:
+                dq_layout: gl.constexpr = wgmma_layout(NQ)
+                ds_op = gl.convert_layout(ds, gl.DotOperandLayout(operand_index=0, parent=dq_layout, k_width=2))
+                dq_tok = warpgroup_mma(ds_op, k_smem, gl.zeros([ROWS, NQ], gl.float32, dq_layout), use_acc=False,
+                                       is_async=True)
+                dk_tok = warpgroup_mma(ds_smem.index(b).permute((1, 0)), q_smem.index(s), dk, is_async=True)
+                dq = warpgroup_mma_wait(1, deps=(dq_tok,))
         if PAIR:  # the partner's half sent; this program's half (cluster rank r: half r) summed a tile later
             return dk_tok, dv, _pair_send(dq, t, CID)
+        elif DS:  # dQ is the owning consumer's, a tile later (_ds_finish)
+            return dk_tok, dv
         else:
             tma.store_wait(0)  # the previous tile's reduce has read the staging buffer
             dq_smem.store(dq)
@@ -403,17 +554,19 @@ if AVAILABLE:  # the kernel's globals must be constexprs
     @gluon.jit
     def _consumer(q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem, dq_desc, kv_bar,
                   q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem, dq_row0, key0, i_start,
-                  n_tiles, S_q, S_kv, qk_scale_log2, scale, causal, dk_base, dk_ss, dk_sd, dv_base, dv_ss, dv_sd):
+                  n_tiles, S_q, S_kv, qk_scale_log2, scale, causal, dk_base, dk_ss, dk_sd, dv_base, dv_ss, dv_sd,
+                  kp_smem, kbp_smem):
         """Consumer ``CID``'s query tiles (the diagonal's, masked under ``causal``, peeled), then its dK columns
         (scaled) and, for consumer 1, dV (``_store_rows``). ``CID``: read off the dQ staging buffer, as in
-        ``_tile``."""
+        ``_tile``; the dS exchange (``SHARE_DS``) off ``kp_smem``'s two dims (the other forms pass a stand-in)."""
         PAIR: gl.constexpr = len(dq_smem.type.shape) == 3
+        DS: gl.constexpr = len(kp_smem.type.shape) == 2
         CID: gl.constexpr = 2 - dq_smem.type.shape[-1] * (1 + PAIR) // 64
         NST: gl.constexpr = q_smem.type.shape[0]
         NQ: gl.constexpr = COLS0 - CID * (2 * COLS0 - D_QK)
         C0: gl.constexpr = CID * COLS0
         NV: gl.constexpr = 16 + CID * (D_V - 16)  # consumer 0 carries a token dV it never uses
-        if PAIR:
+        if PAIR or DS:
             _cluster_sync()  # the partner's exchange barriers are set up
         dk = gl.zeros([KEYS, NQ], gl.float32, wgmma_layout(NQ))
         dv = gl.zeros([KEYS, NV], gl.float32, wgmma_layout(NV))
@@ -433,6 +586,28 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                                      ds_smem, dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full,
                                      lse_smem, dlt_smem, dq_row0, S_q, qk_scale_log2, dk, dv, False, pend)
             _pair_finish(pend, n_tiles - 1, CID, dq_smem, dq_desc, dq_row0 + (i_start + n_tiles - 1) * ROWS, C0)
+        elif DS:  # as the pair form's tiles; the last tile's dQ after the loop, in its owner (rank 0: 0, rank 1: 1)
+            dk, dv = _tile(0, i_start, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem,
+                           dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem,
+                           dq_row0, S_q, qk_scale_log2, dk, dv, causal != 0, None, 0, kp_smem, kbp_smem)
+            if n_tiles > 1:
+                dk, dv = _tile(1, i_start + 1, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem,
+                               ds_smem, dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full,
+                               lse_smem, dlt_smem, dq_row0, S_q, qk_scale_log2, dk, dv,
+                               (causal != 0) & (gl.program_id(0) % 2 == 1), None, 0, kp_smem, kbp_smem)
+            for t in range(2, n_tiles):
+                dk, dv = _tile(t, i_start + t, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem,
+                               ds_smem, dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full,
+                               lse_smem, dlt_smem, dq_row0, S_q, qk_scale_log2, dk, dv, False, None, 0, kp_smem,
+                               kbp_smem)
+            if gl.program_id(0) % 2 == CID:
+                last_t = n_tiles - 1
+                if CID == 0:
+                    _ds_finish(last_t, ds_smem.index(last_t % 2), k_smem, kp_smem, dq_smem, dq_desc,
+                               dq_row0 + (i_start + last_t) * ROWS, C0)
+                else:
+                    _ds_finish(last_t, ds_smem.index(last_t % 2), kb_smem, kbp_smem, dq_smem, dq_desc,
+                               dq_row0 + (i_start + last_t) * ROWS, C0)
         else:
             dk, dv = _tile(0, i_start, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem,
                            dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem,
@@ -449,7 +624,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         if CID == 1:
             _store_rows(dv_base, dv, key0, S_kv, dv_ss, dv_sd, 0, wgmma_layout(NV))
         tma.store_wait(0)
-        if PAIR:
+        if PAIR or DS:
             _cluster_sync()  # the partner has made its last arrival here
 
     @gluon.jit
@@ -488,8 +663,9 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                         do_smem, kv_bar, kv_empty, item_smem, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc,
                         lse_smem, dlt_smem, ctr_ptr, n_items, n_blocks, head_group, H, G_k, G_v, S_q, S_side, causal):
         """The persistent form's loader: this program's blocks, the grid's first ``gl.num_programs(0)`` in the start
-        order, then the next unclaimed one (``_claim``, once a block's tiles are all loaded) until ``n_items`` (``program_tile_at`` over ``n_blocks``
-        key blocks a head in groups of ``head_group`` heads, costliest first). A block's K and V are loaded once
+        order, then the next unclaimed one (``_claim``, once a block's tiles are all loaded) until ``n_items``
+        (``program_tile_at`` over ``n_blocks`` key blocks a head in groups of ``head_group`` heads, costliest
+        first). A block's K and V are loaded once
         both consumers are done with the last block's (``kv_empty``), its number written for them (``_put_item``)
         and released with K and V (``kv_bar``); its Q and dO tiles go on through the same stages. Past the last
         block, the count ``n_items`` tells the consumers to stop."""
@@ -572,7 +748,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                                        lse_desc, dlt_desc, dk_ptr, dv_ptr, dk_sb, dk_sh, dk_ss, dk_sd, dv_sb, dv_sh,
                                        dv_ss, dv_sd, H, G_k, G_v, S_q, S_kv, S_side, qk_scale_log2, scale, causal,
                                        ctr_ptr, n_bh, HEAD_GROUP: gl.constexpr, PAIR: gl.constexpr = False,
-                                       PERSIST: gl.constexpr = False):
+                                       PERSIST: gl.constexpr = False, SHARE_DS: gl.constexpr = False):
         """Grid (cdiv(S_kv, 64), B H_q): a program per (batch, query head, 64-key block), in ``program_tile``'s
         start order (``HEAD_GROUP``: the causal mask's groups, costliest key block first). Query head h reads K
         head h // ``G_k`` and V head h // ``G_v``; dK and dV (from ``dk_ptr`` / ``dv_ptr``, each through its four
@@ -584,6 +760,8 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         gl.static_assert(q_desc.block_type.shape[3] == COLS0, "Q's first chunk: 128 columns")
         gl.static_assert(qb_desc.block_type.shape[3] == D_QK - COLS0, "Q's second chunk: 64 columns")
         gl.static_assert(not (PAIR and PERSIST), "the pair form is not persistent")
+        gl.static_assert(not (SHARE_DS and (PAIR or PERSIST)), "the dS exchange is a form of its own")
+        CLUSTER: gl.constexpr = PAIR or SHARE_DS
         dt: gl.constexpr = q_desc.dtype
         q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, COLS0], dt)
         qb_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D_QK - COLS0], dt)
@@ -604,6 +782,15 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             dq1_smem = gl.allocate_shared_memory(gl.float32, [1, ROWS, (D_QK - COLS0) // 2], gl.NVMMASharedLayout
                                                  .get_default_for([ROWS, (D_QK - COLS0) // 2], gl.float32))
             _pair_init(_pair_base())
+        elif SHARE_DS:  # one staging buffer: rank 0's consumer 0 stages [64, 128], rank 1's consumer 1 [64, 64]
+            dq0_smem = gl.allocate_shared_memory(gl.float32, [ROWS, COLS0],
+                                                 gl.NVMMASharedLayout.get_default_for([ROWS, COLS0], gl.float32))
+            dq1_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D_QK - COLS0], gl.float32)
+            if REINTERPRET_NAMED:
+                dq1_smem = dq0_smem.reinterpret(gl.float32, [ROWS, D_QK - COLS0], dq1_layout)
+            else:
+                dq1_smem = dq0_smem._reinterpret(gl.float32, [ROWS, D_QK - COLS0], dq1_layout)
+            _ds_init(_ds_base())
         else:
             dq0_smem = gl.allocate_shared_memory(gl.float32, [ROWS, COLS0],
                                                  gl.NVMMASharedLayout.get_default_for([ROWS, COLS0], gl.float32))
@@ -635,21 +822,29 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                                 (_consumer_persist, common + (dq1_smem, dq1_desc) + tail), (_loader_persist, loader)],
                                [4, 1], [240, 24])
             return
-        if PAIR:  # clusters of two programs: key blocks 2j and 2j + 1 of one head, in the pairs' start order
+        if CLUSTER:  # clusters of two programs: key blocks 2j and 2j + 1 of one head, in the pairs' start order
             pair_n, bh = program_tile(HEAD_GROUP, False, 2)
             pid_n = 2 * pair_n + gl.program_id(0) % 2
         else:
             pid_n, bh = program_tile(HEAD_GROUP, False)
-        b, h, hk, hv, key0, i_start, n_tiles = _block_coords(pid_n, bh, H, G_k, G_v, S_q, causal, PAIR)
+        b, h, hk, hv, key0, i_start, n_tiles = _block_coords(pid_n, bh, H, G_k, G_v, S_q, causal, CLUSTER)
+        if SHARE_DS:  # the partner block's K, in the same two chunks
+            kp_smem = gl.allocate_shared_memory(dt, [KEYS, COLS0], gl.NVMMASharedLayout.get_default_for([KEYS, COLS0],
+                                                                                                       dt))
+            kbp_smem = gl.allocate_shared_memory(dt, [KEYS, D_QK - COLS0],
+                                                 gl.NVMMASharedLayout.get_default_for([KEYS, D_QK - COLS0], dt))
+        else:  # a stand-in of three dims, which says "not this form" to the partitions
+            kp_smem = p_smem
+            kbp_smem = p_smem
         dk_base = dk_ptr + b.to(gl.int64) * dk_sb + hk.to(gl.int64) * dk_sh
         dv_base = dv_ptr + b.to(gl.int64) * dv_sb + hv.to(gl.int64) * dv_sh
         tail = (kv_bar, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem, bh * S_q, key0,
                 i_start, n_tiles, S_q, S_kv, qk_scale_log2, scale, causal, dk_base, dk_ss, dk_sd, dv_base, dv_ss,
-                dv_sd)
+                dv_sd, kp_smem, kbp_smem)
         loader = (q_desc, qb_desc, do_desc, k_desc, kb_desc, v_desc, b, h, hk, hv, key0, i_start * ROWS, n_tiles,
                   k_smem, kb_smem, v_smem, q_smem, qb_smem, do_smem, kv_bar, q_ready, do_ready, q_empty, do_empty,
-                  lse_desc, dlt_desc, bh * S_side, lse_smem, dlt_smem, dq0_smem)
+                  lse_desc, dlt_desc, bh * S_side, lse_smem, dlt_smem, dq0_smem, kp_smem, kbp_smem)
         # the pair form's loader is a whole warpgroup: no idle padding warp misses the cluster barriers
         gl.warp_specialize([(_consumer, common + (dq0_smem, dq0_desc) + tail),
                             (_consumer, common + (dq1_smem, dq1_desc) + tail), (_loader, loader)],
-                           [4, 4 if PAIR else 1], [240, 24])
+                           [4, 4 if CLUSTER else 1], [240, 24])
