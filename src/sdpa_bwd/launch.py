@@ -1413,7 +1413,7 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     args = (*_gluon_bwd192_descriptors(q, k, v, do, dq_accum, lse2, delta, pair), dk_out, dv_out,
             *dk_out.stride(), *dv_out.stride(),
             H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, side, scale * LOG2E, scale, int(causal),
-            delta if counter is None else counter, B * H_q)
+            delta if counter is None else counter, B * H_q)  # delta stands in for the counter it does not read
     kw = dict(HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1, PAIR=pair, PERSIST=persist,
               SHARE_DS=share_ds, num_warps=4, maxnreg=g.MAX_REGS, **more)
     if pair or share_ds:
@@ -1655,7 +1655,8 @@ def _replay_backward(plan, q, k, v, o, do, stats, dq, dk, dv, return_delta: bool
     """attention_backward for a call whose key was recorded: its outputs and side buffers allocated as the
     recorded call allocated them, then its launches."""
     # kv_acc: the Gluon backward ran with shared K/V heads; turns: the query tile rows its dQ turn counters count
-    # in (deterministic), 0 without them, None where the Triton kernels ran (their tensor list stops at dq_accum);
+    # in (deterministic), 0 without them, -1 for the 192 kernel's persistent form (its block counter), None where the
+    # Triton kernels ran (their tensor list stops at dq_accum);
     # side: delta's and lse2's rows a head (_side_buffers)
     B, H_q, S_q, D_qk, atomic, kv_acc, turns, side = plan.extra
     dq, dk, dv = (torch.empty(ref.shape, dtype=ref.dtype, device=ref.device) if t is None else t
