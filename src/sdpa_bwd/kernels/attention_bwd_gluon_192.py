@@ -389,6 +389,14 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             [rmail + _ds_slots(ds), ds, rfull], dtype=gl.int32, is_pure=False, pack=8)
 
     @gluon.jit
+    def _ds_arm(t, OWNER: gl.constexpr):
+        """In the program of cluster rank ``OWNER`` (the one whose consumer calls this reads the mailbox), arm the
+        mailbox of tile ``t``'s parity for the partner's dS bytes (its ``full`` mbarrier)."""
+        if gl.program_id(0) % 2 == OWNER:
+            mail, full, free = _ds_mailbox(t)
+            _mail_expect(full, ROWS * KEYS * 2)
+
+    @gluon.jit
     def _ds_finish(t, ds_prev, k_own, k_peer, dq_smem, dq_desc, row, C0: gl.constexpr):
         """The dS exchange's dQ for tile ``t``, whose query rows start at ``row``, in the consumer that owns its
         columns ``C0`` on (rank 0's consumer 0: 0-127, rank 1's consumer 1: 128-191): wait for the partner's dS in
@@ -457,9 +465,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             if pend is not None:  # the pair form: the previous tile's dQ half, under S's product
                 _pair_finish(pend, t - 1, CID, dq_smem, dq_desc, dq_row0 + (i - 1) * ROWS, C0)
             if DS:  # rank 1 owns columns 128-191: its mailbox armed for this tile's dS from the partner
-                if gl.program_id(0) % 2 == 1:
-                    mail, full, free = _ds_mailbox(t)
-                    _mail_expect(full, ROWS * KEYS * 2)
+                _ds_arm(t, 1)
             s_t, dk = warpgroup_mma_wait(0, deps=(s_tok, dk))
             if t > t0:  # the previous tile's products are done with its stage
                 prev = (t - 1) % NST
@@ -508,9 +514,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             mbarrier.arrive(ds_full.index(b), count=1)
             if DS:  # dS to the partner; rank 0 arms its own mailbox for the partner's
                 _ds_send(ds, t)
-                if gl.program_id(0) % 2 == 0:
-                    mail, full, free = _ds_mailbox(t)
-                    _mail_expect(full, ROWS * KEYS * 2)
+                _ds_arm(t, 0)
             mbarrier.wait(q_ready.index(s), phase)  # passed already (consumer 1's S read the tile): Q's bytes seen here
             if DS:  # rank 0: the previous tile's dQ (columns 0-127) here
                 if (gl.program_id(0) % 2 == 0) & (t > t0):
@@ -552,6 +556,20 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             gl.store(ptrs, acc.to(base.dtype.element_ty), mask=keep)
 
     @gluon.jit
+    def _block_out(dk, dv, last_t, q_empty, do_empty, key0, S_kv, scale, dk_base, dk_ss, dk_sd, dv_base, dv_ss, dv_sd,
+                   CID: gl.constexpr, C0: gl.constexpr):
+        """A consumer's end of a key block: its last dK product waited for, the block's last stage (tile ``last_t``)
+        released, its dK columns from ``C0`` (scaled) and, for consumer 1, dV stored (``_store_rows``)."""
+        NST: gl.constexpr = q_empty.type.shape[0]
+        dk = warpgroup_mma_wait(0, deps=(dk,))
+        last = last_t % NST
+        mbarrier.arrive(q_empty.index(last), count=1)
+        mbarrier.arrive(do_empty.index(last), count=1)
+        _store_rows(dk_base, dk * scale, key0, S_kv, dk_ss, dk_sd, C0, wgmma_layout(dk.type.shape[1]))
+        if CID == 1:
+            _store_rows(dv_base, dv, key0, S_kv, dv_ss, dv_sd, 0, wgmma_layout(dv.type.shape[1]))
+
+    @gluon.jit
     def _consumer(q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem, dq_desc, kv_bar,
                   q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem, dq_row0, key0, i_start,
                   n_tiles, S_q, S_kv, qk_scale_log2, scale, causal, dk_base, dk_ss, dk_sd, dv_base, dv_ss, dv_sd,
@@ -562,7 +580,6 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         PAIR: gl.constexpr = len(dq_smem.type.shape) == 3
         DS: gl.constexpr = len(kp_smem.type.shape) == 2
         CID: gl.constexpr = 2 - dq_smem.type.shape[-1] * (1 + PAIR) // 64
-        NST: gl.constexpr = q_smem.type.shape[0]
         NQ: gl.constexpr = COLS0 - CID * (2 * COLS0 - D_QK)
         C0: gl.constexpr = CID * COLS0
         NV: gl.constexpr = 16 + CID * (D_V - 16)  # consumer 0 carries a token dV it never uses
@@ -616,13 +633,8 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                 dk, dv = _tile(t, i_start + t, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem,
                                ds_smem, dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full,
                                lse_smem, dlt_smem, dq_row0, S_q, qk_scale_log2, dk, dv, False)
-        dk = warpgroup_mma_wait(0, deps=(dk,))
-        last = (n_tiles - 1) % NST
-        mbarrier.arrive(q_empty.index(last), count=1)
-        mbarrier.arrive(do_empty.index(last), count=1)
-        _store_rows(dk_base, dk * scale, key0, S_kv, dk_ss, dk_sd, C0, wgmma_layout(NQ))
-        if CID == 1:
-            _store_rows(dv_base, dv, key0, S_kv, dv_ss, dv_sd, 0, wgmma_layout(NV))
+        _block_out(dk, dv, n_tiles - 1, q_empty, do_empty, key0, S_kv, scale, dk_base, dk_ss, dk_sd, dv_base, dv_ss,
+                   dv_sd, CID, C0)
         tma.store_wait(0)
         if PAIR or DS:
             _cluster_sync()  # the partner has made its last arrival here
@@ -705,7 +717,6 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         block's last products it frees K and V (``kv_empty``), then stores its dK (and dV) while the next block's
         K and V come in."""
         CID: gl.constexpr = 2 - dq_smem.type.shape[-1] // 64
-        NST: gl.constexpr = q_smem.type.shape[0]
         NQ: gl.constexpr = COLS0 - CID * (2 * COLS0 - D_QK)
         C0: gl.constexpr = CID * COLS0
         NV: gl.constexpr = 16 + CID * (D_V - 16)  # consumer 0 carries a token dV it never uses
@@ -728,15 +739,9 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                                ds_smem, dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full,
                                lse_smem, dlt_smem, bh * S_q, S_q, qk_scale_log2, dk, dv, False, None, t0)
             mbarrier.arrive(kv_empty, count=1)  # the block's products that read K and V are done
-            dk = warpgroup_mma_wait(0, deps=(dk,))
-            last = (t0 + n_tiles - 1) % NST
-            mbarrier.arrive(q_empty.index(last), count=1)
-            mbarrier.arrive(do_empty.index(last), count=1)
-            _store_rows(dk_ptr + b.to(gl.int64) * dk_sb + hk.to(gl.int64) * dk_sh, dk * scale, key0, S_kv, dk_ss,
-                        dk_sd, C0, wgmma_layout(NQ))
-            if CID == 1:
-                _store_rows(dv_ptr + b.to(gl.int64) * dv_sb + hv.to(gl.int64) * dv_sh, dv, key0, S_kv, dv_ss, dv_sd,
-                            0, wgmma_layout(NV))
+            _block_out(dk, dv, t0 + n_tiles - 1, q_empty, do_empty, key0, S_kv, scale,
+                       dk_ptr + b.to(gl.int64) * dk_sb + hk.to(gl.int64) * dk_sh, dk_ss, dk_sd,
+                       dv_ptr + b.to(gl.int64) * dv_sb + hv.to(gl.int64) * dv_sh, dv_ss, dv_sd, CID, C0)
             t0 += n_tiles
             k += 1
             mbarrier.wait(kv_bar, k & 1)
