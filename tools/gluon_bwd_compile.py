@@ -114,8 +114,14 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
                 head_loop=head_loop, det_up=det_up, dq_by_rows=dq_by_rows, **report)
 
 
+# The 192 kernel's compiles (pair, persist, share_ds, stages): the single form at three stages (the launcher's
+# default, stop 39) and two, the pair form and the dS exchange at two, the persistent form at three.
+FORMS_192 = ((False, False, False, 3), (False, False, False, 2), (True, False, False, 2), (False, True, False, 3),
+             (False, False, True, 2))
+
+
 def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: bool = False,
-                share_ds: bool = False) -> dict:
+                share_ds: bool = False, stages: int = 2) -> dict:
     """The D_qk 192 / D_v 128 kernel (``attention_bwd_gluon_192``) as the launcher compiles it
     (``launch._gluon_bwd192_descriptors``): ``grouped``: shared K/V heads, dK and dV added into fp32 accumulators
     (``dk_ptr``, ``dv_ptr`` fp32), else stored as 16 bits; under the causal mask's head groups. ``pair``: the
@@ -123,7 +129,8 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
     (addresses in the partner), ``remote_stores`` / ``mail_loads`` (its half sent by asynchronous stores, the
     partner's read back), ``cluster_barriers`` (arrive-and-wait pairs). ``persist``: the persistent form
     (``PERSIST``), with its ``claims`` (the counter's atomic adds) counted. ``share_ds``: the dS exchange
-    (``SHARE_DS``), its remote stores and mailbox loads counted as the pair form's."""
+    (``SHARE_DS``), its remote stores and mailbox loads counted as the pair form's. ``stages``: the Q / dO stages
+    (``STAGES``: 3 with one P / dS buffer, stop 39)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import compile_report, desc_signature, signature_of
     from triton.experimental.gluon import language as gl
@@ -144,7 +151,7 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
                                 g.host_layout(kind + "h" * pair, gdt))
     for p in ("lse_desc", "dlt_desc"):
         sig[p] = desc_signature(64, "float32", [64], g.host_layout("side", gdt))
-    report = compile_report(fn, sig, dict(HEAD_GROUP=8, PAIR=pair, PERSIST=persist, SHARE_DS=share_ds),
+    report = compile_report(fn, sig, dict(HEAD_GROUP=8, PAIR=pair, PERSIST=persist, SHARE_DS=share_ds, STAGES=stages),
                             maxnreg=g.MAX_REGS, with_ptx=True)
     ptx = report.pop("ptx")
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
@@ -156,7 +163,7 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
     report["cluster_barriers"] = ptx.count("barrier.cluster.wait")
     report["claims"] = ptx.count("atom.global.add.u32")
     return dict(kernel="attention_bwd_gluon_192", dtype=dtype, grouped=grouped, pair=pair, persist=persist,
-                share_ds=share_ds, **report)
+                share_ds=share_ds, stages=stages, **report)
 
 
 def main(argv) -> None:
@@ -173,10 +180,10 @@ def main(argv) -> None:
                 for grouped, tma_epilogue, deterministic, head_loop, det_up in VARIANTS:
                     print(json.dumps(compile_variant(dtype, D, grouped, tma_epilogue, rows, deterministic,
                                                      head_loop=head_loop, det_up=det_up)), flush=True)
-        for grouped in (False, True):
-            for pair, persist, share_ds in ((False, False, False), (True, False, False), (False, True, False),
-                                            (False, False, True)):
-                print(json.dumps(compile_192(dtype, grouped, pair, persist, share_ds)), flush=True)
+        for grouped in (False, True):  # each form at the launcher's stages (three where it takes them), and the
+            # single form at two as well (``launch.GLUON_BWD192_THREE_STAGES`` off)
+            for pair, persist, share_ds, stages in FORMS_192:
+                print(json.dumps(compile_192(dtype, grouped, pair, persist, share_ds, stages)), flush=True)
 
 
 if __name__ == "__main__":

@@ -273,10 +273,21 @@ GLUON_BWD192_PERSIST = os.environ.get("SDPA_BWD_GLUON_BWD192_PERSIST", "0") == "
 # $SDPA_BWD_GLUON_BWD192_SHARE_DS=1 or the switch gluon_bwd192_share_ds turns it on.
 GLUON_BWD192_SHARE_DS = os.environ.get("SDPA_BWD_GLUON_BWD192_SHARE_DS", "0") == "1"
 
+# The 192 / 128 backward's Q / dO stages (``attention_bwd_gluon_192``'s ``STAGES``, stop 39): three, so that the loader
+# runs two tiles ahead of the consumers, in the bytes of the second P / dS buffer (the handshakes a tile already takes
+# order a single buffer's reuse) and the shared memory left (231,600 B of 232,448); or two, as before. The forms with
+# an exchange (pair, dS) keep two. On by default: the kernel 0.565 against 0.574 ms causal at (1,16,4096) bf16, 1.066
+# against 1.091 non-causal, the same gradients bit for bit (run 3 of docs/data/h200-2026-12-03k, tools/ab192.py
+# --switch gluon_bwd192_three_stages); the full plan on it as before (run 6). Stop 34's tile-ahead first product, which
+# the third stage was to allow, is still 8% slower (run 4). $SDPA_BWD_GLUON_BWD192_THREE_STAGES=0 or the switch
+# gluon_bwd192_three_stages sets it.
+GLUON_BWD192_THREE_STAGES = os.environ.get("SDPA_BWD_GLUON_BWD192_THREE_STAGES", "1") != "0"
+
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
              "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
              "gluon_bwd_deterministic", "gluon_bwd_head_loop", "gluon_bwd_192", "gluon_bwd_det_up", "gluon_pdl",
-             "gluon_bwd_dq_rows", "gluon_bwd192_pair", "gluon_bwd192_persist", "gluon_bwd192_share_ds")
+             "gluon_bwd_dq_rows", "gluon_bwd192_pair", "gluon_bwd192_persist", "gluon_bwd192_share_ds",
+             "gluon_bwd192_three_stages")
 
 
 @contextlib.contextmanager
@@ -291,12 +302,12 @@ def switches(**values):
     ``gluon_bwd_192`` (``GLUON_BWD_192``, an iterable of "causal" and "nc"), ``gluon_bwd_det_up``
     (``GLUON_BWD_DET_UP``, an iterable of head dims), ``gluon_pdl`` (``GLUON_PDL``), ``gluon_bwd_dq_rows``
     (``GLUON_BWD_DQ_ROWS``), ``gluon_bwd192_pair`` (``GLUON_BWD192_PAIR``), ``gluon_bwd192_persist``
-    (``GLUON_BWD192_PERSIST``), ``gluon_bwd192_share_ds`` (``GLUON_BWD192_SHARE_DS``). A switch not named keeps its
-    value."""
+    (``GLUON_BWD192_PERSIST``), ``gluon_bwd192_share_ds`` (``GLUON_BWD192_SHARE_DS``), ``gluon_bwd192_three_stages``
+    (``GLUON_BWD192_THREE_STAGES``). A switch not named keeps its value."""
     global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
     global GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC
     global GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR
-    global GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS
+    global GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
@@ -315,7 +326,7 @@ def switches(**values):
     before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
               GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
               GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
-              GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS)
+              GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -353,12 +364,14 @@ def switches(**values):
             GLUON_BWD192_PERSIST = bool(values["gluon_bwd192_persist"])
         if "gluon_bwd192_share_ds" in values:
             GLUON_BWD192_SHARE_DS = bool(values["gluon_bwd192_share_ds"])
+        if "gluon_bwd192_three_stages" in values:
+            GLUON_BWD192_THREE_STAGES = bool(values["gluon_bwd192_three_stages"])
         yield
     finally:
         (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
          GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
          GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
-         GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS) = before
+         GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES) = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -1414,8 +1427,9 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
             *dk_out.stride(), *dv_out.stride(),
             H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, side, scale * LOG2E, scale, int(causal),
             delta if counter is None else counter, B * H_q)  # delta stands in for the counter it does not read
+    stages = 3 if GLUON_BWD192_THREE_STAGES and not (pair or share_ds) else 2
     kw = dict(HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1, PAIR=pair, PERSIST=persist,
-              SHARE_DS=share_ds, num_warps=4, maxnreg=g.MAX_REGS, **more)
+              SHARE_DS=share_ds, STAGES=stages, num_warps=4, maxnreg=g.MAX_REGS, **more)
     if pair or share_ds:
         _as_clusters_of_two(g.attention_bwd_gluon_192_kernel, grid, args, kw, g.PAIR_EXTRA if pair else g.DS_EXTRA)
     rec.launch(g.attention_bwd_gluon_192_kernel, grid, *args, **kw)

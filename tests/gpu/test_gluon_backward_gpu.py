@@ -196,14 +196,20 @@ GLUON192_CASES = [
 ]
 
 
-FORMS192 = ("pairs", "single", "persist", "share-ds")
+FORMS192 = ("pairs", "single", "single-2st", "persist", "share-ds")
 
 
 def _form_switches(form):
-    """The launch switches of a 192 kernel form: clusters of two summing dQ halves (``PAIR``), one program a block,
-    persistent programs (``PERSIST``), or clusters of two exchanging dS (``SHARE_DS``)."""
+    """The launch switches of a 192 kernel form: clusters of two summing dQ halves (``PAIR``), one program a block
+    (at three Q / dO stages, the launcher's default since stop 39, or two: "single-2st"), persistent programs
+    (``PERSIST``, three stages), or clusters of two exchanging dS (``SHARE_DS``)."""
     return dict(gluon_bwd192_pair=form == "pairs", gluon_bwd192_persist=form == "persist",
-                gluon_bwd192_share_ds=form == "share-ds")
+                gluon_bwd192_share_ds=form == "share-ds", gluon_bwd192_three_stages=form != "single-2st")
+
+
+def _form_stages(form):
+    """The Q / dO stages the launcher gives a 192 form: three where it takes them (no exchange), else two."""
+    return 2 if form in ("pairs", "share-ds", "single-2st") else 3
 
 
 @pytest.mark.parametrize("form", FORMS192)
@@ -214,18 +220,19 @@ def test_gpu_gluon_backward_192_case(case, form, monkeypatch):
     its partner's diagonal tile masked whole), one program each, and persistent programs that claim blocks one after
     another (``PERSIST``, stop 38: blocks of several heads and lengths through one program's stages), and clusters
     of two exchanging their dS tiles (``SHARE_DS``, stop 38: each program's dQ columns over both key blocks, the
-    partner's K loaded too; an odd block count and the odd block's masked first tile as the pair form's)."""
+    partner's K loaded too; an odd block count and the odd block's masked first tile as the pair form's). One
+    program a block runs at three Q / dO stages with one P / dS buffer (stop 39, the default) and at two."""
     seen = []
     spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel")])
     launch_cache.clear()
     with launch.switches(**_form_switches(form)):
         run_case(case)
     launch_cache.clear()
-    forms = [(kw.get("PAIR"), kw.get("PERSIST"), kw.get("SHARE_DS")) for name, kw in seen]
-    want = (form == "pairs", form == "persist", form == "share-ds")
+    forms = [(kw.get("PAIR"), kw.get("PERSIST"), kw.get("SHARE_DS"), kw.get("STAGES")) for name, kw in seen]
+    want = (form == "pairs", form == "persist", form == "share-ds", _form_stages(form))
     assert forms and set(forms) == {want}, (
-        f"the 192 kernel was launched with (PAIR, PERSIST, SHARE_DS) {forms}: expected {want}, as the {form} form's "
-        f"switches say, for {case.repro()}")
+        f"the 192 kernel was launched with (PAIR, PERSIST, SHARE_DS, STAGES) {forms}: expected {want}, as the {form} "
+        f"form's switches say, for {case.repro()}")
 
 
 def _inputs192(seed, shape=(2, 4, 1000), causal=True, H_kv=None):

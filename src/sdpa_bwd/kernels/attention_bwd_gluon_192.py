@@ -7,7 +7,7 @@ stage barriers and dQ bulk reduce this kernel shares. Why a form of its own (doc
 ``attention_bwd_gluon`` gives each consumer 64 of a program's 128 keys, so at 192 / 128 a consumer would hold dV
 (64 registers a thread), dK (96), S and dP (32 each) at once against 240, and its buffers would take 256 KB of
 shared memory against 227. Here a program owns 64 keys of one (batch, query head) and streams 64-row query tiles
-(two stages, lse2 and delta riding with Q and dO):
+(three stages by default, lse2 and delta riding with Q and dO):
 
 - a loader partition (1 warp) brings K's and V's 64 rows once, then each tile's Q and dO rows through TMA
   descriptors the launcher made on the host over Q, K, V, dO through their own strides (any layout ``_tma_ok``
@@ -32,11 +32,20 @@ S_q is taken as +inf, so those rows' P and dS are 0; a key past S_kv has K and V
 to dQ, and its own dK, dV rows are not stored. Under the causal mask (the diagonal at 0, S_q >= S_kv) a program
 starts at its diagonal tile (64 keys against 64 rows: one tile), masked and peeled out of the loop.
 
+Stages (``STAGES``, stop 39; ``launch.GLUON_BWD192_THREE_STAGES``, on by default): three Q / dO stages, so that the
+loader runs two tiles ahead, in the bytes of the second P / dS buffer. One buffer of each is enough: consumer 1
+writes the next P after its wait for this tile's dS (consumer 0 has read P) and after its dV product is waited for;
+consumer 0 writes the next dS after its wait for the next P (consumer 1 has passed its wait for the dK product that
+read dS) and after its own dK product is waited for. Measured (docs/data/h200-2026-12-03k run 3): the kernel 0.565 ms
+causal at (1,16,4096) bf16 against 0.574 with two stages and two buffers, 1.066 against 1.091 non-causal; the same
+stop's probes put ~9% of the kernel on the stage loads (run 2: 0.521 ms with none, 0.548 with half the programs
+loading). The forms with an exchange keep two stages (their shared memory is spent).
+
 Registers: consumer 0 holds dK 64 + dQ 64, consumer 1 dK 32 + dV 64 + dQ 32 (a thread's fp32 accumulators);
-shared memory 206 KB; ptxas spills nothing (``tests/test_gluon_backward.py`` checks it in CI). Measured (stop 33,
-docs/data/h200-2026-12-03e run 1, ``tools/ab192.py``): the kernel 0.570 ms causal at (1,16,4096) bf16, stop 32's
-form (S and dP for 32 keys in each consumer) 0.612; the whole call 0.633 against cuDNN's 0.603. Deterministic
-mode is not written here: the launcher sends it to the Triton kernels.
+shared memory 206 KB at two stages, 231,600 B at three; ptxas spills nothing (``tests/test_gluon_backward.py`` checks
+it in CI). Measured (stop 33, docs/data/h200-2026-12-03e run 1, ``tools/ab192.py``): the kernel 0.570 ms causal at
+(1,16,4096) bf16, stop 32's form (S and dP for 32 keys in each consumer) 0.612; the whole call 0.633 against cuDNN's
+0.603. Deterministic mode is not written here: the launcher sends it to the Triton kernels.
 
 The pair form (``PAIR``, stop 37; ``launch.GLUON_BWD192_PAIR``, off by default): programs launched as clusters of
 two (key blocks 2j and 2j + 1 of one head; ``launch._as_clusters_of_two``) halve the dQ reduce bytes. Each consumer
@@ -448,12 +457,13 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         PAIR: gl.constexpr = len(dq_smem.type.shape) == 3
         CID: gl.constexpr = 2 - dq_smem.type.shape[-1] * (1 + PAIR) // 64
         NST: gl.constexpr = q_smem.type.shape[0]
+        NB: gl.constexpr = p_smem.type.shape[0]  # P / dS buffers: two, or one beside three stages
         s_layout: gl.constexpr = wgmma_layout(KEYS)
         NQ: gl.constexpr = COLS0 - CID * (2 * COLS0 - D_QK)  # 128 or 64
         C0: gl.constexpr = CID * COLS0
         s = t % NST
         phase = (t // NST) & 1
-        b = t % 2
+        b = t % NB
         qpos = i * ROWS + gl.arange(0, ROWS, layout=gl.SliceLayout(1, s_layout))
         row_ok = qpos < S_q
         zero = gl.zeros([ROWS, KEYS], gl.float32, s_layout)
@@ -481,7 +491,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             mbarrier.arrive(p_full.index(b), count=1)
             mbarrier.wait(do_ready.index(s), phase)
             dv_tok = warpgroup_mma(p_smem.index(b).permute((1, 0)), do_smem.index(s), dv, is_async=True)
-            mbarrier.wait(ds_full.index(b), (t // 2) & 1)
+            mbarrier.wait(ds_full.index(b), (t // NB) & 1)
             if DS:  # rank 1: the previous tile's dQ (columns 128-191) here
                 if (gl.program_id(0) % 2 == 1) & (t > t0):
                     _ds_finish(t - 1, ds_smem.index((t - 1) % 2), kb_smem, kbp_smem, dq_smem, dq_desc,
@@ -505,7 +515,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                 prev = (t - 1) % NST
                 mbarrier.arrive(q_empty.index(prev), count=1)
                 mbarrier.arrive(do_empty.index(prev), count=1)
-            mbarrier.wait(p_full.index(b), (t // 2) & 1)
+            mbarrier.wait(p_full.index(b), (t // NB) & 1)
             p = p_smem.index(b).load(s_layout).to(gl.float32)
             ds = (p * (dp - delta[:, None])).to(ds_smem.dtype)
             ds_smem.index(b).store(ds)
@@ -753,7 +763,8 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                                        lse_desc, dlt_desc, dk_ptr, dv_ptr, dk_sb, dk_sh, dk_ss, dk_sd, dv_sb, dv_sh,
                                        dv_ss, dv_sd, H, G_k, G_v, S_q, S_kv, S_side, qk_scale_log2, scale, causal,
                                        ctr_ptr, n_bh, HEAD_GROUP: gl.constexpr, PAIR: gl.constexpr = False,
-                                       PERSIST: gl.constexpr = False, SHARE_DS: gl.constexpr = False):
+                                       PERSIST: gl.constexpr = False, SHARE_DS: gl.constexpr = False,
+                                       STAGES: gl.constexpr = 2):
         """Grid (cdiv(S_kv, 64), B H_q): a program per (batch, query head, 64-key block), in ``program_tile``'s
         start order (``HEAD_GROUP``: the causal mask's groups, costliest key block first). Query head h reads K
         head h // ``G_k`` and V head h // ``G_v``; dK and dV (from ``dk_ptr`` / ``dv_ptr``, each through its four
@@ -767,20 +778,23 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         gl.static_assert(not (PAIR and PERSIST), "the pair form is not persistent")
         gl.static_assert(not (SHARE_DS and (PAIR or PERSIST)), "the dS exchange is a form of its own")
         CLUSTER: gl.constexpr = PAIR or SHARE_DS
+        gl.static_assert((STAGES == 2) or ((STAGES == 3) and not CLUSTER),
+                         "two Q / dO stages, or three in the forms without an exchange")
+        NB: gl.constexpr = 2 if STAGES == 2 else 1  # P / dS buffers (three stages take the second's bytes)
         dt: gl.constexpr = q_desc.dtype
         q_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, COLS0], dt)
         qb_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D_QK - COLS0], dt)
         do_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, D_V], dt)
         pd_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([ROWS, KEYS], dt)  # P and dS
-        q_smem = gl.allocate_shared_memory(dt, [2, ROWS, COLS0], q_layout)
-        qb_smem = gl.allocate_shared_memory(dt, [2, ROWS, D_QK - COLS0], qb_layout)
-        do_smem = gl.allocate_shared_memory(dt, [2, ROWS, D_V], do_layout)
+        q_smem = gl.allocate_shared_memory(dt, [STAGES, ROWS, COLS0], q_layout)
+        qb_smem = gl.allocate_shared_memory(dt, [STAGES, ROWS, D_QK - COLS0], qb_layout)
+        do_smem = gl.allocate_shared_memory(dt, [STAGES, ROWS, D_V], do_layout)
         k_smem = gl.allocate_shared_memory(dt, [KEYS, COLS0], gl.NVMMASharedLayout.get_default_for([KEYS, COLS0], dt))
         kb_smem = gl.allocate_shared_memory(dt, [KEYS, D_QK - COLS0],
                                             gl.NVMMASharedLayout.get_default_for([KEYS, D_QK - COLS0], dt))
         v_smem = gl.allocate_shared_memory(dt, [KEYS, D_V], gl.NVMMASharedLayout.get_default_for([KEYS, D_V], dt))
-        p_smem = gl.allocate_shared_memory(dt, [2, ROWS, KEYS], pd_layout)
-        ds_smem = gl.allocate_shared_memory(dt, [2, ROWS, KEYS], pd_layout)
+        p_smem = gl.allocate_shared_memory(dt, [NB, ROWS, KEYS], pd_layout)
+        ds_smem = gl.allocate_shared_memory(dt, [NB, ROWS, KEYS], pd_layout)
         if PAIR:  # a column half each, [1, 64, n] (the rank says the form to the partitions)
             dq0_smem = gl.allocate_shared_memory(gl.float32, [1, ROWS, COLS0 // 2],
                                                  gl.NVMMASharedLayout.get_default_for([ROWS, COLS0 // 2], gl.float32))
@@ -801,15 +815,15 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                                                  gl.NVMMASharedLayout.get_default_for([ROWS, COLS0], gl.float32))
             dq1_smem = gl.allocate_shared_memory(gl.float32, [ROWS, D_QK - COLS0],
                                                  gl.NVMMASharedLayout.get_default_for([ROWS, D_QK - COLS0], gl.float32))
-        kv_bar, q_ready, do_ready, q_empty, do_empty = stage_barriers(2)
-        p_full = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
-        ds_full = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
-        for j in gl.static_range(2):
+        kv_bar, q_ready, do_ready, q_empty, do_empty = stage_barriers(STAGES)
+        p_full = gl.allocate_shared_memory(gl.int64, [NB, 1], mbarrier.MBarrierLayout())
+        ds_full = gl.allocate_shared_memory(gl.int64, [NB, 1], mbarrier.MBarrierLayout())
+        for j in gl.static_range(NB):
             mbarrier.init(p_full.index(j), count=1)
             mbarrier.init(ds_full.index(j), count=1)
         side_layout: gl.constexpr = gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=32, rank=1)
-        lse_smem = gl.allocate_shared_memory(gl.float32, [2, ROWS], side_layout)
-        dlt_smem = gl.allocate_shared_memory(gl.float32, [2, ROWS], side_layout)
+        lse_smem = gl.allocate_shared_memory(gl.float32, [STAGES, ROWS], side_layout)
+        dlt_smem = gl.allocate_shared_memory(gl.float32, [STAGES, ROWS], side_layout)
         common = (q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem)
         if PERSIST:
             kv_empty = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
