@@ -20,24 +20,6 @@ import argparse
 import json
 import os
 import sys
-from collections import defaultdict
-
-
-def _kernels_ms(call, n: int = 20) -> dict:
-    """Each CUDA kernel's device time in one call of ``call`` (ms): torch.profiler, the mean over ``n`` calls."""
-    import torch
-
-    call()
-    torch.cuda.synchronize()
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
-        for _ in range(n):
-            call()
-        torch.cuda.synchronize()
-    per = defaultdict(float)
-    for e in prof.events():
-        if e.device_type == torch.autograd.DeviceType.CUDA:
-            per[e.name[:60]] += e.device_time_total / n / 1000
-    return dict(per)
 
 
 PROBES = {
@@ -80,6 +62,7 @@ def main() -> None:
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import cudnn_backward
+    from program_cost import kernel_times  # each kernel's device ms a call (torch.profiler)
 
     if args.no_dq_reduce:  # before the kernel's first compile in this process, so that the build takes it
         @g.gluon.jit
@@ -100,8 +83,8 @@ def main() -> None:
         def call():
             return launch.attention_backward(q, k, v, o, do, stats, **band)
         peer = cudnn_backward(q, k, v, do, causal)
-        row = dict(causal=causal, no_dq_reduce=args.no_dq_reduce, probe=args.probe, kernels_ms=_kernels_ms(call),
-                   cudnn_kernels_ms=_kernels_ms(peer))
+        row = dict(causal=causal, no_dq_reduce=args.no_dq_reduce, probe=args.probe,
+                   kernels_ms=kernel_times(call, 20), cudnn_kernels_ms=kernel_times(peer, 20))
         groups = (1, 4, 8, 16) if causal else (None,)
         for n in groups:
             with launch.switches(head_group=n):
