@@ -256,13 +256,13 @@ GLUON_BWD192_PAIR = os.environ.get("SDPA_BWD_GLUON_BWD192_PAIR", "0") == "1"
 # The 192 / 128 backward as a persistent kernel (``attention_bwd_gluon_192``'s ``PERSIST``, stop 38): one program an
 # SM, each taking key blocks in the start order one after another (the next claimed through a zeroed counter), so that
 # a block's K and V load under the last block's dK / dV stores and its Q and dO tiles stream on through the same stages.
-# Stop 38 run 1 (docs/data/h200-2026-12-03j, tools/program_cost.py --d 192) fit 13 us of fixed cost to each 64-key
-# program against 1.9 us a query tile, ~18% of the causal kernel at (1,16,4096), which this was to hide. Off by
-# default: it is even (run 2, tools/ab192.py --switch gluon_bwd192_persist: kernel 0.567 against 0.570 ms causal
-# bf16, 1.081 against 1.086 non-causal; fp16 0.568 / 0.571 and 1.091 / 1.082), and the same fit on it still gives
-# 12 us: the fit's intercept was not a program's fixed cost. $SDPA_BWD_GLUON_BWD192_PERSIST=1 or the switch
-# gluon_bwd192_persist turns it on.
-GLUON_BWD192_PERSIST = os.environ.get("SDPA_BWD_GLUON_BWD192_PERSIST", "0") == "1"
+# Stop 38 run 2 had it even at two stages (kernel 0.567 against 0.570 ms causal bf16 at (1,16,4096)). At three stages
+# it is 1.3-1.5% faster than one program a block: stop 39 run 5 0.555 against 0.563, stop 40 run 2 (docs/data/
+# h200-2026-12-03l, tools/ab192.py --switch gluon_bwd192_persist) 0.557 / 0.565 causal bf16, 0.561 / 0.567 fp16,
+# 1.056 / 1.066 non-causal; the same gradients (dK, dV bit for bit, dQ within 3e-5). On by default since stop 40,
+# after the full plan on it (run 6 there). $SDPA_BWD_GLUON_BWD192_PERSIST=0 or the switch gluon_bwd192_persist turns
+# it off.
+GLUON_BWD192_PERSIST = os.environ.get("SDPA_BWD_GLUON_BWD192_PERSIST", "1") != "0"
 
 # The 192 / 128 backward's dS exchange (``attention_bwd_gluon_192``'s ``SHARE_DS``, stop 38): clusters of two programs
 # (key blocks 2j, 2j + 1, as the pair form) that send each other their 16-bit dS tile (8 KB a tile, a third of the pair
@@ -1409,20 +1409,21 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, atomic, q.device, side)
     kv_acc = _kv_accumulators(q, k, v)
     dk_out, dv_out = kv_acc or (dk, dv)
-    _launch_odo(rec, o, do, stats, st, delta, lse2, head_dim_pad(D_v), wide, side, dq_accum if pdl else None,
-                pdl)
     g = attention_bwd_gluon_192
-    more = dict(launch_pdl=True) if pdl else {}
     pair = GLUON_BWD192_PAIR and q.device.type == "cuda"
     share_ds = GLUON_BWD192_SHARE_DS and not pair and q.device.type == "cuda"
     persist = GLUON_BWD192_PERSIST and not (pair or share_ds) and q.device.type == "cuda"
+    # the persistent form's zeroed block counter, filled before ODO (as the launch cache's replay fills it): a fill
+    # between ODO and the pass would stand in their PDL chain
+    counter = torch.zeros(1, dtype=torch.int32, device=q.device) if persist else None
+    _launch_odo(rec, o, do, stats, st, delta, lse2, head_dim_pad(D_v), wide, side, dq_accum if pdl else None,
+                pdl)
+    more = dict(launch_pdl=True) if pdl else {}
     blocks = _cdiv(S_kv, g.KEYS_PER_PROGRAM)
     grid = (_cdiv(blocks, 2) if pair or share_ds else blocks, B * H_q)  # clusters of two: the first dim counts them
-    counter = None
     if persist:  # one program an SM (its shared memory holds one), the blocks claimed through a zeroed counter
         index = q.device.index if q.device.index is not None else torch.cuda.current_device()
         grid = (min(blocks * B * H_q, _sm_count(index)), 1)
-        counter = torch.zeros(1, dtype=torch.int32, device=q.device)
     args = (*_gluon_bwd192_descriptors(q, k, v, do, dq_accum, lse2, delta, pair), dk_out, dv_out,
             *dk_out.stride(), *dv_out.stride(),
             H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, side, scale * LOG2E, scale, int(causal),

@@ -63,14 +63,16 @@ whole warpgroup: an idle padding warp would never arrive. Measured (docs/data/h2
 worth 15%, and the remote stores of 24 KB a tile take most of it back (run 3: blocking stores and a release 0.18 ms,
 run 4: ``st.async`` 0.076).
 
-The persistent form (``PERSIST``, stop 38; ``launch.GLUON_BWD192_PERSIST``, off by default): a grid of one program an
-SM whose loader walks the blocks in the same start order, the grid's own first, then each next one claimed through a
-zeroed counter once its last block's tiles are loaded (``_loader_persist``); it hands each block's number to the
-consumers with its K and V (``kv_bar``), loads them once both consumers are done with the last block's
+The persistent form (``PERSIST``, stop 38; ``launch.GLUON_BWD192_PERSIST``, on by default since stop 40): a grid of one
+program an SM whose loader walks the blocks in the same start order, the grid's own first, then each next one claimed
+through a zeroed counter once its last block's tiles are loaded (``_loader_persist``); it hands each block's number to
+the consumers with its K and V (``kv_bar``), loads them once both consumers are done with the last block's
 (``kv_empty``), and streams the Q and dO tiles on through the same stages (``_consumer_persist``). Measured (docs/data/
 h200-2026-12-03j run 2): the kernel 0.567 ms causal against 0.570, 1.081 non-causal against 1.086 (bf16; fp16 1.091
-against 1.082): a program's start and end cost next to nothing here. (``tools/program_cost.py``'s straight-line fit
-had put 12-13 us a program on them, in both forms: its intercept is not a program's fixed cost at this kernel.)
+against 1.082): a program's start and end cost next to nothing here. (``tools/program_cost.py``'s straight-line fit had
+put 12-13 us a program on them, in both forms: its intercept is not a program's fixed cost at this kernel.) At three
+stages it is 1.0-1.5% faster than one program a block (docs/data/h200-2026-12-03l run 2: 0.557 ms causal against 0.565,
+1.056 non-causal against 1.066, bf16), hence the default.
 
 The dS exchange (``SHARE_DS``, stop 38; ``launch.GLUON_BWD192_SHARE_DS``, off by default): clusters of two programs as
 the pair form's, which send each other their 16-bit dS tile (8 KB, against the pair form's 24 KB of fp32) from
