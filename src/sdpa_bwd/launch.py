@@ -260,7 +260,7 @@ GLUON_BWD192_PAIR = os.environ.get("SDPA_BWD_GLUON_BWD192_PAIR", "0") == "1"
 # it is 1.3-1.5% faster than one program a block: stop 39 run 5 0.555 against 0.563, stop 40 run 2 (docs/data/
 # h200-2026-12-03l, tools/ab192.py --switch gluon_bwd192_persist) 0.557 / 0.565 causal bf16, 0.561 / 0.567 fp16,
 # 1.056 / 1.066 non-causal; the same gradients (dK, dV bit for bit, dQ within 3e-5). On by default since stop 40,
-# after the full plan on it (run 6 there). $SDPA_BWD_GLUON_BWD192_PERSIST=0 or the switch gluon_bwd192_persist turns
+# after the full plan on it (run 7 there). $SDPA_BWD_GLUON_BWD192_PERSIST=0 or the switch gluon_bwd192_persist turns
 # it off.
 GLUON_BWD192_PERSIST = os.environ.get("SDPA_BWD_GLUON_BWD192_PERSIST", "1") != "0"
 
