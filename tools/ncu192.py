@@ -1,0 +1,28 @@
+"""Three backward calls at (1,16,4096) D_qk 192 / D_v 128 causal bf16 BHSD, ours then cuDNN's: the workload for
+``tools/device_s41e.sh``'s Nsight Compute run (stop 41), which profiles the third of each engine's pass kernels
+(its DRAM, L2 and shared-memory traffic and instruction counts beside cuDNN's)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import torch
+
+from sdpa_bwd import launch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gluon_probe_common import cudnn_backward  # noqa: E402
+
+gen = torch.Generator(device="cuda").manual_seed(41)
+B, H, S = 1, 16, 4096
+q, k = (torch.randn(B, H, S, 192, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(2))
+v, do = (torch.randn(B, H, S, 128, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(2))
+o, stats = launch.attention_forward(q, k, v, right_bound=0)
+peer = cudnn_backward(q, k, v, do, True)
+for _ in range(3):
+    launch.attention_backward(q, k, v, o, do, stats, right_bound=0)
+torch.cuda.synchronize()
+for _ in range(3):
+    peer()
+torch.cuda.synchronize()

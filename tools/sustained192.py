@@ -1,0 +1,126 @@
+"""The 192 / 128 backward call under sustained load: time a call and energy a call, per launch form, beside cuDNN's
+(stop 41), on the H200:
+
+    PYTHONPATH=src python3 tools/sustained192.py --out $OUT [--config NAME:switch=value,...]... [--seconds 2.5]
+
+Stop 41 run 3 (``clock_trace192.py``) found both engines' calls at (1,16,4096) causal bf16 held by the card's 700 W
+cap under sustained load: ours reaches the cap ~0.1 s into a run, cuDNN's ~0.9 s; past that a call's time follows
+its energy. So each form here is measured as a sustained job runs it: after 1.5 s of rest, the call back to back
+for ``--seconds`` (the L2 flushed before each call, as do_bench does), each call timed by CUDA events, and NVML's
+energy counter read before and after. Reported per form and round: ``burst_ms`` (median call of the first 80 ms,
+the boost clock), ``sustained_ms`` (mean call after the first second, cap and clock dips included), ``j_per_call``
+and the mean power. ``--config`` (repeatable; default: the launcher's form and cuDNN's): ``cudnn``, or a name and
+``launch.switches`` values (``hg4:head_group=4``, ``single:gluon_bwd192_persist=0``); the forms alternate in each
+of ``--rounds`` rounds. One JSON in ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+
+def _parse(spec: str):
+    name, _, rest = spec.partition(":")
+    values = {}
+    for kv in filter(None, rest.split(",")):
+        k, _, v = kv.partition("=")
+        values[k] = int(v) if v.lstrip("-").isdigit() else v
+    return name, values
+
+
+def sustained(fn, seconds: float, dev, pynvml, cache) -> dict:
+    """``fn`` back to back for ``seconds`` after a rest, as the module docstring says."""
+    import torch
+
+    fn()
+    torch.cuda.synchronize()
+    time.sleep(1.5)
+    n = max(10, int(seconds / 0.00062))
+    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(n)]
+    first = torch.cuda.Event(enable_timing=True)
+    e0 = pynvml.nvmlDeviceGetTotalEnergyConsumption(dev) if dev is not None else None
+    first.record()
+    for a, b in ev:
+        cache.zero_()
+        a.record()
+        fn()
+        b.record()
+    torch.cuda.synchronize()
+    e1 = pynvml.nvmlDeviceGetTotalEnergyConsumption(dev) if dev is not None else None
+    at = [first.elapsed_time(a) for a, _ in ev]
+    ms = [a.elapsed_time(b) for a, b in ev]
+    gpu_s = (at[-1] + ms[-1]) / 1000.0
+    late = [m for t, m in zip(at, ms) if t >= 1000.0]
+    energy = (e1 - e0) / 1000.0 if e0 is not None else None
+    return dict(calls=n, burst_ms=round(statistics.median([m for t, m in zip(at, ms) if t < 80.0]), 5),
+                sustained_ms=round(statistics.fmean(late), 5) if late else None,
+                j_per_call=round(energy / n, 5) if energy else None,
+                watts=round(energy / gpu_s, 1) if energy else None)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="/tmp/sustained192")
+    ap.add_argument("--config", action="append", default=None)
+    ap.add_argument("--seconds", type=float, default=2.5)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--dtype", default="bfloat16")
+    ap.add_argument("--nc", action="store_true", help="without the causal mask")
+    args = ap.parse_args()
+    import torch
+
+    from sdpa_bwd import launch, launch_cache
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gluon_probe_common import cudnn_backward
+
+    try:
+        import pynvml
+        pynvml.nvmlInit()
+        dev = pynvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device())
+    except Exception as e:  # noqa: BLE001 - no NVML binding: times only
+        print("no NVML:", e)
+        pynvml = dev = None
+    configs = [_parse(c) for c in (args.config or ["default:", "cudnn:"])]
+    dt = getattr(torch, args.dtype)
+    gen = torch.Generator(device="cuda").manual_seed(41)
+    B, H, S = 1, 16, 4096
+    q, k = (torch.randn(B, H, S, 192, device="cuda", dtype=dt, generator=gen) for _ in range(2))
+    v, do = (torch.randn(B, H, S, 128, device="cuda", dtype=dt, generator=gen) for _ in range(2))
+    band = {} if args.nc else dict(right_bound=0)
+    o, stats = launch.attention_forward(q, k, v, **band)
+    peer = cudnn_backward(q, k, v, do, not args.nc)
+    cache = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
+    rows = []
+    for rnd in range(args.rounds):
+        for name, values in configs:
+            if name == "cudnn":
+                row = sustained(peer, args.seconds, dev, pynvml, cache)
+            else:
+                with launch.switches(**values):
+                    launch_cache.clear()
+                    row = sustained(lambda: launch.attention_backward(q, k, v, o, do, stats, **band), args.seconds,
+                                    dev, pynvml, cache)
+                launch_cache.clear()
+            row.update(round=rnd, config=name, switches=values, dtype=args.dtype, causal=not args.nc)
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    print("config          burst_ms  sustained_ms  J/call   W")
+    for name, _ in configs:
+        mine = [r for r in rows if r["config"] == name]
+        print(f"{name:14s} {statistics.fmean(r['burst_ms'] for r in mine):9.4f} "
+              f"{statistics.fmean(r['sustained_ms'] for r in mine):12.4f} "
+              f"{statistics.fmean(r['j_per_call'] or 0 for r in mine):8.4f} "
+              f"{statistics.fmean(r['watts'] or 0 for r in mine):6.1f}")
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, f"sustained192_{args.dtype}{'_nc' if args.nc else ''}.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
