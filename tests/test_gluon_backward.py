@@ -439,12 +439,35 @@ def test_dq_block_is_half_a_tile_in_whole_products(D, rows):
 @pytest.mark.parametrize("switch,name", [("gluon_bwd192_pair", "GLUON_BWD192_PAIR"),
                                          ("gluon_bwd192_persist", "GLUON_BWD192_PERSIST"),
                                          ("gluon_bwd192_share_ds", "GLUON_BWD192_SHARE_DS"),
-                                         ("gluon_bwd192_three_stages", "GLUON_BWD192_THREE_STAGES")])
+                                         ("gluon_bwd192_three_stages", "GLUON_BWD192_THREE_STAGES"),
+                                         ("gluon_bwd192_k128", "GLUON_BWD192_K128")])
 def test_gluon_bwd192_form_switch_sets_and_restores(switch, name):
     before = getattr(launch, name)
     with launch.switches(**{switch: not before}):
         assert getattr(launch, name) is (not before), f"the switch {switch} did not set launch.{name}"
     assert getattr(launch, name) is before, f"launch.{name} was not restored after the switch {switch}"
+
+
+@pytest.mark.parametrize("grouped", [False, True], ids=["own-kv", "gqa"])
+def test_gluon_backward_192_k128_compiles_and_fits(compile_reports, grouped):
+    """The 128-key 192 / 128 kernel (``attention_bwd_gluon_192_k128``, stop 41): its shared memory (K and V of 128
+    keys, two Q / dO stages in 64-column chunks, two P and two dS tiles, two [64, 64] fp32 staging buffers) under the
+    H200's; 96 wgmma (consumer 1: S 3 x 4 k-steps, dP 8, dV 4, dQ's chunk over both key halves 8, dK 3 x 4; consumer
+    0 the same and its second dQ chunk, 8 more); three bulk reduces (consumer 0's chunks 0 and 2, consumer 1's
+    chunk 1); ptxas does not serialise the products; its spills bounded (Triton 3.6: 436 B, 3.9: 308-344 B, the
+    products' shared-memory descriptors reloaded in the loop) so that growth is seen; fp32 atomic adds exactly
+    where dK's and dV's pointers are the accumulators of shared K/V heads."""
+    rs = [r for r in compile_reports if r.get("kernel") == "attention_bwd_gluon_192_k128" and r["grouped"] == grouped]
+    assert len(rs) == 1, f"tools/gluon_bwd_compile.py compiled the 128-key kernel {len(rs)} times (grouped={grouped})"
+    r = rs[0]
+    assert r["shared"] <= H200_SHARED, f"the 128-key kernel asks for {r['shared']} B of shared memory"
+    assert r["wgmma"] == 96, f"saw {r['wgmma']} wgmma instructions in the 128-key kernel, expected 96"
+    assert r["bulk_reduces"] == 3, f"{r['bulk_reduces']} bulk reduces in the 128-key kernel, expected 3 (dQ chunks)"
+    assert not r["wgmma_serialized"], "ptxas serialises the 128-key kernel's wgmma (C7512 / C7515)"
+    assert all(a <= 512 for a in r["spill_bytes"]), (
+        f"the 128-key kernel spills {r['spill_bytes']} B (stores, loads) over 512: see what its consumers keep live "
+        "over the tiles (attention_bwd_gluon_192_k128._consumer)")
+    assert (r["atomic_adds"] > 0) == grouped, f"{r['atomic_adds']} fp32 atomic adds (grouped={grouped})"
 
 
 def test_pair_form_fits_the_h200_with_its_exchange_bytes():

@@ -121,7 +121,7 @@ FORMS_192 = ((False, False, False, 3), (False, False, False, 2), (True, False, F
 
 
 def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: bool = False,
-                share_ds: bool = False, stages: int = 2) -> dict:
+                share_ds: bool = False, stages: int = 2, k128: bool = False) -> dict:
     """The D_qk 192 / D_v 128 kernel (``attention_bwd_gluon_192``) as the launcher compiles it
     (``launch._gluon_bwd192_descriptors``): ``grouped``: shared K/V heads, dK and dV added into fp32 accumulators
     (``dk_ptr``, ``dv_ptr`` fp32), else stored as 16 bits; under the causal mask's head groups. ``pair``: the
@@ -130,7 +130,8 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
     partner's read back), ``cluster_barriers`` (arrive-and-wait pairs). ``persist``: the persistent form
     (``PERSIST``), with its ``claims`` (the counter's atomic adds) counted. ``share_ds``: the dS exchange
     (``SHARE_DS``), its remote stores and mailbox loads counted as the pair form's. ``stages``: the Q / dO stages
-    (``STAGES``: 3 with one P / dS buffer, stop 39)."""
+    (``STAGES``: 3 with one P / dS buffer, stop 39). ``k128``: the 128-key kernel instead
+    (``attention_bwd_gluon_192_k128``, stop 41; the same arguments, no form flags)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import compile_report, desc_signature, signature_of
     from triton.experimental.gluon import language as gl
@@ -138,6 +139,9 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
     from sdpa_bwd.kernels import attention_bwd_gluon_192 as g
 
     fn = g.attention_bwd_gluon_192_kernel
+    if k128:
+        from sdpa_bwd.kernels import attention_bwd_gluon_192_k128 as g128
+        fn = g128.attention_bwd_gluon_192_k128_kernel
     gdt = {"bf16": gl.bfloat16, "fp16": gl.float16}[dtype]
     name = {"bf16": "bfloat16", "fp16": "float16"}[dtype]
     sig = signature_of(fn, dtype, fp32_ptrs=("dk_ptr", "dv_ptr") if grouped else (),
@@ -151,8 +155,9 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
                                 g.host_layout(kind + "h" * pair, gdt))
     for p in ("lse_desc", "dlt_desc"):
         sig[p] = desc_signature(64, "float32", [64], g.host_layout("side", gdt))
-    report = compile_report(fn, sig, dict(HEAD_GROUP=8, PAIR=pair, PERSIST=persist, SHARE_DS=share_ds, STAGES=stages),
-                            maxnreg=g.MAX_REGS, with_ptx=True)
+    consts = dict(HEAD_GROUP=8) if k128 else dict(HEAD_GROUP=8, PAIR=pair, PERSIST=persist, SHARE_DS=share_ds,
+                                                  STAGES=stages)
+    report = compile_report(fn, sig, consts, maxnreg=g.MAX_REGS, with_ptx=True)
     ptx = report.pop("ptx")
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
     report["atomic_adds"] = len(re.findall(r"\bred\.[\w.]*add\.f32|atom\.[\w.]*add\.f32", ptx))
@@ -162,7 +167,7 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
     report["remote_arrives"] = ptx.count("mbarrier.arrive.release.cluster.shared::cluster")
     report["cluster_barriers"] = ptx.count("barrier.cluster.wait")
     report["claims"] = ptx.count("atom.global.add.u32")
-    return dict(kernel="attention_bwd_gluon_192", dtype=dtype, grouped=grouped, pair=pair, persist=persist,
+    return dict(kernel="attention_bwd_gluon_192" + "_k128" * k128, dtype=dtype, grouped=grouped, pair=pair, persist=persist,
                 share_ds=share_ds, stages=stages, **report)
 
 
@@ -184,6 +189,7 @@ def main(argv) -> None:
             # single form at two as well (``launch.GLUON_BWD192_THREE_STAGES`` off)
             for pair, persist, share_ds, stages in FORMS_192:
                 print(json.dumps(compile_192(dtype, grouped, pair, persist, share_ds, stages)), flush=True)
+            print(json.dumps(compile_192(dtype, grouped, k128=True)), flush=True)  # the 128-key kernel (stop 41)
 
 
 if __name__ == "__main__":

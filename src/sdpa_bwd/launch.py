@@ -40,7 +40,7 @@ from .kernels import (
     attention_fwd_kernel,
     attention_fwd_kernel_any_len,
 )
-from .kernels import attention_bwd_gluon, attention_bwd_gluon_192, attention_fwd_gluon
+from .kernels import attention_bwd_gluon, attention_bwd_gluon_192, attention_bwd_gluon_192_k128, attention_fwd_gluon
 
 LOG2E = 1.4426950408889634
 MAX_HEAD_DIM = 256
@@ -283,11 +283,19 @@ GLUON_BWD192_SHARE_DS = os.environ.get("SDPA_BWD_GLUON_BWD192_SHARE_DS", "0") ==
 # gluon_bwd192_three_stages sets it.
 GLUON_BWD192_THREE_STAGES = os.environ.get("SDPA_BWD_GLUON_BWD192_THREE_STAGES", "1") != "0"
 
+# The 192 / 128 backward with 128 keys a program (``kernels.attention_bwd_gluon_192_k128``, stop 41): each consumer
+# warpgroup owns 64 keys with all their columns, and the Q / dO tiles and dQ's reduces serve 128 keys, half the L2
+# traffic of the 64-key programs (cuDNN's pass moves half our L2 bytes, stop 41's Nsight Compute counters, and under
+# the card's power cap a call's time follows its energy). Not persistent, two stages; the other 192 forms' switches
+# do not apply to it. Off by default until measured faster. $SDPA_BWD_GLUON_BWD192_K128=1 or the switch
+# gluon_bwd192_k128 turns it on.
+GLUON_BWD192_K128 = os.environ.get("SDPA_BWD_GLUON_BWD192_K128", "0") == "1"
+
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
              "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
              "gluon_bwd_deterministic", "gluon_bwd_head_loop", "gluon_bwd_192", "gluon_bwd_det_up", "gluon_pdl",
              "gluon_bwd_dq_rows", "gluon_bwd192_pair", "gluon_bwd192_persist", "gluon_bwd192_share_ds",
-             "gluon_bwd192_three_stages")
+             "gluon_bwd192_three_stages", "gluon_bwd192_k128")
 
 
 @contextlib.contextmanager
@@ -303,11 +311,12 @@ def switches(**values):
     (``GLUON_BWD_DET_UP``, an iterable of head dims), ``gluon_pdl`` (``GLUON_PDL``), ``gluon_bwd_dq_rows``
     (``GLUON_BWD_DQ_ROWS``), ``gluon_bwd192_pair`` (``GLUON_BWD192_PAIR``), ``gluon_bwd192_persist``
     (``GLUON_BWD192_PERSIST``), ``gluon_bwd192_share_ds`` (``GLUON_BWD192_SHARE_DS``), ``gluon_bwd192_three_stages``
-    (``GLUON_BWD192_THREE_STAGES``). A switch not named keeps its value."""
+    (``GLUON_BWD192_THREE_STAGES``), ``gluon_bwd192_k128`` (``GLUON_BWD192_K128``). A switch not named keeps its
+    value."""
     global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
     global GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC
     global GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR
-    global GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES
+    global GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
@@ -326,7 +335,7 @@ def switches(**values):
     before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
               GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
               GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
-              GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES)
+              GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -366,12 +375,14 @@ def switches(**values):
             GLUON_BWD192_SHARE_DS = bool(values["gluon_bwd192_share_ds"])
         if "gluon_bwd192_three_stages" in values:
             GLUON_BWD192_THREE_STAGES = bool(values["gluon_bwd192_three_stages"])
+        if "gluon_bwd192_k128" in values:
+            GLUON_BWD192_K128 = bool(values["gluon_bwd192_k128"])
         yield
     finally:
         (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
          GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
          GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
-         GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES) = before
+         GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128) = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -1410,9 +1421,10 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     kv_acc = _kv_accumulators(q, k, v)
     dk_out, dv_out = kv_acc or (dk, dv)
     g = attention_bwd_gluon_192
-    pair = GLUON_BWD192_PAIR and q.device.type == "cuda"
-    share_ds = GLUON_BWD192_SHARE_DS and not pair and q.device.type == "cuda"
-    persist = GLUON_BWD192_PERSIST and not (pair or share_ds) and q.device.type == "cuda"
+    k128 = GLUON_BWD192_K128 and q.device.type == "cuda"
+    pair = GLUON_BWD192_PAIR and not k128 and q.device.type == "cuda"
+    share_ds = GLUON_BWD192_SHARE_DS and not (pair or k128) and q.device.type == "cuda"
+    persist = GLUON_BWD192_PERSIST and not (pair or share_ds or k128) and q.device.type == "cuda"
     # the persistent form's zeroed block counter, filled before ODO (as the launch cache's replay fills it): a fill
     # between ODO and the pass would stand in their PDL chain
     counter = torch.zeros(1, dtype=torch.int32, device=q.device) if persist else None
@@ -1433,7 +1445,12 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
               SHARE_DS=share_ds, STAGES=stages, num_warps=4, maxnreg=g.MAX_REGS, **more)
     if pair or share_ds:
         _as_clusters_of_two(g.attention_bwd_gluon_192_kernel, grid, args, kw, g.PAIR_EXTRA if pair else g.DS_EXTRA)
-    rec.launch(g.attention_bwd_gluon_192_kernel, grid, *args, **kw)
+    if k128:  # 128 keys a program: the same arguments, no form flags
+        g128 = attention_bwd_gluon_192_k128
+        rec.launch(g128.attention_bwd_gluon_192_k128_kernel, (_cdiv(S_kv, g128.KEYS_PER_PROGRAM), B * H_q), *args,
+                   HEAD_GROUP=kw["HEAD_GROUP"], num_warps=4, maxnreg=g128.MAX_REGS, **more)
+    else:
+        rec.launch(g.attention_bwd_gluon_192_kernel, grid, *args, **kw)
     qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype)
     _launch_dq_convert(rec, dq_accum, dq, scale, qk_chunk, qk_split, wide, pdl)
     if kv_acc:  # dK's partials were scaled in the kernel

@@ -19,7 +19,7 @@ from test_fused_backward import launched as spy_launches  # noqa: E402
 from test_triton_kernels import BSHD, SBHD, SBHD_DSTEP, TMA_ODD, TMA_PAD, Case, Layout, run_case  # noqa: E402
 
 from sdpa_bwd import launch, launch_cache  # noqa: E402
-from sdpa_bwd.kernels import attention_bwd_gluon, attention_bwd_gluon_192  # noqa: E402
+from sdpa_bwd.kernels import attention_bwd_gluon, attention_bwd_gluon_192, attention_bwd_gluon_192_k128  # noqa: E402
 
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
@@ -196,15 +196,17 @@ GLUON192_CASES = [
 ]
 
 
-FORMS192 = ("pairs", "single", "single-2st", "persist", "share-ds")
+FORMS192 = ("pairs", "single", "single-2st", "persist", "share-ds", "k128")
 
 
 def _form_switches(form):
     """The launch switches of a 192 kernel form: clusters of two summing dQ halves (``PAIR``), one program a block
     (at three Q / dO stages, the launcher's default since stop 39, or two: "single-2st"), persistent programs
-    (``PERSIST``, three stages), or clusters of two exchanging dS (``SHARE_DS``)."""
+    (``PERSIST``, three stages), clusters of two exchanging dS (``SHARE_DS``), or the 128-key kernel
+    (``attention_bwd_gluon_192_k128``, stop 41)."""
     return dict(gluon_bwd192_pair=form == "pairs", gluon_bwd192_persist=form == "persist",
-                gluon_bwd192_share_ds=form == "share-ds", gluon_bwd192_three_stages=form != "single-2st")
+                gluon_bwd192_share_ds=form == "share-ds", gluon_bwd192_three_stages=form != "single-2st",
+                gluon_bwd192_k128=form == "k128")
 
 
 def _form_stages(form):
@@ -223,11 +225,19 @@ def test_gpu_gluon_backward_192_case(case, form, monkeypatch):
     partner's K loaded too; an odd block count and the odd block's masked first tile as the pair form's). One
     program a block runs at three Q / dO stages with one P / dS buffer (stop 39, the default) and at two."""
     seen = []
-    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel")])
+    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel"),
+                                                         (attention_bwd_gluon_192_k128,
+                                                          "attention_bwd_gluon_192_k128_kernel")])
     launch_cache.clear()
     with launch.switches(**_form_switches(form)):
         run_case(case)
     launch_cache.clear()
+    if form == "k128":  # 128 keys a program: its own kernel, no form flags
+        names = {name for name, kw in seen}
+        assert names == {"attention_bwd_gluon_192_k128_kernel"}, (
+            f"the backward launched {sorted(names)} with the k128 switch on: expected the 128-key kernel alone for "
+            f"{case.repro()}")
+        return
     forms = [(kw.get("PAIR"), kw.get("PERSIST"), kw.get("SHARE_DS"), kw.get("STAGES")) for name, kw in seen]
     want = (form == "pairs", form == "persist", form == "share-ds", _form_stages(form))
     assert forms and set(forms) == {want}, (
