@@ -34,7 +34,8 @@ def main() -> None:
     from sdpa_bwd import launch
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from gluon_probe_common import cudnn_backward
+    from gluon_probe_common import cudnn_backward, inputs192
+    from sustained192 import timed_calls
 
     try:
         import pynvml
@@ -53,12 +54,8 @@ def main() -> None:
                 info[name] = str(e)
         print("power limits (mW):", info)
     os.makedirs(args.out, exist_ok=True)
-    gen = torch.Generator(device="cuda").manual_seed(41)
-    B, H, S = 1, 16, 4096
-    q, k = (torch.randn(B, H, S, 192, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(2))
-    v, do = (torch.randn(B, H, S, 128, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(2))
-    o, stats = launch.attention_forward(q, k, v, right_bound=0)
-    fns = {"ours": lambda: launch.attention_backward(q, k, v, o, do, stats, right_bound=0),
+    q, k, v, o, do, stats, band = inputs192()
+    fns = {"ours": lambda: launch.attention_backward(q, k, v, o, do, stats, **band),
            "cudnn": cudnn_backward(q, k, v, do, True)}
     cache = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
     result = dict(limits=info, engines={})
@@ -82,23 +79,13 @@ def main() -> None:
                 e0 = pynvml.nvmlDeviceGetTotalEnergyConsumption(dev)
                 th.start()
             n = int(args.seconds / 0.00065)
-            ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(n)]
             t_start = time.time()
-            first = torch.cuda.Event(enable_timing=True)
-            first.record()
-            for a, b in ev:
-                cache.zero_()
-                a.record()
-                fn()
-                b.record()
-            torch.cuda.synchronize()
+            at, ms = timed_calls(fn, n, cache)  # at: ms since the loop's first event
             t_end = time.time()
             if dev is not None:
                 e1 = pynvml.nvmlDeviceGetTotalEnergyConsumption(dev)
                 stop.set()
                 th.join()
-            at = [first.elapsed_time(a) for a, _ in ev]  # ms since the loop's first event
-            ms = [a.elapsed_time(b) for a, b in ev]
             bins = {}
             for t, m in zip(at, ms):
                 bins.setdefault(int(t // 100), []).append(m)

@@ -149,6 +149,24 @@ def cudnn_backward(q, k, v, do, causal: bool):
     return lambda: torch.autograd.grad(out, (q_, k_, v_), do, retain_graph=True)
 
 
+def inputs192(dtype_name: str = "bfloat16", causal: bool = True, seed: int = 41):
+    """Stop 41's 192 / 128 problem on the GPU: (q, k, v, o, do, stats, band) at (1, 16, 4096), D_qk 192 / D_v 128,
+    BHSD, fresh normal inputs from ``seed`` (Q, K, then V, dO), O and the stats from our forward, ``band`` the causal
+    mask's keyword (or none)."""
+    import torch
+
+    from sdpa_bwd import launch
+
+    dt = getattr(torch, dtype_name)
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    B, H, S = 1, 16, 4096
+    q, k = (torch.randn(B, H, S, 192, device="cuda", dtype=dt, generator=gen) for _ in range(2))
+    v, do = (torch.randn(B, H, S, 128, device="cuda", dtype=dt, generator=gen) for _ in range(2))
+    band = dict(right_bound=0) if causal else {}
+    o, stats = launch.attention_forward(q, k, v, **band)
+    return q, k, v, o, do, stats, band
+
+
 def interleaved_ms(fns: dict, rounds: int = 2, rep: int = 40) -> dict:
     """Each function's ``triton.testing.do_bench`` median (ms), ``rounds`` times, the functions interleaved."""
     ms = {n: [] for n in fns}

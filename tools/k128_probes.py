@@ -57,25 +57,19 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="/tmp/k128_probes")
     args = ap.parse_args()
-    import torch
-
     from sdpa_bwd import launch, launch_cache
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gluon_probe_common import inputs192
     from program_cost import kernel_times
 
-    gen = torch.Generator(device="cuda").manual_seed(41)
-    B, H, S = 1, 16, 4096
-    q, k = (torch.randn(B, H, S, 192, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(2))
-    v, do = (torch.randn(B, H, S, 128, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(2))
     rows = []
     base_mod = launch.attention_bwd_gluon_192_k128
     # each variant loaded (and so compiled) once for both masks: stop 41 run 9 loaded them per mask and its six
     # compiles ran past the call's 250 s before a row was printed
     variants = {name: load_variant(name) for name in ["base"] + list(PROBES)}
     for causal in (True, False):
-        band = dict(right_bound=0) if causal else {}
-        o, stats = launch.attention_forward(q, k, v, **band)
+        q, k, v, o, do, stats, band = inputs192(causal=causal)
 
         def call():
             return launch.attention_backward(q, k, v, o, do, stats, **band)

@@ -12,16 +12,12 @@ import torch
 from sdpa_bwd import launch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gluon_probe_common import cudnn_backward  # noqa: E402
+from gluon_probe_common import cudnn_backward, inputs192  # noqa: E402
 
-gen = torch.Generator(device="cuda").manual_seed(41)
-B, H, S = 1, 16, 4096
-q, k = (torch.randn(B, H, S, 192, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(2))
-v, do = (torch.randn(B, H, S, 128, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(2))
-o, stats = launch.attention_forward(q, k, v, right_bound=0)
+q, k, v, o, do, stats, band = inputs192()
 peer = cudnn_backward(q, k, v, do, True)
 for _ in range(3):
-    launch.attention_backward(q, k, v, o, do, stats, right_bound=0)
+    launch.attention_backward(q, k, v, o, do, stats, **band)
 torch.cuda.synchronize()
 for _ in range(3):
     peer()

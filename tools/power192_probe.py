@@ -59,15 +59,11 @@ def main() -> None:
     from sdpa_bwd import launch
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from gluon_probe_common import cudnn_backward
+    from gluon_probe_common import cudnn_backward, inputs192
 
     os.makedirs(args.out, exist_ok=True)
-    gen = torch.Generator(device="cuda").manual_seed(41)
-    B, H, S = 1, 16, 4096
-    q, k = (torch.randn(B, H, S, 192, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(2))
-    v, do = (torch.randn(B, H, S, 128, device="cuda", dtype=torch.bfloat16, generator=gen) for _ in range(2))
-    o, stats = launch.attention_forward(q, k, v, right_bound=0)
-    fns = {"ours": lambda: launch.attention_backward(q, k, v, o, do, stats, right_bound=0),
+    q, k, v, o, do, stats, band = inputs192()
+    fns = {"ours": lambda: launch.attention_backward(q, k, v, o, do, stats, **band),
            "cudnn": cudnn_backward(q, k, v, do, True)}
     smi = subprocess.Popen(["nvidia-smi", "--query-gpu=timestamp,clocks.sm,power.draw,clocks_throttle_reasons.active",
                             "--format=csv,noheader", "-lms", "20"], stdout=open(os.path.join(args.out, "smi.csv"), "w"))

@@ -33,6 +33,23 @@ def _parse(spec: str):
     return name, values
 
 
+def timed_calls(fn, n: int, cache):
+    """``fn`` ``n`` times back to back, the L2 flushed (``cache`` zeroed) before each, as do_bench does: each call's
+    start (ms after the first) and time (ms), by CUDA events."""
+    import torch
+
+    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(n)]
+    first = torch.cuda.Event(enable_timing=True)
+    first.record()
+    for a, b in ev:
+        cache.zero_()
+        a.record()
+        fn()
+        b.record()
+    torch.cuda.synchronize()
+    return [first.elapsed_time(a) for a, _ in ev], [a.elapsed_time(b) for a, b in ev]
+
+
 def sustained(fn, seconds: float, dev, pynvml, cache) -> dict:
     """``fn`` back to back for ``seconds`` after a rest, as the module docstring says."""
     import torch
@@ -41,19 +58,9 @@ def sustained(fn, seconds: float, dev, pynvml, cache) -> dict:
     torch.cuda.synchronize()
     time.sleep(1.5)
     n = max(10, int(seconds / 0.00062))
-    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(n)]
-    first = torch.cuda.Event(enable_timing=True)
     e0 = pynvml.nvmlDeviceGetTotalEnergyConsumption(dev) if dev is not None else None
-    first.record()
-    for a, b in ev:
-        cache.zero_()
-        a.record()
-        fn()
-        b.record()
-    torch.cuda.synchronize()
+    at, ms = timed_calls(fn, n, cache)
     e1 = pynvml.nvmlDeviceGetTotalEnergyConsumption(dev) if dev is not None else None
-    at = [first.elapsed_time(a) for a, _ in ev]
-    ms = [a.elapsed_time(b) for a, b in ev]
     gpu_s = (at[-1] + ms[-1]) / 1000.0
     late = [m for t, m in zip(at, ms) if t >= 1000.0]
     energy = (e1 - e0) / 1000.0 if e0 is not None else None
@@ -77,7 +84,7 @@ def main() -> None:
     from sdpa_bwd import launch, launch_cache
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from gluon_probe_common import cudnn_backward
+    from gluon_probe_common import cudnn_backward, inputs192
 
     try:
         import pynvml
@@ -87,13 +94,7 @@ def main() -> None:
         print("no NVML:", e)
         pynvml = dev = None
     configs = [_parse(c) for c in (args.config or ["default:", "cudnn:"])]
-    dt = getattr(torch, args.dtype)
-    gen = torch.Generator(device="cuda").manual_seed(41)
-    B, H, S = 1, 16, 4096
-    q, k = (torch.randn(B, H, S, 192, device="cuda", dtype=dt, generator=gen) for _ in range(2))
-    v, do = (torch.randn(B, H, S, 128, device="cuda", dtype=dt, generator=gen) for _ in range(2))
-    band = {} if args.nc else dict(right_bound=0)
-    o, stats = launch.attention_forward(q, k, v, **band)
+    q, k, v, o, do, stats, band = inputs192(args.dtype, causal=not args.nc)
     peer = cudnn_backward(q, k, v, do, not args.nc)
     cache = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
     rows = []
