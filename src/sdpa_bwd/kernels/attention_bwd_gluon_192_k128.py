@@ -19,8 +19,8 @@ stages, and each consumer warpgroup owns 64 of the keys with all of their column
 - dQ over the block's 128 keys, dS_0 K_0 + dS_1 K_1, in 64-column chunks once both dS tiles are in: consumer 0
   chunks 0 and 2, consumer 1 chunk 1, each staged and bulk-reduced into the packed fp32 accumulator through
   ``dq1_desc``'s [64, 64] blocks; a consumer gives the other's dS tile back (``ds_free``) once its dQ products
-  are done with it. The chunks are uneven (consumer 0 has 1 M more multiply-adds a tile than consumer 1's, of
-  ~3.7 M): 32-column chunks would need blocks and buffers of their own;
+  are done with it. The chunks are uneven (consumer 0 has 0.5 M more multiply-adds a tile than consumer 1's
+  3.15 M): 32-column chunks would need blocks and buffers of their own;
 - dK (scaled) and dV stored through their strides at the end (``attention_bwd_gluon_192._store_rows``: fp32 atomic
   adds where K/V heads are shared).
 
@@ -43,6 +43,7 @@ and dS add nothing to dQ through K's zero rows, and its dK, dV rows are not stor
 from __future__ import annotations
 
 from .attention_bwd_gluon import AVAILABLE
+from .attention_bwd_gluon_192 import MAX_REGS, QUERY_ROWS  # noqa: F401 - the 64-key kernel's budget and tile rows
 
 if AVAILABLE:
     from .attention_bwd_gluon import (
@@ -66,8 +67,6 @@ if AVAILABLE:
     from .attention_bwd_gluon_192 import _store_rows
 
 KEYS_PER_PROGRAM = 128
-QUERY_ROWS = 64
-MAX_REGS = 168  # the kernel's budget before the partitions resize theirs (as attention_bwd_gluon_192's)
 if AVAILABLE:
     ROWS, HALF_KEYS, CHUNK, D_V = (gl.constexpr(n) for n in (64, 64, 64, 128))
 
