@@ -10,8 +10,9 @@ for ``--seconds`` (the L2 flushed before each call, as do_bench does), each call
 energy counter read before and after. Reported per form and round: ``burst_ms`` (median call of the first 80 ms,
 the boost clock), ``sustained_ms`` (mean call after the first second, cap and clock dips included), ``j_per_call``
 and the mean power. ``--config`` (repeatable; default: the launcher's form and cuDNN's): ``cudnn``, or a name and
-``launch.switches`` values (``hg4:head_group=4``, ``single:gluon_bwd192_persist=0``); the forms alternate in each
-of ``--rounds`` rounds. One JSON in ``--out``.
+``launch.switches`` values (``hg4:head_group=4``, ``single:gluon_bwd192_persist=0``), to which ``probe=NAME`` adds a
+timing probe (``PROBES``: wrong results by design); the forms alternate in each of ``--rounds`` rounds. One JSON in
+``--out``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,29 @@ import os
 import statistics
 import sys
 import time
+from contextlib import contextmanager
+
+# timing probes a config may name (``probe=NAME``): what each leaves out of the call
+PROBES = {
+    "no_convert": "DQ_CONVERT (dQ left in the fp32 accumulator, never written to dQ): the most that converting dQ "
+                  "inside the pass, as each query tile's last reduce lands, could save (stop 42)",
+}
+
+
+@contextmanager
+def probe(name, launch):
+    """The launcher with probe ``name``'s part left out (None: as it is)."""
+    if name is None:
+        yield
+        return
+    if name not in PROBES:
+        raise ValueError(f"probe {name!r} is not one of {sorted(PROBES)}; name one of those or add it to PROBES")
+    saved = launch._launch_dq_convert
+    launch._launch_dq_convert = lambda *a, **kw: None
+    try:
+        yield
+    finally:
+        launch._launch_dq_convert = saved
 
 
 def _parse(spec: str):
@@ -103,7 +127,8 @@ def main() -> None:
             if name == "cudnn":
                 row = sustained(peer, args.seconds, dev, pynvml, cache)
             else:
-                with launch.switches(**values):
+                switches = {k: v for k, v in values.items() if k != "probe"}
+                with launch.switches(**switches), probe(values.get("probe"), launch):
                     launch_cache.clear()
                     row = sustained(lambda: launch.attention_backward(q, k, v, o, do, stats, **band), args.seconds,
                                     dev, pynvml, cache)
