@@ -5,4 +5,5 @@
 set -u
 out=${1:-/tmp/out}; mkdir -p "$out"
 export PYTHONPATH=src PYTHONUNBUFFERED=1
-timeout 560 python3 tools/k128_probes.py --causal-only --timeout 120 --out "$out" 2>&1 | grep -v Warn | tee "$out/log.txt"
+timeout 560 python3 tools/k128_probes.py --causal-only --timeout 120 --out "$out" 2>&1 | grep -v Warn \
+    | tee "$out/log.txt"
