@@ -23,7 +23,8 @@ import os
 import statistics
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import nullcontext
+from unittest import mock
 
 # timing probes a config may name (``probe=NAME``): what each leaves out of the call
 PROBES = {
@@ -32,20 +33,13 @@ PROBES = {
 }
 
 
-@contextmanager
 def probe(name, launch):
-    """The launcher with probe ``name``'s part left out (None: as it is)."""
+    """A context with the launcher's part that probe ``name`` leaves out replaced by nothing (None: as it is)."""
     if name is None:
-        yield
-        return
+        return nullcontext()
     if name not in PROBES:
         raise ValueError(f"probe {name!r} is not one of {sorted(PROBES)}; name one of those or add it to PROBES")
-    saved = launch._launch_dq_convert
-    launch._launch_dq_convert = lambda *a, **kw: None
-    try:
-        yield
-    finally:
-        launch._launch_dq_convert = saved
+    return mock.patch.object(launch, "_launch_dq_convert", lambda *a, **kw: None)
 
 
 def _parse(spec: str):
