@@ -28,6 +28,11 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 TOOL = os.path.join(ROOT, "tools", "gluon_bwd_compile.py")
 
 
+# the tests that read the compile reports: one xdist group (``--dist loadgroup``, pyproject's addopts), so that the
+# module fixture's ~85 s of sm_90a compiles runs on one worker, not on each (stop 42: both of CI's two workers paid it)
+COMPILES = pytest.mark.xdist_group("gluon_bwd_compile")
+
+
 @pytest.fixture(scope="module")
 def compile_reports():
     """Every line of ``tools/gluon_bwd_compile.py bf16``: the head-dim-64/128 kernel's forms, then the 192 / 128
@@ -67,6 +72,7 @@ VARIANT_IDS = ["own-kv-tma-store", "own-kv-pointer-store", "gqa", "det-tma-store
 SHAPES = [(64, 128), (64, 64), (128, 64)]
 
 
+@COMPILES
 def test_gluon_backward_compiles_every_head_dim_and_epilogue(compiled):
     expected = {(D, rows, *variant) for D, rows in SHAPES for variant in VARIANTS}
     assert set(compiled) == expected, (
@@ -74,6 +80,7 @@ def test_gluon_backward_compiles_every_head_dim_and_epilogue(compiled):
         "attention_bwd_gluon.HEAD_DIMS, QUERY_ROWS or the tool's VARIANTS changed")
 
 
+@COMPILES
 def test_gluon_backward_launches_fit_the_register_file(compile_reports):
     """Every form's threads (Triton pads the warp-specialised partitions to whole warpgroups) times the register
     budget they start with fits an SM's 65,536: past it the launch fails, and the default consumer's setmaxnreg
@@ -84,6 +91,7 @@ def test_gluon_backward_launches_fit_the_register_file(compile_reports):
                       "MAX_REGS (maxnreg) to 65,536 / threads or give a partition fewer warps")
 
 
+@COMPILES
 def test_gluon_backward_phase_stamps_compile_in_only_where_asked(compiled):
     """The phase stamps (``tools/phase_stamps.py``) are a diagnostic build: none in any form the launcher makes,
     and in the stamped build 15 timer reads (the program's start; the loader's 4; each consumer's 4 in its loop
@@ -99,6 +107,7 @@ def test_gluon_backward_phase_stamps_compile_in_only_where_asked(compiled):
         "(attention_bwd_gluon.STAMP_SLOTS' slots 0-13 and 15): a stamp went missing or was added")
 
 
+@COMPILES
 @pytest.mark.parametrize("D,rows", SHAPES, ids=[f"hd{d}-rows{r}" for d, r in SHAPES])
 @pytest.mark.parametrize("grouped,tma,det,loop,up", VARIANTS, ids=VARIANT_IDS)
 def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows, grouped, tma, det, loop, up):
@@ -151,6 +160,7 @@ def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows,
             "they should compile away where DETERMINISTIC is False (attention_bwd_gluon._tile, _main_loop)")
 
 
+@COMPILES
 @pytest.mark.parametrize("D,rows", SHAPES, ids=[f"hd{d}-rows{r}" for d, r in SHAPES])
 @pytest.mark.parametrize("grouped,tma", [(False, True), (False, False), (True, True)],
                          ids=["tma-store", "pointer-store", "gqa"])
@@ -189,6 +199,7 @@ FORMS192 = {"single": (False, False, False, 3), "single-2st": (False, False, Fal
             "pairs": (True, False, False, 2), "persist": (False, True, False, 3), "share-ds": (False, False, True, 2)}
 
 
+@COMPILES
 @pytest.mark.parametrize("form", FORMS192)
 @pytest.mark.parametrize("grouped", [False, True], ids=["own-kv", "gqa"])
 def test_gluon_backward_192_compiles_overlapped_unserialised_and_unspilled(compiled192, grouped, form):
@@ -448,6 +459,7 @@ def test_gluon_bwd192_form_switch_sets_and_restores(switch, name):
     assert getattr(launch, name) is before, f"launch.{name} was not restored after the switch {switch}"
 
 
+@COMPILES
 @pytest.mark.parametrize("grouped", [False, True], ids=["own-kv", "gqa"])
 def test_gluon_backward_192_k128_compiles_and_fits(compile_reports, grouped):
     """The 128-key 192 / 128 kernel (``attention_bwd_gluon_192_k128``, stop 41): its shared memory (K and V of 128

@@ -39,6 +39,8 @@ def compiled():
     return dict(zip(VARIANTS, rows))
 
 
+# one xdist group (``--dist loadgroup``): the module fixture's compiles run on one worker, not on each
+@pytest.mark.xdist_group("gluon_fwd_compile")
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_gluon_forward_compiles_with_the_softmax_under_the_pv_product(compiled, variant):
     r, wgmma = compiled[variant], VARIANTS[variant][1]
