@@ -28,8 +28,9 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 TOOL = os.path.join(ROOT, "tools", "gluon_bwd_compile.py")
 
 
-# the tests that read the compile reports: one xdist group (``--dist loadgroup``, pyproject's addopts), so that the
-# module fixture's ~85 s of sm_90a compiles runs on one worker, not on each (stop 42: both of CI's two workers paid it)
+# the tests that read the compile reports: one xdist group (``--dist loadgroup`` in the README's test command), so
+# that the module fixture's sm_90a compiles (6 min with Triton's cache empty, 85 s warm, on CI's cores) run on one
+# worker, not on each (stop 42: both of CI's two workers paid them)
 COMPILES = pytest.mark.xdist_group("gluon_bwd_compile")
 
 
