@@ -291,11 +291,20 @@ GLUON_BWD192_THREE_STAGES = os.environ.get("SDPA_BWD_GLUON_BWD192_THREE_STAGES",
 # gluon_bwd192_k128 turns it on.
 GLUON_BWD192_K128 = os.environ.get("SDPA_BWD_GLUON_BWD192_K128", "0") == "1"
 
+# The 192 / 128 backward's dQ converted inside its persistent pass (``attention_bwd_gluon_192``'s ``FUSED_DQ``, stop
+# 43): a zeroed counter per (batch and head, query tile, column part) after the claim counter; at the end of each key
+# block a consumer counts the tiles whose reduces have landed and converts those whose count it completed, so no
+# DQ_CONVERT follows the pass (stop 42: leaving it out made the call 3.1% faster sustained). Causal calls only, into
+# a dQ whose head dim is packed; the rest keep DQ_CONVERT.
+# $SDPA_BWD_GLUON_BWD192_FUSED_DQ=1 or the switch gluon_bwd192_fused_dq turns it on; 2 and 3 are the kernel's timing
+# probes (dQ never written: the count alone, the wait alone), for tools/sustained192.py.
+GLUON_BWD192_FUSED_DQ = int(os.environ.get("SDPA_BWD_GLUON_BWD192_FUSED_DQ", "0"))
+
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
              "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
              "gluon_bwd_deterministic", "gluon_bwd_head_loop", "gluon_bwd_192", "gluon_bwd_det_up", "gluon_pdl",
              "gluon_bwd_dq_rows", "gluon_bwd192_pair", "gluon_bwd192_persist", "gluon_bwd192_share_ds",
-             "gluon_bwd192_three_stages", "gluon_bwd192_k128")
+             "gluon_bwd192_three_stages", "gluon_bwd192_k128", "gluon_bwd192_fused_dq")
 
 
 @contextlib.contextmanager
@@ -311,12 +320,13 @@ def switches(**values):
     (``GLUON_BWD_DET_UP``, an iterable of head dims), ``gluon_pdl`` (``GLUON_PDL``), ``gluon_bwd_dq_rows``
     (``GLUON_BWD_DQ_ROWS``), ``gluon_bwd192_pair`` (``GLUON_BWD192_PAIR``), ``gluon_bwd192_persist``
     (``GLUON_BWD192_PERSIST``), ``gluon_bwd192_share_ds`` (``GLUON_BWD192_SHARE_DS``), ``gluon_bwd192_three_stages``
-    (``GLUON_BWD192_THREE_STAGES``), ``gluon_bwd192_k128`` (``GLUON_BWD192_K128``). A switch not named keeps its
-    value."""
+    (``GLUON_BWD192_THREE_STAGES``), ``gluon_bwd192_k128`` (``GLUON_BWD192_K128``), ``gluon_bwd192_fused_dq``
+    (``GLUON_BWD192_FUSED_DQ``). A switch not named keeps its value."""
     global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
     global GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC
     global GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR
     global GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128
+    global GLUON_BWD192_FUSED_DQ
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
@@ -335,7 +345,8 @@ def switches(**values):
     before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
               GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
               GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
-              GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128)
+              GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128,
+              GLUON_BWD192_FUSED_DQ)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -377,12 +388,15 @@ def switches(**values):
             GLUON_BWD192_THREE_STAGES = bool(values["gluon_bwd192_three_stages"])
         if "gluon_bwd192_k128" in values:
             GLUON_BWD192_K128 = bool(values["gluon_bwd192_k128"])
+        if "gluon_bwd192_fused_dq" in values:
+            GLUON_BWD192_FUSED_DQ = int(values["gluon_bwd192_fused_dq"])
         yield
     finally:
         (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
          GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
          GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
-         GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128) = before
+         GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128,
+         GLUON_BWD192_FUSED_DQ) = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -1425,9 +1439,14 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     pair = GLUON_BWD192_PAIR and not k128 and q.device.type == "cuda"
     share_ds = GLUON_BWD192_SHARE_DS and not (pair or k128) and q.device.type == "cuda"
     persist = GLUON_BWD192_PERSIST and not (pair or share_ds or k128) and q.device.type == "cuda"
-    # the persistent form's zeroed block counter, filled before ODO (as the launch cache's replay fills it): a fill
-    # between ODO and the pass would stand in their PDL chain
-    counter = torch.zeros(1, dtype=torch.int32, device=q.device) if persist else None
+    # converting dQ in the pass: under the causal mask only (without it every key block adds into every query tile,
+    # so a head's last block to finish would convert all of its tiles alone), into a dQ of 16 bits (the kernel tells
+    # the forms by it) whose head dim is packed and whose rows start on 16 bytes (its stores are four columns wide)
+    fused = (persist and GLUON_BWD192_FUSED_DQ and causal and dq.dtype != torch.float32 and dq.stride(3) == 1
+             and dq.data_ptr() % 16 == 0 and all(st % 8 == 0 for st in dq.stride()[:3]))
+    # the persistent form's zeroed block counter (and, converting dQ in the pass, its tiles' counters), filled before
+    # ODO (as the launch cache's replay fills it): a fill between ODO and the pass would stand in their PDL chain
+    counter = _bwd192_counters(B, H_q, S_q, fused, q.device) if persist else None
     _launch_odo(rec, o, do, stats, st, delta, lse2, head_dim_pad(D_v), wide, side, dq_accum if pdl else None,
                 pdl)
     more = dict(launch_pdl=True) if pdl else {}
@@ -1439,25 +1458,29 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     args = (*_gluon_bwd192_descriptors(q, k, v, do, dq_accum, lse2, delta, pair), dk_out, dv_out,
             *dk_out.stride(), *dv_out.stride(),
             H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, side, scale * LOG2E, scale, int(causal),
-            delta if counter is None else counter, B * H_q)  # delta stands in for the counter it does not read
+            delta if counter is None else counter, B * H_q,  # delta stands in for the counter it does not read
+            dq_accum, dq if fused else dq_accum, *dq.stride()[:3])
     stages = 3 if GLUON_BWD192_THREE_STAGES and not (pair or share_ds) else 2
     kw = dict(HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1, PAIR=pair, PERSIST=persist,
-              SHARE_DS=share_ds, STAGES=stages, num_warps=4, maxnreg=g.MAX_REGS, **more)
+              SHARE_DS=share_ds, STAGES=stages, FUSED_DQ=int(GLUON_BWD192_FUSED_DQ) if fused else 0, num_warps=4,
+              maxnreg=g.MAX_REGS, **more)
     if pair or share_ds:
         _as_clusters_of_two(g.attention_bwd_gluon_192_kernel, grid, args, kw, g.PAIR_EXTRA if pair else g.DS_EXTRA)
     if k128:  # 128 keys a program: the same arguments, no form flags
         g128 = attention_bwd_gluon_192_k128
-        rec.launch(g128.attention_bwd_gluon_192_k128_kernel, (_cdiv(S_kv, g128.KEYS_PER_PROGRAM), B * H_q), *args,
-                   HEAD_GROUP=kw["HEAD_GROUP"], num_warps=4, maxnreg=g128.MAX_REGS, **more)
+        rec.launch(g128.attention_bwd_gluon_192_k128_kernel, (_cdiv(S_kv, g128.KEYS_PER_PROGRAM), B * H_q),
+                   *args[:-5], HEAD_GROUP=kw["HEAD_GROUP"], num_warps=4, maxnreg=g128.MAX_REGS, **more)
     else:
         rec.launch(g.attention_bwd_gluon_192_kernel, grid, *args, **kw)
     qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype)
-    _launch_dq_convert(rec, dq_accum, dq, scale, qk_chunk, qk_split, wide, pdl)
+    if not fused:  # the fused pass has written dQ itself
+        _launch_dq_convert(rec, dq_accum, dq, scale, qk_chunk, qk_split, wide, pdl)
     if kv_acc:  # dK's partials were scaled in the kernel
         _launch_dq_convert(rec, kv_acc[0], dk, 1.0, qk_chunk, qk_split, wide)
         _launch_dq_convert(rec, kv_acc[1], dv, 1.0, head_dim_pad(D_v), 0, wide)
     rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum) + (kv_acc or ()) + (counter,),
-               extra=(B, H_q, S_q, D_qk, atomic, kv_acc is not None, 0 if counter is None else -1, side))
+               extra=(B, H_q, S_q, D_qk, atomic, kv_acc is not None, 0 if counter is None else -2 if fused else -1,
+                      side))
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, side).narrow(2, 0, S_q)
     return dq, dk, dv
@@ -1652,6 +1675,14 @@ def _dq_turn_counters(q, k, v, rows: int):
     return torch.zeros(n, dtype=torch.int32, device=q.device)
 
 
+def _bwd192_counters(B: int, H_q: int, S_q: int, fused: bool, device):
+    """The 192 kernel's persistent form's zeroed int32 counters: the block claim counter, then where it converts dQ
+    in the pass (``FUSED_DQ``) one per (batch and head, query tile of 64 rows, column part), which the kernel indexes
+    as 1 + ((b H_q + h) n_tiles + i) 2 + c. Counts only go up, so each call takes fresh zeros (a replay too)."""
+    n = 1 + (B * H_q * _cdiv(S_q, attention_bwd_gluon_192.QUERY_ROWS) * 2 if fused else 0)
+    return torch.zeros(n, dtype=torch.int32, device=device)
+
+
 def _kv_accumulators(q, k, v):
     """The Gluon backward's zeroed fp32 dK and dV accumulators, packed in K's and V's dims, where a K or V head
     is shared by several query heads (GQA, MQA); None where none is."""
@@ -1687,17 +1718,18 @@ def _replay_backward(plan, q, k, v, o, do, stats, dq, dk, dv, return_delta: bool
     """attention_backward for a call whose key was recorded: its outputs and side buffers allocated as the
     recorded call allocated them, then its launches."""
     # kv_acc: the Gluon backward ran with shared K/V heads; turns: the query tile rows its dQ turn counters count
-    # in (deterministic), 0 without them, -1 for the 192 kernel's persistent form (its block counter), None where the
-    # Triton kernels ran (their tensor list stops at dq_accum);
+    # in (deterministic), 0 without them, -1 for the 192 kernel's persistent form (its block counter), -2 for it with
+    # dQ converted in the pass (its tiles' counters too), None where the Triton kernels ran (their tensor list stops
+    # at dq_accum);
     # side: delta's and lse2's rows a head (_side_buffers)
     B, H_q, S_q, D_qk, atomic, kv_acc, turns, side = plan.extra
     dq, dk, dv = (torch.empty(ref.shape, dtype=ref.dtype, device=ref.device) if t is None else t
                   for t, ref in ((dq, q), (dk, k), (dv, v)))
     delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, atomic, q.device, side)
     more = _kv_accumulators(q, k, v) if kv_acc else ()
-    if turns is not None:  # -1: the 192 kernel's persistent form, whose counter is a fresh zero a call
+    if turns is not None:  # -1, -2: the 192 kernel's persistent form, whose counters are fresh zeros a call
         more += (None if not turns else _dq_turn_counters(q, k, v, turns) if turns > 0
-                 else torch.zeros(1, dtype=torch.int32, device=q.device),)
+                 else _bwd192_counters(B, H_q, S_q, turns == -2, q.device),)
     plan.replay((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum) + more)
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, side).narrow(2, 0, S_q)

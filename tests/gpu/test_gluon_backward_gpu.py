@@ -193,20 +193,35 @@ GLUON192_CASES = [
          k=BSHD, v=SBHD, dq=BSHD, dk=SBHD, seed=491),
     Case(B=1, H_q=16, H_k=16, H_v=16, S_q=4096, S_kv=4096, D_qk=192, D_v=128, dtype="bf16", right_bound=0,
          seed=494),
+    # over 8192 query rows: a key block's 130 tiles counted 128 at a time by the fused conversion, into padded dQ
+    # rows; then a dQ whose head dim is not packed, which the fused conversion leaves to DQ_CONVERT
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=8260, S_kv=8260, D_qk=192, D_v=128, dtype="fp16", right_bound=0, dq=PAD,
+         seed=495),
+    Case(B=2, H_q=2, H_k=2, H_v=2, S_q=333, S_kv=300, D_qk=192, D_v=128, dtype="bf16", right_bound=0, dq=DSTEP,
+         seed=496),
 ]
 
 
-FORMS192 = ("pairs", "single", "single-2st", "persist", "share-ds", "k128")
+FORMS192 = ("pairs", "single", "single-2st", "persist", "persist-fused", "share-ds", "k128")
 
 
 def _form_switches(form):
     """The launch switches of a 192 kernel form: clusters of two summing dQ halves (``PAIR``), one program a block
     (at three Q / dO stages, the launcher's default since stop 39, or two: "single-2st"), persistent programs
-    (``PERSIST``, three stages), clusters of two exchanging dS (``SHARE_DS``), or the 128-key kernel
-    (``attention_bwd_gluon_192_k128``, stop 41)."""
-    return dict(gluon_bwd192_pair=form == "pairs", gluon_bwd192_persist=form == "persist",
+    (``PERSIST``, three stages; "persist-fused": converting dQ in the pass, ``FUSED_DQ``, stop 43), clusters of two
+    exchanging dS (``SHARE_DS``), or the 128-key kernel (``attention_bwd_gluon_192_k128``, stop 41)."""
+    return dict(gluon_bwd192_pair=form == "pairs", gluon_bwd192_persist=form.startswith("persist"),
                 gluon_bwd192_share_ds=form == "share-ds", gluon_bwd192_three_stages=form != "single-2st",
-                gluon_bwd192_k128=form == "k128")
+                gluon_bwd192_k128=form == "k128", gluon_bwd192_fused_dq=form == "persist-fused")
+
+
+def _fused_dq_takes(case):
+    """Whether the persistent form converts this case's dQ in the pass (``launch._gluon_backward192``): under the
+    causal mask, into a dQ whose head dim is packed and whose rows start on 16 bytes (offset and gaps in whole
+    8-element groups)."""
+    dq = case.dq
+    return (case.right_bound == 0 and case.left_bound is None and dq.d_step == 1 and dq.row_gap % 8 == 0
+            and dq.offset % 8 == 0)
 
 
 def _form_stages(form):
@@ -238,11 +253,13 @@ def test_gpu_gluon_backward_192_case(case, form, monkeypatch):
             f"the backward launched {sorted(names)} with the k128 switch on: expected the 128-key kernel alone for "
             f"{case.repro()}")
         return
-    forms = [(kw.get("PAIR"), kw.get("PERSIST"), kw.get("SHARE_DS"), kw.get("STAGES")) for name, kw in seen]
-    want = (form == "pairs", form == "persist", form == "share-ds", _form_stages(form))
+    forms = [(kw.get("PAIR"), kw.get("PERSIST"), kw.get("SHARE_DS"), kw.get("STAGES"), kw.get("FUSED_DQ"))
+             for name, kw in seen]
+    want = (form == "pairs", form.startswith("persist"), form == "share-ds", _form_stages(form),
+            form == "persist-fused" and _fused_dq_takes(case))
     assert forms and set(forms) == {want}, (
-        f"the 192 kernel was launched with (PAIR, PERSIST, SHARE_DS, STAGES) {forms}: expected {want}, as the {form} "
-        f"form's switches say, for {case.repro()}")
+        f"the 192 kernel was launched with (PAIR, PERSIST, SHARE_DS, STAGES, FUSED_DQ) {forms}: expected {want}, as "
+        f"the {form} form's switches say, for {case.repro()}")
 
 
 def _inputs192(seed, shape=(2, 4, 1000), causal=True, H_kv=None):

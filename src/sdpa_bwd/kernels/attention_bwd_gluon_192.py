@@ -93,6 +93,7 @@ from .attention_bwd_gluon import AVAILABLE
 
 if AVAILABLE:
     from .attention_bwd_gluon import (
+        _bulk_wait_written,
         _gdc_launch_dependents,
         _gdc_wait,
         _thread_barrier,
@@ -720,19 +721,131 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         mbarrier.arrive(kv_bar, count=1)
 
     @gluon.jit
+    def _bulk_wait_but_last():
+        """``cp.async.bulk.wait_group 1``: every bulk reduce this thread issued but the latest has completed, its
+        writes made (``_bulk_wait_written``'s form, one group left pending)."""
+        gl.inline_asm_elementwise("cp.async.bulk.wait_group 1; mov.b32 $0, 0;", "=r", [], dtype=gl.int32,
+                                  is_pure=False, pack=1)
+
+    @gluon.jit
+    def _in_place(x):
+        """``x`` as it is, through an instruction the compiler may not move: what is computed from it stays where it
+        is used, rather than hoisted out of the loops and held in registers through the whole kernel."""
+        return gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=gl.int32, is_pure=False, pack=1)
+
+    @gluon.jit
+    def _dq_convert_part(bh, i, dqa_ptr, dqo_ptr, dqo_sb, dqo_sh, dqo_ss, H, S_q, scale, C0: gl.constexpr,
+                         NQ: gl.constexpr):
+        """Query tile ``i`` of batch-and-head ``bh``, columns ``C0`` .. ``C0`` + ``NQ`` - 1: the fp32 accumulator
+        at ``dqa_ptr`` ((B H_q S_q, 192), read past L1), scaled, into dQ at ``dqo_ptr`` through its strides (its
+        head dim packed: the launcher's condition), 64 columns at a time, four to a thread's 16-byte load."""
+        layout: gl.constexpr = gl.BlockedLayout([1, 4], [2, 16], [4, 1], [1, 0])
+        rows = i * ROWS + _in_place(gl.arange(0, ROWS, layout=gl.SliceLayout(1, layout)))
+        keep = (rows < S_q)[:, None]
+        src = dqa_ptr + (bh.to(gl.int64) * S_q + rows.to(gl.int64))[:, None] * D_QK
+        # each row's start, a multiple of 8 elements (the launcher's condition), so that a thread's four columns go
+        # out in one 8-byte store
+        at = gl.multiple_of((bh // H).to(gl.int64) * dqo_sb + (bh % H).to(gl.int64) * dqo_sh
+                            + rows.to(gl.int64) * dqo_ss, 8)
+        dst = dqo_ptr + at[:, None]
+        for ch in gl.static_range(NQ // 64):
+            cols = C0 + ch * 64 + gl.arange(0, 64, layout=gl.SliceLayout(0, layout))
+            acc = gl.load(src + cols[None, :], mask=keep, other=0.0, cache_modifier=".cg")
+            gl.store(dst + cols[None, :], (acc * scale).to(dqo_ptr.dtype.element_ty), mask=keep)
+
+    @gluon.jit
+    def _conv_args(ctr_ptr, dqa_ptr, dqo_ptr, dqo_sb, dqo_sh, dqo_ss, LEVEL: gl.constexpr):
+        """The fused conversion's addresses in shared memory, written before the partitions start: the counters,
+        the fp32 accumulator, dQ and its strides (batch, head, row), as int64. The consumers read them at a block's
+        end (``_conv_arg``) instead of holding them in registers through their tiles. ``LEVEL`` (``FUSED_DQ``) is
+        told to the consumers by the table's length, 8 << (``LEVEL`` - 1)."""
+        L: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
+        k = gl.arange(0, 8, layout=L)
+        zero = gl.zeros([8], gl.int64, L)  # a stride the launcher specialised (1) arrives as a constexpr
+        v = gl.where(k == 0, ctr_ptr.to(gl.int64), gl.where(k == 1, dqa_ptr.to(gl.int64), gl.where(
+            k == 2, dqo_ptr.to(gl.int64), gl.where(k == 3, zero + dqo_sb, gl.where(k == 4, zero + dqo_sh,
+                                                                                     zero + dqo_ss)))))
+        conv_smem = gl.allocate_shared_memory(gl.int64, [8 << (LEVEL - 1)], gl.SwizzledSharedLayout(1, 1, 1, [0]))
+        conv_smem.slice(0, 8).store(v)
+        return conv_smem
+
+    @gluon.jit
+    def _conv_arg(conv_smem, j: gl.constexpr):
+        """Entry ``j`` of ``_conv_args``'s table."""
+        L: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
+        v = conv_smem.slice(0, 8).load(L)
+        return gl.max(gl.where(gl.arange(0, 8, layout=L) == j, v, -9223372036854775807), axis=0)
+
+    @gluon.jit
+    def _dq_landed(conv_smem, item, prev, n_items, n_blocks, head_group, H, S_q, scale, causal, CID: gl.constexpr,
+                   C0: gl.constexpr, NQ: gl.constexpr, dt: gl.constexpr, LEVEL: gl.constexpr = 1):
+        """The fused conversion's count (``FUSED_DQ``, stop 43), after this consumer's reduces have completed but
+        its latest (``item``'s last tile's): one more key block has landed in each of block ``item``'s query tiles
+        but its last, and in block ``prev``'s last tile (``n_items``: no block). Each thread adds one to a tile's
+        counter for column part ``CID`` (zeroed by the launcher, past the claim counter: 1 + (bh n_qt + i) 2 +
+        CID), acq_rel at GPU scope after a partition barrier, so that the release covers the reduces the issuing
+        thread saw complete (as ``_dq_signal``'s); 128 at a time. The add that brings a tile's count to its number
+        of key blocks (``_block_coords``'s: min(i + 1, blocks) under the causal mask, else all) converts its part
+        (``_dq_convert_part``; not at ``LEVEL`` 2, a timing probe): the reductions that find it pass through shared
+        memory behind a barrier, which orders the acquiring thread's add before every thread's loads. Counting a
+        block as soon as it ends, rather than a block later, keeps each tile's conversion with the block that
+        finishes it (under the mask, about one a block): counted a block late, a head's first block was the last
+        count of most of its tiles and one program converted them all (stop 43 run 4)."""
+        L: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
+        n_qt = gl.cdiv(S_q, ROWS)
+        n_bh = n_items // n_blocks
+        pid_n, bh = program_tile_at(gl.minimum(item, n_items - 1), n_blocks, n_bh, head_group, False)
+        b, h, hk, hv, key0, i0, n = _block_coords(pid_n, bh, H, 1, 1, S_q, causal)
+        m = (n - 1) * (item < n_items).to(gl.int32)  # this block's tiles counted now
+        p_pid, p_bh = program_tile_at(gl.minimum(prev, n_items - 1), n_blocks, n_bh, head_group, False)
+        total = m + (prev < n_items).to(gl.int32)  # and the previous block's last tile
+        # the alignment the launcher checks (16 bytes), which the table's int64s do not carry
+        ctr_ptr = _conv_arg(conv_smem, 0).to(gl.pointer_type(gl.int32))
+        dqa_ptr = gl.multiple_of(_conv_arg(conv_smem, 1).to(gl.pointer_type(gl.float32)), 16)
+        dqo_ptr = gl.multiple_of(_conv_arg(conv_smem, 2).to(gl.pointer_type(dt)), 16)
+        dqo_sb = _conv_arg(conv_smem, 3)
+        dqo_sh = _conv_arg(conv_smem, 4)
+        dqo_ss = _conv_arg(conv_smem, 5)
+        for c0 in range(0, total, 128):
+            v = c0 + gl.arange(0, 128, layout=L)
+            ok = v < total
+            tiles = gl.where(v < m, i0 + v, n_qt - 1)
+            bhs = gl.where(v < m, bh, p_bh)
+            old = gl.atomic_add(ctr_ptr + 1 + (bhs * n_qt + tiles) * 2 + CID, gl.full([128], 1, gl.int32, L),
+                                mask=ok, sem="acq_rel", scope="gpu")
+            if LEVEL == 1:
+                need = gl.where(causal != 0, gl.minimum(tiles + 1, n_blocks), n_blocks)
+                last = ok & (old == need - 1)
+                for _ in range(gl.sum(last.to(gl.int32), axis=0)):
+                    key = gl.min(gl.where(last, v, 2147483647), axis=0)
+                    pick = v == key
+                    _dq_convert_part(gl.sum(gl.where(pick, bhs, 0), axis=0),
+                                     gl.sum(gl.where(pick, tiles, 0), axis=0), dqa_ptr, dqo_ptr, dqo_sb, dqo_sh,
+                                     dqo_ss, H, S_q, scale, C0, NQ)
+                    last = last & (v != key)
+
+    @gluon.jit
     def _consumer_persist(q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem, dq_desc, kv_bar,
                           kv_empty, item_smem, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem,
                           dlt_smem, n_items, n_blocks, head_group, H, G_k, G_v, S_q, S_kv, qk_scale_log2, scale,
-                          causal, dk_ptr, dk_sb, dk_sh, dk_ss, dk_sd, dv_ptr, dv_sb, dv_sh, dv_ss, dv_sd):
+                          causal, dk_ptr, dk_sb, dk_sh, dk_ss, dk_sd, dv_ptr, dv_sb, dv_sh, dv_ss, dv_sd, conv_smem):
         """The persistent form's consumer ``CID``: ``_consumer``'s work for each block the loader hands over
         (``_get_item`` after ``kv_bar``), its tiles counted on through the stages and the P / dS buffers; after a
         block's last products it frees K and V (``kv_empty``), then stores its dK (and dV) while the next block's
-        K and V come in."""
+        K and V come in. The fused conversion (``FUSED_DQ``: ``conv_smem`` holds its addresses, ``_conv_args``; the
+        other forms pass a stand-in of another dtype): at the end of each block, once its accumulators are stored and
+        their registers free, the block's tiles but its last and the previous block's last tile are counted
+        (``_dq_landed``: their reduces have completed, all but the latest) and the tiles they complete converted; the
+        program's last tile after its loop. Only the previous block's number is carried through the loop: every
+        register held through the tiles costs spills there."""
         CID: gl.constexpr = 2 - dq_smem.type.shape[-1] // 64
         NQ: gl.constexpr = COLS0 - CID * (2 * COLS0 - D_QK)
         C0: gl.constexpr = CID * COLS0
         NV: gl.constexpr = 16 + CID * (D_V - 16)  # consumer 0 carries a token dV it never uses
+        FUSED: gl.constexpr = conv_smem.dtype == gl.int64
+        LEVEL: gl.constexpr = 1 + (conv_smem.type.shape[0] >= 16) + (conv_smem.type.shape[0] >= 32)  # _conv_args
         n_bh = n_items // n_blocks
+        prev = n_items  # the previous block (none yet)
         _gdc_wait()  # before this consumer's first reduce into the accumulator ODO may have zeroed
         mbarrier.wait(kv_bar, 0)
         item = _get_item(item_smem)
@@ -754,19 +867,33 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             _block_out(dk, dv, t0 + n_tiles - 1, q_empty, do_empty, key0, S_kv, scale,
                        dk_ptr + b.to(gl.int64) * dk_sb + hk.to(gl.int64) * dk_sh, dk_ss, dk_sd,
                        dv_ptr + b.to(gl.int64) * dv_sb + hv.to(gl.int64) * dv_sh, dv_ss, dv_sd, CID, C0)
+            if FUSED:  # every reduce of this block but its last tile's has completed, and the block before's last
+                _bulk_wait_but_last()
+                _thread_barrier()  # the issuing thread's wait has passed before the adds
+                if LEVEL < 3:
+                    _dq_landed(conv_smem, item, prev, n_items, n_blocks, head_group, H, S_q, scale, causal, CID, C0,
+                               NQ, p_smem.dtype, LEVEL)
+                prev = item
             t0 += n_tiles
             k += 1
             mbarrier.wait(kv_bar, k & 1)
             item = _get_item(item_smem)
         tma.store_wait(0)
+        if FUSED:  # the program's last block's last tile: every reduce completed
+            _bulk_wait_written()
+            _thread_barrier()
+            if LEVEL < 3:
+                _dq_landed(conv_smem, n_items, prev, n_items, n_blocks, head_group, H, S_q, scale, causal, CID, C0, NQ,
+                           p_smem.dtype, LEVEL)
 
     @gluon.jit(do_not_specialize=["H", "G_k", "G_v", "S_q", "S_kv", "S_side", "causal", "n_bh"])
     def attention_bwd_gluon_192_kernel(q_desc, qb_desc, k_desc, kb_desc, v_desc, do_desc, dq0_desc, dq1_desc,
                                        lse_desc, dlt_desc, dk_ptr, dv_ptr, dk_sb, dk_sh, dk_ss, dk_sd, dv_sb, dv_sh,
                                        dv_ss, dv_sd, H, G_k, G_v, S_q, S_kv, S_side, qk_scale_log2, scale, causal,
-                                       ctr_ptr, n_bh, HEAD_GROUP: gl.constexpr, PAIR: gl.constexpr = False,
+                                       ctr_ptr, n_bh, dqa_ptr, dqo_ptr, dqo_sb, dqo_sh, dqo_ss,
+                                       HEAD_GROUP: gl.constexpr, PAIR: gl.constexpr = False,
                                        PERSIST: gl.constexpr = False, SHARE_DS: gl.constexpr = False,
-                                       STAGES: gl.constexpr = 2):
+                                       STAGES: gl.constexpr = 2, FUSED_DQ: gl.constexpr = 0):
         """Grid (cdiv(S_kv, 64), B H_q): a program per (batch, query head, 64-key block), in ``program_tile``'s
         start order (``HEAD_GROUP``: the causal mask's groups, costliest key block first). Query head h reads K
         head h // ``G_k`` and V head h // ``G_v``; dK and dV (from ``dk_ptr`` / ``dv_ptr``, each through its four
@@ -774,10 +901,17 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         zeroed fp32 accumulator (B H_q S_q, 192) in [64, 128] and [64, 64] blocks; ``lse_desc`` / ``dlt_desc``: the
         side buffers, ``S_side`` rows a head. ``PERSIST`` (stop 38): a grid of (at most one program an SM, 1)
         whose programs take the same blocks in the same order one after another (``_loader_persist``), the next
-        claimed through the zeroed int32 counter at ``ctr_ptr``; ``n_bh``: B H_q."""
+        claimed through the zeroed int32 counter at ``ctr_ptr``; ``n_bh``: B H_q. ``FUSED_DQ`` (stop 43, persistent
+        form only): the pass converts dQ itself, so no DQ_CONVERT follows it: past the claim counter, ``ctr_ptr``
+        holds a zeroed counter per (batch and head, query tile, column part), and the consumer whose count completes
+        a tile's part writes it from the accumulator at ``dqa_ptr``, scaled, into dQ at ``dqo_ptr`` (16 bits, batch,
+        head and row strides ``dqo_s*``, its head dim packed); without it ``dqa_ptr`` / ``dqo_ptr`` are not read.
+        ``FUSED_DQ`` 2 and 3 are timing probes (dQ never written): the count without the conversion, and only the wait
+        and barrier a block."""
         gl.static_assert(q_desc.block_type.shape[3] == COLS0, "Q's first chunk: 128 columns")
         gl.static_assert(qb_desc.block_type.shape[3] == D_QK - COLS0, "Q's second chunk: 64 columns")
         gl.static_assert(not (PAIR and PERSIST), "the pair form is not persistent")
+        gl.static_assert(PERSIST or not FUSED_DQ, "the fused conversion is the persistent form's")
         gl.static_assert(not (SHARE_DS and (PAIR or PERSIST)), "the dS exchange is a form of its own")
         CLUSTER: gl.constexpr = PAIR or SHARE_DS
         gl.static_assert((STAGES == 2) or ((STAGES == 3) and not CLUSTER),
@@ -833,9 +967,13 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             item_smem = gl.allocate_shared_memory(gl.int32, [1], gl.SwizzledSharedLayout(1, 1, 1, [0]))
             n_blocks = gl.cdiv(S_kv, KEYS)
             n_items = n_blocks * n_bh
+            if FUSED_DQ:
+                conv_smem = _conv_args(ctr_ptr, dqa_ptr, dqo_ptr, dqo_sb, dqo_sh, dqo_ss, FUSED_DQ)
+            else:  # a stand-in of another dtype, which says "not this form" to the consumers
+                conv_smem = item_smem
             tail = (kv_bar, kv_empty, item_smem, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem,
                     dlt_smem, n_items, n_blocks, HEAD_GROUP, H, G_k, G_v, S_q, S_kv, qk_scale_log2, scale, causal,
-                    dk_ptr, dk_sb, dk_sh, dk_ss, dk_sd, dv_ptr, dv_sb, dv_sh, dv_ss, dv_sd)
+                    dk_ptr, dk_sb, dk_sh, dk_ss, dk_sd, dv_ptr, dv_sb, dv_sh, dv_ss, dv_sd, conv_smem)
             loader = (q_desc, qb_desc, do_desc, k_desc, kb_desc, v_desc, k_smem, kb_smem, v_smem, q_smem, qb_smem,
                       do_smem, kv_bar, kv_empty, item_smem, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc,
                       lse_smem, dlt_smem, ctr_ptr, n_items, n_blocks, HEAD_GROUP, H, G_k, G_v, S_q, S_side, causal)
