@@ -728,19 +728,13 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                                   is_pure=False, pack=1)
 
     @gluon.jit
-    def _in_place(x):
-        """``x`` as it is, through an instruction the compiler may not move: what is computed from it stays where it
-        is used, rather than hoisted out of the loops and held in registers through the whole kernel."""
-        return gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=gl.int32, is_pure=False, pack=1)
-
-    @gluon.jit
     def _dq_convert_part(bh, i, dqa_ptr, dqo_ptr, dqo_sb, dqo_sh, dqo_ss, H, S_q, scale, C0: gl.constexpr,
                          NQ: gl.constexpr):
         """Query tile ``i`` of batch-and-head ``bh``, columns ``C0`` .. ``C0`` + ``NQ`` - 1: the fp32 accumulator
         at ``dqa_ptr`` ((B H_q S_q, 192), read past L1), scaled, into dQ at ``dqo_ptr`` through its strides (its
         head dim packed: the launcher's condition), 64 columns at a time, four to a thread's 16-byte load."""
         layout: gl.constexpr = gl.BlockedLayout([1, 4], [2, 16], [4, 1], [1, 0])
-        rows = i * ROWS + _in_place(gl.arange(0, ROWS, layout=gl.SliceLayout(1, layout)))
+        rows = i * ROWS + gl.arange(0, ROWS, layout=gl.SliceLayout(1, layout))
         keep = (rows < S_q)[:, None]
         src = dqa_ptr + (bh.to(gl.int64) * S_q + rows.to(gl.int64))[:, None] * D_QK
         # each row's start, a multiple of 8 elements (the launcher's condition), so that a thread's four columns go
@@ -757,7 +751,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
     def _conv_args(ctr_ptr, dqa_ptr, dqo_ptr, dqo_sb, dqo_sh, dqo_ss, LEVEL: gl.constexpr):
         """The fused conversion's addresses in shared memory, written before the partitions start: the counters,
         the fp32 accumulator, dQ and its strides (batch, head, row), as int64. The consumers read them at a block's
-        end (``_conv_arg``) instead of holding them in registers through their tiles. ``LEVEL`` (``FUSED_DQ``) is
+        end (``_dq_landed``) instead of holding them in registers through their tiles. ``LEVEL`` (``FUSED_DQ``) is
         told to the consumers by the table's length, 8 << (``LEVEL`` - 1)."""
         L: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
         k = gl.arange(0, 8, layout=L)
@@ -770,11 +764,9 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         return conv_smem
 
     @gluon.jit
-    def _conv_arg(conv_smem, j: gl.constexpr):
-        """Entry ``j`` of ``_conv_args``'s table."""
-        L: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
-        v = conv_smem.slice(0, 8).load(L)
-        return gl.max(gl.where(gl.arange(0, 8, layout=L) == j, v, -9223372036854775807), axis=0)
+    def _conv_arg(table, j: gl.constexpr):
+        """Entry ``j`` of ``_conv_args``'s table, loaded into ``table``."""
+        return gl.max(gl.where(gl.arange(0, 8, layout=table.type.layout) == j, table, -9223372036854775807), axis=0)
 
     @gluon.jit
     def _dq_landed(conv_smem, item, prev, n_items, n_blocks, head_group, H, S_q, scale, causal, CID: gl.constexpr,
@@ -799,13 +791,14 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         m = (n - 1) * (item < n_items).to(gl.int32)  # this block's tiles counted now
         p_pid, p_bh = program_tile_at(gl.minimum(prev, n_items - 1), n_blocks, n_bh, head_group, False)
         total = m + (prev < n_items).to(gl.int32)  # and the previous block's last tile
+        table = conv_smem.slice(0, 8).load(L)
         # the alignment the launcher checks (16 bytes), which the table's int64s do not carry
-        ctr_ptr = _conv_arg(conv_smem, 0).to(gl.pointer_type(gl.int32))
-        dqa_ptr = gl.multiple_of(_conv_arg(conv_smem, 1).to(gl.pointer_type(gl.float32)), 16)
-        dqo_ptr = gl.multiple_of(_conv_arg(conv_smem, 2).to(gl.pointer_type(dt)), 16)
-        dqo_sb = _conv_arg(conv_smem, 3)
-        dqo_sh = _conv_arg(conv_smem, 4)
-        dqo_ss = _conv_arg(conv_smem, 5)
+        ctr_ptr = _conv_arg(table, 0).to(gl.pointer_type(gl.int32))
+        dqa_ptr = gl.multiple_of(_conv_arg(table, 1).to(gl.pointer_type(gl.float32)), 16)
+        dqo_ptr = gl.multiple_of(_conv_arg(table, 2).to(gl.pointer_type(dt)), 16)
+        dqo_sb = _conv_arg(table, 3)
+        dqo_sh = _conv_arg(table, 4)
+        dqo_ss = _conv_arg(table, 5)
         for c0 in range(0, total, 128):
             v = c0 + gl.arange(0, 128, layout=L)
             ok = v < total
