@@ -217,11 +217,11 @@ def test_192_128_16_bit_backward_is_the_gluon_192_kernel_as_on_the_h200(monkeypa
     # dK's and dV's head-dim strides of 1 specialise (Triton folds an int argument equal to 1); the pair form
     # (launch.GLUON_BWD192_PAIR, stop 37) and the dS exchange (GLUON_BWD192_SHARE_DS, stop 38) are off by default;
     # three Q / dO stages (GLUON_BWD192_THREE_STAGES, stop 39) and the persistent form (GLUON_BWD192_PERSIST, stop 40)
-    # on
+    # on; dQ converted in the pass (GLUON_BWD192_FUSED_DQ, stop 43) only under the causal mask, so not here
     assert dict(g.constexprs) == {"HEAD_GROUP": 1, "PAIR": False, "PERSIST": launch.GLUON_BWD192_PERSIST,
                                   "SHARE_DS": False,
-                                  "STAGES": 3 if launch.GLUON_BWD192_THREE_STAGES else 2, "dk_sd": 1,
-                                  "dv_sd": 1}, dict(g.constexprs)
+                                  "STAGES": 3 if launch.GLUON_BWD192_THREE_STAGES else 2, "FUSED_DQ": 0,
+                                  "dk_sd": 1, "dv_sd": 1}, dict(g.constexprs)
     assert g.maxnreg == attention_bwd_gluon_192.MAX_REGS
     assert dict(g.signature)["dk_ptr"] == "*bf16"
     causal = by_kernel(Case("g", right_bound=0, **base))[ct.GLUON_BWD192_KERNEL]
