@@ -1440,9 +1440,10 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     share_ds = GLUON_BWD192_SHARE_DS and not (pair or k128) and q.device.type == "cuda"
     persist = GLUON_BWD192_PERSIST and not (pair or share_ds or k128) and q.device.type == "cuda"
     # converting dQ in the pass: under the causal mask only (without it every key block adds into every query tile,
-    # so a head's last block to finish would convert all of its tiles alone), into a dQ of 16 bits (the kernel tells
-    # the forms by it) whose head dim is packed and whose rows start on 16 bytes (its stores are four columns wide)
-    fused = (persist and GLUON_BWD192_FUSED_DQ and causal and dq.dtype != torch.float32 and dq.stride(3) == 1
+    # so a head's last block to finish would convert all of its tiles alone), into a dQ of Q's dtype (the kernel
+    # writes the inputs' 16 bits; a caller's dQ of another dtype goes to DQ_CONVERT, which writes dQ's own) whose head
+    # dim is packed and whose rows start on 16 bytes (its stores are four columns wide)
+    fused = (persist and GLUON_BWD192_FUSED_DQ and causal and dq.dtype == q.dtype and dq.stride(3) == 1
              and dq.data_ptr() % 16 == 0 and all(st % 8 == 0 for st in dq.stride()[:3]))
     # the persistent form's zeroed block counter (and, converting dQ in the pass, its tiles' counters), filled before
     # ODO (as the launch cache's replay fills it): a fill between ODO and the pass would stand in their PDL chain
