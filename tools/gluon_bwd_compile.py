@@ -121,7 +121,7 @@ FORMS_192 = ((False, False, False, 3), (False, False, False, 2), (True, False, F
 
 
 def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: bool = False,
-                share_ds: bool = False, stages: int = 2, k128: bool = False, fused: bool = False) -> dict:
+                share_ds: bool = False, stages: int = 2, k128: bool = False, fused: int = 0) -> dict:
     """The D_qk 192 / D_v 128 kernel (``attention_bwd_gluon_192``) as the launcher compiles it
     (``launch._gluon_bwd192_descriptors``): ``grouped``: shared K/V heads, dK and dV added into fp32 accumulators
     (``dk_ptr``, ``dv_ptr`` fp32), else stored as 16 bits; under the causal mask's head groups. ``pair``: the
@@ -132,7 +132,8 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
     (``SHARE_DS``), its remote stores and mailbox loads counted as the pair form's. ``stages``: the Q / dO stages
     (``STAGES``: 3 with one P / dS buffer, stop 39). ``k128``: the 128-key kernel instead
     (``attention_bwd_gluon_192_k128``, stop 41; the same arguments, no form flags). ``fused``: the persistent form
-    converting dQ in the pass (``FUSED_DQ``, stop 43), its acq_rel counter adds counted (``tile_counts``)."""
+    converting dQ in the pass at that ``FUSED_DQ`` level (stop 43; 2 and 3 its timing probes), its acq_rel counter
+    adds counted (``tile_counts``)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import compile_report, desc_signature, signature_of
     from triton.experimental.gluon import language as gl
@@ -157,7 +158,7 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
     for p in ("lse_desc", "dlt_desc"):
         sig[p] = desc_signature(64, "float32", [64], g.host_layout("side", gdt))
     consts = dict(HEAD_GROUP=8) if k128 else dict(HEAD_GROUP=8, PAIR=pair, PERSIST=persist, SHARE_DS=share_ds,
-                                                  STAGES=stages, FUSED_DQ=int(fused))
+                                                  STAGES=stages, FUSED_DQ=fused)
     report = compile_report(fn, sig, consts, maxnreg=g.MAX_REGS, with_ptx=True)
     ptx = report.pop("ptx")
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
