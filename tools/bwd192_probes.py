@@ -41,3 +41,18 @@ def reduce_half(desc, offsets, src):
     """Programs of odd grid index reduce no dQ partial."""
     if gl.program_id(0) % 2 == 0:
         _tma_reduce_add(desc, offsets, src)
+
+
+@gluon.jit
+def load_kv_none(k_desc, kb_desc, v_desc, b, hk, hv, key0, k_smem, kb_smem, v_smem, kv_bar,
+                 EXPECT: gl.constexpr = True):
+    """``_load_kv`` with no bytes (stop 44): K's and V's buffers keep whatever they held (the first block's: garbage),
+    and ``kv_bar`` completes on the loader's arrival alone, so a block's start waits for no K / V load."""
+    if EXPECT:
+        mbarrier.arrive(kv_bar, count=1)
+
+
+@gluon.jit
+def store_rows_none(base, acc, row0, n_rows, stride_s, stride_d, C0: gl.constexpr, layout: gl.constexpr):
+    """``_store_rows`` storing nothing (stop 44): what a key block's end pays to write its dK and dV rows."""
+    pass

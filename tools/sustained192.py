@@ -12,7 +12,7 @@ the boost clock), ``sustained_ms`` (mean call after the first second, cap and cl
 and the mean power. ``--config`` (repeatable; default: the launcher's form and cuDNN's): ``cudnn``, or a name and
 ``launch.switches`` values (``hg4:head_group=4``, ``single:gluon_bwd192_persist=0``), to which ``probe=NAME`` adds a
 timing probe (``PROBES``: wrong results by design); the forms alternate in each of ``--rounds`` rounds. One JSON in
-``--out``.
+``--out``. ``--kernel-probe NAME`` swaps a part of the kernel for a probe's (``KERNEL_PROBES``) for the whole run.
 """
 
 from __future__ import annotations
@@ -40,6 +40,28 @@ def probe(name, launch):
     if name not in PROBES:
         raise ValueError(f"probe {name!r} is not one of {sorted(PROBES)}; name one of those or add it to PROBES")
     return mock.patch.object(launch, "_launch_dq_convert", lambda *a, **kw: None)
+
+
+# timing probes inside the 192 / 128 kernel (``--kernel-probe``, ``bwd192_probes``): swapped in before the process's
+# first compile, so they apply to every config of the run but cuDNN's
+KERNEL_PROBES = {
+    "kv_none": "no K / V loads (``load_kv_none``): what a block's K and V load costs its start (stop 44)",
+    "no_store": "no dK / dV stores (``store_rows_none``): what a block's end pays to write them (stop 44)",
+}
+
+
+def kernel_probe(name: str) -> None:
+    """Swap the 192 / 128 kernel's part that probe ``name`` (``KERNEL_PROBES``) replaces, before any compile."""
+    if name not in KERNEL_PROBES:
+        raise ValueError(f"kernel probe {name!r} is not one of {sorted(KERNEL_PROBES)}; name one of those or add it")
+    import bwd192_probes as pr
+
+    from sdpa_bwd.kernels import attention_bwd_gluon_192 as g
+
+    if name == "kv_none":
+        g._load_kv = pr.load_kv_none
+    else:
+        g._store_rows = pr.store_rows_none
 
 
 def _parse(spec: str):
@@ -96,6 +118,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--dtype", default="bfloat16")
     ap.add_argument("--nc", action="store_true", help="without the causal mask")
+    ap.add_argument("--kernel-probe", default=None, choices=sorted(KERNEL_PROBES),
+                    help="a timing probe inside the kernel for every config of the run (wrong gradients)")
     args = ap.parse_args()
     import torch
 
@@ -103,6 +127,8 @@ def main() -> None:
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import cudnn_backward, inputs192
+    if args.kernel_probe:
+        kernel_probe(args.kernel_probe)
 
     try:
         import pynvml
@@ -127,19 +153,25 @@ def main() -> None:
                     row = sustained(lambda: launch.attention_backward(q, k, v, o, do, stats, **band), args.seconds,
                                     dev, pynvml, cache)
                 launch_cache.clear()
-            row.update(round=rnd, config=name, switches=values, dtype=args.dtype, causal=not args.nc)
+            row.update(round=rnd, config=name, switches=values, dtype=args.dtype, causal=not args.nc,
+                       kernel_probe=args.kernel_probe)
             print(json.dumps(row), flush=True)
             rows.append(row)
+    os.makedirs(args.out, exist_ok=True)
+    tag = f"{'_nc' if args.nc else ''}{'_' + args.kernel_probe if args.kernel_probe else ''}"
+    with open(os.path.join(args.out, f"sustained192_{args.dtype}{tag}.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+
+    def mean(values, width, digits):  # "-" where no call gave one (a run under a second has no sustained calls)
+        values = [x for x in values if x is not None]
+        return f"{statistics.fmean(values):{width}.{digits}f}" if values else f"{'-':>{width}}"
+
     print("config          burst_ms  sustained_ms  J/call   W")
     for name, _ in configs:
         mine = [r for r in rows if r["config"] == name]
-        print(f"{name:14s} {statistics.fmean(r['burst_ms'] for r in mine):9.4f} "
-              f"{statistics.fmean(r['sustained_ms'] for r in mine):12.4f} "
-              f"{statistics.fmean(r['j_per_call'] or 0 for r in mine):8.4f} "
-              f"{statistics.fmean(r['watts'] or 0 for r in mine):6.1f}")
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, f"sustained192_{args.dtype}{'_nc' if args.nc else ''}.json"), "w") as f:
-        json.dump(rows, f, indent=1)
+        print(f"{name:14s} {mean([r['burst_ms'] for r in mine], 9, 4)} "
+              f"{mean([r['sustained_ms'] for r in mine], 12, 4)} "
+              f"{mean([r['j_per_call'] for r in mine], 8, 4)} {mean([r['watts'] for r in mine], 6, 1)}")
 
 
 if __name__ == "__main__":
