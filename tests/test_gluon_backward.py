@@ -53,8 +53,8 @@ def compiled(compile_reports):
 
 @pytest.fixture(scope="module")
 def compiled192(compile_reports):
-    return {(r["grouped"], r["pair"], r["persist"], r["share_ds"], r["stages"]): r for r in compile_reports
-            if r.get("kernel") == "attention_bwd_gluon_192"}
+    return {(r["grouped"], r["pair"], r["persist"], r["share_ds"], r["stages"], r["tma_out"]): r
+            for r in compile_reports if r.get("kernel") == "attention_bwd_gluon_192"}
 
 
 # (grouped, TMA epilogue, deterministic, head loop, det up): the eleven compiles the launcher makes (shared K/V
@@ -194,15 +194,21 @@ def test_gluon_backward_deterministic_compile_takes_turns(compiled, D, rows, gro
         f"over the bound {bound}: see what it keeps live over the loop (attention_bwd_gluon._main_loop's order)")
 
 
-# (pair, persist, share_ds, stages): each form as the launcher compiles it by default, and the single form at two
-# stages too (``launch.GLUON_BWD192_THREE_STAGES`` off)
-FORMS192 = {"single": (False, False, False, 3), "single-2st": (False, False, False, 2),
-            "pairs": (True, False, False, 2), "persist": (False, True, False, 3), "share-ds": (False, False, True, 2)}
+# (pair, persist, share_ds, stages, tma_out): each form as the launcher compiles it by default, and the single form at
+# two stages too (``launch.GLUON_BWD192_THREE_STAGES`` off); the persistent form with dK and dV by pointer stores
+# (shared K/V heads, layouts the bulk-copy engine cannot address) and by bulk copies (stop 44, heads of their own)
+FORMS192 = {"single": (False, False, False, 3, False), "single-2st": (False, False, False, 2, False),
+            "pairs": (True, False, False, 2, False), "persist": (False, True, False, 3, False),
+            "share-ds": (False, False, True, 2, False), "persist-tma": (False, True, False, 3, True)}
+
+
+# every form for heads with K and V of their own and shared ones, but the bulk-copy epilogue, the former's alone
+FORMS192_CALLS = [(g, f) for g in (False, True) for f in FORMS192 if not (g and FORMS192[f][4])]
 
 
 @COMPILES
-@pytest.mark.parametrize("form", FORMS192)
-@pytest.mark.parametrize("grouped", [False, True], ids=["own-kv", "gqa"])
+@pytest.mark.parametrize("grouped,form", FORMS192_CALLS,
+                         ids=[f"{'gqa' if g else 'own-kv'}-{f}" for g, f in FORMS192_CALLS])
 def test_gluon_backward_192_compiles_overlapped_unserialised_and_unspilled(compiled192, grouped, form):
     """The D_qk 192 / D_v 128 kernel (``attention_bwd_gluon_192``: S and dP split between the consumers, dK's and dQ's
     columns as FlashAttention-3's column split): in each of its tile bodies (the peeled diagonal's and the loop's; the
@@ -223,9 +229,10 @@ def test_gluon_backward_192_compiles_overlapped_unserialised_and_unspilled(compi
     cluster barriers, each consumer's dQ products (own dS and the partner's, 4 + 4 k-steps) in the tile bodies after
     the first and after the loop (the first tile has no previous one to finish), 4 16-byte remote stores of dS a body
     (consumer 0), 4 mailbox loads in each consumer's finish, and the pair form's shared memory bound with
-    ``DS_EXTRA``."""
-    pair, persist, share_ds, stages = FORMS192[form]
-    assert set(compiled192) == {(g,) + f for g in (False, True) for f in FORMS192.values()}, (
+    ``DS_EXTRA``. The persistent form's bulk-copy epilogue (stop 44): three bulk stores (dK's two chunks and dV) and
+    no fp32 atomics."""
+    pair, persist, share_ds, stages, tma_out = FORMS192[form]
+    assert set(compiled192) == {(g,) + f for g in (False, True) for f in FORMS192.values() if not (g and f[4])}, (
         f"tools/gluon_bwd_compile.py compiled the 192 kernel as {sorted(compiled192)}")
     r = compiled192[(grouped,) + FORMS192[form]]
     bodies = 3 if pair or share_ds else 2
@@ -244,6 +251,9 @@ def test_gluon_backward_192_compiles_overlapped_unserialised_and_unspilled(compi
         f"the 192 kernel ({form}) spills {r['spill_bytes']} B (stores, loads) over {bound}: see what its consumers "
         "keep live over the tiles (attention_bwd_gluon_192._consumer, _consumer_persist)")
     assert r["claims"] == persist, f"{r['claims']} atomic claims of a block: the persistent form's loader has one"
+    assert r["bulk_stores"] == 3 * tma_out, (
+        f"{r['bulk_stores']} bulk stores: expected dK's two column chunks and dV's exactly in the persistent form's "
+        "bulk-copy epilogue (attention_bwd_gluon_192._block_out_tma)")
     extra = 49280 if pair else 16512 if share_ds else 0
     asked = r["shared"] + (-(-r["shared"] // 128) * 128 - r["shared"] + extra if extra else 0)
     assert asked <= H200_SHARED, f"the 192 kernel asks for {asked} B of shared memory"

@@ -116,12 +116,13 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
 
 # The 192 kernel's compiles (pair, persist, share_ds, stages): the single form at three stages (the launcher's
 # default, stop 39) and two, the pair form and the dS exchange at two, the persistent form at three.
-FORMS_192 = ((False, False, False, 3), (False, False, False, 2), (True, False, False, 2), (False, True, False, 3),
-             (False, False, True, 2))
+FORMS_192 = ((False, False, False, 3, False), (False, False, False, 2, False), (True, False, False, 2, False),
+             (False, True, False, 3, False), (False, False, True, 2, False), (False, True, False, 3, True))
 
 
 def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: bool = False,
-                share_ds: bool = False, stages: int = 2, k128: bool = False, fused: int = 0) -> dict:
+                share_ds: bool = False, stages: int = 2, k128: bool = False, fused: int = 0,
+                tma_out: bool = False) -> dict:
     """The D_qk 192 / D_v 128 kernel (``attention_bwd_gluon_192``) as the launcher compiles it
     (``launch._gluon_bwd192_descriptors``): ``grouped``: shared K/V heads, dK and dV added into fp32 accumulators
     (``dk_ptr``, ``dv_ptr`` fp32), else stored as 16 bits; under the causal mask's head groups. ``pair``: the
@@ -133,7 +134,9 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
     (``STAGES``: 3 with one P / dS buffer, stop 39). ``k128``: the 128-key kernel instead
     (``attention_bwd_gluon_192_k128``, stop 41; the same arguments, no form flags). ``fused``: the persistent form
     converting dQ in the pass at that ``FUSED_DQ`` level (stop 43; 2 and 3 its timing probes), its acq_rel counter
-    adds counted (``tile_counts``)."""
+    adds counted (``tile_counts``). ``tma_out``: the persistent form storing dK and dV by the bulk-copy engine
+    (descriptors of dK's two column chunks and of dV, as the launcher's ``_gluon_bwd192_out_descriptors``; stop 44),
+    its copies counted (``bulk_stores``); else the stand-ins the launcher passes (Q's first chunk's blocks)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import compile_report, desc_signature, signature_of
     from triton.experimental.gluon import language as gl
@@ -152,6 +155,10 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
     for p, kind, cols in (("q_desc", "qa", 128), ("qb_desc", "qb", 64), ("k_desc", "qa", 128),
                           ("kb_desc", "qb", 64), ("v_desc", "v", 128), ("do_desc", "v", 128)):
         sig[p] = desc_signature(64, name, [1, 1, 64, cols], g.host_layout(kind, gdt))
+    outs = (("dka_out", "qa", 128), ("dkb_out", "qb", 64), ("dvo_out", "v", 128)) if tma_out else \
+        tuple((p, "qa", 128) for p in ("dka_out", "dkb_out", "dvo_out"))
+    for p, kind, cols in outs if not k128 else ():
+        sig[p] = desc_signature(64, name, [1, 1, 64, cols], g.host_layout(kind, gdt))
     for p, kind, cols in (("dq0_desc", "dq0", 128), ("dq1_desc", "dq1", 64)):
         sig[p] = desc_signature(64, "float32", [64, cols // (1 + pair)],
                                 g.host_layout(kind + "h" * pair, gdt))
@@ -169,9 +176,10 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
     report["remote_arrives"] = ptx.count("mbarrier.arrive.release.cluster.shared::cluster")
     report["cluster_barriers"] = ptx.count("barrier.cluster.wait")
     report["claims"] = ptx.count("atom.global.add.u32")
+    report["bulk_stores"] = len(re.findall(r"cp\.async\.bulk\.tensor\.\dd\.global\.shared", ptx))
     report["tile_counts"] = len(re.findall(r"atom\.[\w.]*acq_rel[\w.]*add", ptx))
     return dict(kernel="attention_bwd_gluon_192" + "_k128" * k128, dtype=dtype, grouped=grouped, pair=pair, persist=persist,
-                share_ds=share_ds, stages=stages, fused=fused, **report)
+                share_ds=share_ds, stages=stages, fused=fused, tma_out=tma_out, **report)
 
 
 def main(argv) -> None:
@@ -189,9 +197,13 @@ def main(argv) -> None:
                     print(json.dumps(compile_variant(dtype, D, grouped, tma_epilogue, rows, deterministic,
                                                      head_loop=head_loop, det_up=det_up)), flush=True)
         for grouped in (False, True):  # each form at the launcher's stages (three where it takes them), and the
-            # single form at two as well (``launch.GLUON_BWD192_THREE_STAGES`` off)
-            for pair, persist, share_ds, stages in FORMS_192:
-                print(json.dumps(compile_192(dtype, grouped, pair, persist, share_ds, stages)), flush=True)
+            # single form at two as well (``launch.GLUON_BWD192_THREE_STAGES`` off); the persistent form's bulk-copy
+            # epilogue where the launcher takes it, heads with K and V of their own (stop 44)
+            for pair, persist, share_ds, stages, tma_out in FORMS_192:
+                if tma_out and grouped:
+                    continue
+                print(json.dumps(compile_192(dtype, grouped, pair, persist, share_ds, stages, tma_out=tma_out)),
+                      flush=True)
             print(json.dumps(compile_192(dtype, grouped, k128=True)), flush=True)  # the 128-key kernel (stop 41)
 
 

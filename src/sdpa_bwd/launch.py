@@ -300,11 +300,19 @@ GLUON_BWD192_K128 = os.environ.get("SDPA_BWD_GLUON_BWD192_K128", "0") == "1"
 # probes (dQ never written: the count alone, the wait alone), for tools/sustained192.py.
 GLUON_BWD192_FUSED_DQ = int(os.environ.get("SDPA_BWD_GLUON_BWD192_FUSED_DQ", "0"))
 
+# The persistent 192 / 128 pass storing each key block's dK and dV by the bulk-copy engine, staged in the consumers'
+# dQ staging buffers (``attention_bwd_gluon_192._block_out_tma``, stop 44), where dK and dV have Q's dtype and the
+# engine can address them and no K or V head is shared; the rest keep pointer stores. A timing probe without the
+# pointer stores was 11% faster (docs/data/h200-2026-12-04d run 3). $SDPA_BWD_GLUON_BWD192_TMA_EPILOGUE=0 or the
+# switch gluon_bwd192_tma_epilogue turns it off.
+GLUON_BWD192_TMA_EPILOGUE = os.environ.get("SDPA_BWD_GLUON_BWD192_TMA_EPILOGUE", "1") == "1"
+
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
              "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
              "gluon_bwd_deterministic", "gluon_bwd_head_loop", "gluon_bwd_192", "gluon_bwd_det_up", "gluon_pdl",
              "gluon_bwd_dq_rows", "gluon_bwd192_pair", "gluon_bwd192_persist", "gluon_bwd192_share_ds",
-             "gluon_bwd192_three_stages", "gluon_bwd192_k128", "gluon_bwd192_fused_dq")
+             "gluon_bwd192_three_stages", "gluon_bwd192_k128", "gluon_bwd192_fused_dq",
+             "gluon_bwd192_tma_epilogue")
 
 
 @contextlib.contextmanager
@@ -321,12 +329,13 @@ def switches(**values):
     (``GLUON_BWD_DQ_ROWS``), ``gluon_bwd192_pair`` (``GLUON_BWD192_PAIR``), ``gluon_bwd192_persist``
     (``GLUON_BWD192_PERSIST``), ``gluon_bwd192_share_ds`` (``GLUON_BWD192_SHARE_DS``), ``gluon_bwd192_three_stages``
     (``GLUON_BWD192_THREE_STAGES``), ``gluon_bwd192_k128`` (``GLUON_BWD192_K128``), ``gluon_bwd192_fused_dq``
-    (``GLUON_BWD192_FUSED_DQ``). A switch not named keeps its value."""
+    (``GLUON_BWD192_FUSED_DQ``), ``gluon_bwd192_tma_epilogue`` (``GLUON_BWD192_TMA_EPILOGUE``). A switch not named
+    keeps its value."""
     global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
     global GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC
     global GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR
     global GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128
-    global GLUON_BWD192_FUSED_DQ
+    global GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
@@ -346,7 +355,7 @@ def switches(**values):
               GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
               GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
               GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128,
-              GLUON_BWD192_FUSED_DQ)
+              GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -390,13 +399,15 @@ def switches(**values):
             GLUON_BWD192_K128 = bool(values["gluon_bwd192_k128"])
         if "gluon_bwd192_fused_dq" in values:
             GLUON_BWD192_FUSED_DQ = int(values["gluon_bwd192_fused_dq"])
+        if "gluon_bwd192_tma_epilogue" in values:
+            GLUON_BWD192_TMA_EPILOGUE = bool(values["gluon_bwd192_tma_epilogue"])
         yield
     finally:
         (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
          GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
          GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
          GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128,
-         GLUON_BWD192_FUSED_DQ) = before
+         GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE) = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -1447,6 +1458,11 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
              and dq.data_ptr() % 16 == 0 and all(st % 8 == 0 for st in dq.stride()[:3]))
     # the persistent form's zeroed block counter (and, converting dQ in the pass, its tiles' counters), filled before
     # ODO (as the launch cache's replay fills it): a fill between ODO and the pass would stand in their PDL chain
+    # dK and dV by the bulk-copy engine at each block's end (the persistent form's, not beside the fused conversion,
+    # which counts a block's reduces as its last bulk groups): 16-bit outputs of Q's dtype it can address, and heads
+    # of their own (shared ones add into the fp32 accumulators)
+    tma_out = (persist and not fused and kv_acc is None and GLUON_BWD192_TMA_EPILOGUE and dk.dtype == q.dtype
+               and dv.dtype == q.dtype and _tma_ok(dk) and _tma_ok(dv))
     counter = _bwd192_counters(B, H_q, S_q, fused, q.device) if persist else None
     _launch_odo(rec, o, do, stats, st, delta, lse2, head_dim_pad(D_v), wide, side, dq_accum if pdl else None,
                 pdl)
@@ -1456,7 +1472,8 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     if persist:  # one program an SM (its shared memory holds one), the blocks claimed through a zeroed counter
         index = q.device.index if q.device.index is not None else torch.cuda.current_device()
         grid = (min(blocks * B * H_q, _sm_count(index)), 1)
-    args = (*_gluon_bwd192_descriptors(q, k, v, do, dq_accum, lse2, delta, pair), dk_out, dv_out,
+    descs = _gluon_bwd192_descriptors(q, k, v, do, dq_accum, lse2, delta, pair)
+    args = (*descs, dk_out, dv_out,
             *dk_out.stride(), *dv_out.stride(),
             H_q, H_q // k.shape[1], H_q // v.shape[1], S_q, S_kv, side, scale * LOG2E, scale, int(causal),
             delta if counter is None else counter, B * H_q,  # delta stands in for the counter it does not read
@@ -1465,14 +1482,17 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     kw = dict(HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1, PAIR=pair, PERSIST=persist,
               SHARE_DS=share_ds, STAGES=stages, FUSED_DQ=int(GLUON_BWD192_FUSED_DQ) if fused else 0, num_warps=4,
               maxnreg=g.MAX_REGS, **more)
+    # dK's two column chunks and dV as descriptors, or Q's first chunk's three times, which the kernel reads as "no"
+    outs = _gluon_bwd192_out_descriptors(dk, dv) if tma_out else (descs[0],) * 3
     if pair or share_ds:
-        _as_clusters_of_two(g.attention_bwd_gluon_192_kernel, grid, args, kw, g.PAIR_EXTRA if pair else g.DS_EXTRA)
+        _as_clusters_of_two(g.attention_bwd_gluon_192_kernel, grid, args + outs, kw,
+                            g.PAIR_EXTRA if pair else g.DS_EXTRA)
     if k128:  # 128 keys a program: the same arguments, no form flags
         g128 = attention_bwd_gluon_192_k128
         rec.launch(g128.attention_bwd_gluon_192_k128_kernel, (_cdiv(S_kv, g128.KEYS_PER_PROGRAM), B * H_q),
                    *args[:-5], HEAD_GROUP=kw["HEAD_GROUP"], num_warps=4, maxnreg=g128.MAX_REGS, **more)
     else:
-        rec.launch(g.attention_bwd_gluon_192_kernel, grid, *args, **kw)
+        rec.launch(g.attention_bwd_gluon_192_kernel, grid, *args, *outs, **kw)
     qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype)
     if not fused:  # the fused pass has written dQ itself
         _launch_dq_convert(rec, dq_accum, dq, scale, qk_chunk, qk_split, wide, pdl)
@@ -1531,6 +1551,24 @@ def _gluon_bwd192_descriptors(q, k, v, do, dq_accum, lse2, delta, pair: bool = F
                              g.host_layout("dq1h" if pair else "dq1", dt)),
             TensorDescriptor(lse2, side, [1], [rows], g.host_layout("side", dt)),
             TensorDescriptor(delta, side, [1], [rows], g.host_layout("side", dt)))
+
+
+def _gluon_bwd192_out_descriptors(dk, dv):
+    """The persistent 192 / 128 pass's descriptors of its outputs (``attention_bwd_gluon_192._block_out_tma``, stop
+    44): dK in blocks of its first 128 columns and of its last 64 (the second stored at column 128), and dV, as (B, H,
+    S, D) through their own strides (``_bhsd_descriptor``), in the layouts of the loads' descriptors of the same
+    blocks (``attention_bwd_gluon_192.host_layout``). A replayed call rebuilds each on its own tensor."""
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+    g = attention_bwd_gluon_192
+    dt = _gl_dtype(dk.dtype)
+    keys, a = g.KEYS_PER_PROGRAM, g.COLS0_
+    b = dk.shape[3] - a
+
+    def four(t, kind, cols):
+        return _bhsd_descriptor(TensorDescriptor, t, keys, g.host_layout(kind, dt), cols)
+
+    return four(dk, "qa", a), four(dk, "qb", b), four(dv, "v", dv.shape[3])
 
 
 @functools.lru_cache(maxsize=None)

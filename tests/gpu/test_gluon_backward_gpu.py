@@ -202,17 +202,27 @@ GLUON192_CASES = [
 ]
 
 
-FORMS192 = ("pairs", "single", "single-2st", "persist", "persist-fused", "share-ds", "k128")
+FORMS192 = ("pairs", "single", "single-2st", "persist", "persist-ptr", "persist-fused", "share-ds", "k128")
 
 
 def _form_switches(form):
     """The launch switches of a 192 kernel form: clusters of two summing dQ halves (``PAIR``), one program a block
     (at three Q / dO stages, the launcher's default since stop 39, or two: "single-2st"), persistent programs
-    (``PERSIST``, three stages; "persist-fused": converting dQ in the pass, ``FUSED_DQ``, stop 43), clusters of two
-    exchanging dS (``SHARE_DS``), or the 128-key kernel (``attention_bwd_gluon_192_k128``, stop 41)."""
+    (``PERSIST``, three stages, dK and dV by bulk copies where the launcher takes them, stop 44; "persist-ptr": by
+    pointer stores; "persist-fused": converting dQ in the pass, ``FUSED_DQ``, stop 43), clusters of two exchanging dS
+    (``SHARE_DS``), or the 128-key kernel (``attention_bwd_gluon_192_k128``, stop 41)."""
     return dict(gluon_bwd192_pair=form == "pairs", gluon_bwd192_persist=form.startswith("persist"),
                 gluon_bwd192_share_ds=form == "share-ds", gluon_bwd192_three_stages=form != "single-2st",
-                gluon_bwd192_k128=form == "k128", gluon_bwd192_fused_dq=form == "persist-fused")
+                gluon_bwd192_k128=form == "k128", gluon_bwd192_fused_dq=form == "persist-fused",
+                gluon_bwd192_tma_epilogue=form == "persist")
+
+
+def _tma_out_takes(case):
+    """Whether the persistent form stores this case's dK and dV by bulk copies (``launch._gluon_backward192``'s
+    ``tma_out``): K and V heads of their own (shared ones add into fp32 accumulators), dK and dV with a packed head
+    dim and rows on 16 bytes (``launch._tma_ok``)."""
+    own = case.H_k == case.H_q and case.H_v == case.H_q
+    return own and all(t.d_step == 1 and t.row_gap % 8 == 0 and t.offset % 8 == 0 for t in (case.dk, case.dv))
 
 
 def _fused_dq_takes(case):
@@ -243,10 +253,17 @@ def test_gpu_gluon_backward_192_case(case, form, monkeypatch):
     spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel"),
                                                          (attention_bwd_gluon_192_k128,
                                                           "attention_bwd_gluon_192_k128_kernel")])
+    outs = []
+    real_outs = launch._gluon_bwd192_out_descriptors
+    monkeypatch.setattr(launch, "_gluon_bwd192_out_descriptors", lambda dk, dv: outs.append(1) or real_outs(dk, dv))
     launch_cache.clear()
     with launch.switches(**_form_switches(form)):
         run_case(case)
     launch_cache.clear()
+    want_tma = form == "persist" and _tma_out_takes(case)
+    assert bool(outs) == want_tma, (
+        f"dK and dV were {'' if outs else 'not '}stored by bulk copies in the {form} form: expected "
+        f"{'' if want_tma else 'not '}(launch._gluon_backward192's tma_out rule), for {case.repro()}")
     if form == "k128":  # 128 keys a program: its own kernel, no form flags
         names = {name for name, kw in seen}
         assert names == {"attention_bwd_gluon_192_k128_kernel"}, (
@@ -304,6 +321,35 @@ def _agrees_with_triton_and_replays(H_kv, causal):
         assert (a.float() - b.float()).abs().max().item() < 2e-2, f"{name}: the replay differs from the launcher"
     assert not torch.allclose(replayed[0], g[0]), "replay reused tensors"
     launch_cache.clear()
+
+
+def test_gpu_gluon_backward_192_fused_leaves_a_dq_of_another_dtype_to_dq_convert(monkeypatch):
+    """The fused conversion (``FUSED_DQ``, stop 43) writes Q's 16 bits, so a caller's dQ of the other 16-bit dtype
+    (legal: DQ_CONVERT writes dQ's own) goes to DQ_CONVERT, and comes out right (stop 43's review fix, first run on
+    the device at stop 44): fp16 dQ of bf16 inputs against the Triton kernels' bf16 dQ, and the same call into a
+    bf16 dQ taking the fused form."""
+    seen = []
+    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel")])
+    inputs, band = _inputs192(21, causal=True)
+    q = inputs[0]
+    launch_cache.clear()
+    with launch.switches(gluon_bwd192_persist=True, gluon_bwd192_fused_dq=1):
+        dq16 = torch.full(q.shape, float("nan"), dtype=torch.float16, device="cuda")
+        other = launch.attention_backward(*inputs, dq=dq16, **band)[0]
+        own = launch.attention_backward(*inputs, **band)[0]
+    launch_cache.clear()
+    with launch.switches(gluon_bwd_192=()):
+        want = launch.attention_backward(*inputs, **band)[0].float()
+    launch_cache.clear()
+    fused = [kw.get("FUSED_DQ") for name, kw in seen]
+    assert fused == [0, 1], (
+        f"the 192 kernel's FUSED_DQ over a fp16 dQ then a bf16 one (bf16 inputs) was {fused}: expected [0, 1], the "
+        f"fused form only where dQ has Q's dtype (launch._gluon_backward192's rule)")
+    assert other.dtype == torch.float16 and other.data_ptr() == dq16.data_ptr(), "dQ was not written into the caller's"
+    for name, got in (("fp16 dQ (DQ_CONVERT)", other), ("bf16 dQ (fused)", own)):
+        rel = ((got.float() - want).norm() / want.norm()).item()
+        assert rel < 1e-2, (f"{name}: {rel:.2e} relative to the Triton kernels' dQ, over 1e-2: the conversion wrote "
+                            f"the wrong bits or missed tiles; see launch._gluon_backward192's fused rule")
 
 
 @pytest.mark.parametrize("case", TRITON_CASES, ids=[c.id() for c in TRITON_CASES])

@@ -23,7 +23,9 @@ shared memory against 227. Here a program owns 64 keys of one (batch, query head
   dQ's columns 0-127 (its dQ from dS in registers, so that only K's tile is read from shared memory); consumer 1
   dK's and dQ's columns 128-191 (3.1 and 3.7 M multiply-adds a tile);
 - dQ's partials leave each tile by a TMA bulk reduce into the packed fp32 accumulator (two descriptors, blocks
-  of [64, 128] and [64, 64]); dK (scaled) and dV by pointer stores through their strides at the end, or, where
+  of [64, 128] and [64, 64]); dK (scaled) and dV by pointer stores through their strides at the end (the persistent
+  form, where the launcher can make descriptors of them: by bulk copies staged in the dQ staging buffers,
+  ``_block_out_tma``, stop 44: 7% faster than its pointer stores, docs/data/h200-2026-12-04d run 4), or, where
   K or V heads are shared (GQA, MQA: dK's and dV's pointers are then fp32, the launcher's zeroed accumulators),
   by atomic adds that the launcher's DQ_CONVERT writes out.
 
@@ -96,9 +98,11 @@ if AVAILABLE:
         _bulk_wait_written,
         _gdc_launch_dependents,
         _gdc_wait,
+        _reinterpret,
         _thread_barrier,
         _tma_load,
         _tma_reduce_add,
+        _tma_store,
         as_box,
         fence_async_shared,
         gl,
@@ -583,6 +587,42 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             _store_rows(dv_base, dv, key0, S_kv, dv_ss, dv_sd, 0, wgmma_layout(dv.type.shape[1]))
 
     @gluon.jit
+    def _block_out_tma(dk, dv, last_t, q_empty, do_empty, b, hk, hv, key0, scale, dq_smem, dka_out, dkb_out, dvo_out,
+                       CID: gl.constexpr):
+        """``_block_out`` by the bulk-copy engine (the persistent form's, stop 44): its last dK product waited for,
+        the block's last stage released, then its dK columns (scaled) and, for consumer 1, dV staged as 16 bits in
+        this consumer's dQ staging buffer (free once the block's last reduce has read it) and stored through the
+        launcher's descriptors of dK's two column chunks and of dV, which stop at S_kv rows. Consumer 0's dK
+        ([64, 128], 16 KB) takes half its 32 KB; consumer 1's 16 KB holds its dV ([64, 128]), then its dK ([64, 64])
+        once the first copy has read it. Nobody waits for these copies but the next reduce from the buffer (``_tile``'s
+        ``tma.store_wait``). Pointer stores here (``_block_out``) held the consumers ~8 us a block: a timing probe
+        without them was 11% faster (docs/data/h200-2026-12-04d run 3)."""
+        NST: gl.constexpr = q_empty.type.shape[0]
+        out_t: gl.constexpr = dka_out.dtype
+        dk = warpgroup_mma_wait(0, deps=(dk,))
+        last = last_t % NST
+        mbarrier.arrive(q_empty.index(last), count=1)
+        mbarrier.arrive(do_empty.index(last), count=1)
+        tma.store_wait(0)  # the block's last dQ reduce has read the staging buffer
+        if CID == 1:
+            v_buf = _reinterpret(dq_smem, out_t, [KEYS, D_V], gl.NVMMASharedLayout.get_default_for([KEYS, D_V], out_t))
+            v_buf.store(dv.to(out_t))
+            fence_async_shared()
+            _tma_store(dvo_out, [b % dvo_out.shape[0], hv % dvo_out.shape[1], key0, 0], as_box(v_buf, dvo_out))
+            tma.store_wait(0)  # dV's copy has read the buffer
+            kb_buf = _reinterpret(dq_smem, out_t, [KEYS, D_QK - COLS0],
+                                  gl.NVMMASharedLayout.get_default_for([KEYS, D_QK - COLS0], out_t))
+            kb_buf.store((dk * scale).to(out_t))
+            fence_async_shared()
+            _tma_store(dkb_out, [b % dkb_out.shape[0], hk % dkb_out.shape[1], key0, COLS0], as_box(kb_buf, dkb_out))
+        else:
+            ka_buf = _reinterpret(dq_smem, out_t, [KEYS, COLS0], gl.NVMMASharedLayout.get_default_for([KEYS, COLS0],
+                                                                                                       out_t))
+            ka_buf.store((dk * scale).to(out_t))
+            fence_async_shared()
+            _tma_store(dka_out, [b % dka_out.shape[0], hk % dka_out.shape[1], key0, 0], as_box(ka_buf, dka_out))
+
+    @gluon.jit
     def _consumer(q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem, dq_desc, kv_bar,
                   q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem, dq_row0, key0, i_start,
                   n_tiles, S_q, S_kv, qk_scale_log2, scale, causal, dk_base, dk_ss, dk_sd, dv_base, dv_ss, dv_sd,
@@ -821,11 +861,14 @@ if AVAILABLE:  # the kernel's globals must be constexprs
     def _consumer_persist(q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem, dq_desc, kv_bar,
                           kv_empty, item_smem, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem,
                           dlt_smem, n_items, n_blocks, head_group, H, G_k, G_v, S_q, S_kv, qk_scale_log2, scale,
-                          causal, dk_ptr, dk_sb, dk_sh, dk_ss, dk_sd, dv_ptr, dv_sb, dv_sh, dv_ss, dv_sd, conv_smem):
+                          causal, dk_ptr, dk_sb, dk_sh, dk_ss, dk_sd, dv_ptr, dv_sb, dv_sh, dv_ss, dv_sd, conv_smem,
+                          dka_out, dkb_out, dvo_out):
         """The persistent form's consumer ``CID``: ``_consumer``'s work for each block the loader hands over
         (``_get_item`` after ``kv_bar``), its tiles counted on through the stages and the P / dS buffers; after a
         block's last products it frees K and V (``kv_empty``), then stores its dK (and dV) while the next block's
-        K and V come in. The fused conversion (``FUSED_DQ``: ``conv_smem`` holds its addresses, ``_conv_args``; the
+        K and V come in: by pointer stores (``_block_out``), or, given the launcher's descriptors ``dka_out``,
+        ``dkb_out``, ``dvo_out``, by the bulk-copy engine (``_block_out_tma``, stop 44). The fused conversion
+        (``FUSED_DQ``: ``conv_smem`` holds its addresses, ``_conv_args``; the
         other forms pass a stand-in of another dtype): at the end of each block, once its accumulators are stored and
         their registers free, the block's tiles but its last and the previous block's last tile are counted
         (``_dq_landed``: their reduces have completed, all but the latest) and the tiles they complete converted; the
@@ -836,6 +879,10 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         C0: gl.constexpr = CID * COLS0
         NV: gl.constexpr = 16 + CID * (D_V - 16)  # consumer 0 carries a token dV it never uses
         FUSED: gl.constexpr = conv_smem.dtype == gl.int64
+        # dK and dV by the bulk-copy engine (``_block_out_tma``): the launcher's descriptors, else stand-ins whose
+        # blocks are 128 columns wide where dK's second chunk's are 64
+        TMA_OUT: gl.constexpr = dkb_out.block_type.shape[3] == D_QK - COLS0
+        gl.static_assert(not (FUSED and TMA_OUT), "the fused conversion counts the block's reduces as its last groups")
         LEVEL: gl.constexpr = 1 + (conv_smem.type.shape[0] >= 16) + (conv_smem.type.shape[0] >= 32)  # _conv_args
         n_bh = n_items // n_blocks
         prev = n_items  # the previous block (none yet)
@@ -857,9 +904,13 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                                ds_smem, dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full,
                                lse_smem, dlt_smem, bh * S_q, S_q, qk_scale_log2, dk, dv, False, None, t0)
             mbarrier.arrive(kv_empty, count=1)  # the block's products that read K and V are done
-            _block_out(dk, dv, t0 + n_tiles - 1, q_empty, do_empty, key0, S_kv, scale,
-                       dk_ptr + b.to(gl.int64) * dk_sb + hk.to(gl.int64) * dk_sh, dk_ss, dk_sd,
-                       dv_ptr + b.to(gl.int64) * dv_sb + hv.to(gl.int64) * dv_sh, dv_ss, dv_sd, CID, C0)
+            if TMA_OUT:
+                _block_out_tma(dk, dv, t0 + n_tiles - 1, q_empty, do_empty, b, hk, hv, key0, scale, dq_smem, dka_out,
+                               dkb_out, dvo_out, CID)
+            else:
+                _block_out(dk, dv, t0 + n_tiles - 1, q_empty, do_empty, key0, S_kv, scale,
+                           dk_ptr + b.to(gl.int64) * dk_sb + hk.to(gl.int64) * dk_sh, dk_ss, dk_sd,
+                           dv_ptr + b.to(gl.int64) * dv_sb + hv.to(gl.int64) * dv_sh, dv_ss, dv_sd, CID, C0)
             if FUSED:  # every reduce of this block but its last tile's has completed, and the block before's last
                 _bulk_wait_but_last()
                 _thread_barrier()  # the issuing thread's wait has passed before the adds
@@ -883,8 +934,8 @@ if AVAILABLE:  # the kernel's globals must be constexprs
     def attention_bwd_gluon_192_kernel(q_desc, qb_desc, k_desc, kb_desc, v_desc, do_desc, dq0_desc, dq1_desc,
                                        lse_desc, dlt_desc, dk_ptr, dv_ptr, dk_sb, dk_sh, dk_ss, dk_sd, dv_sb, dv_sh,
                                        dv_ss, dv_sd, H, G_k, G_v, S_q, S_kv, S_side, qk_scale_log2, scale, causal,
-                                       ctr_ptr, n_bh, dqa_ptr, dqo_ptr, dqo_sb, dqo_sh, dqo_ss,
-                                       HEAD_GROUP: gl.constexpr, PAIR: gl.constexpr = False,
+                                       ctr_ptr, n_bh, dqa_ptr, dqo_ptr, dqo_sb, dqo_sh, dqo_ss, dka_out, dkb_out,
+                                       dvo_out, HEAD_GROUP: gl.constexpr, PAIR: gl.constexpr = False,
                                        PERSIST: gl.constexpr = False, SHARE_DS: gl.constexpr = False,
                                        STAGES: gl.constexpr = 2, FUSED_DQ: gl.constexpr = 0):
         """Grid (cdiv(S_kv, 64), B H_q): a program per (batch, query head, 64-key block), in ``program_tile``'s
@@ -900,7 +951,10 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         a tile's part writes it from the accumulator at ``dqa_ptr``, scaled, into dQ at ``dqo_ptr`` (16 bits, batch,
         head and row strides ``dqo_s*``, its head dim packed); without it ``dqa_ptr`` / ``dqo_ptr`` are not read.
         ``FUSED_DQ`` 2 and 3 are timing probes (dQ never written): the count without the conversion, and only the wait
-        and barrier a block."""
+        and barrier a block. ``dka_out`` / ``dkb_out`` / ``dvo_out`` (stop 44, persistent form only): the launcher's
+        descriptors of dK's two column chunks ([64, 128] and [64, 64] blocks) and of dV, which the consumers store a
+        block's dK and dV through (``_block_out_tma``); else stand-ins with 128-column blocks (Q's), not read, and
+        ``dk_ptr`` / ``dv_ptr`` take pointer stores."""
         gl.static_assert(q_desc.block_type.shape[3] == COLS0, "Q's first chunk: 128 columns")
         gl.static_assert(qb_desc.block_type.shape[3] == D_QK - COLS0, "Q's second chunk: 64 columns")
         gl.static_assert(not (PAIR and PERSIST), "the pair form is not persistent")
@@ -966,7 +1020,8 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                 conv_smem = item_smem
             tail = (kv_bar, kv_empty, item_smem, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem,
                     dlt_smem, n_items, n_blocks, HEAD_GROUP, H, G_k, G_v, S_q, S_kv, qk_scale_log2, scale, causal,
-                    dk_ptr, dk_sb, dk_sh, dk_ss, dk_sd, dv_ptr, dv_sb, dv_sh, dv_ss, dv_sd, conv_smem)
+                    dk_ptr, dk_sb, dk_sh, dk_ss, dk_sd, dv_ptr, dv_sb, dv_sh, dv_ss, dv_sd, conv_smem, dka_out, dkb_out,
+                    dvo_out)
             loader = (q_desc, qb_desc, do_desc, k_desc, kb_desc, v_desc, k_smem, kb_smem, v_smem, q_smem, qb_smem,
                       do_smem, kv_bar, kv_empty, item_smem, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc,
                       lse_smem, dlt_smem, ctr_ptr, n_items, n_blocks, HEAD_GROUP, H, G_k, G_v, S_q, S_side, causal)
