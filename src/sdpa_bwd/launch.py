@@ -1537,10 +1537,7 @@ def _gluon_bwd192_descriptors(q, k, v, do, dq_accum, lse2, delta, pair: bool = F
     rows, keys, a = g.QUERY_ROWS, g.KEYS_PER_PROGRAM, g.COLS0_
     D_qk = q.shape[3]
     b = D_qk - a
-
-    def four(t, block_rows, kind, cols):
-        return _bhsd_descriptor(TensorDescriptor, t, block_rows, g.host_layout(kind, dt), cols)
-
+    four = _bwd192_four
     n = dq_accum.numel() // D_qk
     side = [lse2.numel()]
     return (four(q, rows, "qa", a), four(q, rows, "qb", b), four(k, keys, "qa", a), four(k, keys, "qb", b),
@@ -1558,17 +1555,19 @@ def _gluon_bwd192_out_descriptors(dk, dv):
     44): dK in blocks of its first 128 columns and of its last 64 (the second stored at column 128), and dV, as (B, H,
     S, D) through their own strides (``_bhsd_descriptor``), in the layouts of the loads' descriptors of the same
     blocks (``attention_bwd_gluon_192.host_layout``). A replayed call rebuilds each on its own tensor."""
+    g = attention_bwd_gluon_192
+    keys, a = g.KEYS_PER_PROGRAM, g.COLS0_
+    return (_bwd192_four(dk, keys, "qa", a), _bwd192_four(dk, keys, "qb", dk.shape[3] - a),
+            _bwd192_four(dv, keys, "v", dv.shape[3]))
+
+
+def _bwd192_four(t, block_rows: int, kind: str, cols: int):
+    """A descriptor of (B, H, S, D) ``t`` in [1, 1, ``block_rows``, ``cols``] blocks in the 192 / 128 kernel's layout
+    ``kind`` for ``t``'s dtype (``attention_bwd_gluon_192.host_layout``): the inputs' and the outputs' alike."""
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
-    g = attention_bwd_gluon_192
-    dt = _gl_dtype(dk.dtype)
-    keys, a = g.KEYS_PER_PROGRAM, g.COLS0_
-    b = dk.shape[3] - a
-
-    def four(t, kind, cols):
-        return _bhsd_descriptor(TensorDescriptor, t, keys, g.host_layout(kind, dt), cols)
-
-    return four(dk, "qa", a), four(dk, "qb", b), four(dv, "v", dv.shape[3])
+    layout = attention_bwd_gluon_192.host_layout(kind, _gl_dtype(t.dtype))
+    return _bhsd_descriptor(TensorDescriptor, t, block_rows, layout, cols)
 
 
 @functools.lru_cache(maxsize=None)
