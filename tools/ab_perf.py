@@ -610,6 +610,25 @@ _LOOP = dict(gluon_bwd_head_loop=True)
 BWD_VARIANTS_S29 = {d: [("loop", "on", None, _LOOP), ("acc", "on", None, _NO_LOOP), ("loop again", "on", None, _LOOP),
                         ("acc again", "on", None, _NO_LOOP)] for d in (64, 128)}
 FWD_VARIANTS_S29 = {d: [] for d in (64, 128)}
+# Stop 45: deterministic mode at D_qk 192 / D_v 128 runs the Triton kernels (the Gluon 192 kernel takes no turns),
+# at 1.16-1.17 of the default since stop 44 made the default faster (bar 1.15). Its DKDV and dQ passes have one warp
+# and stage count (4 warps, 3 stages), so they can run as one launch (``BackwardConfig.fused_dq``): the dQ programs
+# fill the SMs the DKDV pass's last wave leaves idle (hd128 causal, run 54: 2-4%); or the dQ pass on a second stream
+# (``concurrent_dq``); the fused launch chained to ODO (``triton_bwd_pdl``). Predicted: 2-4% off the deterministic
+# call causal, 1-2% non-causal, PDL ~1% more. "gluon" is the default mode's call (the denominator); the rest are the
+# Triton path that deterministic calls take.
+ROWS_S45 = [(1, 16, 16, 4096, (192, 128), True, torch.bfloat16), (1, 16, 16, 4096, (192, 128), False, torch.bfloat16),
+            (1, 16, 16, 4096, (192, 128), True, torch.float16), (1, 16, 16, 4096, (192, 128), False, torch.float16)]
+_T192 = BC(32, 64, 64, 32, 4, 3, "separate", dq_num_warps=4, dq_num_stages=3, head_group=4)
+_T192_FUSED = dataclasses.replace(_T192, fused_dq=True)
+BWD_VARIANTS_S45 = {(192, 128): [
+    ("gluon", "on", None), ("triton", "on", _T192), ("fused", "on", _T192_FUSED),
+    ("fused g8", "on", dataclasses.replace(_T192_FUSED, head_group=8)),
+    ("fused g2", "on", dataclasses.replace(_T192_FUSED, head_group=2)),
+    ("fused pdl", "on", _T192_FUSED, dict(triton_bwd_pdl=True)), ("concurrent", "on", _T192, dict(concurrent_dq=True)),
+    ("fused s2", "on", dataclasses.replace(_T192_FUSED, num_stages=2, dq_num_stages=2)),
+    ("triton again", "on", _T192), ("fused again", "on", _T192_FUSED), ("gluon again", "on", None)]}
+FWD_VARIANTS_S45 = {(192, 128): []}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
@@ -624,7 +643,8 @@ TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VAR
           "s25": (ROWS_S25, BWD_VARIANTS_S25, FWD_VARIANTS_S25),
           "s25b": (ROWS_S25B, BWD_VARIANTS_S25B, FWD_VARIANTS_S25B),
           "s26": (ROWS_S26, BWD_VARIANTS_S26, FWD_VARIANTS_S26),
-          "s29": (ROWS_S29, BWD_VARIANTS_S29, FWD_VARIANTS_S29)}
+          "s29": (ROWS_S29, BWD_VARIANTS_S29, FWD_VARIANTS_S29),
+          "s45": (ROWS_S45, BWD_VARIANTS_S45, FWD_VARIANTS_S45)}
 
 
 def _variant(v):
@@ -676,7 +696,9 @@ def main():
                          "s24: the Gluon backward at hd64, and its dK, dV by TMA store; "
                          "s25: the Gluon backward at hd64 with 128-row query tiles; "
                          "s25b: the Gluon kernels' causal start order, groups of heads costliest first; "
-                         "s26: the Gluon backward's lse2 / delta rows by TMA, hd64 causal in it against the Triton kernels")
+                         "s26: the Gluon backward's lse2 / delta rows by TMA, hd64 causal in it against the Triton "
+                         "kernels; "
+                         "s45: deterministic mode's Triton path at 192/128, its two passes as one launch")
     ap.add_argument("--warm-only", action="store_true", help="run each variant once, untimed (fills the cache)")
     ap.add_argument("--shard", default="1/1", help="i/n: this process's share of the (row, variant) pairs")
     args = ap.parse_args()

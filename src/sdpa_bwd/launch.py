@@ -186,6 +186,13 @@ GLUON_BWD_192 = frozenset(m for m in os.environ.get("SDPA_BWD_GLUON_BWD_192", "c
 # $SDPA_BWD_GLUON_PDL (1 or 0).
 GLUON_PDL = os.environ.get("SDPA_BWD_GLUON_PDL", "1") == "1"
 
+# The Triton kernels' fused launch (``BackwardConfig.fused_dq``) chained to ODO the same way (stop 45): ODO lets it
+# start once its programs have begun, and each of its programs waits for ODO's writes (``griddepcontrol.wait``) before
+# anything else. Deterministic calls at 192 / 128 take the Triton kernels, 1.16-1.17 of the default's time (stop 44),
+# whose side kernels' boundaries cost ~1% of the Gluon call (GLUON_PDL above). Off by default: not yet measured
+# (tools/ab_perf.py --table s45). $SDPA_BWD_TRITON_BWD_PDL=1 or the switch triton_bwd_pdl turns it on.
+TRITON_BWD_PDL = os.environ.get("SDPA_BWD_TRITON_BWD_PDL", "0") == "1"
+
 # Deterministic calls in the Gluon backward, its dQ reduces taken in turn by a dQ writer warp a consumer
 # (``DETERMINISTIC``; GQA's dK, dV reduces in turn in the epilogue, lower query heads first): bitwise repeatable,
 # and since stop 28 (run 3 of docs/data/h200-2026-12-02f, tools/det_perf.py) 1.00-1.07x of the default at hd128 and
@@ -312,7 +319,7 @@ _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "glu
              "gluon_bwd_deterministic", "gluon_bwd_head_loop", "gluon_bwd_192", "gluon_bwd_det_up", "gluon_pdl",
              "gluon_bwd_dq_rows", "gluon_bwd192_pair", "gluon_bwd192_persist", "gluon_bwd192_share_ds",
              "gluon_bwd192_three_stages", "gluon_bwd192_k128", "gluon_bwd192_fused_dq",
-             "gluon_bwd192_tma_epilogue")
+             "gluon_bwd192_tma_epilogue", "triton_bwd_pdl")
 
 
 @contextlib.contextmanager
@@ -329,13 +336,13 @@ def switches(**values):
     (``GLUON_BWD_DQ_ROWS``), ``gluon_bwd192_pair`` (``GLUON_BWD192_PAIR``), ``gluon_bwd192_persist``
     (``GLUON_BWD192_PERSIST``), ``gluon_bwd192_share_ds`` (``GLUON_BWD192_SHARE_DS``), ``gluon_bwd192_three_stages``
     (``GLUON_BWD192_THREE_STAGES``), ``gluon_bwd192_k128`` (``GLUON_BWD192_K128``), ``gluon_bwd192_fused_dq``
-    (``GLUON_BWD192_FUSED_DQ``), ``gluon_bwd192_tma_epilogue`` (``GLUON_BWD192_TMA_EPILOGUE``). A switch not named
-    keeps its value."""
+    (``GLUON_BWD192_FUSED_DQ``), ``gluon_bwd192_tma_epilogue`` (``GLUON_BWD192_TMA_EPILOGUE``), ``triton_bwd_pdl``
+    (``TRITON_BWD_PDL``). A switch not named keeps its value."""
     global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
     global GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC
     global GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR
     global GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128
-    global GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE
+    global GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE, TRITON_BWD_PDL
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
@@ -355,7 +362,7 @@ def switches(**values):
               GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
               GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
               GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128,
-              GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE)
+              GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE, TRITON_BWD_PDL)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -401,13 +408,15 @@ def switches(**values):
             GLUON_BWD192_FUSED_DQ = int(values["gluon_bwd192_fused_dq"])
         if "gluon_bwd192_tma_epilogue" in values:
             GLUON_BWD192_TMA_EPILOGUE = bool(values["gluon_bwd192_tma_epilogue"])
+        if "triton_bwd_pdl" in values:
+            TRITON_BWD_PDL = bool(values["triton_bwd_pdl"])
         yield
     finally:
         (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
          GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
          GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
          GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128,
-         GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE) = before
+         GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE, TRITON_BWD_PDL) = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -1289,7 +1298,13 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
 
     atomic = cfg.dq_mode == "atomic"
     delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, atomic, dev, S_q)
-    _launch_odo(rec, o, do, stats, st, delta, lse2, d_v_pad, wide, S_q)
+    concurrent = (not atomic and CONCURRENT_DQ and dev.type == "cuda" and torch.cuda.is_available()
+                  and not torch.cuda.is_current_stream_capturing()
+                  and _storage_apart(dq, (q, k, v, o, do, stats, dk, dv)))
+    one_dkdv_pass = H_k == H_v and not cfg.split_dkdv
+    fused = cfg.fused_dq and not atomic and not concurrent and one_dkdv_pass and apart
+    pdl = fused and TRITON_BWD_PDL and dev.type == "cuda"  # the fused launch as ODO's programmatic dependent
+    _launch_odo(rec, o, do, stats, st, delta, lse2, d_v_pad, wide, S_q, pdl=pdl)
 
     common = dict(D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, D_V=D_v, D_V_PAD=d_v_pad,
                   HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=prec, WIDE=wide,
@@ -1328,14 +1343,9 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
                    num_stages=cfg.dq_num_stages or cfg.num_stages),
         )
 
-    concurrent = (not atomic and CONCURRENT_DQ and dev.type == "cuda" and torch.cuda.is_available()
-                  and not torch.cuda.is_current_stream_capturing()
-                  and _storage_apart(dq, (q, k, v, o, do, stats, dk, dv)))
     if concurrent:
         main, side = torch.cuda.current_stream(dev), _side_stream(dev)
         side.wait_stream(main)  # after ODO
-    one_dkdv_pass = H_k == H_v and not cfg.split_dkdv
-    fused = cfg.fused_dq and not atomic and not concurrent and one_dkdv_pass and apart
     if fused:
         # One launch: the DKDV programs (one per (b, kv head, key block), owning both dK and dV rows), then
         # the dQ pass's programs (one per (b, q head, query block)).
@@ -1349,7 +1359,8 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
             qk_scale_log2, scale, lo_off, hi_off,
             BLOCK_M1=cfg.block_m1, BLOCK_N1=cfg.block_n1, BLOCK_M2=cfg.block_m2, BLOCK_N2=cfg.block_n2,
             TMA_QDO=tma_qdo, TMA_KV=tma_kv, HEAD_GROUP=head_group,
-            DV_AFTER_DP=cfg.dv_after_dp if DV_AFTER_DP is None else DV_AFTER_DP, **common,
+            DV_AFTER_DP=cfg.dv_after_dp if DV_AFTER_DP is None else DV_AFTER_DP, PDL=pdl, **common,
+            **(dict(launch_pdl=True) if pdl else {}),
         )
     elif one_dkdv_pass:
         # One program per (b, kv head, key block) owns both dK and dV rows.

@@ -154,6 +154,31 @@ def test_gpu_fused_backward_changes_no_bit(shape, monkeypatch):
         assert torch.equal(a, b), f"{name} from the one-launch backward differs from the passes apart at {shape}"
 
 
+@pytest.mark.parametrize("shape", [(1, 4, 4, 777, 192, 128, None), (1, 4, 4, 1000, 192, 128, 0),
+                                   (2, 12, 12, 1500, 128, 128, 0)])
+def test_gpu_fused_backward_chained_to_odo_changes_no_bit(shape, monkeypatch):
+    """The one-launch backward as ODO's programmatic dependent (``launch.TRITON_BWD_PDL``, ab_perf --table s45's
+    candidate for deterministic mode at 192/128): ODO and the fused kernel are told so, and every gradient is bitwise
+    the unchained call's, at its first call and at the launch cache's replay of it."""
+    from test_fused_backward import launched
+    B, H_q, H_kv, S, D_qk, D_v, rb = shape
+    q, k, v, do, o, st = _bf16_problem(15, B, H_q, H_kv, H_kv, S, D_qk, D_v, rb)
+    monkeypatch.setattr(launch, "GLUON_BACKWARD", "off")
+    patched_table(monkeypatch, "backward_config", fused_dq=True, dq_num_warps=None, dq_num_stages=None)
+    expect = launch.attention_backward(q, k, v, o, do, st, right_bound=rb, deterministic=True)
+    seen = []
+    launched(monkeypatch, seen, targets=[(launch, n) for n in ("attention_bwd_fused_kernel",
+                                                                "attention_bwd_preprocess_kernel")])
+    with launch.switches(triton_bwd_pdl=True):
+        runs = [launch.attention_backward(q, k, v, o, do, st, right_bound=rb, deterministic=True) for _ in range(2)]
+    asked = {name: (kw.get("PDL"), kw.get("launch_pdl")) for name, kw in seen}
+    assert asked == {"attention_bwd_preprocess_kernel": (True, None), "attention_bwd_fused_kernel": (True, True)}, (
+        f"ODO must let its dependent start (PDL) and the fused kernel be launched as one (launch_pdl): {asked}")
+    for got in runs:
+        for name, a, b in zip(("dq", "dk", "dv"), got, expect):
+            assert torch.equal(a, b), f"{name} from the chained launch differs from the unchained one at {shape}"
+
+
 @pytest.mark.parametrize("case", GPU_CASES, ids=[c.id() for c in GPU_CASES])
 def test_gpu_fused_softmax_case(case, monkeypatch):
     """The forward's fused softmax (ForwardConfig.fused_softmax: the table's at hd64, hd128 causal and hd256) on
