@@ -53,7 +53,7 @@ def compiled(compile_reports):
 
 @pytest.fixture(scope="module")
 def compiled192(compile_reports):
-    return {(r["grouped"], r["pair"], r["persist"], r["share_ds"], r["stages"], r["tma_out"]): r
+    return {(r["grouped"], r["pair"], r["persist"], r["share_ds"], r["stages"], r["tma_out"], r["det"]): r
             for r in compile_reports if r.get("kernel") == "attention_bwd_gluon_192"}
 
 
@@ -194,16 +194,25 @@ def test_gluon_backward_deterministic_compile_takes_turns(compiled, D, rows, gro
         f"over the bound {bound}: see what it keeps live over the loop (attention_bwd_gluon._main_loop's order)")
 
 
-# (pair, persist, share_ds, stages, tma_out): each form as the launcher compiles it by default, and the single form at
-# two stages too (``launch.GLUON_BWD192_THREE_STAGES`` off); the persistent form with dK and dV by pointer stores
-# (shared K/V heads, layouts the bulk-copy engine cannot address) and by bulk copies (stop 44, heads of their own)
-FORMS192 = {"single": (False, False, False, 3, False), "single-2st": (False, False, False, 2, False),
-            "pairs": (True, False, False, 2, False), "persist": (False, True, False, 3, False),
-            "share-ds": (False, False, True, 2, False), "persist-tma": (False, True, False, 3, True)}
+# (pair, persist, share_ds, stages, tma_out, det): each form as the launcher compiles it by default, and the single
+# form at two stages too (``launch.GLUON_BWD192_THREE_STAGES`` off); the persistent form with dK and dV by pointer
+# stores (shared K/V heads, layouts the bulk-copy engine cannot address) and by bulk copies (stop 44, heads of their
+# own); its deterministic mode with either (``DET``, stop 45, heads of their own)
+FORMS192 = {"single": (False, False, False, 3, False, False), "single-2st": (False, False, False, 2, False, False),
+            "pairs": (True, False, False, 2, False, False), "persist": (False, True, False, 3, False, False),
+            "share-ds": (False, False, True, 2, False, False), "persist-tma": (False, True, False, 3, True, False),
+            "persist-det": (False, True, False, 3, True, True), "persist-det-ptr": (False, True, False, 3, False, True)}
 
 
-# every form for heads with K and V of their own and shared ones, but the bulk-copy epilogue, the former's alone
-FORMS192_CALLS = [(g, f) for g in (False, True) for f in FORMS192 if not (g and FORMS192[f][4])]
+def _own_kv_only(f) -> bool:
+    """The forms the launcher takes only for heads with K and V of their own: the bulk-copy epilogue, deterministic
+    mode."""
+    return f[4] or f[5]
+
+
+# every form for heads with K and V of their own and shared ones, but the bulk-copy epilogue and deterministic mode,
+# the former's alone
+FORMS192_CALLS = [(g, f) for g in (False, True) for f in FORMS192 if not (g and _own_kv_only(FORMS192[f]))]
 
 
 @COMPILES
@@ -230,12 +239,15 @@ def test_gluon_backward_192_compiles_overlapped_unserialised_and_unspilled(compi
     the first and after the loop (the first tile has no previous one to finish), 4 16-byte remote stores of dS a body
     (consumer 0), 4 mailbox loads in each consumer's finish, and the pair form's shared memory bound with
     ``DS_EXTRA``. The persistent form's bulk-copy epilogue (stop 44): three bulk stores (dK's two chunks and dV) and
-    no fp32 atomics."""
-    pair, persist, share_ds, stages, tma_out = FORMS192[form]
-    assert set(compiled192) == {(g,) + f for g in (False, True) for f in FORMS192.values() if not (g and f[4])}, (
+    no fp32 atomics. Deterministic mode (stop 45): three bodies a consumer (the walk down's first tile, its loop, its
+    diagonal's last), whose dQ the two dQ writers reduce (4 + 2 boxes of [64, 32] fp32 from one warp each, where a
+    consumer's four warps issue one box each: 6 reduce instructions, as 2 a body would count)."""
+    pair, persist, share_ds, stages, tma_out, det = FORMS192[form]
+    assert set(compiled192) == {(g,) + f for g in (False, True) for f in FORMS192.values()
+                                if not (g and _own_kv_only(f))}, (
         f"tools/gluon_bwd_compile.py compiled the 192 kernel as {sorted(compiled192)}")
     r = compiled192[(grouped,) + FORMS192[form]]
-    bodies = 3 if pair or share_ds else 2
+    bodies = 3 if pair or share_ds or det else 2
     if share_ds:  # consumer 1 waits for dV with dK in flight; consumer 0 leaves dK in flight without a wait
         waits, wgmma, reduces = bodies, 32 * bodies + 16 * 2 + 16, 2 * 2 + 2
     else:
@@ -275,6 +287,30 @@ def test_gluon_backward_192_compiles_overlapped_unserialised_and_unspilled(compi
         "_ds_send / _ds_finish")
 
 
+@COMPILES
+@pytest.mark.parametrize("tma_out", [True, False], ids=["bulk-copy-out", "pointer-out"])
+def test_gluon_backward_192_deterministic_compile_takes_turns_in_its_writers(compiled192, tma_out):
+    """Deterministic mode at 192 / 128 (``DET``, stop 45): each of its two dQ writers (``_dq_writer``) spins for the
+    turn on an acquire load, waits for its reduce's writes (``cp.async.bulk.wait_group 0``, not only the read) and
+    passes the turn on by a release add: two of each, none in the consumers, none in any other form. Its shared
+    memory grows by the writers' notes and mbarriers alone, and fits."""
+    det = compiled192[(False, False, True, False, 3, tma_out, True)]
+    plain = compiled192[(False, False, True, False, 3, tma_out, False)]
+    seen = {n: det[n] for n in ("turn_spins", "written_waits", "turn_passes")}
+    assert seen == dict(turn_spins=2, written_waits=2, turn_passes=2), (
+        f"saw {seen}: expected one turn spin, one wait for the reduce's writes and one release add in each of the two "
+        "dQ writers (attention_bwd_gluon_192._dq_writer, attention_bwd_gluon._dq_wait_turn / _dq_signal)")
+    for key, r in compiled192.items():
+        if not key[-1]:
+            ordering = {n: r[n] for n in ("turn_spins", "written_waits", "turn_passes")}
+            assert set(ordering.values()) == {0}, (
+                f"the 192 form {key} carries deterministic mode's ordering instructions {ordering}: they belong to DET")
+    assert plain["shared"] < det["shared"] <= plain["shared"] + 256, (
+        f"deterministic mode asks for {det['shared']} B of shared memory against {plain['shared']} without it: only "
+        "the writers' notes (two int32s each) and (staged, free) mbarriers should be added")
+    assert det["shared"] <= H200_SHARED, f"deterministic mode asks for {det['shared']} B of shared memory"
+
+
 def _tensors(dtype=torch.bfloat16, d=128, d_step=1, S=64, H=2, H_kv=None):
     H_kv = H if H_kv is None else H_kv
     q, do = (torch.randn(1, H, S, d * d_step, dtype=dtype)[..., ::d_step] for _ in range(2))
@@ -307,7 +343,8 @@ def test_gluon_backward_takes_what_it_addresses(as_on_the_h200, dtype, causal, H
 def test_gluon_backward_takes_192_128_outside_deterministic_mode(as_on_the_h200, causal, H_kv):
     """D_qk 192 / D_v 128 (``attention_bwd_gluon_192``, stop 30): taken under the masks in ``GLUON_BWD_192`` (by
     default both, stop 33), K/V heads shared or not; left to the Triton kernels where ``GLUON_BWD_192`` leaves its mask
-    out, and in deterministic mode (the kernel takes no turns), each with a reason that names it."""
+    out, and in deterministic mode while ``GLUON_BWD192_DETERMINISTIC`` is off (its default), each with a reason that
+    names it."""
     if not launch.attention_bwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
     q, k, _, _ = _tensors(d=192, H_kv=H_kv)
@@ -326,6 +363,51 @@ def test_gluon_backward_takes_192_128_outside_deterministic_mode(as_on_the_h200,
     with pytest.raises(ValueError, match="gluon_bwd_192"):
         with launch.switches(gluon_bwd_192={"band"}):
             pass
+
+
+@pytest.mark.parametrize("H_kv", [2, 1], ids=["own-kv", "mqa"])
+def test_gluon_backward_192_deterministic_only_where_its_switch_form_and_heads_allow(as_on_the_h200, monkeypatch,
+                                                                                      H_kv):
+    """Deterministic mode at 192 / 128 (``GLUON_BWD192_DETERMINISTIC``, stop 45): with the switch off the Triton
+    kernels take it and the reason names the switch; with it on, the persistent form takes heads with K and V of their
+    own, and declines shared ones (their dK, dV are added by atomics) and any other form (no turns), each with a
+    reason that names it."""
+    if not launch.attention_bwd_gluon.AVAILABLE:
+        pytest.skip("this Triton has no Gluon Hopper module")
+    q, k, _, _ = _tensors(d=192, H_kv=H_kv)
+    _, _, v, do = _tensors(d=128, H_kv=H_kv)
+    monkeypatch.setattr(launch, "_bwd192_persist", lambda q: True)  # the persistent form, as on the GPU
+    for causal in (False, True):
+        kw = dict(causal=causal, banded=causal, deterministic=True)
+        with launch.switches(gluon_bwd_192=("causal", "nc"), gluon_bwd192_deterministic=False):
+            assert any("GLUON_BWD192_DETERMINISTIC is off" in r for r in _reasons(q, k, v, do, **kw))
+        with launch.switches(gluon_bwd_192=("causal", "nc"), gluon_bwd192_deterministic=True):
+            reasons = _reasons(q, k, v, do, **kw)
+            if H_kv == 2:
+                assert reasons == [], f"deterministic mode with K and V heads of their own declined: {reasons}"
+            else:
+                assert any("shared K/V heads" in r for r in reasons), reasons
+            monkeypatch.setattr(launch, "_bwd192_persist", lambda q: False)
+            assert any("persistent form" in r for r in _reasons(q, k, v, do, **kw))
+            monkeypatch.setattr(launch, "_bwd192_persist", lambda q: True)
+
+
+def test_bwd192_forms_follow_the_switches_on_cuda_only():
+    """``launch._bwd192_forms``: the 192 pass's form from its switches, one at a time in the order the launcher takes
+    them (128 keys, pairs, dS exchange, persistent), and none of them off CUDA."""
+    meta = torch.empty(0, device="meta")
+    cuda_like = type("T", (), {"device": torch.device("cuda", 0)})()
+    assert launch._bwd192_forms(meta) == (False, False, False, False)
+    with launch.switches(gluon_bwd192_k128=False, gluon_bwd192_pair=False, gluon_bwd192_share_ds=False,
+                         gluon_bwd192_persist=True):
+        assert launch._bwd192_forms(cuda_like) == (False, False, False, True)
+        with launch.switches(gluon_bwd192_pair=True):
+            assert launch._bwd192_forms(cuda_like) == (False, True, False, False)
+        with launch.switches(gluon_bwd192_k128=True, gluon_bwd192_pair=True):
+            assert launch._bwd192_forms(cuda_like) == (True, False, False, False)
+        with launch.switches(gluon_bwd192_share_ds=True):
+            assert launch._bwd192_forms(cuda_like) == (False, False, True, False)
+        assert launch._bwd192_persist(cuda_like) and not launch._bwd192_persist(torch.empty(0))
 
 
 def test_gluon_backward_det_up_switch_sets_restores_and_checks_head_dims():
@@ -462,7 +544,9 @@ def test_dq_block_is_half_a_tile_in_whole_products(D, rows):
                                          ("gluon_bwd192_persist", "GLUON_BWD192_PERSIST"),
                                          ("gluon_bwd192_share_ds", "GLUON_BWD192_SHARE_DS"),
                                          ("gluon_bwd192_three_stages", "GLUON_BWD192_THREE_STAGES"),
-                                         ("gluon_bwd192_k128", "GLUON_BWD192_K128")])
+                                         ("gluon_bwd192_k128", "GLUON_BWD192_K128"),
+                                         ("gluon_bwd192_deterministic", "GLUON_BWD192_DETERMINISTIC"),
+                                         ("triton_bwd_pdl", "TRITON_BWD_PDL")])
 def test_gluon_bwd192_form_switch_sets_and_restores(switch, name):
     before = getattr(launch, name)
     with launch.switches(**{switch: not before}):

@@ -116,13 +116,15 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
 
 # The 192 kernel's compiles (pair, persist, share_ds, stages): the single form at three stages (the launcher's
 # default, stop 39) and two, the pair form and the dS exchange at two, the persistent form at three.
-FORMS_192 = ((False, False, False, 3, False), (False, False, False, 2, False), (True, False, False, 2, False),
-             (False, True, False, 3, False), (False, False, True, 2, False), (False, True, False, 3, True))
+FORMS_192 = ((False, False, False, 3, False, False), (False, False, False, 2, False, False),
+             (True, False, False, 2, False, False), (False, True, False, 3, False, False),
+             (False, False, True, 2, False, False), (False, True, False, 3, True, False),
+             (False, True, False, 3, True, True), (False, True, False, 3, False, True))
 
 
 def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: bool = False,
                 share_ds: bool = False, stages: int = 2, k128: bool = False, fused: int = 0,
-                tma_out: bool = False) -> dict:
+                tma_out: bool = False, det: bool = False) -> dict:
     """The D_qk 192 / D_v 128 kernel (``attention_bwd_gluon_192``) as the launcher compiles it
     (``launch._gluon_bwd192_descriptors``): ``grouped``: shared K/V heads, dK and dV added into fp32 accumulators
     (``dk_ptr``, ``dv_ptr`` fp32), else stored as 16 bits; under the causal mask's head groups. ``pair``: the
@@ -136,7 +138,10 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
     converting dQ in the pass at that ``FUSED_DQ`` level (stop 43; 2 and 3 its timing probes), its acq_rel counter
     adds counted (``tile_counts``). ``tma_out``: the persistent form storing dK and dV by the bulk-copy engine
     (descriptors of dK's two column chunks and of dV, as the launcher's ``_gluon_bwd192_out_descriptors``; stop 44),
-    its copies counted (``bulk_stores``); else the stand-ins the launcher passes (Q's first chunk's blocks)."""
+    its copies counted (``bulk_stores``); else the stand-ins the launcher passes (Q's first chunk's blocks). ``det``:
+    the persistent form in deterministic mode (``DET``, stop 45: a dQ writer warp a consumer), with its turns' spins
+    (``turn_spins``, acquire loads), waits for a reduce's writes (``written_waits``) and release adds
+    (``turn_passes``) counted."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import compile_report, desc_signature, signature_of
     from triton.experimental.gluon import language as gl
@@ -165,7 +170,7 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
     for p in ("lse_desc", "dlt_desc"):
         sig[p] = desc_signature(64, "float32", [64], g.host_layout("side", gdt))
     consts = dict(HEAD_GROUP=8) if k128 else dict(HEAD_GROUP=8, PAIR=pair, PERSIST=persist, SHARE_DS=share_ds,
-                                                  STAGES=stages, FUSED_DQ=fused)
+                                                  STAGES=stages, FUSED_DQ=fused, DET=det)
     report = compile_report(fn, sig, consts, maxnreg=g.MAX_REGS, with_ptx=True)
     ptx = report.pop("ptx")
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
@@ -178,8 +183,11 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
     report["claims"] = ptx.count("atom.global.add.u32")
     report["bulk_stores"] = len(re.findall(r"cp\.async\.bulk\.tensor\.\dd\.global\.shared", ptx))
     report["tile_counts"] = len(re.findall(r"atom\.[\w.]*acq_rel[\w.]*add", ptx))
+    report["turn_spins"] = ptx.count("ld.acquire.gpu.global.b32")
+    report["written_waits"] = len(re.findall(r"cp\.async\.bulk\.wait_group 0;", ptx))
+    report["turn_passes"] = ptx.count("red.release.gpu.global.add.s32")
     return dict(kernel="attention_bwd_gluon_192" + "_k128" * k128, dtype=dtype, grouped=grouped, pair=pair, persist=persist,
-                share_ds=share_ds, stages=stages, fused=fused, tma_out=tma_out, **report)
+                share_ds=share_ds, stages=stages, fused=fused, tma_out=tma_out, det=det, **report)
 
 
 def main(argv) -> None:
@@ -198,12 +206,13 @@ def main(argv) -> None:
                                                      head_loop=head_loop, det_up=det_up)), flush=True)
         for grouped in (False, True):  # each form at the launcher's stages (three where it takes them), and the
             # single form at two as well (``launch.GLUON_BWD192_THREE_STAGES`` off); the persistent form's bulk-copy
-            # epilogue where the launcher takes it, heads with K and V of their own (stop 44)
-            for pair, persist, share_ds, stages, tma_out in FORMS_192:
-                if tma_out and grouped:
+            # epilogue where the launcher takes it, heads with K and V of their own (stop 44), and its deterministic
+            # mode with either epilogue, heads of their own too (stop 45)
+            for pair, persist, share_ds, stages, tma_out, det in FORMS_192:
+                if (tma_out or det) and grouped:
                     continue
-                print(json.dumps(compile_192(dtype, grouped, pair, persist, share_ds, stages, tma_out=tma_out)),
-                      flush=True)
+                print(json.dumps(compile_192(dtype, grouped, pair, persist, share_ds, stages, tma_out=tma_out,
+                                             det=det)), flush=True)
             print(json.dumps(compile_192(dtype, grouped, k128=True)), flush=True)  # the 128-key kernel (stop 41)
 
 

@@ -314,12 +314,21 @@ GLUON_BWD192_FUSED_DQ = int(os.environ.get("SDPA_BWD_GLUON_BWD192_FUSED_DQ", "0"
 # switch gluon_bwd192_tma_epilogue turns it off.
 GLUON_BWD192_TMA_EPILOGUE = os.environ.get("SDPA_BWD_GLUON_BWD192_TMA_EPILOGUE", "1") == "1"
 
+# Deterministic mode at 192 / 128 in the persistent Gluon pass (``attention_bwd_gluon_192``'s ``DET``, stop 45): dQ's
+# partials bulk-reduced in ascending key blocks for every query tile by a dQ writer warp a consumer, over a zeroed turn
+# counter per (batch and head, query tile, column part), the blocks' tiles walked from the last down; heads with K and
+# V of their own only (shared heads' dK and dV are added by atomics in no order). Without it, deterministic calls at
+# 192 / 128 take the Triton kernels: 1.16-1.17 of the default's time since stop 44 (bar 1.15). Off by default: written
+# without a GPU at hand (compiled for sm_90a: no spill in the tile loops), not yet run. $SDPA_BWD_GLUON_BWD192_DET=1 or
+# the switch gluon_bwd192_deterministic turns it on.
+GLUON_BWD192_DETERMINISTIC = os.environ.get("SDPA_BWD_GLUON_BWD192_DET", "0") == "1"
+
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
              "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
              "gluon_bwd_deterministic", "gluon_bwd_head_loop", "gluon_bwd_192", "gluon_bwd_det_up", "gluon_pdl",
              "gluon_bwd_dq_rows", "gluon_bwd192_pair", "gluon_bwd192_persist", "gluon_bwd192_share_ds",
              "gluon_bwd192_three_stages", "gluon_bwd192_k128", "gluon_bwd192_fused_dq",
-             "gluon_bwd192_tma_epilogue", "triton_bwd_pdl")
+             "gluon_bwd192_tma_epilogue", "triton_bwd_pdl", "gluon_bwd192_deterministic")
 
 
 @contextlib.contextmanager
@@ -337,12 +346,13 @@ def switches(**values):
     (``GLUON_BWD192_PERSIST``), ``gluon_bwd192_share_ds`` (``GLUON_BWD192_SHARE_DS``), ``gluon_bwd192_three_stages``
     (``GLUON_BWD192_THREE_STAGES``), ``gluon_bwd192_k128`` (``GLUON_BWD192_K128``), ``gluon_bwd192_fused_dq``
     (``GLUON_BWD192_FUSED_DQ``), ``gluon_bwd192_tma_epilogue`` (``GLUON_BWD192_TMA_EPILOGUE``), ``triton_bwd_pdl``
-    (``TRITON_BWD_PDL``). A switch not named keeps its value."""
+    (``TRITON_BWD_PDL``), ``gluon_bwd192_deterministic`` (``GLUON_BWD192_DETERMINISTIC``). A switch not named keeps
+    its value."""
     global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
     global GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC
     global GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR
     global GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128
-    global GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE, TRITON_BWD_PDL
+    global GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE, TRITON_BWD_PDL, GLUON_BWD192_DETERMINISTIC
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
@@ -362,7 +372,7 @@ def switches(**values):
               GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
               GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
               GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128,
-              GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE, TRITON_BWD_PDL)
+              GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE, TRITON_BWD_PDL, GLUON_BWD192_DETERMINISTIC)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -410,13 +420,15 @@ def switches(**values):
             GLUON_BWD192_TMA_EPILOGUE = bool(values["gluon_bwd192_tma_epilogue"])
         if "triton_bwd_pdl" in values:
             TRITON_BWD_PDL = bool(values["triton_bwd_pdl"])
+        if "gluon_bwd192_deterministic" in values:
+            GLUON_BWD192_DETERMINISTIC = bool(values["gluon_bwd192_deterministic"])
         yield
     finally:
         (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
          GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
          GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
          GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128,
-         GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE, TRITON_BWD_PDL) = before
+         GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE, TRITON_BWD_PDL, GLUON_BWD192_DETERMINISTIC) = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -1178,8 +1190,9 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
 
     It runs on the H200 (sm_90) only, outside Triton's interpreter, for 16-bit Q, K, V, dO of a head dim in
     ``GLUON_BWD_HEAD_DIMS`` (D_qk = D_v: 64, 128; under the causal mask those in ``GLUON_BWD_CAUSAL_HEAD_DIMS``, both),
-    or of D_qk 192 / D_v 128 (``kernels.attention_bwd_gluon_192``, under the masks in ``GLUON_BWD_192``, not in
-    deterministic mode), that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and
+    or of D_qk 192 / D_v 128 (``kernels.attention_bwd_gluon_192``, under the masks in ``GLUON_BWD_192``; in
+    deterministic mode only where ``GLUON_BWD192_DETERMINISTIC`` lets it in, in its persistent form, with K and V heads
+    of their own), that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and
     dV bulk-reduced into fp32 accumulators; at 192 / 128 added by atomics), scale > 0, no band but the causal one
     with its diagonal at 0 (and S_q >= S_kv under it), in deterministic mode where ``GLUON_BWD_DETERMINISTIC`` lets
     it in (on by default since stop 28: dQ's reduces, and GQA's dK and dV reduces, then take turns), with outputs
@@ -1193,10 +1206,19 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
         if mask not in GLUON_BWD_192:
             reasons.append(f"head dims (192, 128) {'under the causal mask' if causal else 'without a mask'}: "
                            f"{mask!r} is not in GLUON_BWD_192 {sorted(GLUON_BWD_192)} ($SDPA_BWD_GLUON_BWD_192)")
-        if deterministic:
-            reasons.append("deterministic mode at head dims (192, 128): the column-split kernel "
-                           "(attention_bwd_gluon_192) takes no turns, so the Triton kernels' deterministic path "
-                           "takes it")
+        H_k, H_v = k.shape[1], v.shape[1]
+        if deterministic and not GLUON_BWD192_DETERMINISTIC:
+            reasons.append("deterministic mode at head dims (192, 128): GLUON_BWD192_DETERMINISTIC is off (the switch "
+                           "gluon_bwd192_deterministic, $SDPA_BWD_GLUON_BWD192_DET), so the Triton kernels' "
+                           "deterministic path takes it")
+        elif deterministic and not _bwd192_persist(q):
+            reasons.append("deterministic mode at head dims (192, 128): its turns are the persistent form's "
+                           "(GLUON_BWD192_PERSIST on, the pair, dS-exchange and 128-key forms off), so the Triton "
+                           "kernels' deterministic path takes it")
+        elif deterministic and (H_k != H_q or H_v != H_q):
+            reasons.append(f"deterministic mode at head dims (192, 128) with shared K/V heads (H_q, H_k, H_v = "
+                           f"{(H_q, H_k, H_v)}): the column-split kernel adds their dK, dV partials by atomics in no "
+                           "order, so the Triton kernels' deterministic path takes it")
     elif D_qk != D_v or D_qk not in GLUON_BWD_HEAD_DIMS:
         reasons.append(f"head dims {(D_qk, D_v)}: not D_qk = D_v in {sorted(GLUON_BWD_HEAD_DIMS)}")
     elif D_qk not in attention_bwd_gluon.HEAD_DIMS:
@@ -1400,7 +1422,8 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
     (``_dq_turn_counters``). Where ``gluon_head_loop`` says so, a program walks all query heads of its K/V head
     instead, and dK, dV are stored as for heads of their own. D_qk 192 / D_v 128: ``_gluon_backward192``."""
     if q.shape[3] != v.shape[3]:
-        return _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale, causal, return_delta)
+        return _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale, causal, return_delta,
+                                  deterministic)
     B, H_q, S_q, D = q.shape
     S_kv = k.shape[2]
     wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
@@ -1440,13 +1463,30 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
     return dq, dk, dv
 
 
+def _bwd192_forms(q):
+    """(k128, pair, share_ds, persist): the 192 / 128 pass's form as its switches and Q's device choose it."""
+    cuda = q.device.type == "cuda"
+    k128 = GLUON_BWD192_K128 and cuda
+    pair = GLUON_BWD192_PAIR and not k128 and cuda
+    share_ds = GLUON_BWD192_SHARE_DS and not (pair or k128) and cuda
+    persist = GLUON_BWD192_PERSIST and not (pair or share_ds or k128) and cuda
+    return k128, pair, share_ds, persist
+
+
+def _bwd192_persist(q) -> bool:
+    """Whether the 192 / 128 pass runs in its persistent form for Q's device (``_bwd192_forms``)."""
+    return _bwd192_forms(q)[3]
+
+
 def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, causal: bool,
-                       return_delta: bool):
+                       return_delta: bool, deterministic: bool = False):
     """The Gluon backward's launches at D_qk 192 / D_v 128 (``kernels.attention_bwd_gluon_192``): ODO, the
     column-split pass (dK and dV stored through their strides, dQ's partials bulk-reduced into the zeroed fp32
     accumulator) and DQ_CONVERT, in D_qk's 128 + 64 chunks as the Triton kernels' atomic mode. Where K or V heads
     are shared (GQA, MQA), each query head's program adds its dK and dV (dK scaled) into zeroed fp32 accumulators
-    of K's and V's dims (atomic adds), which DQ_CONVERT's kernel writes into dK and dV afterwards."""
+    of K's and V's dims (atomic adds), which DQ_CONVERT's kernel writes into dK and dV afterwards. ``deterministic``
+    (``gluon_backward_reasons`` lets it in persistent, heads of their own): dQ's reduces in turn (``DET``), over
+    the counters the fused conversion would use."""
     B, H_q, S_q, D_qk = q.shape
     S_kv, D_v = k.shape[2], v.shape[3]
     wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
@@ -1457,15 +1497,17 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     kv_acc = _kv_accumulators(q, k, v)
     dk_out, dv_out = kv_acc or (dk, dv)
     g = attention_bwd_gluon_192
-    k128 = GLUON_BWD192_K128 and q.device.type == "cuda"
-    pair = GLUON_BWD192_PAIR and not k128 and q.device.type == "cuda"
-    share_ds = GLUON_BWD192_SHARE_DS and not (pair or k128) and q.device.type == "cuda"
-    persist = GLUON_BWD192_PERSIST and not (pair or share_ds or k128) and q.device.type == "cuda"
+    k128, pair, share_ds, persist = _bwd192_forms(q)
+    det = deterministic and persist and kv_acc is None
+    if deterministic and not det:
+        raise RuntimeError(f"deterministic 192/128 call in a form without turns (persistent {persist}, shared K/V "
+                           f"heads {kv_acc is not None}): gluon_backward_reasons should have sent it to the Triton "
+                           "kernels; this is a launcher bug, report it with the call's shapes")
     # converting dQ in the pass: under the causal mask only (without it every key block adds into every query tile,
     # so a head's last block to finish would convert all of its tiles alone), into a dQ of Q's dtype (the kernel
     # writes the inputs' 16 bits; a caller's dQ of another dtype goes to DQ_CONVERT, which writes dQ's own) whose head
     # dim is packed and whose rows start on 16 bytes (its stores are four columns wide)
-    fused = (persist and GLUON_BWD192_FUSED_DQ and causal and dq.dtype == q.dtype and dq.stride(3) == 1
+    fused = (persist and not det and GLUON_BWD192_FUSED_DQ and causal and dq.dtype == q.dtype and dq.stride(3) == 1
              and dq.data_ptr() % 16 == 0 and all(st % 8 == 0 for st in dq.stride()[:3]))
     # the persistent form's zeroed block counter (and, converting dQ in the pass, its tiles' counters), filled before
     # ODO (as the launch cache's replay fills it): a fill between ODO and the pass would stand in their PDL chain
@@ -1474,7 +1516,8 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     # of their own (shared ones add into the fp32 accumulators)
     tma_out = (persist and not fused and kv_acc is None and GLUON_BWD192_TMA_EPILOGUE and dk.dtype == q.dtype
                and dv.dtype == q.dtype and _tma_ok(dk) and _tma_ok(dv))
-    counter = _bwd192_counters(B, H_q, S_q, fused, q.device) if persist else None
+    # (deterministic mode's turns count on the fused conversion's tile counters)
+    counter = _bwd192_counters(B, H_q, S_q, fused or det, q.device) if persist else None
     _launch_odo(rec, o, do, stats, st, delta, lse2, head_dim_pad(D_v), wide, side, dq_accum if pdl else None,
                 pdl)
     more = dict(launch_pdl=True) if pdl else {}
@@ -1493,6 +1536,8 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     kw = dict(HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1, PAIR=pair, PERSIST=persist,
               SHARE_DS=share_ds, STAGES=stages, FUSED_DQ=int(GLUON_BWD192_FUSED_DQ) if fused else 0, num_warps=4,
               maxnreg=g.MAX_REGS, **more)
+    if det:
+        kw["DET"] = True
     # dK's two column chunks and dV as descriptors, or Q's first chunk's three times, which the kernel reads as "no"
     outs = _gluon_bwd192_out_descriptors(dk, dv) if tma_out else (descs[0],) * 3
     if pair or share_ds:
@@ -1511,8 +1556,8 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
         _launch_dq_convert(rec, kv_acc[0], dk, 1.0, qk_chunk, qk_split, wide)
         _launch_dq_convert(rec, kv_acc[1], dv, 1.0, head_dim_pad(D_v), 0, wide)
     rec.finish((q, k, v, o, do, stats, dq, dk, dv, delta, lse2, dq_accum) + (kv_acc or ()) + (counter,),
-               extra=(B, H_q, S_q, D_qk, atomic, kv_acc is not None, 0 if counter is None else -2 if fused else -1,
-                      side))
+               extra=(B, H_q, S_q, D_qk, atomic, kv_acc is not None,
+                      0 if counter is None else -2 if fused or det else -1, side))
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, side).narrow(2, 0, S_q)
     return dq, dk, dv
@@ -1768,8 +1813,8 @@ def _replay_backward(plan, q, k, v, o, do, stats, dq, dk, dv, return_delta: bool
     recorded call allocated them, then its launches."""
     # kv_acc: the Gluon backward ran with shared K/V heads; turns: the query tile rows its dQ turn counters count
     # in (deterministic), 0 without them, -1 for the 192 kernel's persistent form (its block counter), -2 for it with
-    # dQ converted in the pass (its tiles' counters too), None where the Triton kernels ran (their tensor list stops
-    # at dq_accum);
+    # dQ converted in the pass or in deterministic mode (its tiles' counters too), None where the Triton kernels ran
+    # (their tensor list stops at dq_accum);
     # side: delta's and lse2's rows a head (_side_buffers)
     B, H_q, S_q, D_qk, atomic, kv_acc, turns, side = plan.extra
     dq, dk, dv = (torch.empty(ref.shape, dtype=ref.dtype, device=ref.device) if t is None else t

@@ -7,6 +7,7 @@ there bitwise the same from run to run.
 Run on the device machine: ``PYTHONPATH=src python -m pytest -m gpu tests/gpu/test_gluon_backward_gpu.py``.
 """
 
+import dataclasses
 import os
 import sys
 
@@ -135,8 +136,8 @@ TRITON_CASES = [
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=32, D_v=32, dtype="bf16", seed=417),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=64, D_v=128, dtype="bf16", seed=425),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="fp32", seed=418),
-    # D_qk 192 / D_v 128 in deterministic mode (the column-split kernel takes no turns), and with dO's head-dim
-    # stride 2
+    # D_qk 192 / D_v 128 in deterministic mode (GLUON_BWD192_DETERMINISTIC off, its default), and with dO's
+    # head-dim stride 2
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=192, D_v=128, dtype="bf16", deterministic=True,
          seed=492),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=192, D_v=128, dtype="fp16", right_bound=0, do=DSTEP,
@@ -321,6 +322,69 @@ def _agrees_with_triton_and_replays(H_kv, causal):
         assert (a.float() - b.float()).abs().max().item() < 2e-2, f"{name}: the replay differs from the launcher"
     assert not torch.allclose(replayed[0], g[0]), "replay reused tensors"
     launch_cache.clear()
+
+
+# Deterministic mode in the persistent 192 pass (``DET``, stop 45): every 192 case with K and V heads of their own, in
+# deterministic mode, through run_case (the oracle, poisoned outputs, a second call bit for bit); with dK and dV by
+# bulk copies where the launcher takes them, and by pointer stores on three of them (long and short S, S_q > S_kv)
+DET192_CASES = [dataclasses.replace(c, deterministic=True) for c in GLUON192_CASES
+                if c.H_k == c.H_q and c.H_v == c.H_q]
+DET192_CALLS = [(c, True) for c in DET192_CASES] + [(c, False) for c in DET192_CASES if c.seed in (481, 484, 488)]
+
+
+def _det192_switches(tma_out=True):
+    """The persistent form in deterministic mode, the other forms off."""
+    return dict(gluon_bwd192_deterministic=True, gluon_bwd192_persist=True, gluon_bwd192_pair=False,
+                gluon_bwd192_share_ds=False, gluon_bwd192_k128=False, gluon_bwd192_fused_dq=0,
+                gluon_bwd192_tma_epilogue=tma_out, gluon_bwd_192=("causal", "nc"))
+
+
+@pytest.mark.parametrize("case,tma_out", DET192_CALLS,
+                         ids=[f"{c.id()}-{'bulk-copy-out' if t else 'pointer-out'}" for c, t in DET192_CALLS])
+def test_gpu_gluon_backward_192_deterministic_case(case, tma_out, monkeypatch):
+    """Deterministic mode at 192 / 128 in the persistent Gluon pass: dQ's reduces in ascending key blocks for every
+    query tile by the dQ writers, the tiles walked from the last down; right against the oracle and bitwise the same
+    at a second call, and launched as ``DET`` (not handed to the Triton kernels)."""
+    seen = []
+    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel")])
+    launch_cache.clear()
+    with launch.switches(**_det192_switches(tma_out)):
+        run_case(case)
+    launch_cache.clear()
+    dets = [kw.get("DET") for name, kw in seen]
+    assert dets and all(dets), (
+        f"the 192 kernel was launched with DET {dets}: expected the deterministic persistent form at every call of "
+        f"{case.repro()} (gluon_backward_reasons, launch._gluon_backward192)")
+
+
+@pytest.mark.parametrize("causal", [True, False], ids=["causal", "nc"])
+def test_gpu_gluon_backward_192_deterministic_repeats_bit_for_bit(causal, monkeypatch):
+    """At (1,16,4096) bf16, where 64 key blocks add into every query tile (default mode's unordered sums differ
+    from call to call there: the plan's dims-192-128 cases come out "nondeterministic"), five deterministic calls,
+    the first and the fourth through the full launcher and the rest the launch cache's replays (fresh counters),
+    give bitwise the same dQ, dK and dV, within bf16 rounding of the Triton kernels' deterministic path."""
+    seen = []
+    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel")])
+    inputs, band = _inputs192(31, shape=(1, 16, 4096), causal=causal)
+    launch_cache.clear()
+    runs = []
+    with launch.switches(**_det192_switches()):
+        for i in range(5):
+            if i == 3:
+                launch_cache.clear()
+            runs.append(launch.attention_backward(*inputs, deterministic=True, **band))
+    launch_cache.clear()
+    assert seen and all(kw.get("DET") for name, kw in seen), f"launched with DET {[kw.get('DET') for _, kw in seen]}"
+    for i, run in enumerate(runs[1:], 1):
+        for name, a, b in zip(("dq", "dk", "dv"), runs[0], run):
+            diff = (a.float() - b.float()).abs().max().item()
+            assert torch.equal(a, b), f"{name} of deterministic call {i} differs from the first by up to {diff:.3e}"
+    with launch.switches(gluon_bwd192_deterministic=False):
+        triton = launch.attention_backward(*inputs, deterministic=True, **band)
+    launch_cache.clear()
+    for name, a, b in zip(("dq", "dk", "dv"), runs[0], triton):
+        rel = ((a.float() - b.float()).norm() / b.float().norm()).item()
+        assert rel < 1e-2, f"{name}: the deterministic Gluon and Triton backwards differ by {rel:.2e} (relative)"
 
 
 def test_gpu_gluon_backward_192_fused_leaves_a_dq_of_another_dtype_to_dq_convert(monkeypatch):

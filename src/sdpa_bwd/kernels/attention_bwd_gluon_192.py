@@ -47,7 +47,8 @@ Registers: consumer 0 holds dK 64 + dQ 64, consumer 1 dK 32 + dV 64 + dQ 32 (a t
 shared memory 206 KB at two stages, 231,600 B at three; ptxas spills nothing (``tests/test_gluon_backward.py`` checks
 it in CI). Measured (stop 33, docs/data/h200-2026-12-03e run 1, ``tools/ab192.py``): the kernel 0.570 ms causal at
 (1,16,4096) bf16, stop 32's form (S and dP for 32 keys in each consumer) 0.612; the whole call 0.633 against cuDNN's
-0.603. Deterministic mode is not written here: the launcher sends it to the Triton kernels.
+0.603. Deterministic mode is the persistent form's (``DET``, below); the launcher sends it to the Triton kernels unless
+``launch.GLUON_BWD192_DETERMINISTIC`` lets it in.
 
 The pair form (``PAIR``, stop 37; ``launch.GLUON_BWD192_PAIR``, off by default): programs launched as clusters of
 two (key blocks 2j and 2j + 1 of one head; ``launch._as_clusters_of_two``) halve the dQ reduce bytes. Each consumer
@@ -86,6 +87,19 @@ reduce bytes halve over the cluster, but not per program (rank 0 still reduces 3
 consumer's chain per tile grows by the second key block's dQ product. Measured (docs/data/h200-2026-12-03j runs 3-4,
 (1,16,4096) bf16): 0.681 ms causal against 0.571 (0.707 with the finish under the next tile's first product, where it
 held up the other consumer), 1.273 non-causal against 1.083.
+
+Deterministic mode (``DET``, stop 45; persistent form only, heads with K and V of their own; ``launch
+.GLUON_BWD192_DETERMINISTIC``, off by default): dQ's partials go into the accumulator in ascending key blocks for
+every query tile, FlashAttention-3's order, as ``attention_bwd_gluon``'s deterministic mode at hd64 / hd128 (stop 28).
+Each consumer hands its tile's dQ columns to a dQ writer warp of its own (``_dq_writer``) with a note of the
+accumulator row and the block's turn (``_dq_stage``); the writer spins until the tile's counter for its column part
+reaches the turn, bulk-reduces, gives the staging buffer back once read, waits for the reduce's writes and passes
+the turn on. The counters are the fused conversion's (one per batch and head, query tile, column part). A block's
+tiles run from the last down (the loader's ``stream_q_do(down=1)``, the consumers' peeled first tile, loop, and the
+diagonal's last, masked under the causal mask), so that every block of a head reaches a tile at the same point of
+its life, and a block waits for the blocks below it, which the start order claimed before it: the earliest unfinished
+block waits for nobody, whatever the number of resident programs. Written without a GPU at hand (compiled for sm_90a
+with Triton 3.6 and 3.9: 231,780 B of shared memory, 24 / 28 B of spills, none in the tile loops); not yet run.
 """
 
 from __future__ import annotations
@@ -96,6 +110,8 @@ from .attention_bwd_gluon import AVAILABLE
 if AVAILABLE:
     from .attention_bwd_gluon import (
         _bulk_wait_written,
+        _dq_signal,
+        _dq_wait_turn,
         _gdc_launch_dependents,
         _gdc_wait,
         _reinterpret,
@@ -205,18 +221,19 @@ if AVAILABLE:  # the kernel's globals must be constexprs
 
     @gluon.jit
     def stream_q_do(q_desc, qb_desc, do_desc, qb_, qh, dob, doh, m0, n_tiles, q_smem, qb_smem, do_smem, q_ready,
-                    do_ready, q_empty, do_empty, lse_desc, dlt_desc, side0, lse_smem, dlt_smem, t0=0):
+                    do_ready, q_empty, do_empty, lse_desc, dlt_desc, side0, lse_smem, dlt_smem, t0=0, down=0):
         """The loader's stream: each query tile's Q rows (two column chunks, the second at column 128) with its lse2
         rows under ``q_ready``, and its dO rows with its delta rows under ``do_ready``, through the stages, each
         stage's load waiting for the consumers' arrivals on its ``empty`` barrier. ``qb_, qh`` / ``dob, doh``: Q's
         and dO's batch and head coordinates; ``t0``: the stages' count of tiles before this block's (the persistent
-        form's earlier blocks). (``tools/gluon_bwd192_k96_probe.py`` streams through it too.)"""
+        form's earlier blocks); ``down`` (1: deterministic mode's walk, ``DET``): the tiles from the last down to
+        the one at row ``m0``. (``tools/gluon_bwd192_k96_probe.py`` streams through it too.)"""
         NST: gl.constexpr = q_smem.type.shape[0]
         SIDE_BYTES: gl.constexpr = q_smem.type.shape[1] * 4
         for t in range(0, n_tiles):
             s = (t0 + t) % NST
             phase = ((t0 + t) // NST) & 1
-            row = m0 + t * ROWS
+            row = m0 + (t + down * (n_tiles - 1 - 2 * t)) * ROWS
             mbarrier.wait(q_empty.index(s), phase ^ 1)
             mbarrier.expect(q_ready.index(s), q_desc.block_type.nbytes + qb_desc.block_type.nbytes + SIDE_BYTES)
             _tma_load(q_desc, [qb_, qh, row, 0], q_ready.index(s), as_box(q_smem.index(s), q_desc))
@@ -449,7 +466,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
     @gluon.jit
     def _tile(t, i, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem, dq_desc,
               q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem, dq_row0, S_q, qk_scale_log2,
-              dk, dv, masked, pend=None, t0=0, kp_smem=None, kbp_smem=None):
+              dk, dv, masked, pend=None, t0=0, kp_smem=None, kbp_smem=None, info_smem=None, dq_bars=None, turn=0):
         """Query tile ``i`` (the program's t-th) for consumer ``CID``. Consumer 1 computes S = Q K^T for the
         block's 64 keys, P (masked where ``masked``) into ``p_smem`` (``p_full``), its dV = P^T dO, then, once dS
         is in, its dK and dQ columns 128-191. Consumer 0 computes dP = dO V^T, dS = P (dP - delta) from P's
@@ -459,7 +476,9 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         ``t``: the stages' and P / dS buffers' count of tiles; ``t0``: its value at the block's first tile (the
         persistent form's earlier blocks), whose tile has no previous stage of the block to release. ``kp_smem`` /
         ``kbp_smem`` (the dS exchange, ``SHARE_DS``): the partner block's K chunks; this tile's dS goes to the partner,
-        and the previous tile's dQ columns of this program's consumer (``_ds_finish``) are taken here."""
+        and the previous tile's dQ columns of this program's consumer (``_ds_finish``) are taken here. ``info_smem``,
+        ``dq_bars``, ``turn`` (deterministic mode, ``DET``): the tile's dQ columns go to this consumer's dQ writer
+        (``_dq_stage``) with the block's turn, instead of a bulk reduce of its own."""
         DS: gl.constexpr = kp_smem is not None
         PAIR: gl.constexpr = len(dq_smem.type.shape) == 3
         CID: gl.constexpr = 2 - dq_smem.type.shape[-1] * (1 + PAIR) // 64
@@ -549,6 +568,9 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             return dk_tok, dv, _pair_send(dq, t, CID)
         elif DS:  # dQ is the owning consumer's, a tile later (_ds_finish)
             return dk_tok, dv
+        elif info_smem is not None:  # deterministic mode: the dQ writer reduces it in the block's turn
+            _dq_stage(dq, t, dq_smem, info_smem, dq_bars, dq_row0 + i * ROWS, turn)
+            return dk_tok, dv
         else:
             tma.store_wait(0)  # the previous tile's reduce has read the staging buffer
             dq_smem.store(dq)
@@ -588,7 +610,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
 
     @gluon.jit
     def _block_out_tma(dk, dv, last_t, q_empty, do_empty, b, hk, hv, key0, scale, dq_smem, dka_out, dkb_out, dvo_out,
-                       CID: gl.constexpr):
+                       CID: gl.constexpr, free=None):
         """``_block_out`` by the bulk-copy engine (the persistent form's, stop 44): its last dK product waited for,
         the block's last stage released, then its dK columns (scaled) and, for consumer 1, dV staged as 16 bits in
         this consumer's dQ staging buffer (free once the block's last reduce has read it) and stored through the
@@ -596,13 +618,17 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         ([64, 128], 16 KB) takes half its 32 KB; consumer 1's 16 KB holds its dV ([64, 128]), then its dK ([64, 64])
         once the first copy has read it. Nobody waits for these copies but the next reduce from the buffer (``_tile``'s
         ``tma.store_wait``). Pointer stores here (``_block_out``) held the consumers ~8 us a block: a timing probe
-        without them was 11% faster (docs/data/h200-2026-12-04d run 3)."""
+        without them was 11% faster (docs/data/h200-2026-12-04d run 3). ``free`` (deterministic mode, ``DET``): the
+        dQ writer's mbarrier that gives the buffer back, whose reduce of the block's last tile is waited for instead
+        of this consumer's own."""
         NST: gl.constexpr = q_empty.type.shape[0]
         out_t: gl.constexpr = dka_out.dtype
         dk = warpgroup_mma_wait(0, deps=(dk,))
         last = last_t % NST
         mbarrier.arrive(q_empty.index(last), count=1)
         mbarrier.arrive(do_empty.index(last), count=1)
+        if free is not None:  # the writer's reduce of the block's last tile has read the staging buffer
+            mbarrier.wait(free, last_t & 1)
         tma.store_wait(0)  # the block's last dQ reduce has read the staging buffer
         if CID == 1:
             v_buf = _reinterpret(dq_smem, out_t, [KEYS, D_V], gl.NVMMASharedLayout.get_default_for([KEYS, D_V], out_t))
@@ -621,6 +647,69 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             ka_buf.store((dk * scale).to(out_t))
             fence_async_shared()
             _tma_store(dka_out, [b % dka_out.shape[0], hk % dka_out.shape[1], key0, 0], as_box(ka_buf, dka_out))
+
+    @gluon.jit
+    def _info_put(info_smem, row, turn):
+        """A consumer's note to its dQ writer of the tile it stages (deterministic mode, ``DET``): the accumulator
+        row its tile starts at and its key block's turn (-1: no more tiles), two int32s every thread writes alike."""
+        L: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
+        k = gl.arange(0, 2, layout=L)
+        info_smem.store(gl.where(k == 0, row, turn))
+
+    @gluon.jit
+    def _info_get(info_smem):
+        """The dQ writer's read of ``_info_put``'s note: (row, turn)."""
+        L: gl.constexpr = gl.BlockedLayout([1], [32], [1], [0])
+        k = gl.arange(0, 2, layout=L)
+        v = info_smem.load(L)
+        return gl.max(gl.where(k == 0, v, -2147483647), axis=0), gl.max(gl.where(k == 1, v, -2147483647), axis=0)
+
+    @gluon.jit
+    def _dq_stage(dq, t, dq_smem, info_smem, dq_bars, row, turn):
+        """Deterministic mode's end of a consumer's tile ``t`` (its count of tiles, ``_tile``'s): once its dQ writer
+        has given the staging buffer back from the previous tile (``dq_bars`` 1, ``free``) and this consumer's own
+        bulk copies of a block's dK and dV (``_block_out_tma``) have read it, the tile's dQ columns are staged, with
+        the note of where they go and in which turn (``_info_put``), and the writer told (``dq_bars`` 0, ``staged``).
+        The consumer never waits for a turn, only for its buffer."""
+        if t > 0:
+            mbarrier.wait(dq_bars.index(1), (t - 1) & 1)
+        tma.store_wait(0)
+        dq_smem.store(dq)
+        _info_put(info_smem, row, turn)
+        fence_async_shared()
+        _thread_barrier()  # every thread's part is stored (and fenced) before the writer is told
+        mbarrier.arrive(dq_bars.index(0), count=1)
+
+    @gluon.jit
+    def _dq_writer(dq_smem, dq_desc, info_smem, dq_bars, ctr_ptr, S_q):
+        """Deterministic mode's dQ writer of one consumer (``DET``; one warp, FlashAttention-3's dQ warp, as
+        ``attention_bwd_gluon._dq_writer``): for each tile its consumer stages (``dq_bars`` 0, ``staged``), it reads
+        the note (``_info_get``: the accumulator row, the key block's turn), waits until the tile's counter for this
+        consumer's columns has reached the turn (``_dq_wait_turn``: an acquire spin, then a generic-to-async proxy
+        fence), issues the bulk reduce from the staging buffer, gives the buffer back once read (``dq_bars`` 1,
+        ``free``), waits until the reduce's writes are made (``_bulk_wait_written``) and passes the turn on (a
+        release add, ``_dq_signal``); until a note's turn is -1. Counters: the launcher's zeroed int32s past the
+        claim counter, one per (batch and head, query tile, column part): 1 + ((b H_q + h) n_tiles + i) 2 + part,
+        as the fused conversion's. The consumer (its column part) is read off the staging buffer's width."""
+        CID: gl.constexpr = 2 - dq_smem.type.shape[1] // 64
+        n_qt = gl.cdiv(S_q, ROWS)
+        _gdc_wait()  # the accumulator ODO may have zeroed
+        t = 0
+        mbarrier.wait(dq_bars.index(0), 0)
+        row, turn = _info_get(info_smem)
+        while turn >= 0:
+            bh = row // S_q
+            ctr = ctr_ptr + 1 + (bh * n_qt + (row - bh * S_q) // ROWS) * 2 + CID
+            _dq_wait_turn(ctr, turn)
+            _tma_reduce_add(dq_desc, [row, CID * COLS0], dq_smem)
+            tma.store_wait(0)  # the reduce has read the buffer: the consumer may stage its next tile
+            mbarrier.arrive(dq_bars.index(1), count=1)
+            _bulk_wait_written()
+            _thread_barrier()  # the issuing thread's wait has passed before lane 0 signals
+            _dq_signal(ctr, 1)
+            t += 1
+            mbarrier.wait(dq_bars.index(0), t & 1)
+            row, turn = _info_get(info_smem)
 
     @gluon.jit
     def _consumer(q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem, dq_desc, kv_bar,
@@ -726,14 +815,16 @@ if AVAILABLE:  # the kernel's globals must be constexprs
     @gluon.jit
     def _loader_persist(q_desc, qb_desc, do_desc, k_desc, kb_desc, v_desc, k_smem, kb_smem, v_smem, q_smem, qb_smem,
                         do_smem, kv_bar, kv_empty, item_smem, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc,
-                        lse_smem, dlt_smem, ctr_ptr, n_items, n_blocks, head_group, H, G_k, G_v, S_q, S_side, causal):
+                        lse_smem, dlt_smem, ctr_ptr, n_items, n_blocks, head_group, H, G_k, G_v, S_q, S_side, causal,
+                        down):
         """The persistent form's loader: this program's blocks, the grid's first ``gl.num_programs(0)`` in the start
         order, then the next unclaimed one (``_claim``, once a block's tiles are all loaded) until ``n_items``
         (``program_tile_at`` over ``n_blocks`` key blocks a head in groups of ``head_group`` heads, costliest
         first). A block's K and V are loaded once
         both consumers are done with the last block's (``kv_empty``), its number written for them (``_put_item``)
-        and released with K and V (``kv_bar``); its Q and dO tiles go on through the same stages. Past the last
-        block, the count ``n_items`` tells the consumers to stop."""
+        and released with K and V (``kv_bar``); its Q and dO tiles go on through the same stages, from the last down
+        where ``down`` (deterministic mode, ``DET``). Past the last block, the count ``n_items`` tells the consumers
+        to stop."""
         n_bh = n_items // n_blocks
         item = gl.program_id(0)
         k = 0
@@ -749,7 +840,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                 _gdc_wait()  # ODO's lse2 and delta (and, where it zeroes it, the dQ accumulator) are written
             stream_q_do(q_desc, qb_desc, do_desc, b % q_desc.shape[0], h % q_desc.shape[1], b % do_desc.shape[0],
                         h % do_desc.shape[1], i_start * ROWS, n_tiles, q_smem, qb_smem, do_smem, q_ready, do_ready,
-                        q_empty, do_empty, lse_desc, dlt_desc, bh * S_side, lse_smem, dlt_smem, t0)
+                        q_empty, do_empty, lse_desc, dlt_desc, bh * S_side, lse_smem, dlt_smem, t0, down)
             t0 += n_tiles
             k += 1
             # claimed once this block's last tile is loaded (its consumers two tiles from its end), not earlier: the
@@ -862,7 +953,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                           kv_empty, item_smem, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem,
                           dlt_smem, n_items, n_blocks, head_group, H, G_k, G_v, S_q, S_kv, qk_scale_log2, scale,
                           causal, dk_ptr, dk_sb, dk_sh, dk_ss, dk_sd, dv_ptr, dv_sb, dv_sh, dv_ss, dv_sd, conv_smem,
-                          dka_out, dkb_out, dvo_out):
+                          dka_out, dkb_out, dvo_out, info_smem, dq_bars):
         """The persistent form's consumer ``CID``: ``_consumer``'s work for each block the loader hands over
         (``_get_item`` after ``kv_bar``), its tiles counted on through the stages and the P / dS buffers; after a
         block's last products it frees K and V (``kv_empty``), then stores its dK (and dV) while the next block's
@@ -873,7 +964,12 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         their registers free, the block's tiles but its last and the previous block's last tile are counted
         (``_dq_landed``: their reduces have completed, all but the latest) and the tiles they complete converted; the
         program's last tile after its loop. Only the previous block's number is carried through the loop: every
-        register held through the tiles costs spills there."""
+        register held through the tiles costs spills there. Deterministic mode (``DET``: ``info_smem`` holds two
+        int32s, the note to this consumer's dQ writer; the other forms pass a stand-in of one, and of ``dq_bars``):
+        a block's tiles run from the last down, the diagonal's (masked under the causal mask) last, so that every
+        block of a head reaches a tile at the same point of its life; each tile's dQ columns go to the writer
+        (``_dq_stage``) in the block's turn, its key block number (``_dq_writer``); after the last block a note of
+        turn -1 tells the writer to stop."""
         CID: gl.constexpr = 2 - dq_smem.type.shape[-1] // 64
         NQ: gl.constexpr = COLS0 - CID * (2 * COLS0 - D_QK)
         C0: gl.constexpr = CID * COLS0
@@ -883,6 +979,8 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         # blocks are 128 columns wide where dK's second chunk's are 64
         TMA_OUT: gl.constexpr = dkb_out.block_type.shape[3] == D_QK - COLS0
         gl.static_assert(not (FUSED and TMA_OUT), "the fused conversion counts the block's reduces as its last groups")
+        DET: gl.constexpr = info_smem.type.shape[0] == 2
+        gl.static_assert(not (FUSED and DET), "deterministic mode's counters are the fused conversion's")
         LEVEL: gl.constexpr = 1 + (conv_smem.type.shape[0] >= 16) + (conv_smem.type.shape[0] >= 32)  # _conv_args
         n_bh = n_items // n_blocks
         prev = n_items  # the previous block (none yet)
@@ -896,17 +994,38 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             b, h, hk, hv, key0, i_start, n_tiles = _block_coords(pid_n, bh, H, G_k, G_v, S_q, causal)
             dk = gl.zeros([KEYS, NQ], gl.float32, wgmma_layout(NQ))
             dv = gl.zeros([KEYS, NV], gl.float32, wgmma_layout(NV))
-            dk, dv = _tile(t0, i_start, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem,
-                           dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem,
-                           bh * S_q, S_q, qk_scale_log2, dk, dv, causal != 0, None, t0)
-            for t in range(t0 + 1, t0 + n_tiles):
-                dk, dv = _tile(t, i_start + t - t0, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem,
-                               ds_smem, dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full,
-                               lse_smem, dlt_smem, bh * S_q, S_q, qk_scale_log2, dk, dv, False, None, t0)
+            if DET:  # from the last tile down, the diagonal's last; the first peeled (its dK comes from zeros)
+                i_last = i_start + n_tiles - 1
+                dk, dv = _tile(t0, i_last, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem,
+                               dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem,
+                               dlt_smem, bh * S_q, S_q, qk_scale_log2, dk, dv, (causal != 0) & (n_tiles == 1), None,
+                               t0, None, None, info_smem, dq_bars, pid_n)
+                for t in range(t0 + 1, t0 + n_tiles - 1):
+                    dk, dv = _tile(t, i_last - (t - t0), key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem,
+                                   p_smem, ds_smem, dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full,
+                                   ds_full, lse_smem, dlt_smem, bh * S_q, S_q, qk_scale_log2, dk, dv, False, None, t0,
+                                   None, None, info_smem, dq_bars, pid_n)
+                if n_tiles > 1:
+                    dk, dv = _tile(t0 + n_tiles - 1, i_start, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem,
+                                   p_smem, ds_smem, dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full,
+                                   ds_full, lse_smem, dlt_smem, bh * S_q, S_q, qk_scale_log2, dk, dv, causal != 0,
+                                   None, t0, None, None, info_smem, dq_bars, pid_n)
+            else:
+                dk, dv = _tile(t0, i_start, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem,
+                               dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem,
+                               dlt_smem, bh * S_q, S_q, qk_scale_log2, dk, dv, causal != 0, None, t0)
+                for t in range(t0 + 1, t0 + n_tiles):
+                    dk, dv = _tile(t, i_start + t - t0, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem,
+                                   p_smem, ds_smem, dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full,
+                                   ds_full, lse_smem, dlt_smem, bh * S_q, S_q, qk_scale_log2, dk, dv, False, None, t0)
             mbarrier.arrive(kv_empty, count=1)  # the block's products that read K and V are done
             if TMA_OUT:
-                _block_out_tma(dk, dv, t0 + n_tiles - 1, q_empty, do_empty, b, hk, hv, key0, scale, dq_smem, dka_out,
-                               dkb_out, dvo_out, CID)
+                if DET:  # the writer, not this consumer, issued the block's last reduce from the buffer
+                    _block_out_tma(dk, dv, t0 + n_tiles - 1, q_empty, do_empty, b, hk, hv, key0, scale, dq_smem,
+                                   dka_out, dkb_out, dvo_out, CID, dq_bars.index(1))
+                else:
+                    _block_out_tma(dk, dv, t0 + n_tiles - 1, q_empty, do_empty, b, hk, hv, key0, scale, dq_smem,
+                                   dka_out, dkb_out, dvo_out, CID)
             else:
                 _block_out(dk, dv, t0 + n_tiles - 1, q_empty, do_empty, key0, S_kv, scale,
                            dk_ptr + b.to(gl.int64) * dk_sb + hk.to(gl.int64) * dk_sh, dk_ss, dk_sd,
@@ -922,6 +1041,12 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             k += 1
             mbarrier.wait(kv_bar, k & 1)
             item = _get_item(item_smem)
+        if DET:  # the writer's last note: no more tiles (once it has read the last tile's, and given the buffer back)
+            if t0 > 0:
+                mbarrier.wait(dq_bars.index(1), (t0 - 1) & 1)
+            _info_put(info_smem, 0, -1)
+            _thread_barrier()
+            mbarrier.arrive(dq_bars.index(0), count=1)
         tma.store_wait(0)
         if FUSED:  # the program's last block's last tile: every reduce completed
             _bulk_wait_written()
@@ -937,7 +1062,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                                        ctr_ptr, n_bh, dqa_ptr, dqo_ptr, dqo_sb, dqo_sh, dqo_ss, dka_out, dkb_out,
                                        dvo_out, HEAD_GROUP: gl.constexpr, PAIR: gl.constexpr = False,
                                        PERSIST: gl.constexpr = False, SHARE_DS: gl.constexpr = False,
-                                       STAGES: gl.constexpr = 2, FUSED_DQ: gl.constexpr = 0):
+                                       STAGES: gl.constexpr = 2, FUSED_DQ: gl.constexpr = 0, DET: gl.constexpr = False):
         """Grid (cdiv(S_kv, 64), B H_q): a program per (batch, query head, 64-key block), in ``program_tile``'s
         start order (``HEAD_GROUP``: the causal mask's groups, costliest key block first). Query head h reads K
         head h // ``G_k`` and V head h // ``G_v``; dK and dV (from ``dk_ptr`` / ``dv_ptr``, each through its four
@@ -954,11 +1079,16 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         and barrier a block. ``dka_out`` / ``dkb_out`` / ``dvo_out`` (stop 44, persistent form only): the launcher's
         descriptors of dK's two column chunks ([64, 128] and [64, 64] blocks) and of dV, which the consumers store a
         block's dK and dV through (``_block_out_tma``); else stand-ins with 128-column blocks (Q's), not read, and
-        ``dk_ptr`` / ``dv_ptr`` take pointer stores."""
+        ``dk_ptr`` / ``dv_ptr`` take pointer stores. ``DET`` (deterministic mode, stop 45, persistent form only, heads
+        with K and V of their own): dQ's partials are added in a fixed order, ascending key blocks for every query
+        tile, by a dQ writer warp a consumer (``_dq_writer``) over the same counters as ``FUSED_DQ``'s (zeroed by the
+        launcher); the blocks' tiles run from the last down (``_consumer_persist``)."""
         gl.static_assert(q_desc.block_type.shape[3] == COLS0, "Q's first chunk: 128 columns")
         gl.static_assert(qb_desc.block_type.shape[3] == D_QK - COLS0, "Q's second chunk: 64 columns")
         gl.static_assert(not (PAIR and PERSIST), "the pair form is not persistent")
         gl.static_assert(PERSIST or not FUSED_DQ, "the fused conversion is the persistent form's")
+        gl.static_assert(PERSIST or not DET, "deterministic mode is the persistent form's")
+        gl.static_assert(not (DET and FUSED_DQ), "deterministic mode takes the fused conversion's counters")
         gl.static_assert(not (SHARE_DS and (PAIR or PERSIST)), "the dS exchange is a form of its own")
         CLUSTER: gl.constexpr = PAIR or SHARE_DS
         gl.static_assert((STAGES == 2) or ((STAGES == 3) and not CLUSTER),
@@ -1024,10 +1154,28 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                     dvo_out)
             loader = (q_desc, qb_desc, do_desc, k_desc, kb_desc, v_desc, k_smem, kb_smem, v_smem, q_smem, qb_smem,
                       do_smem, kv_bar, kv_empty, item_smem, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc,
-                      lse_smem, dlt_smem, ctr_ptr, n_items, n_blocks, HEAD_GROUP, H, G_k, G_v, S_q, S_side, causal)
-            gl.warp_specialize([(_consumer_persist, common + (dq0_smem, dq0_desc) + tail),
-                                (_consumer_persist, common + (dq1_smem, dq1_desc) + tail), (_loader_persist, loader)],
-                               [4, 1], [240, 24])
+                      lse_smem, dlt_smem, ctr_ptr, n_items, n_blocks, HEAD_GROUP, H, G_k, G_v, S_q, S_side, causal,
+                      1 if DET else 0)
+            if DET:  # each consumer's note to its dQ writer and (staged, free) mbarriers with it
+                info_layout: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
+                info0 = gl.allocate_shared_memory(gl.int32, [2], info_layout)
+                info1 = gl.allocate_shared_memory(gl.int32, [2], info_layout)
+                bars0 = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+                bars1 = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+                for j in gl.static_range(2):
+                    mbarrier.init(bars0.index(j), count=1)
+                    mbarrier.init(bars1.index(j), count=1)
+                gl.warp_specialize([(_consumer_persist, common + (dq0_smem, dq0_desc) + tail + (info0, bars0)),
+                                    (_consumer_persist, common + (dq1_smem, dq1_desc) + tail + (info1, bars1)),
+                                    (_loader_persist, loader),
+                                    (_dq_writer, (dq0_smem, dq0_desc, info0, bars0, ctr_ptr, S_q)),
+                                    (_dq_writer, (dq1_smem, dq1_desc, info1, bars1, ctr_ptr, S_q))],
+                                   [4, 1, 1, 1], [240, 24, 24, 24])
+            else:  # stand-ins of one element for the note and the mbarriers, which say "not this form"
+                gl.warp_specialize([(_consumer_persist, common + (dq0_smem, dq0_desc) + tail + (item_smem, kv_empty)),
+                                    (_consumer_persist, common + (dq1_smem, dq1_desc) + tail + (item_smem, kv_empty)),
+                                    (_loader_persist, loader)],
+                                   [4, 1], [240, 24])
             return
         if CLUSTER:  # clusters of two programs: key blocks 2j and 2j + 1 of one head, in the pairs' start order
             pair_n, bh = program_tile(HEAD_GROUP, False, 2)
