@@ -4,10 +4,14 @@ deterministic mode on the Triton kernels (the path deterministic calls took befo
 its dQ reduces), interleaved over rounds, each a ``triton.testing.do_bench`` median.
 
     PYTHONPATH=src python3 tools/det_perf.py [--out DIR] [--rounds 3]
+    PYTHONPATH=src python3 tools/det_perf.py --shapes 8,9 --free-turns [--dtype fp16]   # 192 / 128 (stop 45)
 
 Both Gluon modes run with the kernel's deterministic form and hd64 under the mask let in (the switches
 ``gluon_bwd_deterministic`` and ``gluon_bwd_causal_head_dims``; the launcher's defaults leave both to the Triton
 kernels since stop 25's run 2, where this tool measured the deterministic form slower than theirs).
+At D_qk 192 / D_v 128 (rows 8 and 9) "det" is the persistent 192 pass's deterministic form (``DET``, the switch
+``gluon_bwd192_deterministic``, stop 45; off by default, so that deterministic calls there take the Triton kernels:
+"triton_det"), and "det_free" gives every dQ turn of its tile counters at once.
 The issue's bar: deterministic within 15% of the default (det/default <= 1.15). Each row also says which
 backward each mode took (``gluon_backward_reasons``),
 whether two deterministic calls gave bitwise the same dQ, dK, dV, and how far the deterministic dQ is from
@@ -29,16 +33,24 @@ from sdpa_bwd import launch
 # (B, H, S, D), causal[, H_kv]: bf16, BHSD; the last two GQA 32/8 (the benchmark's)
 ROWS = [((2, 16, 4096, 128), False), ((2, 16, 4096, 128), True), ((1, 16, 8192, 128), False),
         ((1, 16, 8192, 128), True), ((4, 16, 2048, 64), False), ((4, 16, 2048, 64), True),
-        ((1, 32, 8192, 128), False, 8), ((1, 32, 8192, 128), True, 8)]
+        ((1, 32, 8192, 128), False, 8), ((1, 32, 8192, 128), True, 8),
+        ((1, 16, 4096, (192, 128)), True), ((1, 16, 4096, (192, 128)), False)]
 MODES = ("default", "det", "triton_det")
 
 
 def _path(args, band, det: bool) -> str:
     q, k, v, o, do, stats = args
-    with launch.switches(gluon_bwd_deterministic=True, gluon_bwd_causal_head_dims=(64, 128)):
+    with launch.switches(gluon_bwd_deterministic=True, gluon_bwd_causal_head_dims=(64, 128),
+                         gluon_bwd192_deterministic=True):
         reasons = launch.gluon_backward_reasons(q, k, v, do, scale=q.shape[-1] ** -0.5, causal=bool(band), hi_off=0,
                                                 banded=bool(band), deterministic=det, apart=True)
     return "gluon" if not reasons else "triton (" + "; ".join(reasons) + ")"
+
+
+def _given(counters):
+    """The 192 pass's counters with every tile's turn given (2^30), its block claim counter left at zero."""
+    counters[1:].fill_(1 << 30)
+    return counters
 
 
 def main() -> None:
@@ -50,6 +62,7 @@ def main() -> None:
     ap.add_argument("--free-turns", action="store_true", help="also time mode det_free: deterministic mode's kernel "
                     "with every turn already given (counters filled with 2^30): what the form costs without waits")
     ap.add_argument("--shapes", default="", help="comma-separated row indices of ROWS to time (default: all)")
+    ap.add_argument("--dtype", default="bf16", choices=("bf16", "fp16"))
     ap.add_argument("--orders", action="store_true", help="also time mode det_down: deterministic mode under the "
                     "causal mask in the walk down with ascending turns (stop 28's), where the launcher's "
                     "GLUON_BWD_DET_UP takes the walk up (stop 31); and det_up, the walk up at every head dim")
@@ -61,11 +74,13 @@ def main() -> None:
     os.makedirs(a.out, exist_ok=True)
     print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name(), flush=True)
     results = []
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[a.dtype]
     for (B, H, S, D), causal, *kv in rows:
         gen = torch.Generator(device="cuda").manual_seed(0)
         H_kv = kv[0] if kv else H
-        q, k, v, do = (torch.randn(B, h, S, D, device="cuda", dtype=torch.bfloat16, generator=gen)
-                       for h in (H, H_kv, H_kv, H))
+        d_qk, d_v = D if isinstance(D, tuple) else (D, D)
+        q, k, v, do = (torch.randn(B, h, S, d, device="cuda", dtype=dtype, generator=gen)
+                       for h, d in ((H, d_qk), (H_kv, d_qk), (H_kv, d_v), (H, d_v)))
         band = dict(right_bound=0) if causal else {}
         o, stats = launch.attention_forward(q, k, v, **band)
         args = (q, k, v, o, do, stats)
@@ -78,14 +93,17 @@ def main() -> None:
             switch = {"det_down": {"gluon_bwd_det_up": ()}, "det_up": {"gluon_bwd_det_up": (64, 128)}}.get(mode, {})
             if mode.startswith("det_g"):
                 switch = {"head_group": int(mode[5:])}
-            counters = launch._dq_turn_counters
+            counters, counters192 = launch._dq_turn_counters, launch._bwd192_counters
             if mode == "det_free":  # every turn given already: the kernel's form without its waits
                 launch._dq_turn_counters = lambda *shape: counters(*shape).fill_(1 << 30)
+                # (the 192 pass's tile counters; its block claim counter, the first, stays at zero)
+                launch._bwd192_counters = lambda *shape: _given(counters192(*shape))
             try:
-                with launch.switches(gluon_bwd_deterministic=True, gluon_bwd_causal_head_dims=(64, 128), **switch):
+                with launch.switches(gluon_bwd_deterministic=True, gluon_bwd_causal_head_dims=(64, 128),
+                                     gluon_bwd192_deterministic=True, **switch):
                     return launch.attention_backward(*args, **band, deterministic=mode != "default")
             finally:
-                launch._dq_turn_counters = counters
+                launch._dq_turn_counters, launch._bwd192_counters = counters, counters192
 
         default, det1, det2 = call("default"), call("det"), call("det")
         repeat = all(torch.equal(x, y) for x, y in zip(det1, det2))
@@ -95,7 +113,7 @@ def main() -> None:
             for m in modes:
                 times[m].append(triton.testing.do_bench(lambda: call(m), warmup=25, rep=100, return_mode="median"))
         ms = {m: statistics.median(t) for m, t in times.items()}
-        row = dict(shape=[B, H, S, D], H_kv=H_kv, causal=causal, ms=ms, rounds=times,
+        row = dict(shape=[B, H, S, D], dtype=a.dtype, H_kv=H_kv, causal=causal, ms=ms, rounds=times,
                    det_over_default=ms["det"] / ms["default"], triton_det_over_default=ms["triton_det"] / ms["default"],
                    **{f"{m}_over_default": ms[m] / ms["default"] for m in modes if m.startswith("det_")},
                    det_path=_path(args, band, True), default_path=_path(args, band, False),
