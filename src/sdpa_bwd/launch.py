@@ -316,8 +316,8 @@ GLUON_BWD192_TMA_EPILOGUE = os.environ.get("SDPA_BWD_GLUON_BWD192_TMA_EPILOGUE",
 
 # Deterministic mode at 192 / 128 in the persistent Gluon pass (``attention_bwd_gluon_192``'s ``DET``, stop 45): dQ's
 # partials bulk-reduced in ascending key blocks for every query tile by a dQ writer warp a consumer, over a zeroed turn
-# counter per (batch and head, query tile, column part), the blocks' tiles walked from the last down; heads with K and
-# V of their own only (shared heads' dK and dV are added by atomics in no order). Without it, deterministic calls at
+# counter per (batch and head, query tile, column part), the blocks' tiles walked from the last down, the blocks started
+# in head groups (GLUON_HEAD_GROUP) with or without the mask; heads with K and V of their own only (shared heads' dK and dV are added by atomics in no order). Without it, deterministic calls at
 # 192 / 128 take the Triton kernels: 1.16-1.17 of the default's time since stop 44 (bar 1.15). Off by default: written
 # without a GPU at hand (compiled for sm_90a: no spill in the tile loops), not yet run. $SDPA_BWD_GLUON_BWD192_DET=1 or
 # the switch gluon_bwd192_deterministic turns it on.
@@ -1533,7 +1533,9 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
             delta if counter is None else counter, B * H_q,  # delta stands in for the counter it does not read
             dq_accum, dq if fused else dq_accum, *dq.stride()[:3])
     stages = 3 if GLUON_BWD192_THREE_STAGES and not (pair or share_ds) else 2
-    kw = dict(HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal else 1, PAIR=pair, PERSIST=persist,
+    # head groups under the mask, and in deterministic mode without it too: a head's key blocks then start a group's
+    # width of claims apart, not together, so that few wait at once on the turns of the blocks below them
+    kw = dict(HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal or det else 1, PAIR=pair, PERSIST=persist,
               SHARE_DS=share_ds, STAGES=stages, FUSED_DQ=int(GLUON_BWD192_FUSED_DQ) if fused else 0, num_warps=4,
               maxnreg=g.MAX_REGS, **more)
     if det:
