@@ -221,12 +221,21 @@ def test_192_128_16_bit_backward_is_the_gluon_192_kernel_as_on_the_h200(monkeypa
     assert dict(g.constexprs) == {"HEAD_GROUP": 1, "PAIR": False, "PERSIST": launch.GLUON_BWD192_PERSIST,
                                   "SHARE_DS": False,
                                   "STAGES": 3 if launch.GLUON_BWD192_THREE_STAGES else 2, "FUSED_DQ": 0,
-                                  "dk_sd": 1, "dv_sd": 1}, dict(g.constexprs)
+                                  "DET": False, "dk_sd": 1, "dv_sd": 1}, dict(g.constexprs)
     assert g.maxnreg == attention_bwd_gluon_192.MAX_REGS
     assert dict(g.signature)["dk_ptr"] == "*bf16"
     causal = by_kernel(Case("g", right_bound=0, **base))[ct.GLUON_BWD192_KERNEL]
     assert dict(causal.constexprs)["HEAD_GROUP"] == launch.GLUON_HEAD_GROUP
     gqa = by_kernel(Case("g", H_k=1, H_v=2, **base))[ct.GLUON_BWD192_KERNEL]
     assert (dict(gqa.signature)["dk_ptr"], dict(gqa.signature)["dv_ptr"]) == ("*fp32", "*fp32")
-    det = by_kernel(Case("g", deterministic=True, **base))
+    with launch.switches(gluon_bwd192_deterministic=False):
+        det = by_kernel(Case("g", deterministic=True, **base))
     assert ct.GLUON_BWD192_KERNEL not in det and any(k.startswith("attention_bwd_dq") for k in det), sorted(det)
+    # deterministic mode in the persistent pass where its switch lets it in (stop 45): DET, in head groups without the
+    # mask too; shared K/V heads still go to the Triton kernels
+    with launch.switches(gluon_bwd192_deterministic=True, gluon_bwd192_persist=True):
+        own_det = by_kernel(Case("g", deterministic=True, **base))
+        gqa_det = by_kernel(Case("g", deterministic=True, H_k=1, H_v=2, **base))
+    c = dict(own_det[ct.GLUON_BWD192_KERNEL].constexprs)
+    assert (c["DET"], c["PERSIST"], c["HEAD_GROUP"], c["FUSED_DQ"]) == (True, True, launch.GLUON_HEAD_GROUP, 0), c
+    assert ct.GLUON_BWD192_KERNEL not in gqa_det, sorted(gqa_det)
