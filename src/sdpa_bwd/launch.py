@@ -316,11 +316,12 @@ GLUON_BWD192_TMA_EPILOGUE = os.environ.get("SDPA_BWD_GLUON_BWD192_TMA_EPILOGUE",
 
 # Deterministic mode at 192 / 128 in the persistent Gluon pass (``attention_bwd_gluon_192``'s ``DET``, stop 45): dQ's
 # partials bulk-reduced in ascending key blocks for every query tile by a dQ writer warp a consumer, over a zeroed turn
-# counter per (batch and head, query tile, column part), the blocks' tiles walked from the last down, the blocks started
-# in head groups (GLUON_HEAD_GROUP) with or without the mask; heads with K and V of their own only (shared heads' dK and dV are added by atomics in no order). Without it, deterministic calls at
-# 192 / 128 take the Triton kernels: 1.16-1.17 of the default's time since stop 44 (bar 1.15). Off by default: written
-# without a GPU at hand (compiled for sm_90a: no spill in the tile loops), not yet run. $SDPA_BWD_GLUON_BWD192_DET=1 or
-# the switch gluon_bwd192_deterministic turns it on.
+# counter per (batch and head, query tile, column part), the blocks' tiles walked from the last down, the blocks
+# started in head groups (GLUON_HEAD_GROUP) with or without the mask; heads with K and V of their own only (shared
+# heads' dK and dV are added by atomics in no order). Without it, deterministic calls at 192 / 128 take the Triton
+# kernels: 1.16-1.17 of the default's time since stop 44 (bar 1.15). Off by default: written without a GPU at hand
+# (compiled for sm_90a: no spill in the tile loops), not yet run. $SDPA_BWD_GLUON_BWD192_DET=1 or the switch
+# gluon_bwd192_deterministic turns it on.
 GLUON_BWD192_DETERMINISTIC = os.environ.get("SDPA_BWD_GLUON_BWD192_DET", "0") == "1"
 
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
@@ -1536,10 +1537,8 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     # head groups under the mask, and in deterministic mode without it too: a head's key blocks then start a group's
     # width of claims apart, not together, so that few wait at once on the turns of the blocks below them
     kw = dict(HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal or det else 1, PAIR=pair, PERSIST=persist,
-              SHARE_DS=share_ds, STAGES=stages, FUSED_DQ=int(GLUON_BWD192_FUSED_DQ) if fused else 0, num_warps=4,
-              maxnreg=g.MAX_REGS, **more)
-    if det:
-        kw["DET"] = True
+              SHARE_DS=share_ds, STAGES=stages, FUSED_DQ=int(GLUON_BWD192_FUSED_DQ) if fused else 0, DET=det,
+              num_warps=4, maxnreg=g.MAX_REGS, **more)
     # dK's two column chunks and dV as descriptors, or Q's first chunk's three times, which the kernel reads as "no"
     outs = _gluon_bwd192_out_descriptors(dk, dv) if tma_out else (descs[0],) * 3
     if pair or share_ds:
