@@ -610,16 +610,17 @@ _LOOP = dict(gluon_bwd_head_loop=True)
 BWD_VARIANTS_S29 = {d: [("loop", "on", None, _LOOP), ("acc", "on", None, _NO_LOOP), ("loop again", "on", None, _LOOP),
                         ("acc again", "on", None, _NO_LOOP)] for d in (64, 128)}
 FWD_VARIANTS_S29 = {d: [] for d in (64, 128)}
-# Stop 45: deterministic mode at D_qk 192 / D_v 128 runs the Triton kernels (the Gluon 192 kernel takes no turns),
-# at 1.16-1.17 of the default since stop 44 made the default faster (bar 1.15). Its DKDV and dQ passes have one warp
-# and stage count (4 warps, 3 stages), so they can run as one launch (``BackwardConfig.fused_dq``): the dQ programs
-# fill the SMs the DKDV pass's last wave leaves idle (hd128 causal, run 54: 2-4%); or the dQ pass on a second stream
+# Stop 45: deterministic mode at D_qk 192 / D_v 128 runs the Triton kernels (by default: the Gluon 192 pass's
+# deterministic form is off), at 1.16-1.17 of the default since stop 44 made the default faster (bar 1.15). Its DKDV
+# and dQ passes have one warp and stage count (4 warps, 3 stages), so they can run as one launch
+# (``BackwardConfig.fused_dq``): the dQ programs fill the SMs the DKDV pass's last wave leaves idle (hd128 causal,
+# run 54: 0-8%); or the dQ pass on a second stream
 # (``concurrent_dq``); the fused launch chained to ODO (``triton_bwd_pdl``). Predicted: 2-4% off the deterministic
 # call causal, 1-2% non-causal, PDL ~1% more. "gluon" is the default mode's call (the denominator); the rest are the
 # Triton path that deterministic calls take.
 ROWS_S45 = [(1, 16, 16, 4096, (192, 128), True, torch.bfloat16), (1, 16, 16, 4096, (192, 128), False, torch.bfloat16),
             (1, 16, 16, 4096, (192, 128), True, torch.float16), (1, 16, 16, 4096, (192, 128), False, torch.float16)]
-_T192 = BC(32, 64, 64, 32, 4, 3, "separate", dq_num_warps=4, dq_num_stages=3, head_group=4)
+_T192 = launch.backward_config(256, 128, torch.bfloat16, "cuda", True)  # the table's 192 / 128 entry, its passes apart
 _T192_FUSED = dataclasses.replace(_T192, fused_dq=True)
 BWD_VARIANTS_S45 = {(192, 128): [
     ("gluon", "on", None), ("triton", "on", _T192), ("fused", "on", _T192_FUSED),

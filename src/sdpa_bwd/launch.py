@@ -1201,13 +1201,13 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     reasons = _gluon_reasons(q, GLUON_BACKWARD, "GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD", config, "backward")
     B, H_q, S_q, D_qk = q.shape
     S_kv, D_v = k.shape[2], v.shape[3]
+    H_k, H_v = k.shape[1], v.shape[1]
     split192 = (D_qk, D_v) == attention_bwd_gluon_192.HEAD_DIMS
     if split192:
         mask = "causal" if causal else "nc"
         if mask not in GLUON_BWD_192:
             reasons.append(f"head dims (192, 128) {'under the causal mask' if causal else 'without a mask'}: "
                            f"{mask!r} is not in GLUON_BWD_192 {sorted(GLUON_BWD_192)} ($SDPA_BWD_GLUON_BWD_192)")
-        H_k, H_v = k.shape[1], v.shape[1]
         if deterministic and not GLUON_BWD192_DETERMINISTIC:
             reasons.append("deterministic mode at head dims (192, 128): GLUON_BWD192_DETERMINISTIC is off (the switch "
                            "gluon_bwd192_deterministic, $SDPA_BWD_GLUON_BWD192_DET), so the Triton kernels' "
@@ -1234,7 +1234,6 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     if causal and D_qk in GLUON_BWD_HEAD_DIMS and D_qk not in GLUON_BWD_CAUSAL_HEAD_DIMS:
         reasons.append(f"head dim {D_qk} under the causal mask: not in GLUON_BWD_CAUSAL_HEAD_DIMS "
                        f"{sorted(GLUON_BWD_CAUSAL_HEAD_DIMS)} (measured slower there than the Triton kernels)")
-    H_k, H_v = k.shape[1], v.shape[1]
     if deterministic and not GLUON_BWD_DETERMINISTIC and not split192:
         reasons.append("deterministic mode: GLUON_BWD_DETERMINISTIC is off (the switch gluon_bwd_deterministic), "
                        "so the Triton kernels' deterministic path takes it")
