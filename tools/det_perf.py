@@ -11,7 +11,8 @@ Both Gluon modes run with the kernel's deterministic form and hd64 under the mas
 kernels since stop 25's run 2, where this tool measured the deterministic form slower than theirs).
 At D_qk 192 / D_v 128 (rows 8 and 9) "det" is the persistent 192 pass's deterministic form (``DET``, the switch
 ``gluon_bwd192_deterministic``, stop 45; off by default, so that deterministic calls there take the Triton kernels:
-"triton_det"), and "det_free" gives every dQ turn of its tile counters at once.
+"triton_det"), and "det_free" gives every dQ turn of its tile counters at once; "det_p2".."det_p4"
+(``--det-probes``) are the dQ writers' timing probes (no turn spin; nor written-wait and release add; nor reduce).
 The issue's bar: deterministic within 15% of the default (det/default <= 1.15). Each row also says which
 backward each mode took (``gluon_backward_reasons``),
 whether two deterministic calls gave bitwise the same dQ, dK, dV, and how far the deterministic dQ is from
@@ -66,10 +67,13 @@ def main() -> None:
     ap.add_argument("--orders", action="store_true", help="also time mode det_down: deterministic mode under the "
                     "causal mask in the walk down with ascending turns (stop 28's), where the launcher's "
                     "GLUON_BWD_DET_UP takes the walk up (stop 31); and det_up, the walk up at every head dim")
+    ap.add_argument("--det-probes", default="", help="comma-separated timing probes of the 192 pass's dQ writers to "
+                    "time (modes det_p<N>, stop 46): 2 no turn spin, 3 nor written-wait and release add, 4 nor reduce "
+                    "(their bits may vary; 4 adds no dQ)")
     a = ap.parse_args()
     groups = [int(g) for g in a.head_groups.split(",") if g]
     modes = MODES + tuple(f"det_g{g}" for g in groups) + (("det_free",) if a.free_turns else ()) \
-        + (("det_down", "det_up") if a.orders else ())
+        + (("det_down", "det_up") if a.orders else ()) + tuple(f"det_p{p}" for p in a.det_probes.split(",") if p)
     rows = [ROWS[int(i)] for i in a.shapes.split(",") if i] or ROWS
     os.makedirs(a.out, exist_ok=True)
     print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name(), flush=True)
@@ -93,14 +97,16 @@ def main() -> None:
             switch = {"det_down": {"gluon_bwd_det_up": ()}, "det_up": {"gluon_bwd_det_up": (64, 128)}}.get(mode, {})
             if mode.startswith("det_g"):
                 switch = {"head_group": int(mode[5:])}
+            if mode.startswith("det_p"):  # the 192 pass's dQ writers' timing probes (launch.GLUON_BWD192_DETERMINISTIC)
+                switch = {"gluon_bwd192_deterministic": int(mode[5:])}
             counters, counters192 = launch._dq_turn_counters, launch._bwd192_counters
             if mode == "det_free":  # every turn given already: the kernel's form without its waits
                 launch._dq_turn_counters = lambda *shape: counters(*shape).fill_(1 << 30)
                 # (the 192 pass's tile counters; its block claim counter, the first, stays at zero)
                 launch._bwd192_counters = lambda *shape: _given(counters192(*shape))
             try:
-                with launch.switches(gluon_bwd_deterministic=True, gluon_bwd_causal_head_dims=(64, 128),
-                                     gluon_bwd192_deterministic=True, **switch):
+                with launch.switches(**{**dict(gluon_bwd_deterministic=True, gluon_bwd_causal_head_dims=(64, 128),
+                                                 gluon_bwd192_deterministic=True), **switch}):
                     return launch.attention_backward(*args, **band, deterministic=mode != "default")
             finally:
                 launch._dq_turn_counters, launch._bwd192_counters = counters, counters192

@@ -322,7 +322,9 @@ GLUON_BWD192_TMA_EPILOGUE = os.environ.get("SDPA_BWD_GLUON_BWD192_TMA_EPILOGUE",
 # kernels: 1.16-1.17 of the default's time since stop 44 (bar 1.15). Off by default: written without a GPU at hand
 # (compiled for sm_90a: no spill in the tile loops), not yet run. $SDPA_BWD_GLUON_BWD192_DET=1 or the switch
 # gluon_bwd192_deterministic turns it on.
-GLUON_BWD192_DETERMINISTIC = os.environ.get("SDPA_BWD_GLUON_BWD192_DET", "0") == "1"
+# 2-4 are the dQ writers' timing probes (stop 46; the kernel's DET: no turn spin; nor written-wait and release add;
+# nor reduce), which tools/det_perf.py --det-probes times: their bits may vary, probe 4's dQ is never added.
+GLUON_BWD192_DETERMINISTIC = int(os.environ.get("SDPA_BWD_GLUON_BWD192_DET", "0"))
 
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
              "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
@@ -422,7 +424,7 @@ def switches(**values):
         if "triton_bwd_pdl" in values:
             TRITON_BWD_PDL = bool(values["triton_bwd_pdl"])
         if "gluon_bwd192_deterministic" in values:
-            GLUON_BWD192_DETERMINISTIC = bool(values["gluon_bwd192_deterministic"])
+            GLUON_BWD192_DETERMINISTIC = int(values["gluon_bwd192_deterministic"])
         yield
     finally:
         (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
@@ -1536,7 +1538,8 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     # head groups under the mask, and in deterministic mode without it too: a head's key blocks then start a group's
     # width of claims apart, not together, so that few wait at once on the turns of the blocks below them
     kw = dict(HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal or det else 1, PAIR=pair, PERSIST=persist,
-              SHARE_DS=share_ds, STAGES=stages, FUSED_DQ=int(GLUON_BWD192_FUSED_DQ) if fused else 0, DET=det,
+              SHARE_DS=share_ds, STAGES=stages, FUSED_DQ=int(GLUON_BWD192_FUSED_DQ) if fused else 0,
+              DET=GLUON_BWD192_DETERMINISTIC if det and GLUON_BWD192_DETERMINISTIC > 1 else det,
               num_warps=4, maxnreg=g.MAX_REGS, **more)
     # dK's two column chunks and dV as descriptors, or Q's first chunk's three times, which the kernel reads as "no"
     outs = _gluon_bwd192_out_descriptors(dk, dv) if tma_out else (descs[0],) * 3

@@ -681,7 +681,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         mbarrier.arrive(dq_bars.index(0), count=1)
 
     @gluon.jit
-    def _dq_writer(dq_smem, dq_desc, info_smem, dq_bars, ctr_ptr, S_q):
+    def _dq_writer(dq_smem, dq_desc, info_smem, dq_bars, ctr_ptr, S_q, DET: gl.constexpr = 1):
         """Deterministic mode's dQ writer of one consumer (``DET``; one warp, FlashAttention-3's dQ warp, as
         ``attention_bwd_gluon._dq_writer``): for each tile its consumer stages (``dq_bars`` 0, ``staged``), it reads
         the note (``_info_get``: the accumulator row, the key block's turn), waits until the tile's counter for this
@@ -690,7 +690,9 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         ``free``), waits until the reduce's writes are made (``_bulk_wait_written``) and passes the turn on (a
         release add, ``_dq_signal``); until a note's turn is -1. Counters: the launcher's zeroed int32s past the
         claim counter, one per (batch and head, query tile, column part): 1 + ((b H_q + h) n_tiles + i) 2 + part,
-        as the fused conversion's. The consumer (its column part) is read off the staging buffer's width."""
+        as the fused conversion's. The consumer (its column part) is read off the staging buffer's width. ``DET``
+        2-4 are timing probes (stop 46; sums right but bits free to vary, or dQ never added): 2 skips the turn spin,
+        3 also the written-wait and the release add, 4 also the reduce (the buffer is given back once staged)."""
         CID: gl.constexpr = 2 - dq_smem.type.shape[1] // 64
         n_qt = gl.cdiv(S_q, ROWS)
         _gdc_wait()  # the accumulator ODO may have zeroed
@@ -700,13 +702,16 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         while turn >= 0:
             bh = row // S_q
             ctr = ctr_ptr + 1 + (bh * n_qt + (row - bh * S_q) // ROWS) * 2 + CID
-            _dq_wait_turn(ctr, turn)
-            _tma_reduce_add(dq_desc, [row, CID * COLS0], dq_smem)
-            tma.store_wait(0)  # the reduce has read the buffer: the consumer may stage its next tile
+            if DET < 2:
+                _dq_wait_turn(ctr, turn)
+            if DET < 4:
+                _tma_reduce_add(dq_desc, [row, CID * COLS0], dq_smem)
+                tma.store_wait(0)  # the reduce has read the buffer: the consumer may stage its next tile
             mbarrier.arrive(dq_bars.index(1), count=1)
-            _bulk_wait_written()
-            _thread_barrier()  # the issuing thread's wait has passed before lane 0 signals
-            _dq_signal(ctr, 1)
+            if DET < 3:
+                _bulk_wait_written()
+                _thread_barrier()  # the issuing thread's wait has passed before lane 0 signals
+                _dq_signal(ctr, 1)
             t += 1
             mbarrier.wait(dq_bars.index(0), t & 1)
             row, turn = _info_get(info_smem)
@@ -1168,8 +1173,8 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                 gl.warp_specialize([(_consumer_persist, common + (dq0_smem, dq0_desc) + tail + (info0, bars0)),
                                     (_consumer_persist, common + (dq1_smem, dq1_desc) + tail + (info1, bars1)),
                                     (_loader_persist, loader),
-                                    (_dq_writer, (dq0_smem, dq0_desc, info0, bars0, ctr_ptr, S_q)),
-                                    (_dq_writer, (dq1_smem, dq1_desc, info1, bars1, ctr_ptr, S_q))],
+                                    (_dq_writer, (dq0_smem, dq0_desc, info0, bars0, ctr_ptr, S_q, DET)),
+                                    (_dq_writer, (dq1_smem, dq1_desc, info1, bars1, ctr_ptr, S_q, DET))],
                                    [4, 1, 1, 1], [240, 24, 24, 24])
             else:  # stand-ins of one element for the note and the mbarriers, which say "not this form"
                 gl.warp_specialize([(_consumer_persist, common + (dq0_smem, dq0_desc) + tail + (item_smem, kv_empty)),
