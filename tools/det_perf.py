@@ -12,7 +12,8 @@ kernels since stop 25's run 2, where this tool measured the deterministic form s
 At D_qk 192 / D_v 128 (rows 8 and 9) "det" is the persistent 192 pass's deterministic form (``DET``, the switch
 ``gluon_bwd192_deterministic``, stop 45; off by default, so that deterministic calls there take the Triton kernels:
 "triton_det"), and "det_free" gives every dQ turn of its tile counters at once; "det_p2".."det_p4"
-(``--det-probes``) are the dQ writers' timing probes (no turn spin; nor written-wait and release add; nor reduce).
+(``--det-probes``) are the dQ writers' timing probes (no turn spin; nor written-wait and release add; nor reduce),
+"det_p5" the candidate form that passes a tile's turn on a tile later (stop 46).
 The issue's bar: deterministic within 15% of the default (det/default <= 1.15). Each row also says which
 backward each mode took (``gluon_backward_reasons``),
 whether two deterministic calls gave bitwise the same dQ, dK, dV, and how far the deterministic dQ is from
@@ -70,6 +71,8 @@ def main() -> None:
     ap.add_argument("--det-probes", default="", help="comma-separated timing probes of the 192 pass's dQ writers to "
                     "time (modes det_p<N>, stop 46): 2 no turn spin, 3 nor written-wait and release add, 4 nor reduce "
                     "(their bits may vary; 4 adds no dQ)")
+    ap.add_argument("--check", default="", help="comma-separated modes (e.g. det_p5) whose five calls must agree bit "
+                    "for bit, reported with their gradients' distance to the default's")
     a = ap.parse_args()
     groups = [int(g) for g in a.head_groups.split(",") if g]
     modes = MODES + tuple(f"det_g{g}" for g in groups) + (("det_free",) if a.free_turns else ()) \
@@ -114,6 +117,14 @@ def main() -> None:
         default, det1, det2 = call("default"), call("det"), call("det")
         repeat = all(torch.equal(x, y) for x, y in zip(det1, det2))
         rel = ((det1[0].float() - default[0].float()).norm() / default[0].float().norm()).item()
+        checks = {}  # --check: a mode's five calls bitwise alike, and its dQ, dK, dV against the default's
+        for m in a.check.split(","):
+            if m:
+                outs = [call(m) for _ in range(5)]
+                checks[m] = dict(bitwise_repeat=all(torch.equal(x, y) for o in outs[1:] for x, y in zip(outs[0], o)),
+                                 rel_to_default=[((x.float() - y.float()).norm() / y.float().norm()).item()
+                                                 for x, y in zip(outs[0], default)])
+                del outs
         times = {m: [] for m in modes}
         for _ in range(a.rounds):
             for m in modes:
@@ -123,14 +134,16 @@ def main() -> None:
                    det_over_default=ms["det"] / ms["default"], triton_det_over_default=ms["triton_det"] / ms["default"],
                    **{f"{m}_over_default": ms[m] / ms["default"] for m in modes if m.startswith("det_")},
                    det_path=_path(args, band, True), default_path=_path(args, band, False),
-                   det_bitwise_repeat=repeat, det_dq_rel_to_default=rel)
+                   det_bitwise_repeat=repeat, det_dq_rel_to_default=rel, checks=checks)
         results.append(row)
         print(f"({B},{H}/{H_kv},{S},{D}) {'causal' if causal else 'full  '}: default {ms['default']:.3f} ms, "
               f"det {ms['det']:.3f} ms ({row['det_over_default']:.3f}x), triton det {ms['triton_det']:.3f} ms "
               f"({row['triton_det_over_default']:.3f}x); "
               + "".join(f"{m} {ms[m]:.3f} ({ms[m] / ms['default']:.3f}x), " for m in modes if m.startswith("det_"))
               + f"det path {row['det_path']}, bitwise repeat {repeat}, "
-              f"dQ rel to default {rel:.1e}", flush=True)
+              f"dQ rel to default {rel:.1e}"
+              + "".join(f"; {m}: bitwise repeat {c['bitwise_repeat']}, dQ/dK/dV rel to default "
+                        + "/".join(f"{r:.1e}" for r in c["rel_to_default"]) for m, c in checks.items()), flush=True)
         with open(os.path.join(a.out, "det_perf.json"), "w") as f:
             json.dump(results, f, indent=1)
         del q, k, v, do, o, stats, args, default, det1, det2
