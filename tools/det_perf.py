@@ -12,8 +12,7 @@ kernels since stop 25's run 2, where this tool measured the deterministic form s
 At D_qk 192 / D_v 128 (rows 8 and 9) "det" is the persistent 192 pass's deterministic form (``DET``, the switch
 ``gluon_bwd192_deterministic``, stop 45; off by default, so that deterministic calls there take the Triton kernels:
 "triton_det"), and "det_free" gives every dQ turn of its tile counters at once; "det_p2".."det_p4"
-(``--det-probes``) are the dQ writers' timing probes (no turn spin; nor written-wait and release add; nor reduce),
-"det_p5" the candidate form that passes a tile's turn on a tile later (stop 46).
+(``--det-probes``) are the dQ writers' timing probes (no turn spin; nor written-wait and release add; nor reduce).
 The issue's bar: deterministic within 15% of the default (det/default <= 1.15). Each row also says which
 backward each mode took (``gluon_backward_reasons``),
 whether two deterministic calls gave bitwise the same dQ, dK, dV, and how far the deterministic dQ is from

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Stop 46, run 2: where the 192 pass's deterministic form (DET) loses its time (1.39-1.40x of the default on an H100,
-# run 1 of docs/data/h100-2026-12-05a): its dQ writers' timing probes against the form, the default and the Triton
-# kernels' deterministic path, (1,16,4096,192/128) bf16, both masks: no turn spin (p2), nor written-wait and release
-# add (p3), nor reduce (p4: the consumers' staging and the walk down alone).
+# Stop 46, run 4 (an H100): where the 192 pass's deterministic form (DET) loses its time (1.39-1.40x of the default on
+# an H100, run 1 of docs/data/h100-2026-12-05a): its dQ writers' timing probes against the form, the default and the
+# Triton kernels' deterministic path, (1,16,4096,192/128) bf16, both masks: no turn spin (p2), nor written-wait and
+# release add (p3), nor reduce (p4: the consumers' staging and the walk down alone).
 #   bash tools/device_s46b.sh $OUT
 set -u
 out=${1:-/tmp/out}; mkdir -p "$out"

@@ -323,8 +323,7 @@ GLUON_BWD192_TMA_EPILOGUE = os.environ.get("SDPA_BWD_GLUON_BWD192_TMA_EPILOGUE",
 # (compiled for sm_90a: no spill in the tile loops), not yet run. $SDPA_BWD_GLUON_BWD192_DET=1 or the switch
 # gluon_bwd192_deterministic turns it on.
 # 2-4 are the dQ writers' timing probes (stop 46; the kernel's DET: no turn spin; nor written-wait and release add;
-# nor reduce), which tools/det_perf.py --det-probes times: their bits may vary, probe 4's dQ is never added; 5 the
-# candidate form whose writers pass a tile's turn on a tile later (the next reduce issued first).
+# nor reduce), which tools/det_perf.py --det-probes times: their bits may vary, probe 4's dQ is never added.
 GLUON_BWD192_DETERMINISTIC = int(os.environ.get("SDPA_BWD_GLUON_BWD192_DET", "0"))
 
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",

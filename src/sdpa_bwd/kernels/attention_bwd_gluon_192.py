@@ -152,8 +152,6 @@ DS_EXTRA = 2 * 64 * 64 * 2 + 128  # two 8 KB mailboxes, then four mbarriers (``_
 if AVAILABLE:  # the kernel's globals must be constexprs
     D_QK, D_V, KEYS, ROWS, HALF = (gl.constexpr(n) for n in (192, 128, 64, 64, 32))
     COLS0 = gl.constexpr(COLS0_)
-    # deterministic mode's note of a block's last tile to the dQ writer: added to the turn (a key block number)
-    LAST_TILE = gl.constexpr(1 << 20)
     # a shared buffer seen as another shape: Triton 3.6's ``_reinterpret``, renamed ``reinterpret`` since
     REINTERPRET_NAMED = gl.constexpr(hasattr(gl.shared_memory_descriptor, "reinterpret"))
 
@@ -692,55 +690,31 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         ``free``), waits until the reduce's writes are made (``_bulk_wait_written``) and passes the turn on (a
         release add, ``_dq_signal``); until a note's turn is -1. Counters: the launcher's zeroed int32s past the
         claim counter, one per (batch and head, query tile, column part): 1 + ((b H_q + h) n_tiles + i) 2 + part,
-        as the fused conversion's. The consumer (its column part) is read off the staging buffer's width; it marks
-        a block's last tile by ``LAST_TILE`` added to the turn. ``DET`` 2-4 are timing probes (stop 46; sums right
-        but bits free to vary, or dQ never added): 2 skips the turn spin, 3 also the written-wait and the release
-        add, 4 also the reduce (the buffer is given back once staged). ``DET`` 5 (stop 46, a candidate) passes a
-        tile's turn on a tile later, once the next tile's reduce is issued (``_bulk_wait_but_last``), so that the
-        writer's cycle no longer holds a reduce's whole trip to memory; a block's last tile's at once."""
+        as the fused conversion's. The consumer (its column part) is read off the staging buffer's width. ``DET``
+        2-4 are timing probes (stop 46; sums right but bits free to vary, or dQ never added): 2 skips the turn spin,
+        3 also the written-wait and the release add, 4 also the reduce (the buffer is given back once staged)."""
         CID: gl.constexpr = 2 - dq_smem.type.shape[1] // 64
         n_qt = gl.cdiv(S_q, ROWS)
         _gdc_wait()  # the accumulator ODO may have zeroed
         t = 0
-        prev_ctr = ctr_ptr  # DET 5: the counter whose turn is owed (owed 1) once its reduce is written
-        owed = 0
         mbarrier.wait(dq_bars.index(0), 0)
         row, turn = _info_get(info_smem)
         while turn >= 0:
-            last = turn >= LAST_TILE  # the block's last tile (the consumer's mark)
-            turn = turn - gl.where(last, LAST_TILE, 0)
             bh = row // S_q
             ctr = ctr_ptr + 1 + (bh * n_qt + (row - bh * S_q) // ROWS) * 2 + CID
-            if DET < 2 or DET == 5:
+            if DET < 2:
                 _dq_wait_turn(ctr, turn)
-            if DET < 4 or DET == 5:
+            if DET < 4:
                 _tma_reduce_add(dq_desc, [row, CID * COLS0], dq_smem)
                 tma.store_wait(0)  # the reduce has read the buffer: the consumer may stage its next tile
             mbarrier.arrive(dq_bars.index(1), count=1)
-            if DET == 5:  # the previous tile's turn passed on once its reduce is written, this one's a tile later
-                if last:  # (but a block's last tile's at once: the blocks above wait on it at their last tile)
-                    _bulk_wait_written()
-                    _thread_barrier()
-                    _dq_signal(prev_ctr, owed)
-                    _dq_signal(ctr, 1)
-                    owed = 0
-                else:
-                    _bulk_wait_but_last()
-                    _thread_barrier()
-                    _dq_signal(prev_ctr, owed)
-                    prev_ctr = ctr
-                    owed = 1
-            elif DET < 3:
+            if DET < 3:
                 _bulk_wait_written()
                 _thread_barrier()  # the issuing thread's wait has passed before lane 0 signals
                 _dq_signal(ctr, 1)
             t += 1
             mbarrier.wait(dq_bars.index(0), t & 1)
             row, turn = _info_get(info_smem)
-        if DET == 5:
-            _bulk_wait_written()
-            _thread_barrier()
-            _dq_signal(prev_ctr, owed)
 
     @gluon.jit
     def _consumer(q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem, dq_desc, kv_bar,
@@ -1030,8 +1004,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                 dk, dv = _tile(t0, i_last, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem,
                                dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem,
                                dlt_smem, bh * S_q, S_q, qk_scale_log2, dk, dv, (causal != 0) & (n_tiles == 1), None,
-                               t0, None, None, info_smem, dq_bars,
-                               pid_n + gl.where(n_tiles == 1, LAST_TILE, 0))
+                               t0, None, None, info_smem, dq_bars, pid_n)
                 for t in range(t0 + 1, t0 + n_tiles - 1):
                     dk, dv = _tile(t, i_last - (t - t0), key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem,
                                    p_smem, ds_smem, dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full,
@@ -1041,7 +1014,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                     dk, dv = _tile(t0 + n_tiles - 1, i_start, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem,
                                    p_smem, ds_smem, dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full,
                                    ds_full, lse_smem, dlt_smem, bh * S_q, S_q, qk_scale_log2, dk, dv, causal != 0,
-                                   None, t0, None, None, info_smem, dq_bars, pid_n + LAST_TILE)
+                                   None, t0, None, None, info_smem, dq_bars, pid_n)
             else:
                 dk, dv = _tile(t0, i_start, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem,
                                dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem,
