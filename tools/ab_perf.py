@@ -617,7 +617,8 @@ FWD_VARIANTS_S29 = {d: [] for d in (64, 128)}
 # run 54: 0-8%); or the dQ pass on a second stream
 # (``concurrent_dq``); the fused launch chained to ODO (``triton_bwd_pdl``). Predicted: 2-4% off the deterministic
 # call causal, 1-2% non-causal, PDL ~1% more. "gluon" is the default mode's call (the denominator); the rest are the
-# Triton path that deterministic calls take.
+# Triton path that deterministic calls take. Measured (stop 46, an H100, docs/data/h100-2026-12-05a run 2): the fused
+# launch 10-20% slower than the passes apart in every row and head group, PDL 0-1%, the second stream even.
 ROWS_S45 = [(1, 16, 16, 4096, (192, 128), True, torch.bfloat16), (1, 16, 16, 4096, (192, 128), False, torch.bfloat16),
             (1, 16, 16, 4096, (192, 128), True, torch.float16), (1, 16, 16, 4096, (192, 128), False, torch.float16)]
 _T192 = launch.backward_config(256, 128, torch.bfloat16, "cuda", True)  # the table's 192 / 128 entry, its passes apart
@@ -634,7 +635,9 @@ FWD_VARIANTS_S45 = {(192, 128): []}
 # 1.39-1.40x of the default, the Triton passes as one launch 10-20% slower than apart. What is left is the passes'
 # own tiles, stages and start order at 192 / 128, which runs 22-23 chose for the default mode (before the Gluon pass
 # took it) and nobody has measured since for deterministic mode: the dQ pass streaming 64 keys a step (half the loop
-# trips), its stage count, the start order's head groups.
+# trips), its stage count, the start order's head groups. Measured (an H100, docs/data/h100-2026-12-05a run 3): nothing
+# beats the table's entry by more than its own 1-3% spread (dQ 64/64 +1-8%, its 2 or 4 stages +14-23%, DKDV 2 stages
+# +2-10%, groups of 1 / 2 +13-19% causal and -2 to +1% non-causal, of 8 / 16 -2 to +3%).
 BWD_VARIANTS_S46 = {(192, 128): [
     ("gluon", "on", None), ("triton", "on", _T192),
     ("dq 64/64", "on", dataclasses.replace(_T192, block_n2=64)),

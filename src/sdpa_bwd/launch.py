@@ -189,8 +189,11 @@ GLUON_PDL = os.environ.get("SDPA_BWD_GLUON_PDL", "1") == "1"
 # The Triton kernels' fused launch (``BackwardConfig.fused_dq``) chained to ODO the same way (stop 45): ODO lets it
 # start once its programs have begun, and each of its programs waits for ODO's writes (``griddepcontrol.wait``) before
 # anything else. Deterministic calls at 192 / 128 take the Triton kernels, 1.16-1.17 of the default's time (stop 44),
-# whose side kernels' boundaries cost ~1% of the Gluon call (GLUON_PDL above). Off by default: not yet measured
-# (tools/ab_perf.py --table s45). $SDPA_BWD_TRITON_BWD_PDL=1 or the switch triton_bwd_pdl turns it on.
+# whose side kernels' boundaries cost ~1% of the Gluon call (GLUON_PDL above). Off: measured (stop 46, an H100,
+# docs/data/h100-2026-12-05a run 2, tools/ab_perf.py --table s45) the fused launch there is 10-20% slower than the two
+# passes apart (0.755-0.773 against 0.686-0.698 ms causal, 1.446-1.456 against 1.225-1.227 non-causal), and PDL
+# gains it 0-1%; bitwise the unchained launch (GPU tests). $SDPA_BWD_TRITON_BWD_PDL=1 or the switch triton_bwd_pdl
+# turns it on.
 TRITON_BWD_PDL = os.environ.get("SDPA_BWD_TRITON_BWD_PDL", "0") == "1"
 
 # Deterministic calls in the Gluon backward, its dQ reduces taken in turn by a dQ writer warp a consumer
@@ -319,11 +322,14 @@ GLUON_BWD192_TMA_EPILOGUE = os.environ.get("SDPA_BWD_GLUON_BWD192_TMA_EPILOGUE",
 # counter per (batch and head, query tile, column part), the blocks' tiles walked from the last down, the blocks
 # started in head groups (GLUON_HEAD_GROUP) with or without the mask; heads with K and V of their own only (shared
 # heads' dK and dV are added by atomics in no order). Without it, deterministic calls at 192 / 128 take the Triton
-# kernels: 1.16-1.17 of the default's time since stop 44 (bar 1.15). Off by default: written without a GPU at hand
-# (compiled for sm_90a: no spill in the tile loops), not yet run. $SDPA_BWD_GLUON_BWD192_DET=1 or the switch
+# kernels: 1.16-1.17 of the default's time since stop 44 (bar 1.15). Off: right and bitwise repeatable (GPU tests,
+# stop 46, an H100) but slower, 1.38-1.40x of the default against the Triton path's 1.03-1.10x there (run 1 of
+# docs/data/h100-2026-12-05a, tools/det_perf.py --shapes 8,9). $SDPA_BWD_GLUON_BWD192_DET=1 or the switch
 # gluon_bwd192_deterministic turns it on.
 # 2-4 are the dQ writers' timing probes (stop 46; the kernel's DET: no turn spin; nor written-wait and release add;
-# nor reduce), which tools/det_perf.py --det-probes times: their bits may vary, probe 4's dQ is never added.
+# nor reduce), which tools/det_perf.py --det-probes times: their bits may vary, probe 4's dQ is never added. Run 4
+# there: 1.15-1.21x, 1.02-1.05x, 0.82x of the default (the form 1.38-1.39x): each writer's serial cycle (acquire
+# spin, reduce, wait for its writes, release add) is longer than a consumer's tile.
 GLUON_BWD192_DETERMINISTIC = int(os.environ.get("SDPA_BWD_GLUON_BWD192_DET", "0"))
 
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",

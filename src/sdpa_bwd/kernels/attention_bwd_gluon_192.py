@@ -98,8 +98,13 @@ the turn on. The counters are the fused conversion's (one per batch and head, qu
 tiles run from the last down (the loader's ``stream_q_do(down=1)``, the consumers' peeled first tile, loop, and the
 diagonal's last, masked under the causal mask), so that every block of a head reaches a tile at the same point of
 its life, and a block waits for the blocks below it, which the start order claimed before it: the earliest unfinished
-block waits for nobody, whatever the number of resident programs. Written without a GPU at hand (compiled for sm_90a
-with Triton 3.6 and 3.9: 231,780 B of shared memory, 24 / 28 B of spills, none in the tile loops); not yet run.
+block waits for nobody, whatever the number of resident programs. Compiled for sm_90a with Triton 3.6 and 3.9
+(231,780 B of shared memory, 24 / 28 B of spills, none in the tile loops). Measured (stop 46, an H100,
+docs/data/h100-2026-12-05a runs 1, 4, 5; ``tools/det_perf.py``): right and bitwise repeatable, but 1.38-1.40x of the
+default's time at (1,16,4096) bf16, where the Triton kernels' deterministic path takes 1.03-1.10x, so it stays off.
+The writers' probes (``DET`` 2-4) put 0.19-0.23 of the default's time in the turn spins and 0.13-0.16 in the wait for
+a reduce's writes: a writer's serial cycle per tile outlasts a consumer's tile. Passing a tile's turn on a tile later
+(the wait overlapped with the next reduce; run 5, its diff kept there) was slower still, 1.49-1.50x.
 """
 
 from __future__ import annotations
