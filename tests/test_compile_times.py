@@ -221,7 +221,7 @@ def test_192_128_16_bit_backward_is_the_gluon_192_kernel_as_on_the_h200(monkeypa
     assert dict(g.constexprs) == {"HEAD_GROUP": 1, "PAIR": False, "PERSIST": launch.GLUON_BWD192_PERSIST,
                                   "SHARE_DS": False,
                                   "STAGES": 3 if launch.GLUON_BWD192_THREE_STAGES else 2, "FUSED_DQ": 0,
-                                  "DET": False, "dk_sd": 1, "dv_sd": 1}, dict(g.constexprs)
+                                  "DET": False, "NO_DQ": False, "dk_sd": 1, "dv_sd": 1}, dict(g.constexprs)
     assert g.maxnreg == attention_bwd_gluon_192.MAX_REGS
     assert dict(g.signature)["dk_ptr"] == "*bf16"
     causal = by_kernel(Case("g", right_bound=0, **base))[ct.GLUON_BWD192_KERNEL]
@@ -239,3 +239,11 @@ def test_192_128_16_bit_backward_is_the_gluon_192_kernel_as_on_the_h200(monkeypa
     c = dict(own_det[ct.GLUON_BWD192_KERNEL].constexprs)
     assert (c["DET"], c["PERSIST"], c["HEAD_GROUP"], c["FUSED_DQ"]) == (True, True, launch.GLUON_HEAD_GROUP, 0), c
     assert ct.GLUON_BWD192_KERNEL not in gqa_det, sorted(gqa_det)
+    # deterministic mode's split form (stop 46): the pass with NO_DQ (no turns, no head groups without the mask),
+    # then the Triton dQ pass, and no DQ_CONVERT; taken before the turns where both switches are on
+    with launch.switches(gluon_bwd192_det_split=True, gluon_bwd192_deterministic=True, gluon_bwd192_persist=True):
+        split = by_kernel(Case("g", deterministic=True, **base))
+    c = dict(split[ct.GLUON_BWD192_KERNEL].constexprs)
+    assert (c.get("NO_DQ"), c["DET"], c["PERSIST"], c["HEAD_GROUP"], c["FUSED_DQ"]) == (True, False, True, 1, 0), c
+    assert any(k.startswith("attention_bwd_dq_kernel") for k in split), sorted(split)
+    assert "attention_bwd_dq_convert_kernel" not in split, sorted(split)

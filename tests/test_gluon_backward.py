@@ -54,7 +54,13 @@ def compiled(compile_reports):
 @pytest.fixture(scope="module")
 def compiled192(compile_reports):
     return {(r["grouped"], r["pair"], r["persist"], r["share_ds"], r["stages"], r["tma_out"], r["det"]): r
-            for r in compile_reports if r.get("kernel") == "attention_bwd_gluon_192"}
+            for r in compile_reports if r.get("kernel") == "attention_bwd_gluon_192" and not r.get("no_dq")}
+
+
+@pytest.fixture(scope="module")
+def compiled192_no_dq(compile_reports):
+    """The persistent 192 form's split form of deterministic mode (``NO_DQ``, stop 46), by its epilogue."""
+    return {r["tma_out"]: r for r in compile_reports if r.get("kernel") == "attention_bwd_gluon_192" and r.get("no_dq")}
 
 
 # (grouped, TMA epilogue, deterministic, head loop, det up): the eleven compiles the launcher makes (shared K/V
@@ -311,6 +317,25 @@ def test_gluon_backward_192_deterministic_compile_takes_turns_in_its_writers(com
     assert det["shared"] <= H200_SHARED, f"deterministic mode asks for {det['shared']} B of shared memory"
 
 
+@COMPILES
+def test_gluon_backward_192_split_form_computes_no_dq(compiled192_no_dq, compiled192):
+    """Deterministic mode's split form at 192 / 128 (``NO_DQ``, stop 46): the persistent pass without dQ, so no bulk
+    reduce, no turn, 16 fewer wgmma than the default form's 80 (consumer 0's dQ columns 0-127: 8 k-steps, consumer
+    1's 128-191 over both K chunks' keys: 8), and no spill; dK and dV still go out by the bulk-copy engine."""
+    assert compiled192_no_dq, "tools/gluon_bwd_compile.py compiled no NO_DQ form"
+    for tma_out, r in compiled192_no_dq.items():
+        plain = compiled192[(False, False, True, False, 3, tma_out, False)]
+        seen = {n: r[n] for n in ("bulk_reduces", "turn_spins", "written_waits", "turn_passes", "tile_counts")}
+        assert set(seen.values()) == {0}, (
+            f"the split form (tma_out {tma_out}) reduces or orders dQ {seen}: it computes none; check "
+            "attention_bwd_gluon_192._tile's NO_DQ branches")
+        assert r["wgmma"] == plain["wgmma"] - 16, (
+            f"the split form has {r['wgmma']} wgmma against the default form's {plain['wgmma']}: expected exactly "
+            "the dQ products' 16 fewer")
+        assert r["spill_bytes"] == [0, 0] and r["shared"] <= H200_SHARED, (r["spill_bytes"], r["shared"])
+        assert r["bulk_stores"] == plain["bulk_stores"], "dK and dV leave as the default form's do"
+
+
 def _tensors(dtype=torch.bfloat16, d=128, d_step=1, S=64, H=2, H_kv=None):
     H_kv = H if H_kv is None else H_kv
     q, do = (torch.randn(1, H, S, d * d_step, dtype=dtype)[..., ::d_step] for _ in range(2))
@@ -390,6 +415,35 @@ def test_gluon_backward_192_deterministic_only_where_its_switch_form_and_heads_a
             monkeypatch.setattr(launch, "_bwd192_persist", lambda q: False)
             assert any("persistent form" in r for r in _reasons(q, k, v, do, **kw))
             monkeypatch.setattr(launch, "_bwd192_persist", lambda q: True)
+
+
+@pytest.mark.parametrize("H_kv", [2, 1], ids=["own-kv", "mqa"])
+def test_gluon_backward_192_split_form_only_where_its_switch_rows_and_heads_allow(as_on_the_h200, monkeypatch, H_kv):
+    """Deterministic mode's split form at 192 / 128 (``GLUON_BWD192_DET_SPLIT``, stop 46; the turn-taking form's switch
+    off): the persistent pass takes heads with K and V of their own where S_q is a multiple of 4 (the Triton dQ pass
+    after it reads the side buffers packed); other S_q, shared heads and other forms are declined with a reason that
+    names the rule."""
+    if not launch.attention_bwd_gluon.AVAILABLE:
+        pytest.skip("this Triton has no Gluon Hopper module")
+    monkeypatch.setattr(launch, "_bwd192_persist", lambda q: True)  # the persistent form, as on the GPU
+    for S in (64, 66):
+        q, k, _, _ = _tensors(d=192, H_kv=H_kv, S=S)
+        _, _, v, do = _tensors(d=128, H_kv=H_kv, S=S)
+        for causal in (False, True):
+            kw = dict(causal=causal, banded=causal, deterministic=True)
+            with launch.switches(gluon_bwd_192=("causal", "nc"), gluon_bwd192_deterministic=False,
+                                 gluon_bwd192_det_split=True):
+                reasons = _reasons(q, k, v, do, **kw)
+                if S % 4:
+                    assert any("multiple of 4" in r for r in reasons), reasons
+                elif H_kv == 2:
+                    assert reasons == [], f"the split form with K and V heads of their own declined: {reasons}"
+                else:
+                    assert any("shared K/V heads" in r for r in reasons), reasons
+                if S % 4 == 0:
+                    monkeypatch.setattr(launch, "_bwd192_persist", lambda q: False)
+                    assert any("persistent form" in r for r in _reasons(q, k, v, do, **kw))
+                    monkeypatch.setattr(launch, "_bwd192_persist", lambda q: True)
 
 
 def test_bwd192_forms_follow_the_switches_on_cuda_only():
@@ -546,6 +600,7 @@ def test_dq_block_is_half_a_tile_in_whole_products(D, rows):
                                          ("gluon_bwd192_three_stages", "GLUON_BWD192_THREE_STAGES"),
                                          ("gluon_bwd192_k128", "GLUON_BWD192_K128"),
                                          ("gluon_bwd192_deterministic", "GLUON_BWD192_DETERMINISTIC"),
+                                         ("gluon_bwd192_det_split", "GLUON_BWD192_DET_SPLIT"),
                                          ("triton_bwd_pdl", "TRITON_BWD_PDL")])
 def test_gluon_bwd192_form_switch_sets_and_restores(switch, name):
     before = getattr(launch, name)

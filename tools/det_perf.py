@@ -12,7 +12,8 @@ kernels since stop 25's run 2, where this tool measured the deterministic form s
 At D_qk 192 / D_v 128 (rows 8 and 9) "det" is the persistent 192 pass's deterministic form (``DET``, the switch
 ``gluon_bwd192_deterministic``, stop 45; off by default, so that deterministic calls there take the Triton kernels:
 "triton_det"), and "det_free" gives every dQ turn of its tile counters at once; "det_p2".."det_p4"
-(``--det-probes``) are the dQ writers' timing probes (no turn spin; nor written-wait and release add; nor reduce).
+(``--det-probes``) are the dQ writers' timing probes (no turn spin; nor written-wait and release add; nor reduce),
+"det_split" (``--split``) the split form: dK and dV in the Gluon pass, dQ by the Triton dQ pass (stop 46).
 The issue's bar: deterministic within 15% of the default (det/default <= 1.15). Each row also says which
 backward each mode took (``gluon_backward_reasons``),
 whether two deterministic calls gave bitwise the same dQ, dK, dV, and how far the deterministic dQ is from
@@ -70,12 +71,15 @@ def main() -> None:
     ap.add_argument("--det-probes", default="", help="comma-separated timing probes of the 192 pass's dQ writers to "
                     "time (modes det_p<N>, stop 46): 2 no turn spin, 3 nor written-wait and release add, 4 nor reduce "
                     "(their bits may vary; 4 adds no dQ)")
+    ap.add_argument("--split", action="store_true", help="also time mode det_split: deterministic mode at 192 / 128 "
+                    "as the Gluon pass's split form (dK, dV in the pass, then the Triton dQ pass; stop 46)")
     ap.add_argument("--check", default="", help="comma-separated modes (e.g. det_p5) whose five calls must agree bit "
                     "for bit, reported with their gradients' distance to the default's")
     a = ap.parse_args()
     groups = [int(g) for g in a.head_groups.split(",") if g]
     modes = MODES + tuple(f"det_g{g}" for g in groups) + (("det_free",) if a.free_turns else ()) \
-        + (("det_down", "det_up") if a.orders else ()) + tuple(f"det_p{p}" for p in a.det_probes.split(",") if p)
+        + (("det_down", "det_up") if a.orders else ()) + tuple(f"det_p{p}" for p in a.det_probes.split(",") if p) \
+        + (("det_split",) if a.split else ())
     rows = [ROWS[int(i)] for i in a.shapes.split(",") if i] or ROWS
     os.makedirs(a.out, exist_ok=True)
     print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name(), flush=True)
@@ -99,6 +103,8 @@ def main() -> None:
             switch = {"det_down": {"gluon_bwd_det_up": ()}, "det_up": {"gluon_bwd_det_up": (64, 128)}}.get(mode, {})
             if mode.startswith("det_g"):
                 switch = {"head_group": int(mode[5:])}
+            if mode == "det_split":  # the 192 pass's split form (launch.GLUON_BWD192_DET_SPLIT, stop 46)
+                switch = {"gluon_bwd192_det_split": True}
             if mode.startswith("det_p"):  # the 192 pass's dQ writers' timing probes (launch.GLUON_BWD192_DETERMINISTIC)
                 switch = {"gluon_bwd192_deterministic": int(mode[5:])}
             counters, counters192 = launch._dq_turn_counters, launch._bwd192_counters

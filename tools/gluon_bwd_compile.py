@@ -124,7 +124,7 @@ FORMS_192 = ((False, False, False, 3, False, False), (False, False, False, 2, Fa
 
 def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: bool = False,
                 share_ds: bool = False, stages: int = 2, k128: bool = False, fused: int = 0,
-                tma_out: bool = False, det: bool = False) -> dict:
+                tma_out: bool = False, det: bool = False, no_dq: bool = False) -> dict:
     """The D_qk 192 / D_v 128 kernel (``attention_bwd_gluon_192``) as the launcher compiles it
     (``launch._gluon_bwd192_descriptors``): ``grouped``: shared K/V heads, dK and dV added into fp32 accumulators
     (``dk_ptr``, ``dv_ptr`` fp32), else stored as 16 bits; under the causal mask's head groups. ``pair``: the
@@ -141,7 +141,8 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
     its copies counted (``bulk_stores``); else the stand-ins the launcher passes (Q's first chunk's blocks). ``det``:
     the persistent form in deterministic mode (``DET``, stop 45: a dQ writer warp a consumer), with its turns' spins
     (``turn_spins``, acquire loads), waits for a reduce's writes (``written_waits``) and release adds
-    (``turn_passes``) counted."""
+    (``turn_passes``) counted. ``no_dq``: the persistent form's split form of deterministic mode (``NO_DQ``, stop 46:
+    dK and dV only, the Triton dQ pass after it)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import compile_report, desc_signature, signature_of
     from triton.experimental.gluon import language as gl
@@ -170,7 +171,7 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
     for p in ("lse_desc", "dlt_desc"):
         sig[p] = desc_signature(64, "float32", [64], g.host_layout("side", gdt))
     consts = dict(HEAD_GROUP=8) if k128 else dict(HEAD_GROUP=8, PAIR=pair, PERSIST=persist, SHARE_DS=share_ds,
-                                                  STAGES=stages, FUSED_DQ=fused, DET=det)
+                                                  STAGES=stages, FUSED_DQ=fused, DET=det, NO_DQ=no_dq)
     report = compile_report(fn, sig, consts, maxnreg=g.MAX_REGS, with_ptx=True)
     ptx = report.pop("ptx")
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
@@ -186,8 +187,9 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
     report["turn_spins"] = ptx.count("ld.acquire.gpu.global.b32")
     report["written_waits"] = len(re.findall(r"cp\.async\.bulk\.wait_group 0;", ptx))
     report["turn_passes"] = ptx.count("red.release.gpu.global.add.s32")
-    return dict(kernel="attention_bwd_gluon_192" + "_k128" * k128, dtype=dtype, grouped=grouped, pair=pair, persist=persist,
-                share_ds=share_ds, stages=stages, fused=fused, tma_out=tma_out, det=det, **report)
+    return dict(kernel="attention_bwd_gluon_192" + "_k128" * k128, dtype=dtype, grouped=grouped, pair=pair,
+                persist=persist, share_ds=share_ds, stages=stages, fused=fused, tma_out=tma_out, det=det, no_dq=no_dq,
+                **report)
 
 
 def main(argv) -> None:
@@ -213,6 +215,9 @@ def main(argv) -> None:
                     continue
                 print(json.dumps(compile_192(dtype, grouped, pair, persist, share_ds, stages, tma_out=tma_out,
                                              det=det)), flush=True)
+            if not grouped:  # deterministic mode's split form (stop 46): dK and dV only, heads of their own
+                print(json.dumps(compile_192(dtype, False, persist=True, stages=3, tma_out=True, no_dq=True)),
+                      flush=True)
             print(json.dumps(compile_192(dtype, grouped, k128=True)), flush=True)  # the 128-key kernel (stop 41)
 
 

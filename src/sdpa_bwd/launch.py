@@ -332,12 +332,22 @@ GLUON_BWD192_TMA_EPILOGUE = os.environ.get("SDPA_BWD_GLUON_BWD192_TMA_EPILOGUE",
 # spin, reduce, wait for its writes, release add) is longer than a consumer's tile.
 GLUON_BWD192_DETERMINISTIC = int(os.environ.get("SDPA_BWD_GLUON_BWD192_DET", "0"))
 
+# Deterministic mode at 192 / 128 as the persistent Gluon pass's split form (``attention_bwd_gluon_192``'s ``NO_DQ``,
+# stop 46): the pass computes dK and dV only (no dQ product, no reduce, no turn), then the Triton kernels' dQ pass
+# computes dQ; heads with K and V of their own, S_q a multiple of 4 (the dQ pass reads the side buffers packed, the
+# pass in rows of gluon_side_rows). Written because the turn-taking form ran 1.38-1.40x of the default on an H100 and
+# the Triton path's DKDV pass is about what the Gluon pass takes without dQ: on the H200, where the Gluon pass is the
+# faster of the two, predicted 1.03-1.11x causal, 1.06-1.15x non-causal (perf log, stop 46). Off: compiled for sm_90a
+# (no spills, 64 wgmma against the default form's 80), not yet run. Taken before the turn-taking form where both are
+# on. $SDPA_BWD_GLUON_BWD192_DET_SPLIT=1 or the switch gluon_bwd192_det_split turns it on.
+GLUON_BWD192_DET_SPLIT = os.environ.get("SDPA_BWD_GLUON_BWD192_DET_SPLIT", "0") == "1"
+
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
              "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
              "gluon_bwd_deterministic", "gluon_bwd_head_loop", "gluon_bwd_192", "gluon_bwd_det_up", "gluon_pdl",
              "gluon_bwd_dq_rows", "gluon_bwd192_pair", "gluon_bwd192_persist", "gluon_bwd192_share_ds",
              "gluon_bwd192_three_stages", "gluon_bwd192_k128", "gluon_bwd192_fused_dq",
-             "gluon_bwd192_tma_epilogue", "triton_bwd_pdl", "gluon_bwd192_deterministic")
+             "gluon_bwd192_tma_epilogue", "triton_bwd_pdl", "gluon_bwd192_deterministic", "gluon_bwd192_det_split")
 
 
 @contextlib.contextmanager
@@ -355,13 +365,15 @@ def switches(**values):
     (``GLUON_BWD192_PERSIST``), ``gluon_bwd192_share_ds`` (``GLUON_BWD192_SHARE_DS``), ``gluon_bwd192_three_stages``
     (``GLUON_BWD192_THREE_STAGES``), ``gluon_bwd192_k128`` (``GLUON_BWD192_K128``), ``gluon_bwd192_fused_dq``
     (``GLUON_BWD192_FUSED_DQ``), ``gluon_bwd192_tma_epilogue`` (``GLUON_BWD192_TMA_EPILOGUE``), ``triton_bwd_pdl``
-    (``TRITON_BWD_PDL``), ``gluon_bwd192_deterministic`` (``GLUON_BWD192_DETERMINISTIC``). A switch not named keeps
+    (``TRITON_BWD_PDL``), ``gluon_bwd192_deterministic`` (``GLUON_BWD192_DETERMINISTIC``), ``gluon_bwd192_det_split``
+    (``GLUON_BWD192_DET_SPLIT``). A switch not named keeps
     its value."""
     global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
     global GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC
     global GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR
     global GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128
     global GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE, TRITON_BWD_PDL, GLUON_BWD192_DETERMINISTIC
+    global GLUON_BWD192_DET_SPLIT
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
@@ -381,7 +393,8 @@ def switches(**values):
               GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
               GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
               GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128,
-              GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE, TRITON_BWD_PDL, GLUON_BWD192_DETERMINISTIC)
+              GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE, TRITON_BWD_PDL, GLUON_BWD192_DETERMINISTIC,
+              GLUON_BWD192_DET_SPLIT)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -431,13 +444,16 @@ def switches(**values):
             TRITON_BWD_PDL = bool(values["triton_bwd_pdl"])
         if "gluon_bwd192_deterministic" in values:
             GLUON_BWD192_DETERMINISTIC = int(values["gluon_bwd192_deterministic"])
+        if "gluon_bwd192_det_split" in values:
+            GLUON_BWD192_DET_SPLIT = bool(values["gluon_bwd192_det_split"])
         yield
     finally:
         (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
          GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
          GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
          GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128,
-         GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE, TRITON_BWD_PDL, GLUON_BWD192_DETERMINISTIC) = before
+         GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE, TRITON_BWD_PDL, GLUON_BWD192_DETERMINISTIC,
+         GLUON_BWD192_DET_SPLIT) = before
 
 
 def set_tma_mode(mode: str) -> None:
@@ -1200,7 +1216,8 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     It runs on the H200 (sm_90) only, outside Triton's interpreter, for 16-bit Q, K, V, dO of a head dim in
     ``GLUON_BWD_HEAD_DIMS`` (D_qk = D_v: 64, 128; under the causal mask those in ``GLUON_BWD_CAUSAL_HEAD_DIMS``, both),
     or of D_qk 192 / D_v 128 (``kernels.attention_bwd_gluon_192``, under the masks in ``GLUON_BWD_192``; in
-    deterministic mode only where ``GLUON_BWD192_DETERMINISTIC`` lets it in, in its persistent form, with K and V heads
+    deterministic mode only where ``GLUON_BWD192_DETERMINISTIC`` or ``GLUON_BWD192_DET_SPLIT`` (S_q a multiple of 4)
+    lets it in, in its persistent form, with K and V heads
     of their own), that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and
     dV bulk-reduced into fp32 accumulators; at 192 / 128 added by atomics), scale > 0, no band but the causal one
     with its diagonal at 0 (and S_q >= S_kv under it), in deterministic mode where ``GLUON_BWD_DETERMINISTIC`` lets
@@ -1216,14 +1233,17 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
         if mask not in GLUON_BWD_192:
             reasons.append(f"head dims (192, 128) {'under the causal mask' if causal else 'without a mask'}: "
                            f"{mask!r} is not in GLUON_BWD_192 {sorted(GLUON_BWD_192)} ($SDPA_BWD_GLUON_BWD_192)")
-        if deterministic and not GLUON_BWD192_DETERMINISTIC:
+        split = _bwd192_det_split(q)
+        if deterministic and not (GLUON_BWD192_DETERMINISTIC or split):
             reasons.append("deterministic mode at head dims (192, 128): GLUON_BWD192_DETERMINISTIC is off (the switch "
-                           "gluon_bwd192_deterministic, $SDPA_BWD_GLUON_BWD192_DET), so the Triton kernels' "
-                           "deterministic path takes it")
+                           "gluon_bwd192_deterministic, $SDPA_BWD_GLUON_BWD192_DET), and GLUON_BWD192_DET_SPLIT "
+                           + ("(the switch gluon_bwd192_det_split) is too" if not GLUON_BWD192_DET_SPLIT else
+                              f"takes S_q a multiple of 4 only (S_q = {S_q}: its dQ pass reads the side buffers "
+                              "packed)") + ", so the Triton kernels' deterministic path takes it")
         elif deterministic and not _bwd192_persist(q):
-            reasons.append("deterministic mode at head dims (192, 128): its turns are the persistent form's "
-                           "(GLUON_BWD192_PERSIST on, the pair, dS-exchange and 128-key forms off), so the Triton "
-                           "kernels' deterministic path takes it")
+            reasons.append("deterministic mode at head dims (192, 128): its forms (turns, split) are the persistent "
+                           "form's (GLUON_BWD192_PERSIST on, the pair, dS-exchange and 128-key forms off), so the "
+                           "Triton kernels' deterministic path takes it")
         elif deterministic and (H_k != H_q or H_v != H_q):
             reasons.append(f"deterministic mode at head dims (192, 128) with shared K/V heads (H_q, H_k, H_v = "
                            f"{(H_q, H_k, H_v)}): the column-split kernel adds their dK, dV partials by atomics in no "
@@ -1361,17 +1381,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
         )
 
     def dq_pass():
-        grid = (_cdiv(S_q, cfg.block_m2), B * H_q)
-        rec.launch(
-            _kernel(attention_bwd_dq_kernel, attention_bwd_dq_kernel_any_len, S_q, S_kv), grid,
-            q, k, v, do, dq, lse2, delta,
-            *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(),
-            H_q, H_q // H_k, H_q // H_v, S_q, S_kv,
-            qk_scale_log2, scale, lo_off, hi_off,
-            BLOCK_M=cfg.block_m2, BLOCK_N=cfg.block_n2, TMA=tma_kv, HEAD_GROUP=head_group,
-            **dict(common, num_warps=cfg.dq_num_warps or cfg.num_warps,
-                   num_stages=cfg.dq_num_stages or cfg.num_stages),
-        )
+        _launch_triton_dq_pass(rec, cfg, q, k, v, do, dq, lse2, delta, scale, lo_off, hi_off, common)
 
     if concurrent:
         main, side = torch.cuda.current_stream(dev), _side_stream(dev)
@@ -1471,6 +1481,27 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
     return dq, dk, dv
 
 
+def _launch_triton_dq_pass(rec, cfg: BackwardConfig, q, k, v, do, dq, lse2, delta, scale: float, lo_off: int,
+                           hi_off: int, common: dict) -> None:
+    """The Triton kernels' dQ pass (``cfg``'s BLOCK_M2 / BLOCK_N2 tiles, its own warps and stages): dQ written
+    through its strides from Q, K, V, dO and ODO's side buffers, packed S_q rows a head. ``common``: the kernels'
+    shared constexprs (head dims and their chunks, band flags, dot precision, WIDE). The Triton backward's last
+    pass, and deterministic mode's dQ after the 192 / 128 Gluon pass's split form (``GLUON_BWD192_DET_SPLIT``)."""
+    B, H_q, S_q, _ = q.shape
+    H_k, H_v, S_kv = k.shape[1], v.shape[1], k.shape[2]
+    rec.launch(
+        _kernel(attention_bwd_dq_kernel, attention_bwd_dq_kernel_any_len, S_q, S_kv), (_cdiv(S_q, cfg.block_m2),
+                                                                                       B * H_q),
+        q, k, v, do, dq, lse2, delta,
+        *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(),
+        H_q, H_q // H_k, H_q // H_v, S_q, S_kv,
+        scale * LOG2E, scale, lo_off, hi_off,
+        BLOCK_M=cfg.block_m2, BLOCK_N=cfg.block_n2, TMA=cfg.dq_kv_tma and _use_tma(k, v),
+        HEAD_GROUP=HEAD_GROUP or cfg.head_group,
+        **dict(common, num_warps=cfg.dq_num_warps or cfg.num_warps, num_stages=cfg.dq_num_stages or cfg.num_stages),
+    )
+
+
 def _bwd192_forms(q):
     """(k128, pair, share_ds, persist): the 192 / 128 pass's form as its switches and Q's device choose it."""
     cuda = q.device.type == "cuda"
@@ -1479,6 +1510,13 @@ def _bwd192_forms(q):
     share_ds = GLUON_BWD192_SHARE_DS and not (pair or k128) and cuda
     persist = GLUON_BWD192_PERSIST and not (pair or share_ds or k128) and cuda
     return k128, pair, share_ds, persist
+
+
+def _bwd192_det_split(q) -> bool:
+    """Whether a deterministic 192 / 128 call in the Gluon pass takes its split form (``GLUON_BWD192_DET_SPLIT``:
+    dK and dV in the pass, dQ by the Triton kernels' dQ pass): the switch, and S_q's rows packed in the pass's side
+    buffers (``gluon_side_rows``), which the dQ pass reads packed."""
+    return GLUON_BWD192_DET_SPLIT and gluon_side_rows(q.shape[2]) == q.shape[2]
 
 
 def _bwd192_persist(q) -> bool:
@@ -1494,20 +1532,23 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     are shared (GQA, MQA), each query head's program adds its dK and dV (dK scaled) into zeroed fp32 accumulators
     of K's and V's dims (atomic adds), which DQ_CONVERT's kernel writes into dK and dV afterwards. ``deterministic``
     (``gluon_backward_reasons`` lets it in persistent, heads of their own): dQ's reduces in turn (``DET``), over
-    the counters the fused conversion would use."""
+    the counters the fused conversion would use; or, in the split form (``GLUON_BWD192_DET_SPLIT``), the pass
+    computes dK and dV only (``NO_DQ``: no accumulator, no DQ_CONVERT) and the Triton kernels' dQ pass dQ."""
     B, H_q, S_q, D_qk = q.shape
     S_kv, D_v = k.shape[2], v.shape[3]
     wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
     side = gluon_side_rows(S_q)
     pdl = GLUON_PDL and q.device.type == "cuda"
-    atomic = "odo" if pdl else True  # where ODO zeroes the accumulator, it is allocated without a fill
-    delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, atomic, q.device, side)
     kv_acc = _kv_accumulators(q, k, v)
+    k128, pair, share_ds, persist = _bwd192_forms(q)
+    split = deterministic and persist and kv_acc is None and _bwd192_det_split(q)
+    det = deterministic and persist and kv_acc is None and not split
+    # where ODO zeroes the accumulator, it is allocated without a fill; the split form has none (delta stands in)
+    atomic = False if split else "odo" if pdl else True
+    delta, lse2, dq_accum = _side_buffers(B, H_q, S_q, D_qk, atomic, q.device, side)
     dk_out, dv_out = kv_acc or (dk, dv)
     g = attention_bwd_gluon_192
-    k128, pair, share_ds, persist = _bwd192_forms(q)
-    det = deterministic and persist and kv_acc is None
-    if deterministic and not det:
+    if deterministic and not (det or split):
         raise RuntimeError(f"deterministic 192/128 call in a form without turns (persistent {persist}, shared K/V "
                            f"heads {kv_acc is not None}): gluon_backward_reasons should have sent it to the Triton "
                            "kernels; this is a launcher bug, report it with the call's shapes")
@@ -1515,8 +1556,8 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     # so a head's last block to finish would convert all of its tiles alone), into a dQ of Q's dtype (the kernel
     # writes the inputs' 16 bits; a caller's dQ of another dtype goes to DQ_CONVERT, which writes dQ's own) whose head
     # dim is packed and whose rows start on 16 bytes (its stores are four columns wide)
-    fused = (persist and not det and GLUON_BWD192_FUSED_DQ and causal and dq.dtype == q.dtype and dq.stride(3) == 1
-             and dq.data_ptr() % 16 == 0 and all(st % 8 == 0 for st in dq.stride()[:3]))
+    fused = (persist and not (det or split) and GLUON_BWD192_FUSED_DQ and causal and dq.dtype == q.dtype
+             and dq.stride(3) == 1 and dq.data_ptr() % 16 == 0 and all(st % 8 == 0 for st in dq.stride()[:3]))
     # the persistent form's zeroed block counter (and, converting dQ in the pass, its tiles' counters), filled before
     # ODO (as the launch cache's replay fills it): a fill between ODO and the pass would stand in their PDL chain
     # dK and dV by the bulk-copy engine at each block's end (the persistent form's, not beside the fused conversion,
@@ -1526,8 +1567,8 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
                and dv.dtype == q.dtype and _tma_ok(dk) and _tma_ok(dv))
     # (deterministic mode's turns count on the fused conversion's tile counters)
     counter = _bwd192_counters(B, H_q, S_q, fused or det, q.device) if persist else None
-    _launch_odo(rec, o, do, stats, st, delta, lse2, head_dim_pad(D_v), wide, side, dq_accum if pdl else None,
-                pdl)
+    _launch_odo(rec, o, do, stats, st, delta, lse2, head_dim_pad(D_v), wide, side,
+                dq_accum if pdl and not split else None, pdl)
     more = dict(launch_pdl=True) if pdl else {}
     blocks = _cdiv(S_kv, g.KEYS_PER_PROGRAM)
     grid = (_cdiv(blocks, 2) if pair or share_ds else blocks, B * H_q)  # clusters of two: the first dim counts them
@@ -1546,7 +1587,7 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     kw = dict(HEAD_GROUP=(HEAD_GROUP or GLUON_HEAD_GROUP) if causal or det else 1, PAIR=pair, PERSIST=persist,
               SHARE_DS=share_ds, STAGES=stages, FUSED_DQ=int(GLUON_BWD192_FUSED_DQ) if fused else 0,
               DET=GLUON_BWD192_DETERMINISTIC if det and GLUON_BWD192_DETERMINISTIC > 1 else det,
-              num_warps=4, maxnreg=g.MAX_REGS, **more)
+              num_warps=4, maxnreg=g.MAX_REGS, **more, **(dict(NO_DQ=True) if split else {}))
     # dK's two column chunks and dV as descriptors, or Q's first chunk's three times, which the kernel reads as "no"
     outs = _gluon_bwd192_out_descriptors(dk, dv) if tma_out else (descs[0],) * 3
     if pair or share_ds:
@@ -1559,7 +1600,15 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     else:
         rec.launch(g.attention_bwd_gluon_192_kernel, grid, *args, *outs, **kw)
     qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype)
-    if not fused:  # the fused pass has written dQ itself
+    if split:  # dQ by the Triton kernels' dQ pass, its deterministic config's tiles, from the same side buffers
+        cfg = backward_config(head_dim_pad(D_qk), head_dim_pad(D_v), q.dtype, q.device.type, True, causal)
+        chunk, split_at = d_qk_chunks(D_qk, q.dtype, cfg.split_d_qk)
+        common = dict(D_QK=D_qk, D_QK_PAD=chunk, D_QK_SPLIT=split_at, D_V=D_v, D_V_PAD=head_dim_pad(D_v),
+                      HAS_LEFT=False, HAS_RIGHT=causal, DOT_PRECISION=_dot_precision(q.dtype, q.device.type), WIDE=wide,
+                      num_warps=cfg.num_warps, num_stages=cfg.num_stages)
+        # (the Gluon pass's masks: none, or the causal one with its diagonal at 0, so both band offsets are 0)
+        _launch_triton_dq_pass(rec, cfg, q, k, v, do, dq, lse2, delta, scale, 0, 0, common)
+    elif not fused:  # the fused pass has written dQ itself
         _launch_dq_convert(rec, dq_accum, dq, scale, qk_chunk, qk_split, wide, pdl)
     if kv_acc:  # dK's partials were scaled in the kernel
         _launch_dq_convert(rec, kv_acc[0], dk, 1.0, qk_chunk, qk_split, wide)
@@ -1603,7 +1652,9 @@ def _gluon_bwd192_descriptors(q, k, v, do, dq_accum, lse2, delta, pair: bool = F
     D_qk = q.shape[3]
     b = D_qk - a
     four = _bwd192_four
-    n = dq_accum.numel() // D_qk
+    # (the split form of deterministic mode passes delta for the accumulator it never reads: its descriptors of it,
+    # at least a row, are made but not used; NO_DQ compiles every use of them out)
+    n = max(1, dq_accum.numel() // D_qk)
     side = [lse2.numel()]
     return (four(q, rows, "qa", a), four(q, rows, "qb", b), four(k, keys, "qa", a), four(k, keys, "qb", b),
             four(v, keys, "v", v.shape[3]), four(do, rows, "v", do.shape[3]),

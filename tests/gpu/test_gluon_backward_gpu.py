@@ -387,6 +387,59 @@ def test_gpu_gluon_backward_192_deterministic_repeats_bit_for_bit(causal, monkey
         assert rel < 1e-2, f"{name}: the deterministic Gluon and Triton backwards differ by {rel:.2e} (relative)"
 
 
+def _split192_switches():
+    """Deterministic mode's split form (``GLUON_BWD192_DET_SPLIT``, stop 46), the turn-taking form off."""
+    return dict(_det192_switches(), gluon_bwd192_deterministic=False, gluon_bwd192_det_split=True)
+
+
+@pytest.mark.parametrize("case", DET192_CASES, ids=[c.id() for c in DET192_CASES])
+def test_gpu_gluon_backward_192_split_form_case(case, monkeypatch):
+    """Deterministic mode's split form at 192 / 128: the persistent pass computes dK and dV (``NO_DQ``) and the Triton
+    dQ pass dQ, where S_q is a multiple of 4 (else the Triton kernels take the whole call); right against the oracle
+    with poisoned outputs, bitwise the same at a second call (run_case)."""
+    seen = []
+    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel")])
+    launch_cache.clear()
+    with launch.switches(**_split192_switches()):
+        run_case(case)
+    launch_cache.clear()
+    no_dq = [kw.get("NO_DQ") for name, kw in seen]
+    if case.S_q % 4:
+        assert not seen, f"S_q = {case.S_q} (not a multiple of 4) reached the 192 pass's split form: {no_dq}"
+    else:
+        assert no_dq and all(no_dq), (
+            f"the 192 kernel was launched with NO_DQ {no_dq}: expected the split form at every call of "
+            f"{case.repro()} (gluon_backward_reasons, launch._gluon_backward192)")
+
+
+@pytest.mark.parametrize("causal", [True, False], ids=["causal", "nc"])
+def test_gpu_gluon_backward_192_split_form_repeats_bit_for_bit(causal, monkeypatch):
+    """At (1,16,4096) bf16, five calls in the split form (the first and fourth through the full launcher, the rest
+    replays) give bitwise the same dQ, dK and dV, within bf16 rounding of the Triton kernels' deterministic path."""
+    seen = []
+    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel")])
+    inputs, band = _inputs192(32, shape=(1, 16, 4096), causal=causal)
+    launch_cache.clear()
+    runs = []
+    with launch.switches(**_split192_switches()):
+        for i in range(5):
+            if i == 3:
+                launch_cache.clear()
+            runs.append(launch.attention_backward(*inputs, deterministic=True, **band))
+    launch_cache.clear()
+    assert seen and all(kw.get("NO_DQ") for _, kw in seen), f"NO_DQ {[kw.get('NO_DQ') for _, kw in seen]}"
+    for i, run in enumerate(runs[1:], 1):
+        for name, a, b in zip(("dq", "dk", "dv"), runs[0], run):
+            diff = (a.float() - b.float()).abs().max().item()
+            assert torch.equal(a, b), f"{name} of split-form call {i} differs from the first by up to {diff:.3e}"
+    with launch.switches(gluon_bwd192_deterministic=False, gluon_bwd192_det_split=False):
+        triton = launch.attention_backward(*inputs, deterministic=True, **band)
+    launch_cache.clear()
+    for name, a, b in zip(("dq", "dk", "dv"), runs[0], triton):
+        rel = ((a.float() - b.float()).norm() / b.float().norm()).item()
+        assert rel < 1e-2, f"{name}: the split form and the Triton backward differ by {rel:.2e} (relative)"
+
+
 def test_gpu_gluon_backward_192_fused_leaves_a_dq_of_another_dtype_to_dq_convert(monkeypatch):
     """The fused conversion (``FUSED_DQ``, stop 43) writes Q's 16 bits, so a caller's dQ of the other 16-bit dtype
     (legal: DQ_CONVERT writes dQ's own) goes to DQ_CONVERT, and comes out right (stop 43's review fix, first run on

@@ -471,7 +471,8 @@ if AVAILABLE:  # the kernel's globals must be constexprs
     @gluon.jit
     def _tile(t, i, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem, dq_smem, dq_desc,
               q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem, dlt_smem, dq_row0, S_q, qk_scale_log2,
-              dk, dv, masked, pend=None, t0=0, kp_smem=None, kbp_smem=None, info_smem=None, dq_bars=None, turn=0):
+              dk, dv, masked, pend=None, t0=0, kp_smem=None, kbp_smem=None, info_smem=None, dq_bars=None, turn=0,
+              NO_DQ: gl.constexpr = False):
         """Query tile ``i`` (the program's t-th) for consumer ``CID``. Consumer 1 computes S = Q K^T for the
         block's 64 keys, P (masked where ``masked``) into ``p_smem`` (``p_full``), its dV = P^T dO, then, once dS
         is in, its dK and dQ columns 128-191. Consumer 0 computes dP = dO V^T, dS = P (dP - delta) from P's
@@ -483,7 +484,8 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         ``kbp_smem`` (the dS exchange, ``SHARE_DS``): the partner block's K chunks; this tile's dS goes to the partner,
         and the previous tile's dQ columns of this program's consumer (``_ds_finish``) are taken here. ``info_smem``,
         ``dq_bars``, ``turn`` (deterministic mode, ``DET``): the tile's dQ columns go to this consumer's dQ writer
-        (``_dq_stage``) with the block's turn, instead of a bulk reduce of its own."""
+        (``_dq_stage``) with the block's turn, instead of a bulk reduce of its own. ``NO_DQ`` (deterministic mode's
+        split form, stop 46): no dQ at all, only dK and dV (the Triton kernels' dQ pass computes dQ after the pass)."""
         DS: gl.constexpr = kp_smem is not None
         PAIR: gl.constexpr = len(dq_smem.type.shape) == 3
         CID: gl.constexpr = 2 - dq_smem.type.shape[-1] * (1 + PAIR) // 64
@@ -529,6 +531,9 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                                dq_row0 + (i - 1) * ROWS, C0)
                 dk_tok = warpgroup_mma(ds_smem.index(b).permute((1, 0)), qb_smem.index(s), dk, is_async=True)
                 dv = warpgroup_mma_wait(1, deps=(dv_tok,))
+            elif NO_DQ:  # dK's columns 128-191 only
+                dk_tok = warpgroup_mma(ds_smem.index(b).permute((1, 0)), qb_smem.index(s), dk, is_async=True)
+                dv = warpgroup_mma_wait(1, deps=(dv_tok,))
             else:
                 dq_tok = warpgroup_mma(ds_smem.index(b), kb_smem,
                                        gl.zeros([ROWS, NQ], gl.float32, wgmma_layout(NQ)), use_acc=False,
@@ -562,6 +567,8 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                     _ds_finish(t - 1, ds_smem.index((t - 1) % 2), k_smem, kp_smem, dq_smem, dq_desc,
                                dq_row0 + (i - 1) * ROWS, C0)
                 dk_tok = warpgroup_mma(ds_smem.index(b).permute((1, 0)), q_smem.index(s), dk, is_async=True)
+            elif NO_DQ:  # dK's columns 0-127 only
+                dk_tok = warpgroup_mma(ds_smem.index(b).permute((1, 0)), q_smem.index(s), dk, is_async=True)
             else:
                 dq_layout: gl.constexpr = wgmma_layout(NQ)
                 ds_op = gl.convert_layout(ds, gl.DotOperandLayout(operand_index=0, parent=dq_layout, k_width=2))
@@ -571,7 +578,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                 dq = warpgroup_mma_wait(1, deps=(dq_tok,))
         if PAIR:  # the partner's half sent; this program's half (cluster rank r: half r) summed a tile later
             return dk_tok, dv, _pair_send(dq, t, CID)
-        elif DS:  # dQ is the owning consumer's, a tile later (_ds_finish)
+        elif DS or NO_DQ:  # dQ is the owning consumer's, a tile later (_ds_finish), or no dQ at all
             return dk_tok, dv
         elif info_smem is not None:  # deterministic mode: the dQ writer reduces it in the block's turn
             _dq_stage(dq, t, dq_smem, info_smem, dq_bars, dq_row0 + i * ROWS, turn)
@@ -990,6 +997,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         TMA_OUT: gl.constexpr = dkb_out.block_type.shape[3] == D_QK - COLS0
         gl.static_assert(not (FUSED and TMA_OUT), "the fused conversion counts the block's reduces as its last groups")
         DET: gl.constexpr = info_smem.type.shape[0] == 2
+        NO_DQ: gl.constexpr = info_smem.type.shape[0] == 4  # deterministic mode's split form: dK and dV only
         gl.static_assert(not (FUSED and DET), "deterministic mode's counters are the fused conversion's")
         LEVEL: gl.constexpr = 1 + (conv_smem.type.shape[0] >= 16) + (conv_smem.type.shape[0] >= 32)  # _conv_args
         n_bh = n_items // n_blocks
@@ -1023,11 +1031,12 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             else:
                 dk, dv = _tile(t0, i_start, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem, p_smem, ds_smem,
                                dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full, ds_full, lse_smem,
-                               dlt_smem, bh * S_q, S_q, qk_scale_log2, dk, dv, causal != 0, None, t0)
+                               dlt_smem, bh * S_q, S_q, qk_scale_log2, dk, dv, causal != 0, None, t0, NO_DQ=NO_DQ)
                 for t in range(t0 + 1, t0 + n_tiles):
                     dk, dv = _tile(t, i_start + t - t0, key0, q_smem, qb_smem, do_smem, k_smem, kb_smem, v_smem,
                                    p_smem, ds_smem, dq_smem, dq_desc, q_ready, do_ready, q_empty, do_empty, p_full,
-                                   ds_full, lse_smem, dlt_smem, bh * S_q, S_q, qk_scale_log2, dk, dv, False, None, t0)
+                                   ds_full, lse_smem, dlt_smem, bh * S_q, S_q, qk_scale_log2, dk, dv, False, None, t0,
+                                   NO_DQ=NO_DQ)
             mbarrier.arrive(kv_empty, count=1)  # the block's products that read K and V are done
             if TMA_OUT:
                 if DET:  # the writer, not this consumer, issued the block's last reduce from the buffer
@@ -1072,7 +1081,8 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                                        ctr_ptr, n_bh, dqa_ptr, dqo_ptr, dqo_sb, dqo_sh, dqo_ss, dka_out, dkb_out,
                                        dvo_out, HEAD_GROUP: gl.constexpr, PAIR: gl.constexpr = False,
                                        PERSIST: gl.constexpr = False, SHARE_DS: gl.constexpr = False,
-                                       STAGES: gl.constexpr = 2, FUSED_DQ: gl.constexpr = 0, DET: gl.constexpr = False):
+                                       STAGES: gl.constexpr = 2, FUSED_DQ: gl.constexpr = 0, DET: gl.constexpr = False,
+                                       NO_DQ: gl.constexpr = False):
         """Grid (cdiv(S_kv, 64), B H_q): a program per (batch, query head, 64-key block), in ``program_tile``'s
         start order (``HEAD_GROUP``: the causal mask's groups, costliest key block first). Query head h reads K
         head h // ``G_k`` and V head h // ``G_v``; dK and dV (from ``dk_ptr`` / ``dv_ptr``, each through its four
@@ -1092,13 +1102,17 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         ``dk_ptr`` / ``dv_ptr`` take pointer stores. ``DET`` (deterministic mode, stop 45, persistent form only, heads
         with K and V of their own): dQ's partials are added in a fixed order, ascending key blocks for every query
         tile, by a dQ writer warp a consumer (``_dq_writer``) over the same counters as ``FUSED_DQ``'s (zeroed by the
-        launcher); the blocks' tiles run from the last down (``_consumer_persist``)."""
+        launcher); the blocks' tiles run from the last down (``_consumer_persist``). ``NO_DQ`` (deterministic mode's
+        split form, stop 46, persistent form only): dK and dV only, no dQ product and no reduce; the launcher runs
+        the Triton kernels' dQ pass after it."""
         gl.static_assert(q_desc.block_type.shape[3] == COLS0, "Q's first chunk: 128 columns")
         gl.static_assert(qb_desc.block_type.shape[3] == D_QK - COLS0, "Q's second chunk: 64 columns")
         gl.static_assert(not (PAIR and PERSIST), "the pair form is not persistent")
         gl.static_assert(PERSIST or not FUSED_DQ, "the fused conversion is the persistent form's")
         gl.static_assert(PERSIST or not DET, "deterministic mode is the persistent form's")
         gl.static_assert(not (DET and FUSED_DQ), "deterministic mode takes the fused conversion's counters")
+        gl.static_assert(PERSIST or not NO_DQ, "the split form is the persistent form's")
+        gl.static_assert(not (NO_DQ and (DET or FUSED_DQ)), "the split form writes no dQ: no turns, no conversion")
         gl.static_assert(not (SHARE_DS and (PAIR or PERSIST)), "the dS exchange is a form of its own")
         CLUSTER: gl.constexpr = PAIR or SHARE_DS
         gl.static_assert((STAGES == 2) or ((STAGES == 3) and not CLUSTER),
@@ -1181,6 +1195,12 @@ if AVAILABLE:  # the kernel's globals must be constexprs
                                     (_dq_writer, (dq0_smem, dq0_desc, info0, bars0, ctr_ptr, S_q, DET)),
                                     (_dq_writer, (dq1_smem, dq1_desc, info1, bars1, ctr_ptr, S_q, DET))],
                                    [4, 1, 1, 1], [240, 24, 24, 24])
+            elif NO_DQ:  # a stand-in of four elements for the note, which says "the split form: no dQ"
+                nodq = gl.allocate_shared_memory(gl.int32, [4], gl.SwizzledSharedLayout(1, 1, 1, [0]))
+                gl.warp_specialize([(_consumer_persist, common + (dq0_smem, dq0_desc) + tail + (nodq, kv_empty)),
+                                    (_consumer_persist, common + (dq1_smem, dq1_desc) + tail + (nodq, kv_empty)),
+                                    (_loader_persist, loader)],
+                                   [4, 1], [240, 24])
             else:  # stand-ins of one element for the note and the mbarriers, which say "not this form"
                 gl.warp_specialize([(_consumer_persist, common + (dq0_smem, dq0_desc) + tail + (item_smem, kv_empty)),
                                     (_consumer_persist, common + (dq1_smem, dq1_desc) + tail + (item_smem, kv_empty)),
