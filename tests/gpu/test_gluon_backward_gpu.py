@@ -363,28 +363,36 @@ def test_gpu_gluon_backward_192_deterministic_repeats_bit_for_bit(causal, monkey
     from call to call there: the plan's dims-192-128 cases come out "nondeterministic"), five deterministic calls,
     the first and the fourth through the full launcher and the rest the launch cache's replays (fresh counters),
     give bitwise the same dQ, dK and dV, within bf16 rounding of the Triton kernels' deterministic path."""
+    _five_calls_alike(monkeypatch, _det192_switches(), "DET", 31, causal)
+
+
+def _five_calls_alike(monkeypatch, switches: dict, flag: str, seed: int, causal: bool) -> None:
+    """Five deterministic calls at (1,16,4096) bf16 under ``switches`` (the first and fourth through the full launcher,
+    the rest the launch cache's replays), each launching the 192 kernel with ``flag`` set, give bitwise the same dQ, dK
+    and dV, within bf16 rounding of the Triton kernels' deterministic path."""
     seen = []
     spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel")])
-    inputs, band = _inputs192(31, shape=(1, 16, 4096), causal=causal)
+    inputs, band = _inputs192(seed, shape=(1, 16, 4096), causal=causal)
     launch_cache.clear()
     runs = []
-    with launch.switches(**_det192_switches()):
+    with launch.switches(**switches):
         for i in range(5):
             if i == 3:
                 launch_cache.clear()
             runs.append(launch.attention_backward(*inputs, deterministic=True, **band))
     launch_cache.clear()
-    assert seen and all(kw.get("DET") for name, kw in seen), f"launched with DET {[kw.get('DET') for _, kw in seen]}"
+    assert seen and all(kw.get(flag) for _, kw in seen), f"launched with {flag} {[kw.get(flag) for _, kw in seen]}"
     for i, run in enumerate(runs[1:], 1):
         for name, a, b in zip(("dq", "dk", "dv"), runs[0], run):
             diff = (a.float() - b.float()).abs().max().item()
-            assert torch.equal(a, b), f"{name} of deterministic call {i} differs from the first by up to {diff:.3e}"
-    with launch.switches(gluon_bwd192_deterministic=False):
+            assert torch.equal(a, b), (f"{name} of deterministic call {i} ({flag}) differs from the first by up to "
+                                       f"{diff:.3e}")
+    with launch.switches(gluon_bwd192_deterministic=False, gluon_bwd192_det_split=False):
         triton = launch.attention_backward(*inputs, deterministic=True, **band)
     launch_cache.clear()
     for name, a, b in zip(("dq", "dk", "dv"), runs[0], triton):
         rel = ((a.float() - b.float()).norm() / b.float().norm()).item()
-        assert rel < 1e-2, f"{name}: the deterministic Gluon and Triton backwards differ by {rel:.2e} (relative)"
+        assert rel < 1e-2, f"{name}: the Gluon ({flag}) and Triton deterministic backwards differ by {rel:.2e}"
 
 
 def _split192_switches():
@@ -416,28 +424,7 @@ def test_gpu_gluon_backward_192_split_form_case(case, monkeypatch):
 def test_gpu_gluon_backward_192_split_form_repeats_bit_for_bit(causal, monkeypatch):
     """At (1,16,4096) bf16, five calls in the split form (the first and fourth through the full launcher, the rest
     replays) give bitwise the same dQ, dK and dV, within bf16 rounding of the Triton kernels' deterministic path."""
-    seen = []
-    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel")])
-    inputs, band = _inputs192(32, shape=(1, 16, 4096), causal=causal)
-    launch_cache.clear()
-    runs = []
-    with launch.switches(**_split192_switches()):
-        for i in range(5):
-            if i == 3:
-                launch_cache.clear()
-            runs.append(launch.attention_backward(*inputs, deterministic=True, **band))
-    launch_cache.clear()
-    assert seen and all(kw.get("NO_DQ") for _, kw in seen), f"NO_DQ {[kw.get('NO_DQ') for _, kw in seen]}"
-    for i, run in enumerate(runs[1:], 1):
-        for name, a, b in zip(("dq", "dk", "dv"), runs[0], run):
-            diff = (a.float() - b.float()).abs().max().item()
-            assert torch.equal(a, b), f"{name} of split-form call {i} differs from the first by up to {diff:.3e}"
-    with launch.switches(gluon_bwd192_deterministic=False, gluon_bwd192_det_split=False):
-        triton = launch.attention_backward(*inputs, deterministic=True, **band)
-    launch_cache.clear()
-    for name, a, b in zip(("dq", "dk", "dv"), runs[0], triton):
-        rel = ((a.float() - b.float()).norm() / b.float().norm()).item()
-        assert rel < 1e-2, f"{name}: the split form and the Triton backward differ by {rel:.2e} (relative)"
+    _five_calls_alike(monkeypatch, _split192_switches(), "NO_DQ", 32, causal)
 
 
 def test_gpu_gluon_backward_192_fused_leaves_a_dq_of_another_dtype_to_dq_convert(monkeypatch):
