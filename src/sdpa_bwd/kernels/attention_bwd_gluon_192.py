@@ -47,8 +47,8 @@ Registers: consumer 0 holds dK 64 + dQ 64, consumer 1 dK 32 + dV 64 + dQ 32 (a t
 shared memory 206 KB at two stages, 231,600 B at three; ptxas spills nothing (``tests/test_gluon_backward.py`` checks
 it in CI). Measured (stop 33, docs/data/h200-2026-12-03e run 1, ``tools/ab192.py``): the kernel 0.570 ms causal at
 (1,16,4096) bf16, stop 32's form (S and dP for 32 keys in each consumer) 0.612; the whole call 0.633 against cuDNN's
-0.603. Deterministic mode is the persistent form's (``DET``, below); the launcher sends it to the Triton kernels unless
-``launch.GLUON_BWD192_DETERMINISTIC`` lets it in.
+0.603. Deterministic mode is the persistent form's (``DET`` or ``NO_DQ``, below); the launcher sends it to the Triton
+kernels unless ``launch.GLUON_BWD192_DETERMINISTIC`` or ``launch.GLUON_BWD192_DET_SPLIT`` lets it in.
 
 The pair form (``PAIR``, stop 37; ``launch.GLUON_BWD192_PAIR``, off by default): programs launched as clusters of
 two (key blocks 2j and 2j + 1 of one head; ``launch._as_clusters_of_two``) halve the dQ reduce bytes. Each consumer
@@ -105,6 +105,11 @@ default's time at (1,16,4096) bf16, where the Triton kernels' deterministic path
 The writers' probes (``DET`` 2-4) put 0.19-0.23 of the default's time in the turn spins and 0.13-0.16 in the wait for
 a reduce's writes: a writer's serial cycle per tile outlasts a consumer's tile. Passing a tile's turn on a tile later
 (the wait overlapped with the next reduce; run 5, its diff kept there) was slower still, 1.49-1.50x.
+
+Deterministic mode's split form (``NO_DQ``, stop 46; persistent form only, heads with K and V of their own;
+``launch.GLUON_BWD192_DET_SPLIT``, off by default): the pass computes dK and dV only (no dQ product, no reduce, no
+turn), and the launcher runs the Triton kernels' dQ pass after it; nothing is added in an order that could vary.
+Compiled for sm_90a (64 wgmma against the default form's 80, no spills); not yet run.
 """
 
 from __future__ import annotations
