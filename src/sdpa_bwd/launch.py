@@ -1381,7 +1381,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
         )
 
     def dq_pass():
-        _launch_triton_dq_pass(rec, cfg, q, k, v, do, dq, lse2, delta, scale, lo_off, hi_off, common)
+        _launch_triton_dq_pass(rec, cfg, q, k, v, do, dq, lse2, delta, scale, lo_off, hi_off, tma_kv, common)
 
     if concurrent:
         main, side = torch.cuda.current_stream(dev), _side_stream(dev)
@@ -1482,10 +1482,11 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
 
 
 def _launch_triton_dq_pass(rec, cfg: BackwardConfig, q, k, v, do, dq, lse2, delta, scale: float, lo_off: int,
-                           hi_off: int, common: dict) -> None:
+                           hi_off: int, tma: bool, common: dict) -> None:
     """The Triton kernels' dQ pass (``cfg``'s BLOCK_M2 / BLOCK_N2 tiles, its own warps and stages): dQ written
-    through its strides from Q, K, V, dO and ODO's side buffers, packed S_q rows a head. ``common``: the kernels'
-    shared constexprs (head dims and their chunks, band flags, dot precision, WIDE). The Triton backward's last
+    through its strides from Q, K, V, dO and ODO's side buffers, packed S_q rows a head; ``tma``: K and V streamed
+    through descriptors (``cfg.dq_kv_tma`` and ``_use_tma``). ``common``: the kernels' shared constexprs (head dims
+    and their chunks, band flags, dot precision, WIDE). The Triton backward's last
     pass, and deterministic mode's dQ after the 192 / 128 Gluon pass's split form (``GLUON_BWD192_DET_SPLIT``)."""
     B, H_q, S_q, _ = q.shape
     H_k, H_v, S_kv = k.shape[1], v.shape[1], k.shape[2]
@@ -1496,7 +1497,7 @@ def _launch_triton_dq_pass(rec, cfg: BackwardConfig, q, k, v, do, dq, lse2, delt
         *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(),
         H_q, H_q // H_k, H_q // H_v, S_q, S_kv,
         scale * LOG2E, scale, lo_off, hi_off,
-        BLOCK_M=cfg.block_m2, BLOCK_N=cfg.block_n2, TMA=cfg.dq_kv_tma and _use_tma(k, v),
+        BLOCK_M=cfg.block_m2, BLOCK_N=cfg.block_n2, TMA=tma,
         HEAD_GROUP=HEAD_GROUP or cfg.head_group,
         **dict(common, num_warps=cfg.dq_num_warps or cfg.num_warps, num_stages=cfg.dq_num_stages or cfg.num_stages),
     )
@@ -1607,7 +1608,8 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
                       HAS_LEFT=False, HAS_RIGHT=causal, DOT_PRECISION=_dot_precision(q.dtype, q.device.type), WIDE=wide,
                       num_warps=cfg.num_warps, num_stages=cfg.num_stages)
         # (the Gluon pass's masks: none, or the causal one with its diagonal at 0, so both band offsets are 0)
-        _launch_triton_dq_pass(rec, cfg, q, k, v, do, dq, lse2, delta, scale, 0, 0, common)
+        _launch_triton_dq_pass(rec, cfg, q, k, v, do, dq, lse2, delta, scale, 0, 0,
+                               cfg.dq_kv_tma and _use_tma(k, v), common)
     elif not fused:  # the fused pass has written dQ itself
         _launch_dq_convert(rec, dq_accum, dq, scale, qk_chunk, qk_split, wide, pdl)
     if kv_acc:  # dK's partials were scaled in the kernel
