@@ -1343,7 +1343,6 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
         cfg = with_dq_mode(cfg, "separate")
     qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype, cfg.split_d_qk)
     wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
-    prec = _dot_precision(q.dtype, q.device.type)
     dev = q.device
 
     atomic = cfg.dq_mode == "atomic"
@@ -1356,9 +1355,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     pdl = fused and TRITON_BWD_PDL and dev.type == "cuda"  # the fused launch as ODO's programmatic dependent
     _launch_odo(rec, o, do, stats, st, delta, lse2, d_v_pad, wide, S_q, pdl=pdl)
 
-    common = dict(D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, D_V=D_v, D_V_PAD=d_v_pad,
-                  HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=prec, WIDE=wide,
-                  num_warps=cfg.num_warps, num_stages=cfg.num_stages)
+    common = _triton_bwd_constexprs(q, D_v, cfg, has_left, has_right, wide)
     qk_scale_log2 = scale * LOG2E
 
     tma_qdo = _use_tma(q, do)  # DKDV streams Q and dO
@@ -1479,6 +1476,16 @@ def _gluon_backward(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float, ca
     if return_delta:
         return dq, dk, dv, delta.view(B, H_q, side).narrow(2, 0, S_q)
     return dq, dk, dv
+
+
+def _triton_bwd_constexprs(q, D_v: int, cfg: BackwardConfig, has_left: bool, has_right: bool, wide: bool) -> dict:
+    """The Triton backward kernels' shared constexprs for Q (its head dim's chunks under ``cfg``) and D_v: the band
+    flags, the dot precision, WIDE, and the DKDV pass's warps and stages (the dQ pass overrides them)."""
+    D_qk = q.shape[3]
+    qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype, cfg.split_d_qk)
+    return dict(D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, D_V=D_v, D_V_PAD=head_dim_pad(D_v),
+                HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=_dot_precision(q.dtype, q.device.type),
+                WIDE=wide, num_warps=cfg.num_warps, num_stages=cfg.num_stages)
 
 
 def _launch_triton_dq_pass(rec, cfg: BackwardConfig, q, k, v, do, dq, lse2, delta, scale: float, lo_off: int,
@@ -1603,13 +1610,10 @@ def _gluon_backward192(rec, q, k, v, o, do, stats, st, dq, dk, dv, scale: float,
     qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype)
     if split:  # dQ by the Triton kernels' dQ pass, its deterministic config's tiles, from the same side buffers
         cfg = backward_config(head_dim_pad(D_qk), head_dim_pad(D_v), q.dtype, q.device.type, True, causal)
-        chunk, split_at = d_qk_chunks(D_qk, q.dtype, cfg.split_d_qk)
-        common = dict(D_QK=D_qk, D_QK_PAD=chunk, D_QK_SPLIT=split_at, D_V=D_v, D_V_PAD=head_dim_pad(D_v),
-                      HAS_LEFT=False, HAS_RIGHT=causal, DOT_PRECISION=_dot_precision(q.dtype, q.device.type), WIDE=wide,
-                      num_warps=cfg.num_warps, num_stages=cfg.num_stages)
         # (the Gluon pass's masks: none, or the causal one with its diagonal at 0, so both band offsets are 0)
         _launch_triton_dq_pass(rec, cfg, q, k, v, do, dq, lse2, delta, scale, 0, 0,
-                               cfg.dq_kv_tma and _use_tma(k, v), common)
+                               cfg.dq_kv_tma and _use_tma(k, v),
+                               _triton_bwd_constexprs(q, D_v, cfg, False, causal, wide))
     elif not fused:  # the fused pass has written dQ itself
         _launch_dq_convert(rec, dq_accum, dq, scale, qk_chunk, qk_split, wide, pdl)
     if kv_acc:  # dK's partials were scaled in the kernel
