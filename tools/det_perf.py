@@ -73,7 +73,7 @@ def main() -> None:
                     "(their bits may vary; 4 adds no dQ)")
     ap.add_argument("--split", action="store_true", help="also time mode det_split: deterministic mode at 192 / 128 "
                     "as the Gluon pass's split form (dK, dV in the pass, then the Triton dQ pass; stop 46)")
-    ap.add_argument("--check", default="", help="comma-separated modes (e.g. det_p5) whose five calls must agree bit "
+    ap.add_argument("--check", default="", help="comma-separated modes (e.g. det_split) whose five calls must agree bit "
                     "for bit, reported with their gradients' distance to the default's")
     a = ap.parse_args()
     groups = [int(g) for g in a.head_groups.split(",") if g]
