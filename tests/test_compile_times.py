@@ -228,12 +228,12 @@ def test_192_128_16_bit_backward_is_the_gluon_192_kernel_as_on_the_h200(monkeypa
     assert dict(causal.constexprs)["HEAD_GROUP"] == launch.GLUON_HEAD_GROUP
     gqa = by_kernel(Case("g", H_k=1, H_v=2, **base))[ct.GLUON_BWD192_KERNEL]
     assert (dict(gqa.signature)["dk_ptr"], dict(gqa.signature)["dv_ptr"]) == ("*fp32", "*fp32")
-    with launch.switches(gluon_bwd192_deterministic=False):
+    with launch.switches(gluon_bwd192_deterministic=False, gluon_bwd192_det_split=False):
         det = by_kernel(Case("g", deterministic=True, **base))
     assert ct.GLUON_BWD192_KERNEL not in det and any(k.startswith("attention_bwd_dq") for k in det), sorted(det)
     # deterministic mode in the persistent pass where its switch lets it in (stop 45): DET, in head groups without the
-    # mask too; shared K/V heads still go to the Triton kernels
-    with launch.switches(gluon_bwd192_deterministic=True, gluon_bwd192_persist=True):
+    # mask too; shared K/V heads still go to the Triton kernels (the split form, on by default since stop 47, off)
+    with launch.switches(gluon_bwd192_deterministic=True, gluon_bwd192_persist=True, gluon_bwd192_det_split=False):
         own_det = by_kernel(Case("g", deterministic=True, **base))
         gqa_det = by_kernel(Case("g", deterministic=True, H_k=1, H_v=2, **base))
     c = dict(own_det[ct.GLUON_BWD192_KERNEL].constexprs)

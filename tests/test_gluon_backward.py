@@ -393,10 +393,10 @@ def test_gluon_backward_takes_192_128_outside_deterministic_mode(as_on_the_h200,
 @pytest.mark.parametrize("H_kv", [2, 1], ids=["own-kv", "mqa"])
 def test_gluon_backward_192_deterministic_only_where_its_switch_form_and_heads_allow(as_on_the_h200, monkeypatch,
                                                                                       H_kv):
-    """Deterministic mode at 192 / 128 (``GLUON_BWD192_DETERMINISTIC``, stop 45): with the switch off the Triton
-    kernels take it and the reason names the switch; with it on, the persistent form takes heads with K and V of their
-    own, and declines shared ones (their dK, dV are added by atomics) and any other form (no turns), each with a
-    reason that names it."""
+    """Deterministic mode at 192 / 128 (``GLUON_BWD192_DETERMINISTIC``, stop 45; the split form's switch, on by default
+    since stop 47, off here): with the switch off the Triton kernels take it and the reason names the switch; with it
+    on, the persistent form takes heads with K and V of their own, and declines shared ones (their dK, dV are added by
+    atomics) and any other form (no turns), each with a reason that names it."""
     if not launch.attention_bwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
     q, k, _, _ = _tensors(d=192, H_kv=H_kv)
@@ -404,9 +404,11 @@ def test_gluon_backward_192_deterministic_only_where_its_switch_form_and_heads_a
     monkeypatch.setattr(launch, "_bwd192_persist", lambda q: True)  # the persistent form, as on the GPU
     for causal in (False, True):
         kw = dict(causal=causal, banded=causal, deterministic=True)
-        with launch.switches(gluon_bwd_192=("causal", "nc"), gluon_bwd192_deterministic=False):
+        with launch.switches(gluon_bwd_192=("causal", "nc"), gluon_bwd192_deterministic=False,
+                             gluon_bwd192_det_split=False):
             assert any("GLUON_BWD192_DETERMINISTIC is off" in r for r in _reasons(q, k, v, do, **kw))
-        with launch.switches(gluon_bwd_192=("causal", "nc"), gluon_bwd192_deterministic=True):
+        with launch.switches(gluon_bwd_192=("causal", "nc"), gluon_bwd192_deterministic=True,
+                             gluon_bwd192_det_split=False):
             reasons = _reasons(q, k, v, do, **kw)
             if H_kv == 2:
                 assert reasons == [], f"deterministic mode with K and V heads of their own declined: {reasons}"

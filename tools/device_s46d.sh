@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Stop 46's candidate C for the next stop (no device time was left): deterministic mode at 192 / 128 as the persistent
-# Gluon pass's split form (NO_DQ, the switch gluon_bwd192_det_split, off): dK and dV in the pass, dQ by the Triton dQ
-# pass. First its GPU tests (every own-K/V 192 case against the oracle and bitwise at a second call; five (1,16,4096)
-# calls bitwise alike); only if they pass, its time against the default, the turn-taking form and the Triton path,
-# bf16 then fp16, both masks, with its five calls checked bit for bit (--check). Bar: det/default <= 1.15 on the H200.
+# Gluon pass's split form (NO_DQ, the switch gluon_bwd192_det_split; on by default since stop 47): dK and dV in the
+# pass, dQ by the Triton dQ pass. First its GPU tests (every own-K/V 192 case against the oracle and bitwise at a
+# second call; five (1,16,4096) calls bitwise alike); only if they pass, its time against the default, the
+# turn-taking form and the Triton path, bf16 then fp16, both masks, with its five calls checked bit for bit (--check).
+# Bar: det/default <= 1.15 on the H200.
 #   bash tools/device_s46d.sh $OUT
 set -u
 out=${1:-/tmp/out}; mkdir -p "$out"

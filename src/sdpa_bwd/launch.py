@@ -337,10 +337,12 @@ GLUON_BWD192_DETERMINISTIC = int(os.environ.get("SDPA_BWD_GLUON_BWD192_DET", "0"
 # computes dQ; heads with K and V of their own, S_q a multiple of 4 (the dQ pass reads the side buffers packed, the
 # pass in rows of gluon_side_rows). Written because the turn-taking form ran 1.38-1.40x of the default on an H100 and
 # the Triton path's DKDV pass is about what the Gluon pass takes without dQ: on the H200, where the Gluon pass is the
-# faster of the two, predicted 1.03-1.11x causal, 1.06-1.15x non-causal (perf log, stop 46). Off: compiled for sm_90a
-# (no spills, 64 wgmma against the default form's 80), not yet run. Taken before the turn-taking form where both are
-# on. $SDPA_BWD_GLUON_BWD192_DET_SPLIT=1 or the switch gluon_bwd192_det_split turns it on.
-GLUON_BWD192_DET_SPLIT = os.environ.get("SDPA_BWD_GLUON_BWD192_DET_SPLIT", "0") == "1"
+# faster of the two, predicted 1.03-1.11x causal, 1.06-1.15x non-causal (perf log, stop 46). On since stop 47: right
+# and bitwise repeatable (GPU tests 14/14), 1.095-1.122x of the default causal and 1.091-1.100x non-causal at
+# (1,16,4096) bf16 / fp16 on the H200, where the Triton path took 1.16-1.22x (tools/device_s46d.sh). Taken before the
+# turn-taking form where both are on. $SDPA_BWD_GLUON_BWD192_DET_SPLIT=0 or the switch gluon_bwd192_det_split turns
+# it off.
+GLUON_BWD192_DET_SPLIT = os.environ.get("SDPA_BWD_GLUON_BWD192_DET_SPLIT", "1") == "1"
 
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
              "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
