@@ -136,9 +136,9 @@ TRITON_CASES = [
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=32, D_v=32, dtype="bf16", seed=417),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=64, D_v=128, dtype="bf16", seed=425),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="fp32", seed=418),
-    # D_qk 192 / D_v 128 in deterministic mode (GLUON_BWD192_DETERMINISTIC off, its default), and with dO's
-    # head-dim stride 2
-    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=192, D_v=128, dtype="bf16", deterministic=True,
+    # D_qk 192 / D_v 128 in deterministic mode where S_q is not a multiple of 4 (the split form, on by default since
+    # stop 47, needs it; GLUON_BWD192_DETERMINISTIC off, its default), and with dO's head-dim stride 2
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=302, S_kv=302, D_qk=192, D_v=128, dtype="bf16", deterministic=True,
          seed=492),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=192, D_v=128, dtype="fp16", right_bound=0, do=DSTEP,
          seed=493),
@@ -333,9 +333,10 @@ DET192_CALLS = [(c, True) for c in DET192_CASES] + [(c, False) for c in DET192_C
 
 
 def _det192_switches(tma_out=True):
-    """The persistent form in deterministic mode, the other forms off."""
-    return dict(gluon_bwd192_deterministic=True, gluon_bwd192_persist=True, gluon_bwd192_pair=False,
-                gluon_bwd192_share_ds=False, gluon_bwd192_k128=False, gluon_bwd192_fused_dq=0,
+    """The persistent form in deterministic mode, the other forms off (the split form too: on by default since stop
+    47, it is taken before the turns)."""
+    return dict(gluon_bwd192_deterministic=True, gluon_bwd192_det_split=False, gluon_bwd192_persist=True,
+                gluon_bwd192_pair=False, gluon_bwd192_share_ds=False, gluon_bwd192_k128=False, gluon_bwd192_fused_dq=0,
                 gluon_bwd192_tma_epilogue=tma_out, gluon_bwd_192=("causal", "nc"))
 
 
