@@ -368,8 +368,8 @@ def test_gluon_backward_takes_what_it_addresses(as_on_the_h200, dtype, causal, H
 def test_gluon_backward_takes_192_128_outside_deterministic_mode(as_on_the_h200, causal, H_kv):
     """D_qk 192 / D_v 128 (``attention_bwd_gluon_192``, stop 30): taken under the masks in ``GLUON_BWD_192`` (by
     default both, stop 33), K/V heads shared or not; left to the Triton kernels where ``GLUON_BWD_192`` leaves its mask
-    out, and in deterministic mode while ``GLUON_BWD192_DETERMINISTIC`` is off (its default), each with a reason that
-    names it."""
+    out, and in deterministic mode while its forms' switches are off (``GLUON_BWD192_DETERMINISTIC`` by default; the
+    split form's, on by default since stop 47, here), each with a reason that names it."""
     if not launch.attention_bwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
     q, k, _, _ = _tensors(d=192, H_kv=H_kv)
@@ -381,7 +381,7 @@ def test_gluon_backward_takes_192_128_outside_deterministic_mode(as_on_the_h200,
         assert _reasons(q, k, v, do, **kw) == []
     with launch.switches(gluon_bwd_192={"causal", "nc"} - {mask}):
         assert any("GLUON_BWD_192" in r for r in _reasons(q, k, v, do, **kw))
-    with launch.switches(gluon_bwd_192=("causal", "nc")):
+    with launch.switches(gluon_bwd_192=("causal", "nc"), gluon_bwd192_det_split=False):
         assert any("deterministic mode at head dims (192, 128)" in r
                    for r in _reasons(q, k, v, do, deterministic=True, **kw))
     assert any("head dims" in r for r in _reasons(q, k, v[..., :64], do[..., :64], **kw)), "192 / 64 is not taken"
@@ -417,6 +417,22 @@ def test_gluon_backward_192_deterministic_only_where_its_switch_form_and_heads_a
             monkeypatch.setattr(launch, "_bwd192_persist", lambda q: False)
             assert any("persistent form" in r for r in _reasons(q, k, v, do, **kw))
             monkeypatch.setattr(launch, "_bwd192_persist", lambda q: True)
+
+
+def test_gluon_backward_192_deterministic_takes_the_split_form_by_default(as_on_the_h200, monkeypatch):
+    """Deterministic calls at 192 / 128 with K and V heads of their own go to the persistent pass's split form with
+    the switches as they ship (``GLUON_BWD192_DET_SPLIT`` on since stop 47: 1.07-1.08x of the default's time on the
+    H200, where the Triton path took 1.16-1.17x and missed the issue's 1.15 bar)."""
+    if not launch.attention_bwd_gluon.AVAILABLE:
+        pytest.skip("this Triton has no Gluon Hopper module")
+    assert launch.GLUON_BWD192_DET_SPLIT, "the split form is off by default: deterministic 192 / 128 calls lose 15%"
+    monkeypatch.setattr(launch, "_bwd192_persist", lambda q: True)  # the persistent form, as on the GPU
+    q, k, _, _ = _tensors(d=192)
+    _, _, v, do = _tensors(d=128)
+    for causal in (False, True):
+        reasons = _reasons(q, k, v, do, causal=causal, banded=causal, deterministic=True)
+        assert reasons == [], f"a deterministic 192 / 128 call with heads of its own declined by default: {reasons}"
+        assert launch._bwd192_det_split(q), "the launcher would take the turn-taking form, not the split one"
 
 
 @pytest.mark.parametrize("H_kv", [2, 1], ids=["own-kv", "mqa"])
