@@ -90,13 +90,18 @@ def code_of(root: str, kernel: str, extra: dict) -> list:
             consts = {k: v for k, v in consts.items() if k in fn.arg_names}
             k = triton.compile(sm90_source(fn, consts), target=GPUTarget("cuda", 90, 32),
                                options=dict(num_warps=extra.get("num_warps", 8), num_stages=extra.get("num_stages", 3)))
-            # debug lines, and the labels that only the debug sections (cut below) refer to: an inlined call's
-            # boundaries are such labels, so moving code into a helper function adds some
-            ptx = "\n".join(ln for ln in k.asm["ptx"].splitlines()
-                            if not ln.strip().startswith((".loc", ".file")) and not re.fullmatch(r"\$L__tmp\d+:", ln))
-            cut = ptx.find(".section\t.debug")  # the DWARF sections after the code
-            out.append((ptx[:ptx.rfind("\n", 0, cut)] if cut > 0 else ptx, k.metadata.shared))
+            out.append((code_only(k.asm["ptx"]), k.metadata.shared))
     return out
+
+
+def code_only(ptx: str) -> str:
+    """``ptx`` without its debug information, so that two revisions' code compares line for line."""
+    # debug lines, and the labels that only the debug sections (cut below) refer to: an inlined call's boundaries
+    # are such labels, so moving code into a helper function adds some
+    ptx = "\n".join(ln for ln in ptx.splitlines()
+                    if not ln.strip().startswith((".loc", ".file")) and not re.fullmatch(r"\$L__tmp\d+:", ln))
+    cut = ptx.find(".section\t.debug")  # the DWARF sections after the code
+    return ptx[:ptx.rfind("\n", 0, cut)] if cut > 0 else ptx
 
 
 def main():
