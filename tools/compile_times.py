@@ -328,7 +328,7 @@ def recording(sink: list, alloc: Optional[_Allocator] = None):
                mock.patch.object(launch, "torch", _FakeTorch(alloc)),
                mock.patch.object(launch, "interpreter_active", lambda: False),
                mock.patch.object(launch, "TMA_MODE", "auto"),
-               mock.patch.object(launch, "_ensure_tma_allocator", lambda: None),
+               mock.patch.object(launch, "ensure_allocator", lambda: None),
                mock.patch.object(launch, "_tuned", lambda *a, **k: None),
                mock.patch.object(launch, "_BWD_OVERRIDE", None),
                mock.patch.object(launch, "_is_sm90", lambda index: True),

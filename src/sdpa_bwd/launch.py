@@ -485,28 +485,36 @@ def _tma_ok(t: torch.Tensor) -> bool:
     return all((n == 1 or (s * es) % 16 == 0) for n, s in ((B, sb), (H, sh)))
 
 
-_ALLOCATOR_SET = False
+try:  # Triton >= 3.3 keeps the allocator in a ContextVar: one value per thread (and per asyncio task)
+    from triton.runtime._allocation import NullAllocator as _NullAllocator
+    from triton.runtime._allocation import _allocator as _triton_allocator
+except ImportError:  # a Triton without the variable: set ours on every call (a ContextVar.set, ~0.1 us)
+    _NullAllocator, _triton_allocator = None, None
 
 
-def _ensure_tma_allocator() -> None:
-    """Device-side descriptors need scratch memory from a Triton allocator; give it torch's."""
-    global _ALLOCATOR_SET
-    if _ALLOCATOR_SET:
-        return
+def _torch_allocator(size: int, alignment: int, stream):
+    """Scratch memory for a kernel that asks for some at launch (device-side TMA descriptors), from torch's
+    caching allocator, so it is freed with the call's other temporaries."""
+    device = "cuda" if stream is not None and torch.cuda.is_available() else "cpu"
+    return torch.empty(size, dtype=torch.int8, device=device)
 
-    def alloc(size: int, alignment: int, stream):
-        device = "cuda" if stream is not None and torch.cuda.is_available() else "cpu"
-        return torch.empty(size, dtype=torch.int8, device=device)
 
-    triton.set_allocator(alloc)
-    _ALLOCATOR_SET = True
+def ensure_allocator() -> None:
+    """Give Triton an allocator on the thread that is about to launch, unless that thread has one.
+
+    Triton reads its allocator from a context variable, so a value set on one thread is not seen on another;
+    autograd runs CUDA backward passes on its own device thread, and data loaders and users run calls on
+    theirs. Called at the top of every forward and backward call, before any launch (replayed ones too): a
+    context-variable read, well under a microsecond. An allocator the caller set on the thread is kept.
+    """
+    if _triton_allocator is None:
+        triton.set_allocator(_torch_allocator)
+    elif isinstance(_triton_allocator.get(), _NullAllocator):
+        triton.set_allocator(_torch_allocator)
 
 
 def _use_tma(*tensors) -> bool:
-    use = all(_tma_ok(t) for t in tensors)
-    if use:
-        _ensure_tma_allocator()
-    return use
+    return all(_tma_ok(t) for t in tensors)
 
 
 def _dq_reduce_tma(dq_accum: torch.Tensor, S_q: int, D_qk: int) -> bool:
@@ -515,10 +523,7 @@ def _dq_reduce_tma(dq_accum: torch.Tensor, S_q: int, D_qk: int) -> bool:
     has no descriptor reduce, so the CPU tests take the per-element atomics."""
     if not _HAS_TMA or TMA_MODE == "off" or dq_accum.device.type != "cuda" or interpreter_active():
         return False
-    use = S_q >= 2 and (D_qk * 4) % 16 == 0 and dq_accum.data_ptr() % 16 == 0
-    if use:
-        _ensure_tma_allocator()
-    return use
+    return S_q >= 2 and (D_qk * 4) % 16 == 0 and dq_accum.data_ptr() % 16 == 0
 
 
 def _kernel(specialised, any_len, S_q: int, S_kv: int):
@@ -547,7 +552,7 @@ def _globals_read() -> tuple:
         seen.add(code)
         todo.extend(c for c in code.co_consts if hasattr(c, "co_names"))
         for n in code.co_names:
-            if n in g and n not in ("_call_key", "launch_cache", "_ALLOCATOR_SET"):
+            if n in g and n not in ("_call_key", "launch_cache"):
                 names.add(n)
                 fn = getattr(g[n], "__wrapped__", g[n])
                 if getattr(fn, "__module__", None) == __name__ and hasattr(fn, "__code__"):
@@ -1133,6 +1138,7 @@ def gluon_forward_reasons(q, k, v, o, stats, *, scale: float, causal: bool, hi_o
 def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None, alignment="top_left",
                       o=None, stats=None, config: Optional[ForwardConfig] = None):
     """(O, stats): O (B, H_q, S_q, D_v) in q's dtype, stats float32 (B, H_q, S_q) natural-log LSE."""
+    ensure_allocator()
     apart = _outputs_apart((o, stats), (q, k, v))  # in the key: whether the Gluon forward may be taken
     key = _call_key("fwd", (q, k, v, o, stats), (scale, left_bound, right_bound, alignment, config, apart))
     plan = launch_cache.lookup(key)
@@ -1291,6 +1297,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     ``return_delta=True`` also returns ODO's side buffer, delta = rowsum(dO * O), packed
     fp32 (B, H_q, S_q): the first stage, for the diagnoser's stage split.
     """
+    ensure_allocator()
     apart = _outputs_apart((dq, dk, dv), (q, k, v, do))  # in the key: whether the fused launch may be taken
     key = _call_key("bwd", (q, k, v, o, do, stats, dq, dk, dv),
                     (scale, left_bound, right_bound, alignment, deterministic, config, return_delta, apart))
