@@ -3,10 +3,10 @@ each one's class first.
 
 CI (2 cores, kernels under the Triton interpreter) runs, for each variant, the
 quick-level case pinned below (its own class's regression case where that one
-catches it) and a full diagnosis of it. The exhaustive sweep - every variant
-over every quick case, then a diagnosis of its first failure with the
-fresh-process replay on - and the control that the untouched engine passes the
-pinned cases are marked ``slow`` and run only with ``SDPA_BWD_SLOW=1``
+catches it) and a full diagnosis of it, and the control that the untouched
+engine passes the pinned cases. The exhaustive sweep - every variant over
+every quick case, then a diagnosis of its first failure with the fresh-process
+replay on - is marked ``slow`` and runs only with ``SDPA_BWD_SLOW=1``
 (docs/diagnose.md has the sweep's table and times).
 """
 
@@ -72,8 +72,6 @@ def test_the_debug_switch_registers_them_by_name():
 SLOW = pytest.mark.skipif(os.environ.get("SDPA_BWD_SLOW") != "1", reason="exhaustive sweep: set SDPA_BWD_SLOW=1")
 
 
-@pytest.mark.slow
-@SLOW
 def test_the_real_engine_passes_the_pinned_cases(quick):
     """Without this control a variant's failure would prove nothing."""
     engine = DEFECTS["stale-state"].__mro__[1]()  # DefectiveTriton: the engine, untouched, without forward check

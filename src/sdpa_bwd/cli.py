@@ -8,6 +8,19 @@ from typing import Optional, Sequence
 
 from .cases import BUILTIN_CASES, Case, load_cases
 
+# The main job checks our engine through both of its doors: the launcher on the calling thread, and the public
+# API under autograd (on CUDA its backward runs on autograd's device thread), which is the path users take.
+DEFAULT_ENGINES = ("triton", "triton-api")
+MAX_DEFAULT_WORKERS = 16
+
+
+def default_workers() -> int:
+    """One worker process a CPU core, at most 16: a cold run's time is Triton compiling each case's kernels,
+    one case at a time a worker (an H100 machine, 16 cores, issue 51: 249 of 270 s compiling with one)."""
+    import os
+
+    return max(1, min(os.cpu_count() or 1, MAX_DEFAULT_WORKERS))
+
 
 def _select_cases(args) -> tuple[list[Case], Optional[str]]:
     """The cases named by --cases/--level (else the built-in list), filtered by --case/--filter."""
@@ -76,12 +89,14 @@ def cmd_run(args) -> int:
 
     console = Console()
     import_engine_modules()
+    if args.workers is None:
+        args.workers = 1 if args.in_process else default_workers()
     pool = []
     if not args.in_process and args.workers > 1:
         # The first engine's workers start now, while the plan loads (runner.prestart_workers).
         from .runner import prestart_workers
 
-        pool = prestart_workers(args.workers, (args.engine or ["triton"])[0], timeout=args.timeout)
+        pool = prestart_workers(args.workers, (args.engine or DEFAULT_ENGINES)[0], timeout=args.timeout)
     try:
         return _cmd_run(args, console, pool)
     finally:
@@ -129,7 +144,7 @@ def _cmd_run(args, console, pool) -> int:
             _run_engines(args, cases, source, skips, arch, results, done, console, phases, pool)
         except (_Stopped, KeyboardInterrupt) as exc:
             interrupted = (f"stopped ({exc or 'interrupt'}) after {len(done)} of "
-                           f"{len(cases) * len(args.engine or ['triton'])} cases; the report holds those")
+                           f"{len(cases) * len(args.engine or DEFAULT_ENGINES)} cases; the report holds those")
             results = done
             console.print(f"[red]{interrupted}[/]")
         # From here a SIGTERM only cuts the output short: the reports are written first. (Device run
@@ -174,7 +189,7 @@ def _run_engines(args, cases, source, skips, arch, results, done, console, phase
     from .schedule import measured_seconds
 
     earlier = [load_report(p) for p in args.timings or []]  # --timings: measured seconds per case
-    for name in args.engine or ["triton"]:
+    for name in args.engine or DEFAULT_ENGINES:
         engine = get_engine(name)
         skip_now = {e.case: f"the skip list {skips.path} says: {e.reason}" for e in skips.entries_for(name)
                     if e.action == "skip"} if skips else {}
@@ -194,7 +209,7 @@ def _run_engines(args, cases, source, skips, arch, results, done, console, phase
                                           memory_limit=memory_limit,
                                           measured=measured_seconds(earlier, name) if earlier else None,
                                           machine="gpu" if engine.device() == "cuda" else "cpu", timing=timing,
-                                          pool=pool if name == (args.engine or ["triton"])[0] else None)
+                                          pool=pool if name == (args.engine or DEFAULT_ENGINES)[0] else None)
             timing.update(compile_totals(engine_results))
             phases[name] = timing
             console.print(f"{name}: cases {timing.get('cases_s', 0):.1f} s"
@@ -250,7 +265,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="check engines against the float64 oracle")
-    run.add_argument("--engine", action="append", help="engine name (repeatable; default: triton, our engine)")
+    run.add_argument("--engine", action="append",
+                     help="engine name (repeatable; default: ours, twice: triton (the launcher) and triton-api "
+                          "(sdpa_bwd.attention under autograd, as users call it))")
     run.add_argument("--cases", help="JSON file of cases (default: the built-in list)")
     run.add_argument("--level", help="a level of the generated test plan: quick, standard, nightly, full")
     run.add_argument("--case", action="append", help="run only the case with this id (repeatable)")
@@ -262,9 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="runs per case on identical inputs; any changed bit is reported (default 2)")
     run.add_argument("--timeout", type=float, default=300.0,
                      help="seconds a case may take before its worker is killed as hung (default 300)")
-    run.add_argument("--workers", type=int, default=1,
+    run.add_argument("--workers", type=int, default=None,
                      help="worker processes at once, taking chunks of cases costliest first; with several "
-                          "GPUs worker i runs on GPU i mod n (default 1)")
+                          "GPUs worker i runs on GPU i mod n (default: one a CPU core, at most 16)")
     run.add_argument("--shard", help="run only shard i of n (1-based, e.g. 2/4), split by a stable hash of case ids")
     run.add_argument("--in-process", action="store_true",
                      help="run the engine in this process: no crash isolation, replays or controls")

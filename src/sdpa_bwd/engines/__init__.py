@@ -18,6 +18,7 @@ from .base import Capabilities, Engine, Tensors
 _BUILTIN = {
     "reference": "sdpa_bwd.engines.reference:ReferenceEngine",
     "triton": "sdpa_bwd.engines.triton:TritonEngine",
+    "triton-api": "sdpa_bwd.engines.triton_api:TritonApiEngine",
     "torch-math": "sdpa_bwd.engines.torch_math:TorchMathEngine",
     "torch-flash": "sdpa_bwd.engines.torch_flash:TorchFlashEngine",
     "torch-efficient": "sdpa_bwd.engines.torch_efficient:TorchEfficientEngine",
