@@ -1,4 +1,4 @@
-"""A/B of the D_qk 192 / D_v 128 Gluon backward against an earlier form of its kernel, in one GPU process (stop 33).
+"""A/B of the D_qk 192 / D_v 128 Gluon backward against an earlier form of its kernel, in one GPU process.
 
     git show 4939d74:src/sdpa_bwd/kernels/attention_bwd_gluon_192.py > old192.py   # the form to compare with
     PYTHONPATH=src python3 tools/ab192.py --old old192.py --out $OUT
@@ -12,8 +12,8 @@ file) and swapped in for the launcher's module (``launch.attention_bwd_gluon_192
 ``--switch NAME``: instead, the launcher's boolean switch NAME (``launch.switches``) on for "new", off for "old";
 ``--switch NAME=INT``: NAME set to INT for "new", the launcher's own value for "old" (``head_group``). ``--new FILE``:
 a kernel file timed as "new" in place of the working tree's (written as ``_ab_new192.py``), so that two forms neither
-of which is the working tree's can be compared. ``--only dtype:mask`` (``bfloat16:causal``): that one row (stop 34).
-``--shape B,H_q,H_kv,S,D_qk,D_v`` (repeatable; stop 35): other shapes than (1,16,16,4096,192,128), e.g. a switch
+of which is the working tree's can be compared. ``--only dtype:mask`` (``bfloat16:causal``): that one row.
+``--shape B,H_q,H_kv,S,D_qk,D_v`` (repeatable): other shapes than (1,16,16,4096,192,128), e.g. a switch
 at head dim 64 or 128 (whose calls the 192 kernel's forms do not touch).
 
 By default at (1,16,4096) BHSD, bf16 and fp16, causal and not (the 192 kernel forced under both masks,

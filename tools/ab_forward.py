@@ -1,4 +1,4 @@
-"""A/B of the forward's head-dim-64 path: the Gluon forward (three consumers a program since stop 35) against the
+"""A/B of the forward's head-dim-64 path: the Gluon forward (three consumers a program) against the
 Triton forward, in one GPU process, timed in alternation.
 
     PYTHONPATH=src python3 tools/ab_forward.py --out $OUT

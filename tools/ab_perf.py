@@ -1,12 +1,14 @@
 """A/B timing of the Triton engine's variants in one GPU run (issue 7's perf log).
 
     PYTHONPATH=src python3 tools/ab_perf.py --out $OUT [--budget 420] [--d-qk 192] [--variants default/tma,padded]
-    PYTHONPATH=src python3 tools/ab_perf.py --table s6 --out $OUT      # session 6: start order, dV after dP
-    PYTHONPATH=src python3 tools/ab_perf.py --table s7 --out $OUT      # session 7: warps against tile rows
-    (on two GPUs, with the GPU tests and the plan beside it: bash tools/device_run4.sh $OUT)
+    PYTHONPATH=src python3 tools/ab_perf.py --table s6 --out $OUT      # start order, dV after dP (h200-2026-12-01e)
+    PYTHONPATH=src python3 tools/ab_perf.py --table s7 --out $OUT      # warps against tile rows (h200-2026-12-01f)
+    bash tools/device.sh ab s46 --budget 280                          # on the device machine, compiles spread first
 
-A variant is (name, tma, config or None, knobs): ``knobs`` are launch-level switches set for
-that variant alone (``launch.switches``: ``head_group``, ``dv_after_dp``, ``concurrent_dq``). A row may name a storage layout (benchmarks/common.py's ``make``).
+The comment above each table names the record it was run for (a ``docs/data/`` folder: card and date) and what
+it measured. A variant is (name, tma, config or None, knobs): ``knobs`` are launch-level switches set for that
+variant alone (``launch.switches``: ``head_group``, ``dv_after_dp``, ``concurrent_dq``). A row may name a storage
+layout (benchmarks/common.py's ``make``).
 ``--warm-only --shard i/n`` runs each of its share of the variants once, untimed, so that n
 processes started side by side fill Triton's cache before the timed run compiles nothing.
 
@@ -100,11 +102,11 @@ FWD_VARIANTS = {
 }
 
 
-# Session 6: the programs' start order (groups of HEAD_GROUP heads, costliest tile first; 1 = the
-# head-by-head order every earlier number measured) and the DKDV pass's dV product issued after
-# dP's wait. Causal rows carry the order's predicted gain (a greedy-dispatch model: 0.87-0.89 of
-# ideal head by head, 0.97-1.00 grouped); non-causal rows must not move. The BSHD rows split the
-# 10% BSHD-vs-BHSD gap of run 15's (2,16,4096,128) row by kernel.
+# s6 (2026-12-01, H200, h200-2026-12-01e): the programs' start order (groups of HEAD_GROUP heads, costliest tile first;
+# 1 = the head-by-head order every earlier number measured) and the DKDV pass's dV product issued after dP's wait.
+# Causal rows carry the order's predicted gain (a greedy-dispatch model: 0.87-0.89 of ideal head by head, 0.97-1.00
+# grouped); non-causal rows must not move. The BSHD rows split the 10% BSHD-vs-BHSD gap of the h200-2026-12-01d
+# benchmark's (2,16,4096,128) row by kernel.
 ROWS_S6 = [
     (2, 16, 16, 4096, 128, True, torch.bfloat16),
     (1, 16, 16, 8192, 128, True, torch.bfloat16),
@@ -125,14 +127,13 @@ _S6_FWD = [v for v in _S6 if "dv_after_dp" not in v[3]]
 FWD_VARIANTS_S6 = {(192, 128): _S6_FWD, 128: _S6_FWD, 64: _S6_FWD}
 
 
-# Session 7: warps against tile rows. Triton lays an MMA's result over warpsPerCTA = [warps, 1]
-# along M when M = 16 x warps, but a DKDV key block of 64 rows on 8 warps gets [8, 1] for the S^T and
-# dP^T tiles too: each warpgroup computes the same 64 rows (a local Triton 3.6 compile of the
-# 192/128 DKDV at 64/64 on 8 warps: 156 HGMMA against 96 at 64/128, S^T and dP^T at N = 32 on both
-# warpgroups, converted to [4, 2] for dK/dV). So the 192/128 DKDV did S^T and dP^T twice; 128-key
-# blocks on 8 warps, or 64 on 4, give each warpgroup its own rows. The hd64 DKDV (32/128, 4 warps)
-# and the forwards get the tiles the hd128 ones run at, as a check that those are not stuck on the
-# same thing.
+# s7 (2026-12-01, H200, h200-2026-12-01f): warps against tile rows. Triton lays an MMA's result over warpsPerCTA =
+# [warps, 1] along M when M = 16 x warps, but a DKDV key block of 64 rows on 8 warps gets [8, 1] for the S^T and dP^T
+# tiles too: each warpgroup computes the same 64 rows (a local Triton 3.6 compile of the 192/128 DKDV at 64/64 on 8
+# warps: 156 HGMMA against 96 at 64/128, S^T and dP^T at N = 32 on both warpgroups, converted to [4, 2] for dK/dV). So
+# the 192/128 DKDV did S^T and dP^T twice; 128-key blocks on 8 warps, or 64 on 4, give each warpgroup its own rows. The
+# hd64 DKDV (32/128, 4 warps) and the forwards get the tiles the hd128 ones run at, as a check that those are not stuck
+# on the same thing.
 ROWS_S7 = [
     (1, 16, 16, 4096, (192, 128), False, torch.bfloat16),
     (1, 16, 16, 4096, (192, 128), True, torch.bfloat16),
@@ -179,7 +180,7 @@ FWD_VARIANTS_S7 = {
           ("128/128 8w s3", "on", FC(128, 128, 8, 3, head_group=4)),
           ("128/64 8w s4", "on", FC(128, 64, 8, 4, head_group=4))],
 }
-# Session 7, second round (run 22's winners): the 192/128 DKDV on one warpgroup (64 keys, 32 query rows,
+# s7b (h200-2026-12-01f, s7's winners): the 192/128 DKDV on one warpgroup (64 keys, 32 query rows,
 # 3 stages: 0.711 ms against 1.372, two programs an SM) and the dQ pass on 3 stages (0.477 against
 # 0.707); the same one-warpgroup DKDV and dQ pass for hd128 and hd64; the forward tiles that won
 # (128/64 8w s3 at 192/128, 128/128 8w s3 at hd128) beside one-warpgroup forwards.
@@ -235,7 +236,7 @@ FWD_VARIANTS_S7B = {
          ("128/64 8w s4", "on", FC(128, 64, 8, 4, head_group=16)),
          ("128/128 8w s2", "on", FC(128, 128, 8, 2, head_group=16)), ("64/64 4w s3", "on", FC(64, 64, 4, 3, head_group=16))],
 }
-# Session 7, third round: the dQ pass on a second stream beside the DKDV pass (launch.CONCURRENT_DQ),
+# s7c (h200-2026-12-01f): the dQ pass on a second stream beside the DKDV pass (launch.CONCURRENT_DQ),
 # against one after the other, on every benchmark shape (BHSD, bf16). Predicted: the DKDV pass's last
 # wave (7.8 waves of 132 programs at (2,16,4096,128)) filled by dQ programs, 2-4% off the backward.
 ROWS_S7C = [
@@ -250,11 +251,11 @@ _S7C = [("sequential", "on", None, dict(concurrent_dq=False)), ("concurrent", "o
         ("concurrent again", "on", None, dict(concurrent_dq=True))]
 BWD_VARIANTS_S7C = {(192, 128): _S7C, 128: _S7C, 64: _S7C}
 FWD_VARIANTS_S7C = {(192, 128): [], 128: [], 64: []}
-# Session 8, second round: the hd128 DKDV pass on one warpgroup (two programs an SM) for causal masks only.
-# Run 23 (s7b) had it 1.054 -> 1.007 ms at (2,16,4096,128) causal and 1.707 -> 1.760 non-causal: a config
-# that depends on the mask. Checked here on every causal hd128 benchmark shape (GQA and fp16 too), with
-# the concurrent dQ pass now on by default; and the concurrent pass against the sequential order once
-# more at hd64, where run 29's default rows came out 7% (nc) and 90% (causal) slower than run 26's.
+# s8b (2026-12-01, H200, h200-2026-12-01g): the hd128 DKDV pass on one warpgroup (two programs an SM) for causal masks
+# only. The s7b run had it 1.054 -> 1.007 ms at (2,16,4096,128) causal and 1.707 -> 1.760 non-causal: a config that
+# depends on the mask. Checked here on every causal hd128 benchmark shape (GQA and fp16 too), with the concurrent dQ
+# pass now on by default; and the concurrent pass against the sequential order once more at hd64, where s8's default
+# rows came out 7% (nc) and 90% (causal) slower than s7c's.
 ROWS_S8B = [
     (2, 16, 16, 4096, 128, True, torch.bfloat16), (1, 16, 16, 8192, 128, True, torch.bfloat16),
     (1, 32, 8, 8192, 128, True, torch.bfloat16), (2, 16, 16, 4096, 128, True, torch.float16),
@@ -277,11 +278,11 @@ BWD_VARIANTS_S8B = {
          ("default again", "on", None), ("sequential again", "on", None, dict(concurrent_dq=False))],
 }
 FWD_VARIANTS_S8B = {128: [], 64: []}
-# Session 8, prepared for the next device run: hd256's DKDV pass on 8 warps over 64 keys has each warpgroup
-# compute the same S^T and dP^T rows (the 192/128 defect of session 7), and so does its dQ pass (64 rows on 8 warps). Local sm_90a compile (Triton 3.6, TMA on): the
-# table's DKDV 204 HGMMA, 840 B of stack; split into a dK pass and a dV pass on one warpgroup each
-# (BackwardConfig.split_dkdv) 102 + 54 HGMMA, 280 + 80 B of stack, 131 + 98 KiB of shared memory on 2
-# stages; the dQ pass 64/32 on 4 warps, 2 stages: 68 HGMMA against 132, no stack against 160 B.
+# s9 (prepared 2026-12-01, run in h200-2026-12-01h): hd256's DKDV pass on 8 warps over 64 keys has each warpgroup
+# compute the same S^T and dP^T rows (the 192/128 defect found in h200-2026-12-01f), and so does its dQ pass (64 rows on
+# 8 warps). Local sm_90a compile (Triton 3.6, TMA on): the table's DKDV 204 HGMMA, 840 B of stack; split into a dK pass
+# and a dV pass on one warpgroup each (BackwardConfig.split_dkdv) 102 + 54 HGMMA, 280 + 80 B of stack, 131 + 98 KiB of
+# shared memory on 2 stages; the dQ pass 64/32 on 4 warps, 2 stages: 68 HGMMA against 132, no stack against 160 B.
 ROWS_S9 = [
     (1, 16, 16, 4096, 256, False, torch.bfloat16), (1, 16, 16, 4096, 256, True, torch.bfloat16),
     (2, 16, 16, 2048, 256, False, torch.float16), (2, 16, 16, 2048, 256, True, torch.float16),
@@ -298,11 +299,12 @@ BWD_VARIANTS_S9 = {
           ("split 8w s1", "on", BC(32, 64, 64, 32, 8, 1, "separate", split_dkdv=True))],
 }
 FWD_VARIANTS_S9 = {256: []}
-# Session 9: the split DKDV pass (one accumulator a pass, one warpgroup) won 2.4-2.8x at hd256 (run 33).
+# s10 (2026-12-01, H200, h200-2026-12-01h): the split DKDV pass (one accumulator a pass, one warpgroup) won
+# 2.4-2.8x at hd256 in s9.
 # Here at hd128 and hd64, where the default's DKDV is one pass with both accumulators: the split costs one
 # more product (S^T in both passes: 8 against 7), so it wins only if one-accumulator programs (64 registers
 # a thread for hd128 on 4 warps, against 128) run the products >= 8/7 faster, two or three programs an SM.
-# And more hd256 shapes around run 33's winner, and hd256 forward tiles (the 64/32 s2 config is untimed).
+# And more hd256 shapes around s9's winner, and hd256 forward tiles (the 64/32 s2 config is untimed).
 ROWS_S10 = [
     (2, 16, 16, 4096, 128, False, torch.bfloat16), (2, 16, 16, 4096, 128, True, torch.bfloat16),
     (4, 16, 16, 2048, 64, False, torch.bfloat16), (4, 16, 16, 2048, 64, True, torch.bfloat16),
@@ -340,9 +342,9 @@ FWD_VARIANTS_S10 = {
           ("128/64 8w s2", "on", FC(128, 64, 8, 2)), ("128/32 8w s3", "on", FC(128, 32, 8, 3)),
           ("64/64 4w s2 hg4", "on", FC(64, 64, 4, 2, head_group=4))],
 }
-# Session 10: the forward's fused softmax (ForwardConfig.fused_softmax: the score scale inside exp2's argument
-# as one FMA, P V accumulated through the product's accumulator), on each head dim's default tiles. Two
-# operations an element fewer of ~7 in the softmax; prediction: up to 5-10% where the forward's softmax
+# s12 (2026-12-01, H200, h200-2026-12-01i): the forward's fused softmax (ForwardConfig.fused_softmax: the score scale
+# inside exp2's argument as one FMA, P V accumulated through the product's accumulator), on each head dim's default
+# tiles. Two operations an element fewer of ~7 in the softmax; prediction: up to 5-10% where the forward's softmax
 # arithmetic, not its products, is the bound (hd128 / hd64), less at 192/128 and hd256.
 ROWS_S12 = [
     (2, 16, 16, 4096, 128, False, torch.bfloat16), (2, 16, 16, 4096, 128, True, torch.bfloat16),
@@ -359,10 +361,11 @@ FWD_VARIANTS_S12 = {
     256: [("default/tma", "on", None), ("fused", "on", FC(128, 64, 8, 2, fused_softmax=True))],
 }
 BWD_VARIANTS_S12 = {k: [] for k in FWD_VARIANTS_S12}
-# Session 11: the fused softmax of run 45 timed again, interleaved (default, fused, default, fused: one median
-# a variant left +-2%), before it goes into the table per head dim and mask; the hd128 forward's layout spread
-# (run 43: GQA 8k BSHD / padded 1.08-1.12x BHSD, the backward's within 1.05) against the start order; and two
-# untried hd128 tilings, the forward on four warpgroups (256/64, 16 warps) and the dQ pass over 128 keys.
+# s13 (2026-12-01, H200, h200-2026-12-01j): the fused softmax of s12 timed again, interleaved (default, fused, default,
+# fused: one median a variant left +-2%), before it goes into the table per head dim and mask; the hd128 forward's
+# layout spread (the h200-2026-12-01i benchmark: GQA 8k BSHD / padded 1.08-1.12x BHSD, the backward's within 1.05)
+# against the start order; and two untried hd128 tilings, the forward on four warpgroups (256/64, 16 warps) and the dQ
+# pass over 128 keys.
 ROWS_S13 = ROWS_S12 + [
     (1, 32, 8, 8192, 128, False, torch.bfloat16, "bshd"), (1, 32, 8, 8192, 128, False, torch.bfloat16, "bshd_pad"),
     (1, 32, 8, 8192, 128, True, torch.bfloat16),
@@ -393,8 +396,8 @@ BWD_VARIANTS_S13[128] = [  # against the non-causal entry (the causal rows' defa
                                 head_group=8, dv_after_dp=True)),
     ("dq 128/64 s4", "on", BC(64, 128, 128, 64, 8, 3, "separate", dq_num_warps=8, dq_num_stages=4,
                                head_group=8, dv_after_dp=True))]
-# Session 11, second round (prepared for adoption by a later session: each change to the table needs the full
-# plan): forward tiles with the fused softmax where run 46 left a head dim below 0.8 of cuDNN's forward
+# s14 (h200-2026-12-01j; prepared for adoption later: each change to the table needs the full
+# plan): forward tiles with the fused softmax where s13 left a head dim below 0.8 of cuDNN's forward
 # (192/128 nc, hd128 nc) or where the fused softmax now runs (hd64).
 ROWS_S14 = [
     (2, 16, 16, 4096, 128, False, torch.bfloat16), (1, 16, 16, 8192, 128, False, torch.bfloat16),
@@ -419,8 +422,8 @@ FWD_VARIANTS_S14 = {
                  ("default again", "on", None)],
 }
 BWD_VARIANTS_S14 = {k: [] for k in FWD_VARIANTS_S14}
-# Session 11, third round: the fused softmax's halves apart (ForwardConfig.pv_accumulate): the scale fold alone,
-# P V through the product's accumulator alone, both, neither, each twice. Run 46: both lose 1-4% at hd128
+# s15 (h200-2026-12-01j): the fused softmax's halves apart (ForwardConfig.pv_accumulate): the scale fold alone,
+# P V through the product's accumulator alone, both, neither, each twice. s13: both lose 1-4% at hd128
 # non-causal and win 4-6% at hd128 causal and hd64; which half does which decides whether hd128 nc gets one.
 ROWS_S15 = [
     (2, 16, 16, 4096, 128, False, torch.bfloat16), (1, 16, 16, 8192, 128, False, torch.bfloat16),
@@ -442,14 +445,13 @@ def _halves(c):
 FWD_VARIANTS_S15 = {128: _halves(FC(128, 128, 8, 3, head_group=4)), 64: _halves(FC(128, 64, 4, 3, head_group=16)),
                     (192, 128): _halves(FC(128, 64, 8, 3, head_group=4))}
 BWD_VARIANTS_S15 = {k: [] for k in FWD_VARIANTS_S15}
-# Session 12: the DKDV and dQ passes as one launch (BackwardConfig.fused_dq): the dQ programs start after the
-# DKDV pass's and take the SMs its last wave leaves idle, as the concurrent dQ pass of runs 26/30 did (+1-4% on
-# the GPU-bound rows, but 41-77 us of host time for the stream switch), here with no host cost and one launch
-# fewer. Predicted from the waves: (2,16,4096,128) nc 7.76 DKDV waves + 7.76 dQ waves of 0.75 the length,
-# 14.0 -> 13.6 units, -3%; GQA 8k nc -3%; causal rows less (their tails are already short). Local sm_90a
-# compile (Triton 3.6): the fused kernel with the dQ branch first spills as the two kernels apart (297 + 0
-# against 304 + 0 STL at hd128 TMA); with the DKDV branch first it spilled 496. Each row interleaved:
-# default, fused, default, fused.
+# s16 (2026-12-01, H200, h200-2026-12-01k): the DKDV and dQ passes as one launch (BackwardConfig.fused_dq): the dQ
+# programs start after the DKDV pass's and take the SMs its last wave leaves idle, as the concurrent dQ pass of s7c / s8
+# did (+1-4% on the GPU-bound rows, but 41-77 us of host time for the stream switch), here with no host cost and one
+# launch fewer. Predicted from the waves: (2,16,4096,128) nc 7.76 DKDV waves + 7.76 dQ waves of 0.75 the length, 14.0 ->
+# 13.6 units, -3%; GQA 8k nc -3%; causal rows less (their tails are already short). Local sm_90a compile (Triton 3.6):
+# the fused kernel with the dQ branch first spills as the two kernels apart (297 + 0 against 304 + 0 STL at hd128 TMA);
+# with the DKDV branch first it spilled 496. Each row interleaved: default, fused, default, fused.
 ROWS_S16 = ROWS_S7C + [(2, 16, 16, 4096, 128, False, torch.float16)]
 
 
@@ -470,7 +472,7 @@ BWD_VARIANTS_S16 = {
     (192, 128): _fused_pair(BC(32, 64, 64, 32, 4, 3, "separate", head_group=4, fused_dq=True)),
 }
 FWD_VARIANTS_S16 = {k: [] for k in BWD_VARIANTS_S16}
-# Session 12, second round: the causal hd128 entry's fused launch (run 54's winner) against its neighbours: the
+# s16b (h200-2026-12-01k): the causal hd128 entry's fused launch (s16's winner) against its neighbours: the
 # start order in groups of 4 or 16 heads, the dQ programs over 32 keys, both passes on 2 or 4 stages.
 ROWS_S16B = [(2, 16, 16, 4096, 128, True, torch.bfloat16), (1, 16, 16, 8192, 128, True, torch.bfloat16),
              (1, 32, 8, 8192, 128, True, torch.bfloat16), (2, 16, 16, 4096, 128, True, torch.float16)]
@@ -481,11 +483,11 @@ BWD_VARIANTS_S16B = {128: [
     ("s4", "on", dataclasses.replace(_FUSED_128_NC, num_stages=4)),
     ("default again", "on", None)]}
 FWD_VARIANTS_S16B = {128: []}
-# Session 12, third round: the fused launch with the dQ programs on pointers (BackwardConfig.dq_kv_tma=False).
-# Runs 57-58: non-causal the fused kernel loads 763 MB of local memory against the DKDV kernel's 298, its DKDV
-# branch reloading 7 spilled values an iteration against 3; a local sm_90a compile with the dQ branch's K/V
-# descriptors gone reloads 4. Predicted: non-causal fused from 1-3% slower than apart to 1-2% faster (the
-# wave tail's ~3%, less the dQ pass's descriptors: session 2 measured them 2.5% of that pass).
+# s16c (h200-2026-12-01k): the fused launch with the dQ programs on pointers (BackwardConfig.dq_kv_tma=False). Nsight
+# Compute and SASS in h200-2026-12-01k: non-causal the fused kernel loads 763 MB of local memory against the DKDV
+# kernel's 298, its DKDV branch reloading 7 spilled values an iteration against 3; a local sm_90a compile with the dQ
+# branch's K/V descriptors gone reloads 4. Predicted: non-causal fused from 1-3% slower than apart to 1-2% faster (the
+# wave tail's ~3%, less the dQ pass's descriptors: h200-2026-11-30 measured them 2.5% of that pass).
 ROWS_S16C = [(2, 16, 16, 4096, 128, False, torch.bfloat16), (1, 16, 16, 8192, 128, False, torch.bfloat16),
              (1, 32, 8, 8192, 128, False, torch.bfloat16), (2, 16, 16, 4096, 128, False, torch.float16),
              (2, 16, 16, 4096, 128, True, torch.bfloat16), (1, 32, 8, 8192, 128, True, torch.bfloat16)]
@@ -497,7 +499,8 @@ BWD_VARIANTS_S16C = {128: [
     ("apart 8w again", "on", _APART_8W), ("fused again", "on", _FUSED_128_NC),
     ("fused ptr dq again", "on", _FUSED_PTR)]}
 FWD_VARIANTS_S16C = {128: []}
-# Session 13: one warpgroup a program, two programs an SM. Nsight Compute (run 57) has the hd128 forward's and dQ
+# s17 (2026-12-01, H200, h200-2026-12-01l): one warpgroup a program, two programs an SM. Nsight Compute
+# (h200-2026-12-01k) has the hd128 forward's and dQ
 # pass's warps waiting at CTA barriers for 34-35% of their stall cycles, and the sm_90a SASS of the forward's
 # 128/128 8-warp loop has 4 BAR.SYNC an iteration (the TMA stage reuse, its mbarrier arrive): both warpgroups
 # issue their products together and then both run the softmax with the tensor cores idle. A 4-warp program
@@ -522,13 +525,13 @@ FWD_VARIANTS_S17 = {128: [
     ("64/64 4w s2 fused", "on", dataclasses.replace(_FWD_1WG, fused_softmax=True)),
     ("64/128 4w s1", "on", FC(64, 128, 4, 1, head_group=4)),
     ("default again", "on", None), ("64/64 4w s2 again", "on", _FWD_1WG)]}
-# Stop 24: the Gluon backward at head dim 64 (the same kernel; K's swizzle spans 64 B so that each consumer's dQ
-# column half of a K block is whole swizzle atoms) against the Triton kernels that run hd64 today (0.78-0.80 of
-# cuDNN non-causal, 0.87-0.89 causal); and dK, dV leaving by TMA stores (``_consumer_tma``) against pointer
-# stores through their strides (local sm_90a compile, Triton 3.6: spills 220 / 236 B -> 144 / 180 at hd128,
-# none at hd64 either way). Predicted: hd64 in Gluon at 0.95-1.05 of cuDNN non-causal (its 5 products where the
-# Triton kernels do 7; the exponentials are twice the share of a tile's work that they are at hd128); the TMA
-# epilogue 0-3% at hd128 (fewer spill reloads in the loop), nothing at hd64. Each row interleaved.
+# s24 (2026-12-02, H200, h200-2026-12-02b): the Gluon backward at head dim 64 (the same kernel; K's swizzle spans 64 B
+# so that each consumer's dQ column half of a K block is whole swizzle atoms) against the Triton kernels that run hd64
+# today (0.78-0.80 of cuDNN non-causal, 0.87-0.89 causal); and dK, dV leaving by TMA stores (``_consumer_tma``) against
+# pointer stores through their strides (local sm_90a compile, Triton 3.6: spills 220 / 236 B -> 144 / 180 at hd128, none
+# at hd64 either way). Predicted: hd64 in Gluon at 0.95-1.05 of cuDNN non-causal (its 5 products where the Triton
+# kernels do 7; the exponentials are twice the share of a tile's work that they are at hd128); the TMA epilogue 0-3% at
+# hd128 (fewer spill reloads in the loop), nothing at hd64. Each row interleaved.
 ROWS_S24 = [(4, 16, 16, 2048, 64, False, torch.bfloat16), (4, 16, 16, 2048, 64, True, torch.bfloat16),
             (4, 16, 16, 2048, 64, False, torch.float16), (4, 16, 16, 2048, 64, False, torch.bfloat16, "bshd"),
             (2, 16, 16, 4096, 128, False, torch.bfloat16), (2, 16, 16, 4096, 128, True, torch.bfloat16),
@@ -542,12 +545,12 @@ BWD_VARIANTS_S24 = {
     128: [("gluon", "on", None), ("gluon ptr epi", "on", None, _PTR_EPI), ("gluon again", "on", None),
           ("gluon ptr epi again", "on", None, _PTR_EPI)]}
 FWD_VARIANTS_S24 = {k: [] for k in BWD_VARIANTS_S24}
-# Stop 25: the Gluon backward at hd64 with query tiles of 128 rows, FlashAttention-3's hd64 tile (its products'
-# M or K twice as long, half the per-tile handshakes, waits and side loads for the same work; 229,920 B of shared
-# memory; Triton 3.6's ptxas spills 372 / 576 B where the 64-row tile spills none) against 64-row tiles (stop 24:
-# 0.538 ms at (4,16,2048,64) bf16) and the Triton kernels that take hd64 today (0.528; cuDNN 0.427). Predicted:
-# 0.45-0.50 ms if the per-tile fixed costs bound the 64-row kernel (3.5k cycles a tile for ~1.3k of products),
-# no better than 64 rows if the spills' reloads sit in the loop. Each row interleaved.
+# s25 (2026-12-02, H200, h200-2026-12-02c): the Gluon backward at hd64 with query tiles of 128 rows, FlashAttention-3's
+# hd64 tile (its products' M or K twice as long, half the per-tile handshakes, waits and side loads for the same work;
+# 229,920 B of shared memory; Triton 3.6's ptxas spills 372 / 576 B where the 64-row tile spills none) against 64-row
+# tiles (h200-2026-12-02b: 0.538 ms at (4,16,2048,64) bf16) and the Triton kernels that take hd64 today (0.528; cuDNN
+# 0.427). Predicted: 0.45-0.50 ms if the per-tile fixed costs bound the 64-row kernel (3.5k cycles a tile for ~1.3k of
+# products), no better than 64 rows if the spills' reloads sit in the loop. Each row interleaved.
 ROWS_S25 = [(4, 16, 16, 2048, 64, False, torch.bfloat16), (4, 16, 16, 2048, 64, True, torch.bfloat16),
             (4, 16, 16, 2048, 64, False, torch.float16), (4, 16, 16, 2048, 64, False, torch.bfloat16, "bshd"),
             (2, 16, 16, 8192, 64, True, torch.bfloat16)]
@@ -558,12 +561,12 @@ BWD_VARIANTS_S25 = {
          ("gluon r128 again", "on", None, _HD64), ("gluon r64 again", "on", None, _HD64_R64),
          ("triton again", "on", None, _TRITON)]}
 FWD_VARIANTS_S25 = {k: [] for k in BWD_VARIANTS_S25}
-# Stop 25b: the Gluon kernels' start order under the causal mask. Both started head by head (the backward's
-# key blocks in order, the forward's query blocks costliest first within each head), where the Triton kernels
-# start groups of heads costliest tile first (session 6: 0.87 of ideal head by head against 0.99-1.00 for groups
-# of 4-16 in a dispatch simulation at (2,16,4096,128) causal). Now ``program_tile`` in attention_fwd_gluon,
-# groups of 8 by default (``launch.GLUON_HEAD_GROUP``); the ``head_group`` switch overrides it. Predicted: 3-8%
-# off the causal rows of both directions, nothing where a head has few tiles to order. Each row interleaved.
+# s25b (h200-2026-12-02c): the Gluon kernels' start order under the causal mask. Both started head by head (the
+# backward's key blocks in order, the forward's query blocks costliest first within each head), where the Triton kernels
+# start groups of heads costliest tile first (h200-2026-12-01e: 0.87 of ideal head by head against 0.99-1.00 for groups
+# of 4-16 in a dispatch simulation at (2,16,4096,128) causal). Now ``program_tile`` in attention_fwd_gluon, groups of 8
+# by default (``launch.GLUON_HEAD_GROUP``); the ``head_group`` switch overrides it. Predicted: 3-8% off the causal rows
+# of both directions, nothing where a head has few tiles to order. Each row interleaved.
 ROWS_S25B = [(2, 16, 16, 4096, 128, True, torch.bfloat16), (1, 16, 16, 8192, 128, True, torch.bfloat16),
              (1, 32, 8, 8192, 128, True, torch.bfloat16), (4, 16, 16, 2048, 64, True, torch.bfloat16)]
 _G1, _G4, _G16 = dict(head_group=1), dict(head_group=4), dict(head_group=16)
@@ -576,12 +579,12 @@ BWD_VARIANTS_S25B = {
 FWD_VARIANTS_S25B = {
     128: [("g8", "on", None), ("g1", "on", None, _G1), ("g8 again", "on", None), ("g1 again", "on", None, _G1)],
     64: []}
-# Stop 26: the Gluon backward's lse2 and delta rows brought in by the loader's TMA with each tile's Q and dO rows
-# (run 3 of stop 25 had them 2-4% faster at hd128, then faulted on S_q not a multiple of 4: a one-dimensional box
-# must start on 16 bytes; now the side buffers' heads are padded to 4 rows, ``launch.gluon_side_rows``), against
-# cuDNN in the same process; and hd64 causal in the Gluon kernel against the Triton kernels that take it (local
-# compile: the 128-row tile's spills 372 / 552 -> 244 / 360 B). Predicted: hd128 rows 2-4% over run 4's ratios,
-# hd64 within noise of run 1's. Each row interleaved.
+# s26 (2026-12-02, H200, h200-2026-12-02d): the Gluon backward's lse2 and delta rows brought in by the loader's TMA with
+# each tile's Q and dO rows (h200-2026-12-02c had them 2-4% faster at hd128, then faulted on S_q not a multiple of 4: a
+# one-dimensional box must start on 16 bytes; now the side buffers' heads are padded to 4 rows,
+# ``launch.gluon_side_rows``), against cuDNN in the same process; and hd64 causal in the Gluon kernel against the Triton
+# kernels that take it (local compile: the 128-row tile's spills 372 / 552 -> 244 / 360 B). Predicted: hd128 rows 2-4%
+# over the s25b ratios, hd64 within noise of s25's. Each row interleaved.
 ROWS_S26 = [(4, 16, 16, 2048, 64, False, torch.bfloat16), (4, 16, 16, 2048, 64, True, torch.bfloat16),
             (2, 16, 16, 4096, 128, False, torch.bfloat16), (2, 16, 16, 4096, 128, True, torch.bfloat16),
             (1, 16, 16, 8192, 128, False, torch.bfloat16), (1, 32, 8, 8192, 128, False, torch.bfloat16),
@@ -592,15 +595,15 @@ BWD_VARIANTS_S26 = {
     64: [("gluon", "on", None, _HD64_CAUSAL), ("triton", "on", None, _TRITON),
          ("gluon again", "on", None, _HD64_CAUSAL), ("triton again", "on", None, _TRITON)]}
 FWD_VARIANTS_S26 = {d: [] for d in (64, 128)}
-# Stop 29: GQA's head loop in the Gluon backward (a program per K/V head and key block walking the 4 query heads that
-# share it, dK and dV in registers throughout and stored; ``launch.GLUON_BWD_HEAD_LOOP``) against a program per
-# query head adding dK, dV partials into zeroed fp32 accumulators converted after (stop 16's form). Predicted: 2-5%
-# off each GQA non-causal row (the accumulators' zeroing, reduces and conversions, ~0.1 ms at (1,32/8,8192,128), and
-# three quarters of the programs' fixed costs, ~2.5%), the layouts alike. Each row interleaved, against cuDNN.
-# Measured (docs/data/h200-2026-12-03a): run 2, each tile dividing by the tiles a head: the kernel 1.022x slower,
-# the call 1.012x; run 3, the tile and head carried over the loop instead: kernel 0.996x, call 1.003x (geomeans of
-# loop / acc over the seven rows). Parity: the head loop stays off by default (``launch.GLUON_BWD_HEAD_LOOP``); the
-# variants turn it on and off explicitly.
+# s29 (2026-12-03, H200, h200-2026-12-03a): GQA's head loop in the Gluon backward (a program per K/V head and key block
+# walking the 4 query heads that share it, dK and dV in registers throughout and stored; ``launch.GLUON_BWD_HEAD_LOOP``)
+# against a program per query head adding dK, dV partials into zeroed fp32 accumulators converted after (the form of
+# 2026-12-02, h200-2026-12-02a). Predicted: 2-5% off each GQA non-causal row (the accumulators' zeroing, reduces and
+# conversions, ~0.1 ms at (1,32/8,8192,128), and three quarters of the programs' fixed costs, ~2.5%), the layouts alike.
+# Each row interleaved, against cuDNN. Measured (docs/data/h200-2026-12-03a): each tile dividing by the tiles a head:
+# the kernel 1.022x slower, the call 1.012x; the tile and head carried over the loop instead: kernel 0.996x, call 1.003x
+# (geomeans of loop / acc over the seven rows). Parity: the head loop stays off by default
+# (``launch.GLUON_BWD_HEAD_LOOP``); the variants turn it on and off explicitly.
 ROWS_S29 = [(1, 32, 8, 8192, 128, False, torch.bfloat16), (1, 32, 8, 8192, 128, False, torch.bfloat16, "bshd"),
             (1, 32, 8, 8192, 128, False, torch.bfloat16, "sbhd"),
             (1, 32, 8, 8192, 128, False, torch.bfloat16, "bshd_pad"), (1, 32, 8, 8192, 128, False, torch.float16),
@@ -610,15 +613,15 @@ _LOOP = dict(gluon_bwd_head_loop=True)
 BWD_VARIANTS_S29 = {d: [("loop", "on", None, _LOOP), ("acc", "on", None, _NO_LOOP), ("loop again", "on", None, _LOOP),
                         ("acc again", "on", None, _NO_LOOP)] for d in (64, 128)}
 FWD_VARIANTS_S29 = {d: [] for d in (64, 128)}
-# Stop 45: deterministic mode at D_qk 192 / D_v 128 runs the Triton kernels (by default: the Gluon 192 pass's
-# deterministic form is off), at 1.16-1.17 of the default since stop 44 made the default faster (bar 1.15). Its DKDV
-# and dQ passes have one warp and stage count (4 warps, 3 stages), so they can run as one launch
-# (``BackwardConfig.fused_dq``): the dQ programs fill the SMs the DKDV pass's last wave leaves idle (hd128 causal,
-# run 54: 0-8%); or the dQ pass on a second stream
-# (``concurrent_dq``); the fused launch chained to ODO (``triton_bwd_pdl``). Predicted: 2-4% off the deterministic
-# call causal, 1-2% non-causal, PDL ~1% more. "gluon" is the default mode's call (the denominator); the rest are the
-# Triton path that deterministic calls take. Measured (stop 46, an H100, docs/data/h100-2026-12-05a run 2): the fused
-# launch 10-20% slower than the passes apart in every row and head group, PDL 0-1%, the second stream even.
+# s45 (prepared 2026-12-05, run on an H100, h100-2026-12-05a): deterministic mode at D_qk 192 / D_v 128 runs the Triton
+# kernels (by default: the Gluon 192 pass's deterministic form is off), at 1.16-1.17 of the default since
+# h200-2026-12-04d made the default faster (bar 1.15). Its DKDV and dQ passes have one warp and stage count (4 warps, 3
+# stages), so they can run as one launch (``BackwardConfig.fused_dq``): the dQ programs fill the SMs the DKDV pass's
+# last wave leaves idle (hd128 causal, h200-2026-12-01k: 0-8%); or the dQ pass on a second stream (``concurrent_dq``);
+# the fused launch chained to ODO (``triton_bwd_pdl``). Predicted: 2-4% off the deterministic call causal, 1-2%
+# non-causal, PDL ~1% more. "gluon" is the default mode's call (the denominator); the rest are the Triton path that
+# deterministic calls take. Measured (an H100, docs/data/h100-2026-12-05a): the fused launch 10-20% slower than the
+# passes apart in every row and head group, PDL 0-1%, the second stream even.
 ROWS_S45 = [(1, 16, 16, 4096, (192, 128), True, torch.bfloat16), (1, 16, 16, 4096, (192, 128), False, torch.bfloat16),
             (1, 16, 16, 4096, (192, 128), True, torch.float16), (1, 16, 16, 4096, (192, 128), False, torch.float16)]
 _T192 = launch.backward_config(256, 128, torch.bfloat16, "cuda", True)  # the table's 192 / 128 entry, its passes apart
@@ -631,13 +634,14 @@ BWD_VARIANTS_S45 = {(192, 128): [
     ("fused s2", "on", dataclasses.replace(_T192_FUSED, num_stages=2, dq_num_stages=2)),
     ("triton again", "on", _T192), ("fused again", "on", _T192_FUSED), ("gluon again", "on", None)]}
 FWD_VARIANTS_S45 = {(192, 128): []}
-# Stop 46: both stop-45 candidates measured slower on an H100 (the one card lent): the Gluon pass's deterministic form
-# 1.39-1.40x of the default, the Triton passes as one launch 10-20% slower than apart. What is left is the passes'
-# own tiles, stages and start order at 192 / 128, which runs 22-23 chose for the default mode (before the Gluon pass
-# took it) and nobody has measured since for deterministic mode: the dQ pass streaming 64 keys a step (half the loop
-# trips), its stage count, the start order's head groups. Measured (an H100, docs/data/h100-2026-12-05a run 3): nothing
-# beats the table's entry by more than its own 1-3% spread (dQ 64/64 +1-8%, its 2 or 4 stages +14-23%, DKDV 2 stages
-# +2-10%, groups of 1 / 2 +13-19% causal and -2 to +1% non-causal, of 8 / 16 -2 to +3%).
+# s46 (2026-12-05, H100, h100-2026-12-05a): both s45 candidates measured slower on an H100 (the one card lent): the
+# Gluon pass's deterministic form 1.39-1.40x of the default, the Triton passes as one launch 10-20% slower than apart.
+# What is left is the passes' own tiles, stages and start order at 192 / 128, which s7 / s7b chose for the default mode
+# (before the Gluon pass took it) and nobody has measured since for deterministic mode: the dQ pass streaming 64 keys a
+# step (half the loop trips), its stage count, the start order's head groups. Measured (an H100,
+# docs/data/h100-2026-12-05a): nothing beats the table's entry by more than its own 1-3% spread (dQ 64/64 +1-8%, its 2
+# or 4 stages +14-23%, DKDV 2 stages +2-10%, groups of 1 / 2 +13-19% causal and -2 to +1% non-causal, of 8 / 16 -2 to
+# +3%).
 BWD_VARIANTS_S46 = {(192, 128): [
     ("gluon", "on", None), ("triton", "on", _T192),
     ("dq 64/64", "on", dataclasses.replace(_T192, block_n2=64)),
@@ -704,7 +708,7 @@ def main():
     ap.add_argument("--variants", default=None,
                     help="comma-separated variant names to run (both tables), e.g. default/tma,padded")
     ap.add_argument("--table", choices=sorted(TABLES), default="configs",
-                    help="configs: the tile/atomic/TMA variants of sessions 2-4; s6: start order and dV after dP; "
+                    help="configs: the first tile/atomic/TMA variants; s6: start order and dV after dP; "
                          "s7: warps against tile rows; s8b: hd128's one-warpgroup DKDV pass under causal masks; "
                          "s9: hd256 on one warpgroup (split DKDV); s10: the split at hd128 / hd64, hd256 shapes; "
                          "s12: the forward's fused softmax; s13: s12 interleaved, start order, hd128 tilings; "

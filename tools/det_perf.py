@@ -4,16 +4,16 @@ deterministic mode on the Triton kernels (the path deterministic calls took befo
 its dQ reduces), interleaved over rounds, each a ``triton.testing.do_bench`` median.
 
     PYTHONPATH=src python3 tools/det_perf.py [--out DIR] [--rounds 3]
-    PYTHONPATH=src python3 tools/det_perf.py --shapes 8,9 --free-turns [--dtype fp16]   # 192 / 128 (stop 45)
+    PYTHONPATH=src python3 tools/det_perf.py --shapes 8,9 --free-turns [--dtype fp16]   # 192 / 128
 
 Both Gluon modes run with the kernel's deterministic form and hd64 under the mask let in (the switches
 ``gluon_bwd_deterministic`` and ``gluon_bwd_causal_head_dims``; the launcher's defaults leave both to the Triton
-kernels since stop 25's run 2, where this tool measured the deterministic form slower than theirs).
+kernels since this tool measured the deterministic form slower than theirs on 2026-12-02, h200-2026-12-02c).
 At D_qk 192 / D_v 128 (rows 8 and 9) "det" is the persistent 192 pass's deterministic form (``DET``, the switch
-``gluon_bwd192_deterministic``, stop 45; off by default, so that deterministic calls there take the Triton kernels:
+``gluon_bwd192_deterministic``; off by default, so that deterministic calls there take the Triton kernels:
 "triton_det"), and "det_free" gives every dQ turn of its tile counters at once; "det_p2".."det_p4"
 (``--det-probes``) are the dQ writers' timing probes (no turn spin; nor written-wait and release add; nor reduce),
-"det_split" (``--split``) the split form: dK and dV in the Gluon pass, dQ by the Triton dQ pass (stop 46).
+"det_split" (``--split``) the split form: dK and dV in the Gluon pass, dQ by the Triton dQ pass (on by default).
 The issue's bar: deterministic within 15% of the default (det/default <= 1.15). Each row also says which
 backward each mode took (``gluon_backward_reasons``),
 whether two deterministic calls gave bitwise the same dQ, dK, dV, and how far the deterministic dQ is from
@@ -66,13 +66,13 @@ def main() -> None:
     ap.add_argument("--shapes", default="", help="comma-separated row indices of ROWS to time (default: all)")
     ap.add_argument("--dtype", default="bf16", choices=("bf16", "fp16"))
     ap.add_argument("--orders", action="store_true", help="also time mode det_down: deterministic mode under the "
-                    "causal mask in the walk down with ascending turns (stop 28's), where the launcher's "
-                    "GLUON_BWD_DET_UP takes the walk up (stop 31); and det_up, the walk up at every head dim")
+                    "causal mask in the walk down with ascending turns (the first deterministic form), where the "
+                    "launcher's GLUON_BWD_DET_UP takes the walk up; and det_up, the walk up at every head dim")
     ap.add_argument("--det-probes", default="", help="comma-separated timing probes of the 192 pass's dQ writers to "
-                    "time (modes det_p<N>, stop 46): 2 no turn spin, 3 nor written-wait and release add, 4 nor reduce "
+                    "time (modes det_p<N>): 2 no turn spin, 3 nor written-wait and release add, 4 nor reduce "
                     "(their bits may vary; 4 adds no dQ)")
     ap.add_argument("--split", action="store_true", help="also time mode det_split: deterministic mode at 192 / 128 "
-                    "as the Gluon pass's split form (dK, dV in the pass, then the Triton dQ pass; stop 46)")
+                    "as the Gluon pass's split form (dK, dV in the pass, then the Triton dQ pass)")
     ap.add_argument("--check", default="", help="comma-separated modes (e.g. det_split) whose five calls must agree bit "
                     "for bit, reported with their gradients' distance to the default's")
     a = ap.parse_args()
@@ -103,7 +103,7 @@ def main() -> None:
             switch = {"det_down": {"gluon_bwd_det_up": ()}, "det_up": {"gluon_bwd_det_up": (64, 128)}}.get(mode, {})
             if mode.startswith("det_g"):
                 switch = {"head_group": int(mode[5:])}
-            if mode == "det_split":  # the 192 pass's split form (launch.GLUON_BWD192_DET_SPLIT, stop 46)
+            if mode == "det_split":  # the 192 pass's split form (launch.GLUON_BWD192_DET_SPLIT)
                 switch = {"gluon_bwd192_det_split": True}
             if mode.startswith("det_p"):  # the 192 pass's dQ writers' timing probes (launch.GLUON_BWD192_DETERMINISTIC)
                 switch = {"gluon_bwd192_deterministic": int(mode[5:])}

@@ -4,11 +4,12 @@ three consumer warpgroups, dK and dV computed transposed.
     TRITON_INTERPRET=0 PYTHONPATH=src python3 tools/gluon_bwd192_k96_probe.py --compile-only   # no GPU: ptxas
     PYTHONPATH=src python3 tools/gluon_bwd192_k96_probe.py --out $OUT                          # on the H200
 
-Why (docs/perf-log.md, stop 30): the engine's 192 / 128 kernel (``kernels.attention_bwd_gluon_192``, 64-key
-programs, two consumers) runs at 0.91 of cuDNN under the causal mask, and its build without dQ's bulk reduces ran
-13% faster: each 64 keys stream every Q and dO tile and bulk-reduce a 64 x 192 fp32 dQ tile into L2. FlashAttention-3
-(``run_mha_bwd_hdim192`` on sm90: kBlockM 64, kBlockN 96, three MMA warpgroups, dKV_swapAB) serves 96 keys with
-each tile and each reduce, a third less traffic a key. Here, per 64-row query tile, consumer ``c`` (0, 1, 2):
+Why (docs/perf-log.md, 2026-12-03, h200-2026-12-03b): the engine's 192 / 128 kernel
+(``kernels.attention_bwd_gluon_192``, 64-key programs, two consumers) runs at 0.91 of cuDNN under the causal mask, and
+its build without dQ's bulk reduces ran 13% faster: each 64 keys stream every Q and dO tile and bulk-reduce a 64 x 192
+fp32 dQ tile into L2. FlashAttention-3 (``run_mha_bwd_hdim192`` on sm90: kBlockM 64, kBlockN 96, three MMA warpgroups,
+dKV_swapAB) serves 96 keys with each tile and each reduce, a third less traffic a key. Here, per 64-row query tile,
+consumer ``c`` (0, 1, 2):
 
 - S = Q K^T and dP = dO V^T for keys 32c .. 32c + 31 of the program's 96 (N = 32), its rows of P^T and dS^T
   ([keys, rows]) stored into single shared tiles all three read (``ds_full`` once all have stored; ``ds_free`` once
@@ -26,23 +27,22 @@ adds exact zeros). dK (scaled) and dV leave transposed by pointer stores through
 the launcher's fp32 accumulators where K or V heads are shared).
 Shared memory 219 KB; registers: consumers of 160 (168 the default one), the loader 24.
 
-Status (stop 31): runs right on the H200 (docs/data/h200-2026-12-03c run 1: against fp32 autograd at bf16
-rounding, dK and dV bitwise the engine's, GQA 4/2 and BSHD included), but **slower than the engine's 64-key
-kernel**: (1,16,4096) causal kernel 0.658 ms against 0.615, call 0.714 against 0.660 (cuDNN 0.604); non-causal
-kernel 1.35 ms against the Triton kernels' call 1.19-1.21. Stop 30's prediction (0.50) missed: about half the
-tile's multiply-adds are N = 32 products (S, dP, and dK^T's, dV^T's keys 64-95) whose operands both come from
-shared memory, while the single-buffered P^T / dS^T handshake costs nothing measurable (run 2: ``--diag
-no_ds_free`` 0.657 ms) and without dQ's reduces it runs 0.579 against the 64-key kernel's 0.534 (``--diag
-no_dq_reduce``): the loss is in the tile body (perf-log, stop 31). Compiles for sm_90a with
-Triton 3.6 at 128 registers a thread (Triton pads the 13 warps to 16; stop 30's 152 was over the register file):
-218,860 B of shared memory, 354 wgmma (``tests/test_gluon_backward_probes.py``), each consumer waits for S with dP
-in flight in every tile body, not serialised, spills 596 / 852 B (wgmma descriptors reloaded in the loop) at 160
-registers for the worker consumers (168 for the default one; ``$PROBE_WORKER_REGS``, ``$PROBE_MAX_REGS``). What
-Gluon imposed: every register tensor's and shared buffer's dims are powers of two, and a TMA load cannot land in a
-slice of a buffer, so the 96 keys are held as 64 + 32 (K, V, P^T, dS^T buffers, dK^T and dV^T accumulators, two
-products each). The GPU run checks it against fp32 autograd and the engine, then times the whole call (the
-engine's ODO, zero fill and DQ_CONVERT around the kernel) beside the engine's backward and cuDNN's at
-(1,16,4096).
+Status (2026-12-03): runs right on the H200 (docs/data/h200-2026-12-03c: against fp32 autograd at bf16 rounding, dK
+and dV bitwise the engine's, GQA 4/2 and BSHD included), but **slower than the engine's 64-key kernel**: (1,16,4096)
+causal kernel 0.658 ms against 0.615, call 0.714 against 0.660 (cuDNN 0.604); non-causal kernel 1.35 ms against the
+Triton kernels' call 1.19-1.21. The prediction of h200-2026-12-03b (0.50) missed: about half the tile's multiply-adds
+are N = 32 products (S, dP, and dK^T's, dV^T's keys 64-95) whose operands both come from shared memory, while the
+single-buffered P^T / dS^T handshake costs nothing measurable (``--diag no_ds_free`` 0.657 ms) and without dQ's
+reduces it runs 0.579 against the 64-key kernel's 0.534 (``--diag no_dq_reduce``): the loss is in the tile body
+(perf-log, h200-2026-12-03c). Compiles for sm_90a with Triton 3.6 at 128 registers a thread (Triton pads the 13 warps
+to 16; the first build's 152 was over the register file): 218,860 B of shared memory, 354 wgmma
+(``tests/test_gluon_backward_probes.py``), each consumer waits for S with dP in flight in every tile body, not
+serialised, spills 596 / 852 B (wgmma descriptors reloaded in the loop) at 160 registers for the worker consumers (168
+for the default one; ``$PROBE_WORKER_REGS``, ``$PROBE_MAX_REGS``). What Gluon imposed: every register tensor's and
+shared buffer's dims are powers of two, and a TMA load cannot land in a slice of a buffer, so the 96 keys are held as
+64 + 32 (K, V, P^T, dS^T buffers, dK^T and dV^T accumulators, two products each). The GPU run checks it against fp32
+autograd and the engine, then times the whole call (the engine's ODO, zero fill and DQ_CONVERT around the kernel)
+beside the engine's backward and cuDNN's at (1,16,4096).
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ if AVAILABLE:
 # The kernel's register budget ($PROBE_MAX_REGS): Triton pads the 13 warps to whole warpgroups (16 warps: the
 # loader's with three idle ones), so 16 x 32 threads x 128 fill the 65,536 of an SM; the partitions then resize
 # theirs (setmaxnreg): the workers to WREG, the loader's warpgroup to 24 and the default consumer to what is left
-# (168 at WREG 160). Stop 30's 152 over-asked: 16 warps of 152 do not fit, and the default read 256.
+# (168 at WREG 160). The first build's 152 over-asked: 16 warps of 152 do not fit, and the default read 256.
 MAX_REGS = int(os.environ.get("PROBE_MAX_REGS", "128"))
 D_QK_, D_V_, KEYS_, ROWS_, COLS0_ = 192, 128, 96, 64, 128
 KV_ROWS_ = (64, 32)  # K's and V's 96 rows as two blocks (a block's dims and a buffer's are powers of two)

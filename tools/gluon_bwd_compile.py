@@ -29,9 +29,9 @@ import sys
 
 
 # (grouped, tma_epilogue, deterministic, head_loop, det_up) as the launcher compiles them: shared K/V heads'
-# accumulators always take the TMA epilogue (deterministic since stop 28: their dK, dV reduces take turns too);
-# GQA's head loop (stop 29) stores 16-bit dK and dV either way, and is never deterministic; deterministic mode
-# under the causal mask walks up with descending turns (``DET_UP``, stop 31)
+# accumulators always take the TMA epilogue (in deterministic mode their dK, dV reduces take turns too);
+# GQA's head loop stores 16-bit dK and dV either way, and is never deterministic; deterministic mode
+# under the causal mask walks up with descending turns (``DET_UP``)
 VARIANTS = ((False, True, False, False, False), (False, False, False, False, False), (True, True, False, False, False),
             (False, True, True, False, False), (False, False, True, False, False), (True, True, True, False, False),
             (False, True, False, True, False), (False, False, False, True, False),
@@ -101,7 +101,7 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
     report["bulk_stores"] = len(re.findall(r"cp\.async\.bulk\.tensor\.\dd\.global\.shared", ptx))
     # a reduce whose staging-buffer read is waited for before the next product is issued: the consumer would
-    # sit out the bulk copy each tile (session 14's form, 394 TFLOP/s)
+    # sit out the bulk copy each tile (the first probe form of 2026-12-01, 394 TFLOP/s)
     events = re.findall(r"cp\.reduce\.async\.bulk\.tensor|cp\.async\.bulk\.wait_group\.read|wgmma\.mma_async", ptx)
     report["reduces_waited_at_once"] = sum(1 for i, e in enumerate(events) if e.startswith("cp.reduce") and next(
         (f for f in events[i + 1:] if not f.startswith("cp.reduce")), "").startswith("cp.async.bulk.wait"))
@@ -115,7 +115,7 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
 
 
 # The 192 kernel's compiles (pair, persist, share_ds, stages): the single form at three stages (the launcher's
-# default, stop 39) and two, the pair form and the dS exchange at two, the persistent form at three.
+# default) and two, the pair form and the dS exchange at two, the persistent form at three.
 FORMS_192 = ((False, False, False, 3, False, False), (False, False, False, 2, False, False),
              (True, False, False, 2, False, False), (False, True, False, 3, False, False),
              (False, False, True, 2, False, False), (False, True, False, 3, True, False),
@@ -133,15 +133,15 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
     partner's read back), ``cluster_barriers`` (arrive-and-wait pairs). ``persist``: the persistent form
     (``PERSIST``), with its ``claims`` (the counter's atomic adds) counted. ``share_ds``: the dS exchange
     (``SHARE_DS``), its remote stores and mailbox loads counted as the pair form's. ``stages``: the Q / dO stages
-    (``STAGES``: 3 with one P / dS buffer, stop 39). ``k128``: the 128-key kernel instead
-    (``attention_bwd_gluon_192_k128``, stop 41; the same arguments, no form flags). ``fused``: the persistent form
-    converting dQ in the pass at that ``FUSED_DQ`` level (stop 43; 2 and 3 its timing probes), its acq_rel counter
+    (``STAGES``: 3 with one P / dS buffer). ``k128``: the 128-key kernel instead
+    (``attention_bwd_gluon_192_k128``; the same arguments, no form flags). ``fused``: the persistent form
+    converting dQ in the pass at that ``FUSED_DQ`` level (2 and 3 its timing probes), its acq_rel counter
     adds counted (``tile_counts``). ``tma_out``: the persistent form storing dK and dV by the bulk-copy engine
-    (descriptors of dK's two column chunks and of dV, as the launcher's ``_gluon_bwd192_out_descriptors``; stop 44),
+    (descriptors of dK's two column chunks and of dV, as the launcher's ``_gluon_bwd192_out_descriptors``),
     its copies counted (``bulk_stores``); else the stand-ins the launcher passes (Q's first chunk's blocks). ``det``:
-    the persistent form in deterministic mode (``DET``, stop 45: a dQ writer warp a consumer), with its turns' spins
+    the persistent form in deterministic mode (``DET``: a dQ writer warp a consumer), with its turns' spins
     (``turn_spins``, acquire loads), waits for a reduce's writes (``written_waits``) and release adds
-    (``turn_passes``) counted. ``no_dq``: the persistent form's split form of deterministic mode (``NO_DQ``, stop 46:
+    (``turn_passes``) counted. ``no_dq``: the persistent form's split form of deterministic mode (``NO_DQ``:
     dK and dV only, the Triton dQ pass after it)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import compile_report, desc_signature, signature_of
@@ -208,17 +208,17 @@ def main(argv) -> None:
                                                      head_loop=head_loop, det_up=det_up)), flush=True)
         for grouped in (False, True):  # each form at the launcher's stages (three where it takes them), and the
             # single form at two as well (``launch.GLUON_BWD192_THREE_STAGES`` off); the persistent form's bulk-copy
-            # epilogue where the launcher takes it, heads with K and V of their own (stop 44), and its deterministic
-            # mode with either epilogue, heads of their own too (stop 45)
+            # epilogue where the launcher takes it, heads with K and V of their own, and its deterministic
+            # mode with either epilogue, heads of their own too
             for pair, persist, share_ds, stages, tma_out, det in FORMS_192:
                 if (tma_out or det) and grouped:
                     continue
                 print(json.dumps(compile_192(dtype, grouped, pair, persist, share_ds, stages, tma_out=tma_out,
                                              det=det)), flush=True)
-            if not grouped:  # deterministic mode's split form (stop 46): dK and dV only, heads of their own
+            if not grouped:  # deterministic mode's split form: dK and dV only, heads of their own
                 print(json.dumps(compile_192(dtype, False, persist=True, stages=3, tma_out=True, no_dq=True)),
                       flush=True)
-            print(json.dumps(compile_192(dtype, grouped, k128=True)), flush=True)  # the 128-key kernel (stop 41)
+            print(json.dumps(compile_192(dtype, grouped, k128=True)), flush=True)  # the 128-key kernel
 
 
 if __name__ == "__main__":

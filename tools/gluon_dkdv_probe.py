@@ -2,12 +2,12 @@
 
     PYTHONPATH=src python3 tools/gluon_dkdv_probe.py [--out DIR] [--stages N] [--compile-only]
 
-Session 14. The engine's forward now runs in Gluon (``kernels/attention_fwd_gluon.py``: a TMA loader warp, two
-consumer warpgroups, products waited for one at a time) at 0.92-1.09 of cuDNN's time, where Triton's ``tl.dot``
-kernel was at 0.75-0.97. The backward is still Triton's: its DKDV pass runs 4 products at ~550 TFLOP/s
-(session 10-12 profiles, one 8-warp program an SM, the product-softmax-product chain serial) and its dQ pass
-3 at ~660. This probe is the DKDV pass in the forward's Gluon shape, for BHSD, D 128, bf16, S a multiple of
-128, H_q = H_kv, no mask or the causal one (top left):
+Written 2026-12-01 (h200-2026-12-01m), when the engine's forward had just moved to Gluon
+(``kernels/attention_fwd_gluon.py``: a TMA loader warp, two consumer warpgroups, products waited for one at a time) at
+0.92-1.09 of cuDNN's time, where Triton's ``tl.dot`` kernel was at 0.75-0.97. The backward is still Triton's: its DKDV
+pass runs 4 products at ~550 TFLOP/s (the h200-2026-12-01i to -01k profiles, one 8-warp program an SM, the
+product-softmax-product chain serial) and its dQ pass 3 at ~660. This probe is the DKDV pass in the forward's Gluon
+shape, for BHSD, D 128, bf16, S a multiple of 128, H_q = H_kv, no mask or the causal one (top left):
 
 - a loader partition (1 warp) loads this program's 128 keys of K and V once, then streams Q_i and dO_i tiles of
   64 query rows through two stages ("ready" mbarriers with TMA byte counts, "empty" ones both consumers
@@ -22,8 +22,8 @@ kernel was at 0.75-0.97. The backward is still Triton's: its DKDV pass runs 4 pr
 dK is scaled by the softmax scale at the end and both are stored through pointers. LSE (natural log) and
 delta = rowsum(dO O) are read per tile from global memory (L2).
 
-The 5-product pass (``--dq`` in session 14) became the engine's backward in session 15,
-``sdpa_bwd/kernels/attention_bwd_gluon.py`` (its session-14 probe form, which waited for each reduce:
+The 5-product pass (``--dq`` here) became the engine's backward the same day (h200-2026-12-01n),
+``sdpa_bwd/kernels/attention_bwd_gluon.py`` (its probe form, which waited for each reduce:
 ``git show 48d301a:tools/gluon_dkdv_probe.py``).
 This 4-product pass stays as the DKDV half of a deterministic Gluon backward (with ``gluon_dq_probe.py``).
 
@@ -35,7 +35,7 @@ masks; TFLOP/s counts its 4 products over the kept pairs. ``--compile-only`` com
 GPU or torch and prints the shared memory, the wgmma count, each product wait's outstanding count and the
 partitions' register budgets (Triton 3.6 or 3.9; not under TRITON_INTERPRET).
 
-Measured (session 15, device run 1 of h200-2026-12-01n): at (2,16,4096,128) 0.884 ms non-causal (622 TFLOP/s
+Measured (2026-12-01, H200, h200-2026-12-01n): at (2,16,4096,128) 0.884 ms non-causal (622 TFLOP/s
 on its 4 products), 0.503 causal (547); at (1,16,8192,128) 1.680 (654), 0.924 (595). Predicted 600-700: met.
 The first version kept P^T and dS^T in registers as the dV and dK products' A operands (S^T = K Q^T with key
 rows): ptxas serialised its wgmma (C7512) at 168, 232 and 255 registers. Query rows (LSE and delta 2 values a

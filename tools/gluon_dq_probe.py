@@ -2,10 +2,10 @@
 
     PYTHONPATH=src python3 tools/gluon_dq_probe.py [--out DIR] [--stages N] [--compile-only]
 
-Session 14, the sibling of ``tools/gluon_dkdv_probe.py``: with both, the backward's two passes (7 products)
-would run in Gluon, and a DKDV pass at ~650 TFLOP/s plus this at ~700 would put the hd128 backward near 0.87 of
-cuDNN (from 0.825); passing cuDNN still needs the 5-product design (dQ from the DKDV pass), which waits for a
-bulk reduce (see the DKDV probe). For BHSD, D 128, bf16, S a multiple of 128, H_q = H_kv, no mask or the causal
+Written 2026-12-01 (h200-2026-12-01m), the sibling of ``tools/gluon_dkdv_probe.py``: with both, the backward's two
+passes (7 products) would run in Gluon, and a DKDV pass at ~650 TFLOP/s plus this at ~700 would put the hd128 backward
+near 0.87 of cuDNN (from 0.825); passing cuDNN still needs the 5-product design (dQ from the DKDV pass), which waits
+for a bulk reduce (see the DKDV probe). For BHSD, D 128, bf16, S a multiple of 128, H_q = H_kv, no mask or the causal
 one (top left). One program owns 128 query rows of one (batch, head):
 
 - a loader partition (1 warp) loads the program's Q and dO rows once (two tiles of 64 each) and streams K_j,
@@ -22,7 +22,7 @@ whole backward and ours; TFLOP/s counts its 3 products over the kept pairs. ``--
 wgmma count, each product wait's outstanding count, the partitions' register budgets and ptxas -v's verdict
 (registers, spills, serialised wgmma), without a GPU (not under TRITON_INTERPRET).
 
-Status (session 14): compiles for sm_90a with Triton 3.6 and 3.9 clean (147,840 B of shared memory on 2 stages,
+Status (2026-12-01): compiles for sm_90a with Triton 3.6 and 3.9 clean (147,840 B of shared memory on 2 stages,
 180,672 on 3; 120 wgmma; 168 registers, no spill, not serialised; ``tests/test_gluon_backward_probes.py``);
 **not run on a GPU**. Prediction: 650-750 TFLOP/s at (2,16,4096,128) non-causal, i.e. 0.55-0.63 ms
 against the Triton dQ pass's 0.63-0.66.

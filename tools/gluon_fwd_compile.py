@@ -2,14 +2,14 @@
 
     TRITON_INTERPRET=0 PYTHONPATH=src python3 tools/gluon_fwd_compile.py [D_QK,D_V,DTYPE,CAUSAL ...]
 
-One JSON line per variant (default: 128,128,bf16,0, 128,128,fp16,1, 192,128,bf16,0, and at hd64, three consumers
-since stop 35, 64,64,bf16,0 and 64,64,fp16,1): the shared memory, the number of
+One JSON line per variant (default: 128,128,bf16,0, 128,128,fp16,1, 192,128,bf16,0, and at hd64, three consumers,
+64,64,bf16,0 and 64,64,fp16,1): the shared memory, the number of
 wgmma instructions, each product wait's outstanding count (``wgmma.wait_group N``: 1 is a wait with a product
 still in flight, the softmax under P V), the partitions' register budgets (``setmaxnreg``) and ptxas -v's
 registers, spills and serialisation verdict (``gluon_probe_common.compile_report``). This is the
 schedule the H200's timings rest on; ``tests/test_gluon_forward.py`` checks it in CI. Not under
-TRITON_INTERPRET: Gluon has no interpreter and cannot call the interpreter's jit functions. Session 14
-replaced ``tools/gluon_fwd_probe.py`` (the BHSD-only probe this kernel grew from; git show 9e06e98) with
+TRITON_INTERPRET: Gluon has no interpreter and cannot call the interpreter's jit functions. Commit
+6b86c75 replaced ``tools/gluon_fwd_probe.py`` (the BHSD-only probe this kernel grew from; git show 9e06e98) with
 the engine kernel and this.
 """
 

@@ -87,9 +87,9 @@ def compile_report(kernel, signature: dict, constexprs: dict, maxnreg: int = 168
 
 def ptxas_report(ptx: str) -> dict:
     """What ptxas -v says of the PTX: registers, spill bytes, and whether it serialises the wgmma: for want of
-    registers (C7512), which the DKDV probe's first version did, or because registers of an accumulator in flight
-    were set by other instructions (C7515), which stop 28's first deterministic loop did (an accumulator of
-    zeros carried into a loop of products: every wgmma of the loop waited for, 18% slower)."""
+    registers (C7512), which the DKDV probe's first version did, or because registers of an accumulator in flight were
+    set by other instructions (C7515), which the Gluon backward's first deterministic loop (2026-12-02) did (an
+    accumulator of zeros carried into a loop of products: every wgmma of the loop waited for, 18% slower)."""
     import subprocess
     import tempfile
 
@@ -150,9 +150,9 @@ def cudnn_backward(q, k, v, do, causal: bool):
 
 
 def inputs192(dtype_name: str = "bfloat16", causal: bool = True, seed: int = 41):
-    """Stop 41's 192 / 128 problem on the GPU: (q, k, v, o, do, stats, band) at (1, 16, 4096), D_qk 192 / D_v 128,
-    BHSD, fresh normal inputs from ``seed`` (Q, K, then V, dO), O and the stats from our forward, ``band`` the causal
-    mask's keyword (or none)."""
+    """The 192 / 128 problem of the power-cap study (h200-2026-12-04a) on the GPU: (q, k, v, o, do, stats, band) at
+    (1, 16, 4096), D_qk 192 / D_v 128, BHSD, fresh normal inputs from ``seed`` (Q, K, then V, dO), O and the stats
+    from our forward, ``band`` the causal mask's keyword (or none)."""
     import torch
 
     from sdpa_bwd import launch

@@ -2,14 +2,14 @@
 
     PYTHONPATH=src python3 tools/phase_stamps.py [--shape B,H,S_q,S_kv,D ...] [--causal] [--out DIR]
 
-Runs ``launch.attention_backward`` on fresh random BHSD bf16 inputs with ``launch.GLUON_BWD_STAMPS`` set (the
-kernel's diagnostic build: each program writes ``attention_bwd_gluon.STAMP_SLOTS`` global-timer values, see
-that constant), the launch cache off, once to compile and once stamped. Per program, from its start: K and V in
-(both consumers past ``kv_bar``), the first tile done, the last product done, the epilogue done; per tile of
-the loop in between; and per SM the gap from one program's end to the next one's start. The medians are a
-program's fixed cost split into its parts (stop 26 run 4, ``tools/program_cost.py``: ~10 us a program, 17%
-of the hd64 kernel at (4,16,2048,64)). The stamped build is not the timed one (its stores and timer reads move
-the schedule a little); the split is what it is for. Needs a GPU with the Gluon backward (the H200).
+Runs ``launch.attention_backward`` on fresh random BHSD bf16 inputs with ``launch.GLUON_BWD_STAMPS`` set (the kernel's
+diagnostic build: each program writes ``attention_bwd_gluon.STAMP_SLOTS`` global-timer values, see that constant), the
+launch cache off, once to compile and once stamped. Per program, from its start: K and V in (both consumers past
+``kv_bar``), the first tile done, the last product done, the epilogue done; per tile of the loop in between; and per
+SM the gap from one program's end to the next one's start. The medians are a program's fixed cost split into its parts
+(h200-2026-12-02d, the since-removed ``tools/program_cost.py``: ~10 us a program, 17% of the hd64 kernel at
+(4,16,2048,64)). The stamped build is not the timed one (its stores and timer reads move the schedule a little); the
+split is what it is for. Needs a GPU with the Gluon backward (the H200).
 """
 
 from __future__ import annotations

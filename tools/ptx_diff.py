@@ -9,10 +9,10 @@ stages; the DKDV pass at 64/128 and the dQ pass at 128/64, 8 warps, 3 stages. Ex
 its default, e.g. FUSED_SOFTMAX=False) are passed where the kernel has them; so are other tiles and head dims
 (BLOCK_N=64 D_QK=64 ...), and num_warps=N / num_stages=N set the launch. ``--kernel fused`` compiles the
 one-launch backward only from the working tree and prints its PTX size (it has no older revision to compare).
-Session 10-11: the forward's softmax flags, at their defaults, leave the table's code as it was; session 12:
-the backward kernels' bodies moved into ``_dkdv_program`` / ``_dq_program`` compile as before. Needs Triton
+It showed (2026-12-01) that the forward's softmax flags, at their defaults, leave the table's code as it was, and
+that the backward kernels' bodies moved into ``_dkdv_program`` / ``_dq_program`` compile as before. Needs Triton
 (3.6 for the device's code) and no torch: the kernels package is imported without ``sdpa_bwd/__init__``.
-(Named ``forward_ptx_diff.py`` until session 12.)
+(Named ``forward_ptx_diff.py`` before commit 1541ea7.)
 """
 
 import argparse
@@ -48,7 +48,7 @@ def sm90_source(fn, consts: dict):
     defaults, else they would be typed as i32 arguments) and the rest typed and marked as the launcher's calls
     specialise them: pointers and row / batch / head strides and the lengths divisible by 16. Head-dim strides
     are runtime i32 unless ``consts`` sets them (1, as the launch's contiguous rows have them: the spill counts
-    of the device's compile, session 12). Shared with tools/kernel_resources.py."""
+    of the device's compile, h200-2026-12-01k)."""
     from triton.compiler import ASTSource
 
     consts = {**{p.name: p.default for p in fn.params if p.is_constexpr and p.name not in consts
