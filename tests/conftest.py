@@ -35,3 +35,9 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("sdpa-bwd public-API fuzz (tests/gpu/test_api_gpu.py)")
+    group.addoption("--api-fuzz-seed", type=int, default=20261206, help="seed of the random cases (default fixed)")
+    group.addoption("--api-fuzz-cases", type=int, default=150, help="how many random cases (default 150)")
