@@ -47,7 +47,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
-from common import (  # noqa: E402,F401  (make, kept_pairs, rel_err: this module's names since run 2)
+from common import (  # noqa: E402,F401  (make, kept_pairs, rel_err: this module's names since the first benchmark)
     DTYPES, LAYOUTS, OURS_BACKWARD_WORKSPACE_FORMULA, SHAPE_COLUMNS, SHAPES, add_layout_spread,
     backward_flops, bench, dtype_short, kept_pairs, make, markdown_table, norm_shape, ours_backward_workspace_bytes,
     host_ms, layout_twin, parse_dtypes, parse_layouts, peak_bytes, rel_err, retime_interleaved, row_seed, row_selected,
@@ -116,8 +116,9 @@ def run_row(shape, causal, layout, dtype, config=None, peers=True, check=True, d
     if det:
         det_fn = lambda: launch.attention_backward(q, k, v, o, do, stats, right_bound=rb,  # noqa: E731
                                                    deterministic=True, config=config)
-        # against the default call in the same minute (stop 32 run 1 timed a lone deterministic call after a
-        # default one that had run unthrottled: GQA 1.176x, 1.056x against the default's later timing)
+        # against the default call in the same minute (on 2026-12-03, h200-2026-12-03d, a lone deterministic call
+        # timed after a default one that had run unthrottled gave GQA 1.176x, 1.056x against the default's later
+        # timing)
         row["det_over_default"], row["det_twin_ms_runs"] = common.twin_timing(det_fn, ours_fn)
         t_det = row["ours_det_ms"] = min(row["det_twin_ms_runs"][0])
         row["ours_det_tflops"] = flops / t_det / 1e9

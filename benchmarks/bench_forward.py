@@ -22,7 +22,7 @@ timing at the card's power-capped clock: ``common``'s docstring),
 chosen so that both dtypes should finish in about 4 minutes on an H200 (an estimate;
 meta.wall_s records the real figure). Ours and cuDNN are timed twice, interleaved (ours, cuDNN,
 ours, cuDNN: ``common.retime_interleaved``), and a row keeps the faster of each (``ours_ms_runs``,
-``cudnn_ms_runs`` hold both), as the backward benchmark does since run 25. ``ours_host_ms`` /
+``cudnn_ms_runs`` hold both), as the backward benchmark does (since 2026-12-01). ``ours_host_ms`` /
 ``cudnn_host_ms``: host time of one call (``common.host_ms``); the summary names the rows whose host
 time is at least ``common.HOST_BOUND_AT`` of their timed ms.
 Correctness per row: relative L2 error of our O against cuDNN's O (``rel_err_vs_cudnn``) and,

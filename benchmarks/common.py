@@ -8,7 +8,7 @@ Timing: median of ``triton.testing.do_bench(fn, warmup=WARMUP_MS, rep=REP_MS)``;
 both are milliseconds of device time (warm-up 250 ms, then about 40 ms of timed runs,
 each after do_bench's L2 flush). The warm-up is long so that every timing runs at the card's
 loaded clock: the H200's software power cap engages after 150-200 ms of an hd128 backward and
-takes the SM clock from 1980 to about 1770 MHz (stop 32's ``tools/drift_probe.py``), and with the
+takes the SM clock from 1980 to about 1770 MHz (measured 2026-12-03, docs/data/h200-2026-12-03d), and with the
 old 10 ms warm-up a row's first timing ran unthrottled and its later ones 5-11% slower, so a
 ratio depended on which call held the first slot. Both benchmarks take ``--warmup`` / ``--rep``
 to change them.
@@ -28,7 +28,7 @@ SHAPES = [  # (B, H_q, H_kv, S, D_qk, D_v)
     (1, 16, 16, 8192, 128, 128),
     (4, 16, 16, 2048, 64, 64),
     (1, 32, 8, 8192, 128, 128),     # GQA
-    (1, 32, 8, 8192, 64, 64),       # GQA at head dim 64 (issue 7: "head dim 64 included"; stop 34)
+    (1, 32, 8, 8192, 64, 64),       # GQA at head dim 64 (issue 7: "head dim 64 included"; since 2026-12-03)
     (1, 16, 16, 4096, 192, 128),    # DeepSeek-V3: D_qk = 192 (128 nope + 64 rope), D_v = 128
 ]
 LAYOUTS = ["bhsd", "bshd", "sbhd", "bshd_pad"]
@@ -49,7 +49,7 @@ def norm_shape(shape):
 
 
 def row_seed(shape, causal, layout):
-    """The seed of a row's random data. Equal head dims hash the 5-tuple, as run 4 did,
+    """The seed of a row's random data. Equal head dims hash the 5-tuple, as the first benchmark (2026-11-30) did,
     so bf16 rows see the same data as before; dtype is not in it (fp16 = same data, cast)."""
     B, H_q, H_kv, S, D_qk, D_v = norm_shape(shape)
     key = (B, H_q, H_kv, S, D_qk) if D_qk == D_v else (B, H_q, H_kv, S, D_qk, D_v)
@@ -198,8 +198,8 @@ def twin_timing(a_fn, b_fn, timer=None):
 
 def layout_twin(layout_fn, bhsd_fn, timer=None):
     """Our time on a layout against the same call on BHSD storage (``twin_timing``): (ratio, {"layout":
-    [ms, ms], "bhsd": [ms, ms]}). Stop 27 saw the rows' own times, minutes apart, put (2,16,4096,128) SBHD
-    6.7% over BHSD where the kernels' device time (tools/layout_split.py) differed by under 1%."""
+    [ms, ms], "bhsd": [ms, ms]}). On 2026-12-02 (H200, docs/data/h200-2026-12-02e) the rows' own times, minutes
+    apart, put (2,16,4096,128) SBHD 6.7% over BHSD where the kernels' device time differed by under 1%."""
     ratio, (lay, bhsd) = twin_timing(layout_fn, bhsd_fn, timer)
     return ratio, {"layout": lay, "bhsd": bhsd}
 
@@ -212,7 +212,7 @@ def row_label(r):
 def summarize(rows, dtypes, max_keys=()):
     """Per dtype: geomean and worst row of ratio_vs_cudnn, rows counted, worst layout slowdown,
     and the max of each key in max_keys. The unsuffixed geomean_ratio_vs_cudnn is bf16's
-    (run 4's meaning) when bf16 rows exist, else the geomean over every row."""
+    (the first benchmark's meaning) when bf16 rows exist, else the geomean over every row."""
     s = {}
     for dt in dtypes:
         rs = [r for r in rows if dtype_short(r) == dt]
@@ -340,8 +340,9 @@ def bench(fn, warmup=None, rep=None):
 
 def retime_interleaved(ours_fn, peer_fn, t_ours, t_peer, timer=None):
     """A second timing of both, interleaved with the first (ours, peer, ours again, peer again), and the
-    faster of each: one median per row let a slow spell of the card land on one layout's row (run 20: a
-    BSHD row 1.23x its BHSD twin, 1.0x in run 18). Returns (ours ms, peer ms, ours' two, peer's two)."""
+    faster of each: one median per row let a slow spell of the card land on one layout's row (2026-12-01, H200: a
+    BSHD row 1.23x its BHSD twin in one run, 1.0x in the run before). Returns (ours ms, peer ms, ours' two, peer's
+    two)."""
     timer = bench if timer is None else timer
     t_ours2 = timer(ours_fn)
     t_peer2 = timer(peer_fn)
@@ -353,7 +354,7 @@ def host_ms(fn, calls=5, sync=None):
     torch.cuda.synchronize by default, before it, not inside), so what is timed is the call's Python and
     its launches, not the GPU's work. A row whose host time nears its timed ms is host-bound: do_bench's
     events then time how fast the host enqueues, and one row can time either way from run to run
-    (run 31: 0.32 or 0.55 ms for the same hd64 causal row)."""
+    (2026-12-01, H200, h200-2026-12-01g: 0.32 or 0.55 ms for the same hd64 causal row)."""
     sync = torch.cuda.synchronize if sync is None else sync
     best = math.inf
     for _ in range(calls):
