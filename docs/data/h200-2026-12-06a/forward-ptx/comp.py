@@ -1,8 +1,8 @@
 # 2026-12-06 (no device; the forward record check of h200-2026-12-06a): compile the forward Gluon kernel
 # specialisations in /tmp/fptx/specs.json (from enum_specs.py) for sm_90a and write their PTX, debug lines cut, as
-# <tag>_<i>.ptx; prints their sha1s. cd /tmp/fptx && PYTHONPATH=<a checkout>/src python <this
-# checkout>/docs/data/h200-2026-12-06a/forward-ptx/comp.py \ <tag> > <tag>.txt   (once at 16b46e6, once at HEAD;
-# ptx_diff.code_only from this checkout's tools)
+# <tag>_<i>.ptx; prints their sha1s.
+#   cd /tmp/fptx && PYTHONPATH=<a checkout>/src python <this checkout>/docs/data/h200-2026-12-06a/forward-ptx/comp.py \
+#       <tag> > <tag>.txt   (once at 16b46e6, once at HEAD; ptx_diff.code_only from this checkout's tools)
 import hashlib, importlib, json, os, sys
 import triton
 from triton.backends.compiler import GPUTarget

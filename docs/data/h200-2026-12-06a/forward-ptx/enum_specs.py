@@ -1,5 +1,6 @@
 # 2026-12-06 (no device; the forward record check of h200-2026-12-06a): the forward Gluon launches of the backward
-# benchmark's rows, as compile specs. PYTHONPATH=src python enum_specs.py   (writes /tmp/fptx/specs.json)
+# benchmark's rows, as compile specs.
+#   PYTHONPATH=src python enum_specs.py   (writes /tmp/fptx/specs.json)
 import importlib.util, json, os, sys
 sys.path.insert(0, "/work/main/tools")
 spec = importlib.util.spec_from_file_location("compile_times", "/work/main/tools/compile_times.py")
