@@ -270,4 +270,17 @@ def test_one_chunk_per_head_is_bitwise_unchanged(c, dtype, heads_per_chunk, monk
             assert x.dtype == y.dtype == cd and torch.equal(x, y)
     mags = oracle.gradient_magnitudes(q, k, v, o.to(dtype), do, stats, **attrs)
     want = _frozen_backward(q, k, v, o.to(dtype), do, stats, compute_dtype=torch.float64, magnitude=True, **frozen)
-    assert mags == {name: float(t.max()) for name, t in zip(("dq", "dk", "dv", "delta"), want)}
+    assert {n: mags[n] for n in ("dq", "dk", "dv", "delta")} == \
+        {name: float(t.max()) for name, t in zip(("dq", "dk", "dv", "delta"), want)}
+    assert mags["exponent"] == pytest.approx(_exponent_magnitude(q, k, stats, **frozen), rel=1e-12)
+
+
+def _exponent_magnitude(q, k, stats, *, scale, left_bound, right_bound, alignment):
+    """max over kept entries of |scale| sum_d |q_d k_d| + |stats|, in one piece (no chunks)."""
+    B, H_q, S_q, _ = q.shape
+    kk = k.double().abs().repeat_interleave(H_q // k.shape[1], dim=1)
+    lse = stats.reshape(B, H_q, S_q).double()
+    terms = (q.double().abs() @ kk.transpose(-1, -2)) * abs(scale) + lse.masked_fill(~lse.isfinite(), 0).abs()[..., None]
+    keep = oracle._band_keep(S_q, k.shape[2], left_bound, right_bound, alignment, q.device, slice(0, k.shape[2]))
+    keep = keep & lse.isfinite()[..., None]
+    return float(terms.masked_fill(~keep, 0.0).max()) if terms.numel() else 0.0

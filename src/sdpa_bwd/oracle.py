@@ -152,7 +152,7 @@ def backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, right_bound=
     ``stats`` may have dims (B, H_q, S_q) or (B, H_q, S_q, 1). dK and dV sum over
     the query heads that share a K or V head (GQA/MQA, H_k and H_v independent).
     """
-    return _backward(q, k, v, o, do, stats, scale, left_bound, right_bound, alignment, compute_dtype, False)
+    return _backward(q, k, v, o, do, stats, scale, left_bound, right_bound, alignment, compute_dtype, False)[:4]
 
 
 def gradient_magnitudes(q, k, v, o, do, stats, *, scale=None, left_bound=None, right_bound=None,
@@ -164,12 +164,18 @@ def gradient_magnitudes(q, k, v, o, do, stats, *, scale=None, left_bound=None, r
     by cancellation (a row with one key: dP == delta exactly), rounding still
     leaves an error of eps times this, so a tolerance floor scales with it, not
     with the (zero) result.
+
+    ``exponent`` is the largest sum of |terms| of a kept softmax exponent,
+    ``|scale| sum_d |q_d k_d| + |stats|``: any fp32 evaluation of
+    ``exp(scale q.k - stats)`` rounds that argument by about eps times it, so P
+    carries that relative error whatever the engine (``compare.check_tensor``).
     """
-    dq, dk, dv, delta = _backward(q, k, v, o, do, stats, scale, left_bound, right_bound, alignment,
-                                  torch.float64, True)
-    tops = {n: t.max() for n, t in (("dq", dq), ("dk", dk), ("dv", dv), ("delta", delta)) if t.numel()}
+    dq, dk, dv, delta, exponent = _backward(q, k, v, o, do, stats, scale, left_bound, right_bound, alignment,
+                                            torch.float64, True)
+    tops = {n: t.max() for n, t in (("dq", dq), ("dk", dk), ("dv", dv), ("delta", delta), ("exponent", exponent))
+            if t.numel()}
     values = dict(zip(tops, torch.stack(list(tops.values())).tolist())) if tops else {}   # one read of the device
-    return {n: values.get(n, 0.0) for n in ("dq", "dk", "dv", "delta")}
+    return {n: values.get(n, 0.0) for n in ("dq", "dk", "dv", "delta", "exponent")}
 
 
 def _backward(q, k, v, o, do, stats, scale, left_bound, right_bound, alignment, compute_dtype, magnitude):
@@ -194,6 +200,7 @@ def _backward(q, k, v, o, do, stats, scale, left_bound, right_bound, alignment, 
     dq = torch.zeros(B, H_q, S_q, D_qk, dtype=compute_dtype, device=q.device)
     dk_per_q = torch.zeros(B, H_q, S_kv, D_qk, dtype=compute_dtype, device=q.device)
     dv_per_q = torch.zeros(B, H_q, S_kv, v.shape[3], dtype=compute_dtype, device=q.device)
+    exponent = torch.zeros((), dtype=compute_dtype, device=q.device)  # magnitude mode: see gradient_magnitudes
     key_slices = _key_chunks(S_q, S_kv, D_qk, v.shape[3])
     whole = len(key_slices) == 1
     keep = _band_keep(S_q, S_kv, left_bound, right_bound, alignment, q.device, key_slices[0]) if whole else None
@@ -216,6 +223,9 @@ def _backward(q, k, v, o, do, stats, scale, left_bound, right_bound, alignment, 
             finite = lse_finite & band
             p = torch.exp(scores - lse_shift)
             p = p.masked_fill(~finite, 0.0)
+            if magnitude:
+                terms = (qa @ cast(kc).transpose(-1, -2)) * gs + lse_shift.abs()
+                exponent = torch.maximum(exponent, terms.masked_fill(~finite, 0.0).max())
             dp = doa @ vc.transpose(-1, -2)
             ds = p * (dp + d if magnitude else dp - d)
             if whole:
@@ -226,4 +236,4 @@ def _backward(q, k, v, o, do, stats, scale, left_bound, right_bound, alignment, 
             dv_per_q[b, hs, keys] = p.transpose(-1, -2) @ doa
         if not whole:
             dq[b, hs] = dq_acc.to(compute_dtype)
-    return dq, _reduce_heads(dk_per_q, H_k), _reduce_heads(dv_per_q, H_v), delta
+    return dq, _reduce_heads(dk_per_q, H_k), _reduce_heads(dv_per_q, H_v), delta, exponent

@@ -165,7 +165,7 @@ def judge_backward(problem, case: Case, t, side: dict, refs: OracleReferences) -
         cls = tolerance_class(problem, name, case.tolerance_class)
         checks[name] = check_tensor(name, getattr(t, name), refs.want[i], refs.same_dtype[i], problem.dtype,
                                     cls.k, cls.floor_ulps, magnitude=refs.magnitudes[name],
-                                    reduction=reduction_length(problem, name))
+                                    reduction=reduction_length(problem, name), exponent=refs.magnitudes["exponent"])
     if "delta" in side:
         checks["delta"] = check_tensor("delta", side["delta"], refs.want[3], refs.same_dtype[3], "float32", 2.0,
                                        8.0, magnitude=refs.magnitudes["delta"], reduction=problem.D_v)
