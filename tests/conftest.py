@@ -40,4 +40,4 @@ def pytest_collection_modifyitems(config, items):
 def pytest_addoption(parser):
     group = parser.getgroup("sdpa-bwd public-API fuzz (tests/gpu/test_api_gpu.py)")
     group.addoption("--api-fuzz-seed", type=int, default=20261206, help="seed of the random cases (default fixed)")
-    group.addoption("--api-fuzz-cases", type=int, default=150, help="how many random cases (default 150)")
+    group.addoption("--api-fuzz-cases", type=int, default=120, help="how many random cases (default 120)")
