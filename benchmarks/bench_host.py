@@ -1,0 +1,151 @@
+"""Host time of a call as users make it: ``sdpa_bwd.attention`` + ``torch.autograd.grad`` against the same
+through ``F.scaled_dot_product_attention`` on cuDNN and flash, on problems too small to be GPU-bound, so that
+what a call costs is its host path (Python, the custom op's dispatch, autograd, argument binding, launches).
+
+    PYTHONPATH=src python3 benchmarks/bench_host.py [--calls 300] [--profile] [--out DIR]
+
+For each shape and path it reports microseconds a call two ways:
+
+* ``loop``: ``calls`` calls back to back, then one synchronize (what a training loop that never syncs sees: the
+  host path's time wherever it exceeds the GPU's);
+* ``sync``: one synchronize after every call (what a caller that syncs each step sees).
+
+Paths: ours through the public API (forward + backward, forward alone, backward alone on a retained graph) and
+our launcher (``launch.attention_forward`` / ``attention_backward``, no custom op, no autograd); cuDNN's and
+flash's SDPA the same three ways. ``--profile`` prints cProfile's top functions of our forward + backward. The JSON
+(``--out``) records the card, the versions and the commit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+SHAPES = [(1, 2, 128, 64, True), (16, 16, 512, 64, False), (4, 8, 1024, 128, True)]  # B, H, S, D, causal
+
+
+def per_call_us(fn, calls: int, sync_each: bool) -> float:
+    for _ in range(20):
+        fn()
+    torch.cuda.synchronize()
+    best = float("inf")
+    for _ in range(3):  # the least of three: a shared host's noise only ever adds
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+            if sync_each:
+                torch.cuda.synchronize()
+        torch.cuda.synchronize()
+        best = min(best, (time.perf_counter() - t0) / calls * 1e6)
+    return best
+
+
+def paths(B, H, S, D, causal):
+    import sdpa_bwd
+    from sdpa_bwd import launch
+
+    q, k, v, do = (torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16) for _ in range(4))
+    qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))
+    rb = 0 if causal else None
+    out = {}
+
+    def api_fwd():
+        return sdpa_bwd.attention(qg, kg, vg, causal=causal)
+
+    def api_step():
+        torch.autograd.grad(api_fwd(), (qg, kg, vg), do)
+
+    o_api = api_fwd()
+    out["ours-api"] = (api_step, api_fwd, lambda: torch.autograd.grad(o_api, (qg, kg, vg), do, retain_graph=True))
+    o, st = launch.attention_forward(q, k, v, right_bound=rb)
+    def launcher_step():
+        o2, st2 = launch.attention_forward(q, k, v, right_bound=rb)
+        launch.attention_backward(q, k, v, o2, do, st2, right_bound=rb)
+
+    out["ours-launcher"] = (launcher_step, lambda: launch.attention_forward(q, k, v, right_bound=rb),
+                            lambda: launch.attention_backward(q, k, v, o, do, st, right_bound=rb))
+    for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION)):
+        def fwd(backend=backend):
+            with sdpa_kernel(backend):
+                return F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal)
+
+        def step(fwd=fwd, backend=backend):
+            with sdpa_kernel(backend):
+                torch.autograd.grad(fwd(), (qg, kg, vg), do)
+
+        try:
+            o_peer = fwd()
+        except RuntimeError as exc:  # the backend declines the shape
+            print(f"  {name}: {str(exc).splitlines()[0][:120]}", flush=True)
+            continue
+        out[name] = (step, fwd, lambda o_peer=o_peer, backend=backend: torch.autograd.grad(
+            o_peer, (qg, kg, vg), do, retain_graph=True))
+    return out
+
+
+def profile(B, H, S, D, causal, calls: int) -> None:
+    import cProfile
+    import pstats
+
+    import sdpa_bwd
+
+    q, k, v, do = (torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+                   for _ in range(4))
+    step = lambda: torch.autograd.grad(sdpa_bwd.attention(q, k, v, causal=causal), (q, k, v), do)  # noqa: E731
+    for _ in range(20):
+        step()
+    torch.cuda.synchronize()
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(calls):
+        step()
+    torch.cuda.synchronize()
+    prof.disable()
+    print(f"cProfile of {calls} forward + backward calls through sdpa_bwd.attention at {(B, H, S, D)}, causal={causal}:")
+    pstats.Stats(prof).sort_stats("tottime").print_stats(30)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--calls", type=int, default=300)
+    ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--out", help="write bench_host.json here (a folder)")
+    args = ap.parse_args()
+    if not torch.cuda.is_available():
+        print("bench_host.py needs a CUDA device", file=sys.stderr)
+        return 2
+    card = torch.cuda.get_device_name()
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        commit = None
+    rows = []
+    print(f"{card}, torch {torch.__version__}; us a call (loop: back to back, one sync; sync: a sync each call)")
+    for shape in SHAPES:
+        for name, (step, fwd, bwd) in paths(*shape).items():
+            row = {"shape": shape[:4], "causal": shape[4], "path": name}
+            for part, fn in (("fwd+bwd", step), ("fwd", fwd), ("bwd", bwd)):
+                for timer in ("loop", "sync"):
+                    row[f"{part} {timer}"] = round(per_call_us(fn, args.calls, timer == "sync"), 1)
+            rows.append(row)
+            print(f"  {shape}: {name:14s} " + "  ".join(f"{k} {v:7.1f}" for k, v in row.items()
+                                                        if k not in ("shape", "causal", "path")), flush=True)
+    if args.profile:
+        profile(*SHAPES[0], calls=args.calls)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "bench_host.json"), "w") as f:
+            json.dump({"card": card, "torch": torch.__version__, "commit": commit, "rows": rows}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
