@@ -10,9 +10,9 @@ import time
 
 import torch
 
-import sdpa_bwd.worker as sdpa_bwd_worker
-from sdpa_bwd.engines import register
-from sdpa_bwd.engines.reference import ReferenceEngine
+import sdpa_bwd.conformance.worker as sdpa_bwd_worker
+from sdpa_bwd.backends import register
+from sdpa_bwd.backends.reference import ReferenceEngine
 
 
 @register

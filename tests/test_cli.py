@@ -77,8 +77,8 @@ def test_the_memory_limit_is_per_device_and_not_split_between_workers(monkeypatc
     import torch
 
     from sdpa_bwd.cli import _memory_limit_bytes, _over_memory
-    from sdpa_bwd.plan import load_level
-    from sdpa_bwd.plan.cost import case_cost
+    from sdpa_bwd.conformance.plan import load_level
+    from sdpa_bwd.conformance.plan.cost import case_cost
 
     class OnCuda:
         def device(self):
@@ -101,7 +101,8 @@ def test_timings_from_an_earlier_report_reach_the_scheduler(tmp_path, monkeypatc
     import gzip
     import json
 
-    from sdpa_bwd import cli, runner
+    from sdpa_bwd import cli
+    from sdpa_bwd.conformance import runner
 
     report = {"schema": "sdpa-bwd.run/1", "results": [
         {"case": "bhsd", "engine": "reference", "verdict": "passed", "seconds": 4.5},
@@ -129,7 +130,8 @@ def test_a_sigterm_after_the_cases_still_leaves_the_whole_report(tmp_path, monke
     import os
     import signal
 
-    from sdpa_bwd import cli, report
+    from sdpa_bwd import cli
+    from sdpa_bwd.conformance import report
 
     def table_then_stop(results, console):
         os.kill(os.getpid(), signal.SIGTERM)   # delivered here, in the main thread, before this returns

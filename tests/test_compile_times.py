@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from sdpa_bwd.cases import Case
-from sdpa_bwd.layout import Storage
+from sdpa_bwd.problem.cases import Case
+from sdpa_bwd.problem.layout import Storage
 
 _TOOL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools", "compile_times.py")
 _spec = importlib.util.spec_from_file_location("compile_times", _TOOL)
@@ -33,7 +33,7 @@ def test_values_do_not_change_the_specialisation():
 
 
 def test_launches_of_a_plain_case_use_gpu_configs(monkeypatch):
-    from sdpa_bwd import launch
+    from sdpa_bwd.engine import launch
 
     # the Triton kernels' configs: hd64 left to them (the Gluon backward takes it non-causal by default, the
     # Gluon forward since stop 35)
@@ -92,8 +92,8 @@ def test_int_specialisation_rules(value, expect):
 
 def test_kernels_do_not_specialise_on_head_counts_ratios_or_band_offsets():
     """Their divisibility buys nothing, and every pattern of it was one more cold compile."""
-    from sdpa_bwd import kernels
-    from sdpa_bwd.kernels.attention_fwd import _NO_SPECIALIZE, _RUNTIME_ONLY
+    from sdpa_bwd.engine import kernels
+    from sdpa_bwd.engine.kernels.attention_fwd import _NO_SPECIALIZE, _RUNTIME_ONLY
 
     for name in ("attention_fwd_kernel", "attention_bwd_dkdv_kernel", "attention_bwd_dq_kernel",
                  "attention_fwd_kernel_any_len", "attention_bwd_dkdv_kernel_any_len",
@@ -108,7 +108,7 @@ def test_kernels_do_not_specialise_on_head_counts_ratios_or_band_offsets():
 def test_16_bit_forward_is_the_gluon_kernel_as_on_the_h200():
     """The H200 runs the Gluon forward for hd128, hd64 (three consumers, since stop 35) and 192/128 16-bit problems
     (launch.gluon_forward_reasons): the enumeration must count its specialisations, not the Triton forward's."""
-    from sdpa_bwd.kernels import attention_fwd_gluon
+    from sdpa_bwd.engine.kernels import attention_fwd_gluon
 
     if not attention_fwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
@@ -130,8 +130,8 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
     the Triton DKDV and dQ passes; dK and dV by pointer stores (outputs the bulk-copy engine cannot address) and
     GQA's (dK and dV fp32 accumulators) are other specialisations of it, deterministic mode with K/V heads of
     their own another (int32 dQ turn counters), and deterministic GQA (since stop 28) the GQA one with them."""
-    from sdpa_bwd import launch
-    from sdpa_bwd.kernels import attention_bwd_gluon
+    from sdpa_bwd.engine import launch
+    from sdpa_bwd.engine.kernels import attention_bwd_gluon
 
     if not attention_bwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
@@ -200,8 +200,8 @@ def test_192_128_16_bit_backward_is_the_gluon_192_kernel_as_on_the_h200(monkeypa
     both since stop 33; where the set leaves "nc" out, the Triton kernels without a mask), K/V heads shared or not:
     the enumeration must count it (its GQA form a specialisation of its own: fp32 dK, dV pointers), and count the
     Triton kernels for deterministic calls."""
-    from sdpa_bwd import launch
-    from sdpa_bwd.kernels import attention_bwd_gluon_192
+    from sdpa_bwd.engine import launch
+    from sdpa_bwd.engine.kernels import attention_bwd_gluon_192
 
     if not attention_bwd_gluon_192.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")

@@ -5,7 +5,7 @@ import dataclasses
 
 import torch
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 
 
 def test_fp32_192_128_keeps_the_hd256_configs_that_fit_shared_memory():

@@ -17,7 +17,7 @@ if not torch.cuda.is_available():
 
 import pytest  # noqa: E402
 
-from sdpa_bwd.kernels import attention_bwd_dq_convert_kernel  # noqa: E402
+from sdpa_bwd.engine.kernels import attention_bwd_dq_convert_kernel  # noqa: E402
 # strided: a view stored as a layout in a NaN-filled buffer; check_poisoned_output: every element of the view
 # written, nothing outside it
 from test_triton_kernels import (BHSD, DEVICE, SBHD_DSTEP, TMA_ODD, Layout, check_poisoned_output,  # noqa: E402

@@ -6,10 +6,10 @@ import textwrap
 import pytest
 import torch
 
-from sdpa_bwd.cases import BUILTIN_CASES
-from sdpa_bwd.engines import engine_names, get_engine
+from sdpa_bwd.problem.cases import BUILTIN_CASES
+from sdpa_bwd.backends import engine_names, get_engine
 from sdpa_bwd.problem import make_problem
-from sdpa_bwd.runner import run_case
+from sdpa_bwd.conformance.runner import run_case
 
 
 def test_builtin_engines_are_registered():
@@ -25,7 +25,7 @@ def test_unknown_engine_lists_the_known_ones():
 def test_third_party_engine_plugs_in_through_an_entry_point(tmp_path, monkeypatch):
     # A package installed beside us, declaring an engine in the sdpa_bwd.engines group.
     (tmp_path / "my_engine.py").write_text(textwrap.dedent('''
-        from sdpa_bwd.engines.reference import ReferenceEngine
+        from sdpa_bwd.backends.reference import ReferenceEngine
 
         class MyEngine(ReferenceEngine):
             name = "my-engine"

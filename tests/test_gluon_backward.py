@@ -21,7 +21,7 @@ import torch
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 
 H200_SHARED = 232448  # bytes a program may take on the H200 (the OutOfResources limit the device reports)
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -602,7 +602,7 @@ def test_dq_block_is_half_a_tile_in_whole_products(D, rows):
     """A consumer's part of a tile's dQ (``attention_bwd_gluon.dq_block``, the launcher's descriptor block, which
     the kernel reads its split off) is half the tile: its column half, or its row half where that is at least a
     product's 64 rows; a row half under 64 is refused, not compiled into a product the hardware has not got."""
-    from sdpa_bwd.kernels.attention_bwd_gluon import dq_block
+    from sdpa_bwd.engine.kernels.attention_bwd_gluon import dq_block
 
     assert dq_block(D, rows, False) == [rows, D // 2]
     if rows >= 128:
@@ -657,7 +657,7 @@ def test_pair_form_fits_the_h200_with_its_exchange_bytes():
     (49280) and ``_pair_init`` and the exchange address past it: the constants must agree."""
     import inspect
 
-    from sdpa_bwd.kernels import attention_bwd_gluon_192 as g
+    from sdpa_bwd.engine.kernels import attention_bwd_gluon_192 as g
 
     assert g.PAIR_EXTRA == 2 * (64 * 64 + 64 * 32) * 4 + 128 == 49280, (
         f"PAIR_EXTRA is {g.PAIR_EXTRA}: _pair_base, _pair_init, _pair_send and _pair_finish address it as 49280 "
@@ -688,7 +688,7 @@ def test_gluon_side_rows_start_each_head_on_16_bytes(S_q):
 def test_odo_writes_each_head_at_its_padded_side_row(S_q):
     """ODO (under the interpreter) into side buffers of ``gluon_side_rows(S_q)`` rows a head: delta and lse2 of
     row (b, h, i) at (b H + h) side + i, against float64, and the padding rows left as they were."""
-    from sdpa_bwd import launch_cache
+    from sdpa_bwd.engine import launch_cache
 
     B, H, D = 2, 3, 16
     gen = torch.Generator().manual_seed(S_q)
@@ -715,7 +715,7 @@ def test_odo_zeroes_the_dq_accumulator_where_asked(S_q, D_qk):
     """ODO (under the interpreter) given the packed fp32 dQ accumulator (``GLUON_PDL``'s call, which allocates it
     unfilled) zeroes every one of its (B H_q S_q, D_qk) elements and still writes delta; an accumulator whose width
     is not a multiple of 64 is refused. The accumulator starts as NaN, so a row or column it missed shows."""
-    from sdpa_bwd import launch_cache
+    from sdpa_bwd.engine import launch_cache
 
     B, H, D = 2, 3, 16
     gen = torch.Generator().manual_seed(S_q + D_qk)

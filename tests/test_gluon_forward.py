@@ -19,7 +19,7 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 
 H200_SHARED = 232448  # bytes a program may take on the H200 (the OutOfResources limit the device reports)
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")

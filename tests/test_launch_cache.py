@@ -12,7 +12,8 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sdpa_bwd import launch, launch_cache, oracle
+from sdpa_bwd.engine import launch, launch_cache
+from sdpa_bwd.problem import oracle
 from test_triton_kernels import BHSD, BSHD, DEVICE, SBHD, Layout, check_poisoned_output, random_input, strided
 
 

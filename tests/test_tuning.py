@@ -6,7 +6,7 @@ import json
 import pytest
 import torch
 
-from sdpa_bwd import launch, tuning
+from sdpa_bwd.engine import launch, tuning
 
 
 @pytest.fixture

@@ -57,8 +57,8 @@ def main() -> None:
     import torch
     import triton
 
-    from sdpa_bwd import launch, launch_cache
-    from sdpa_bwd.kernels import attention_bwd_gluon_192 as g
+    from sdpa_bwd.engine import launch, launch_cache
+    from sdpa_bwd.engine.kernels import attention_bwd_gluon_192 as g
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import cudnn_backward

@@ -1,7 +1,7 @@
 """Diagnostic builds of the 192 / 128 backward's stage stream and dQ reduce for ``tools/bwd192_bound.py --probe``:
 each gives wrong gradients and is for timing only (which share of the kernel a traffic takes)."""
 
-from sdpa_bwd.kernels.attention_bwd_gluon_192 import _tma_reduce_add, gl, gluon, mbarrier, stream_q_do
+from sdpa_bwd.engine.kernels.attention_bwd_gluon_192 import _tma_reduce_add, gl, gluon, mbarrier, stream_q_do
 
 
 @gluon.jit

@@ -25,10 +25,10 @@ def child(case_ids: list[str]) -> int:
     import triton.compiler.compiler as cc
     from triton import knobs
 
-    from sdpa_bwd.compiles import key_parts
-    from sdpa_bwd.engines import get_engine
-    from sdpa_bwd.plan import load_level
-    from sdpa_bwd.runner import run_case
+    from sdpa_bwd.engine.compiles import key_parts
+    from sdpa_bwd.backends import get_engine
+    from sdpa_bwd.conformance.plan import load_level
+    from sdpa_bwd.conformance.runner import run_case
 
     pending: dict = {}
     original = cc.get_cache_key

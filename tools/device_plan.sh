@@ -97,7 +97,7 @@ peers() {  # every adapter over the plan, then the built-in cases on every engin
       > "$work/triton-full-w2.txt" 2>&1
     python3 - "$work/triton-full.json" "$work/triton-full-w2.json" <<'EOF'
 import sys
-from sdpa_bwd.report import content, load_report
+from sdpa_bwd.conformance.report import content, load_report
 one, two = (content(load_report(p)) for p in sys.argv[1:])
 diff = [(a["case"], k) for a, b in zip(one, two) for k in set(a) | set(b) if a.get(k) != b.get(k)]
 print(f"--workers 2 (one per GPU) vs the warm run: {len(two)} vs {len(one)} results, {len(diff)} differing fields", diff[:10])

@@ -12,7 +12,7 @@ export PYTHONPATH=src PYTHONUNBUFFERED=1 COLUMNS=160
 import sys, torch
 sys.path.insert(0, "tools")
 from program_cost import kernel_times
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 for causal in (True, False):
     for S in (4096, 8192):
         g = torch.Generator(device="cuda").manual_seed(S)

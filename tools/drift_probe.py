@@ -28,7 +28,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "benchmarks"))
 from common import bench, make, row_seed  # noqa: E402
 
-from sdpa_bwd import launch  # noqa: E402
+from sdpa_bwd.engine import launch  # noqa: E402
 
 QUERY = "timestamp,clocks.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active"
 SHAPES = {"gqa": (1, 32, 8, 8192, 128, 128), "hd128": (2, 16, 16, 4096, 128, 128)}

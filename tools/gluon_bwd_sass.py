@@ -28,7 +28,7 @@ def main(out: str) -> None:
     from triton.backends.compiler import GPUTarget
     from triton.experimental.gluon._runtime import GluonASTSource
 
-    from sdpa_bwd.kernels import attention_bwd_gluon as g
+    from sdpa_bwd.engine.kernels import attention_bwd_gluon as g
 
     nvdisasm = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "nvdisasm")
     os.makedirs(out, exist_ok=True)

@@ -61,7 +61,7 @@ PROBES = {
 def load_variant(name: str):
     """The 128-key module with ``PROBES[name]``'s replacements (or none: ``name`` "base"), as a module of its own
     beside the package's (its relative imports resolved as the package's)."""
-    from sdpa_bwd.kernels import attention_bwd_gluon_192_k128 as base
+    from sdpa_bwd.engine.kernels import attention_bwd_gluon_192_k128 as base
 
     src = open(base.__file__).read()
     for old, new in ([] if name == "base" else PROBES[name][1]):
@@ -75,7 +75,7 @@ def load_variant(name: str):
     path = os.path.join(os.path.dirname(base.__file__), f"_probe_k128_{name.replace('-', '_')}.py")
     with open(path, "w") as f:
         f.write(src)
-    spec = importlib.util.spec_from_file_location(f"sdpa_bwd.kernels._probe_k128_{name.replace('-', '_')}", path)
+    spec = importlib.util.spec_from_file_location(f"sdpa_bwd.engine.kernels._probe_k128_{name.replace('-', '_')}", path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)
@@ -85,7 +85,7 @@ def load_variant(name: str):
 def time_variant(name: str, causal: bool) -> dict:
     """The pass kernel's mean time (ms) over 20 calls with variant ``name`` ("default": the launcher's own form;
     "base": the 128-key module unchanged; else a probe) at stop 41's problem."""
-    from sdpa_bwd import launch, launch_cache
+    from sdpa_bwd.engine import launch, launch_cache
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import inputs192

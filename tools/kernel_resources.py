@@ -18,7 +18,7 @@ import tempfile
 import triton
 from triton.backends.compiler import GPUTarget
 
-from sdpa_bwd.kernels import attention_bwd_dkdv_kernel, attention_bwd_dq_kernel
+from sdpa_bwd.engine.kernels import attention_bwd_dkdv_kernel, attention_bwd_dq_kernel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ptx_diff import sm90_source  # noqa: E402

@@ -22,7 +22,7 @@ from triton import knobs
 from triton.runtime.driver import driver
 from triton.runtime.jit import compute_cache_key
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 
 
 class Recorder:

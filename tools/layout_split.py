@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 from program_cost import kernel_times  # noqa: E402  (each kernel's device time a call, torch.profiler)
 
-from sdpa_bwd import launch  # noqa: E402
+from sdpa_bwd.engine import launch  # noqa: E402
 
 SHAPES = [((2, 16, 16, 4096, 128), False), ((1, 32, 8, 8192, 128), False), ((1, 32, 8, 8192, 128), True)]
 

@@ -9,7 +9,7 @@ import sys
 
 import torch
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gluon_probe_common import cudnn_backward, inputs192  # noqa: E402

@@ -56,7 +56,7 @@ def main() -> None:
     import torch
     import triton
 
-    from sdpa_bwd import launch
+    from sdpa_bwd.engine import launch
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import cudnn_backward, inputs192

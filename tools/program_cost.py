@@ -21,7 +21,7 @@ import os
 import numpy as np
 import torch
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 
 
 def kernel_times(fn, reps: int = 10) -> dict:

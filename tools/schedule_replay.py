@@ -18,7 +18,7 @@ import statistics
 
 
 def replay(cases, real, estimates, *, workers: int, start: float, overhead: float, per_worker: int) -> float:
-    from sdpa_bwd import schedule
+    from sdpa_bwd.conformance import schedule
 
     parts = schedule.dispatch_order(schedule.chunks(cases, workers, estimates, per_worker, overhead))
     free = [(start, w) for w in range(workers)]
@@ -41,9 +41,9 @@ def main(argv=None) -> int:
     ap.add_argument("--overheads", default="0.1,0.33")
     ap.add_argument("--chunks", default="4,8")
     args = ap.parse_args(argv)
-    from sdpa_bwd.plan import load_level
-    from sdpa_bwd.plan.cost import case_cost
-    from sdpa_bwd.report import load_report
+    from sdpa_bwd.conformance.plan import load_level
+    from sdpa_bwd.conformance.plan.cost import case_cost
+    from sdpa_bwd.conformance.report import load_report
 
     cases = load_level(args.level)
     measured = {}

@@ -28,9 +28,9 @@ def main(argv=None) -> int:
 
     if not torch.cuda.is_available():
         os.environ.setdefault("TRITON_INTERPRET", "1")
-    from sdpa_bwd.engines import get_engine
-    from sdpa_bwd.plan import load_level
-    from sdpa_bwd.runner import run_case
+    from sdpa_bwd.backends import get_engine
+    from sdpa_bwd.conformance.plan import load_level
+    from sdpa_bwd.conformance.runner import run_case
 
     cases = {c.id: c for c in load_level(args.level)}
     if args.case not in cases:

@@ -64,8 +64,8 @@ def main() -> None:
     import torch
     import triton
 
-    from sdpa_bwd import launch
-    from sdpa_bwd.kernels.attention_bwd import attention_bwd_dq_convert_kernel, attention_bwd_preprocess_kernel
+    from sdpa_bwd.engine import launch
+    from sdpa_bwd.engine.kernels.attention_bwd import attention_bwd_dq_convert_kernel, attention_bwd_preprocess_kernel
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import cudnn_backward, inputs192

@@ -11,7 +11,7 @@ import sys
 
 import torch
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 
 
 def main(argv):

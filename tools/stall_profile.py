@@ -40,7 +40,7 @@ def child(args) -> None:
 
     import torch
 
-    from sdpa_bwd import launch
+    from sdpa_bwd.engine import launch
 
     B, H, S, D = (int(x) for x in args.shape.split(","))
     gen = torch.Generator(device="cuda").manual_seed(0)

@@ -56,7 +56,7 @@ def kernel_probe(name: str) -> None:
         raise ValueError(f"kernel probe {name!r} is not one of {sorted(KERNEL_PROBES)}; name one of those or add it")
     import bwd192_probes as pr
 
-    from sdpa_bwd.kernels import attention_bwd_gluon_192 as g
+    from sdpa_bwd.engine.kernels import attention_bwd_gluon_192 as g
 
     if name == "kv_none":
         g._load_kv = pr.load_kv_none
@@ -123,7 +123,7 @@ def main() -> None:
     args = ap.parse_args()
     import torch
 
-    from sdpa_bwd import launch, launch_cache
+    from sdpa_bwd.engine import launch, launch_cache
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import cudnn_backward, inputs192

@@ -12,7 +12,7 @@ import sys
 
 import torch
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 
 
 def main() -> int:

@@ -22,7 +22,7 @@ import triton
 import triton.language as tl
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 
 sys.path.insert(0, os.path.dirname(__file__))
 from ab_perf import rel, split  # noqa: E402  (relative L2 error; the profiler's per-kernel split)

@@ -25,7 +25,7 @@ import triton
 import triton.language as tl
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 
 
 @triton.jit

@@ -7,7 +7,7 @@ data), ``tensors`` (poisoned buffers), ``compare`` and ``tolerance`` (judging
 against the oracle), ``runner`` and ``report``, ``cli``.
 """
 
-from .layout import Storage, strided_empty
+from .problem.layout import Storage, strided_empty
 from .problem import Problem, TensorSpec, make_problem, problem_of
 
 
@@ -15,7 +15,7 @@ def __getattr__(name):
     # The PyTorch API (Triton kernels behind torch.library custom ops) loads on
     # first use, so the problem model and runner import without Triton.
     if name in ("attention", "forward", "backward"):
-        from . import ops
+        from .engine import api as ops
 
         return getattr(ops, name)
     raise AttributeError(f"module 'sdpa_bwd' has no attribute {name!r}")

@@ -17,8 +17,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from test_fused_backward import launched as spy_launches  # noqa: E402
 from test_triton_kernels import BSHD, SBHD, SBHD_DSTEP, TMA_ODD, TMA_PAD, Case, Layout, run_case  # noqa: E402
 
-from sdpa_bwd import launch, launch_cache  # noqa: E402
-from sdpa_bwd.kernels import attention_fwd_gluon  # noqa: E402
+from sdpa_bwd.engine import launch, launch_cache  # noqa: E402
+from sdpa_bwd.engine.kernels import attention_fwd_gluon  # noqa: E402
 
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),

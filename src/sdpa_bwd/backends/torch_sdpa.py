@@ -81,7 +81,7 @@ class TorchSdpaEngine(Engine):
     def _attn_mask(self, problem: Problem, device) -> Optional[torch.Tensor]:
         if self._mask_kind(problem) != "band":
             return None
-        from ..oracle import band_mask
+        from ..problem.oracle import band_mask
 
         return band_mask(problem.S_q, problem.S_kv, problem.left_bound, problem.right_bound,
                          problem.alignment, device)

@@ -25,9 +25,9 @@ import torch
 
 
 def survey_case(engine, case) -> list[dict]:
-    from .. import oracle
+    from ...problem import oracle
     from ..compare import EPS
-    from ..problem import OUTPUTS
+    from ...problem import OUTPUTS
     from ..tensors import TORCH_DTYPE, materialize
     from ..tolerance import reduction_length
 
@@ -58,10 +58,10 @@ def survey_case(engine, case) -> list[dict]:
 
 
 def main(argv=None) -> int:
-    from ..engines import get_engine
+    from ...backends import get_engine
     from . import load_level
 
-    parser = argparse.ArgumentParser(prog="python -m sdpa_bwd.plan.tolerance_survey", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m sdpa_bwd.conformance.plan.tolerance_survey", description=__doc__)
     parser.add_argument("--engine", required=True)
     parser.add_argument("--level", default="standard")
     parser.add_argument("--out", required=True, help="JSON lines, one per (case, output)")

@@ -43,12 +43,12 @@ from typing import Optional, Sequence
 
 import torch
 
-from . import oracle
-from .cases import Case
+from ..problem import oracle
+from ..problem.cases import Case
 from .compare import TensorCheck, check_tensor
-from .compiles import CompileWatch
-from .engines import Engine
-from .problem import OUTPUTS
+from ..engine.compiles import CompileWatch
+from ..backends import Engine
+from ..problem import OUTPUTS
 from .tensors import TORCH_DTYPE, check_outputs, is_poison, materialize, snapshot_inputs
 from .tolerance import reduction_length, tolerance_class
 

@@ -38,7 +38,7 @@ class SdpaCaseItem(pytest.Item):
         self.add_marker(pytest.mark.sdpa_bwd)
 
     def runtest(self) -> None:
-        from .engines import get_engine
+        from ..backends import get_engine
         from .runner import run_case
 
         engines = self.session.config.stash.setdefault(_ENGINES, {})
@@ -91,7 +91,7 @@ def pytest_collection_modifyitems(session, config, items) -> None:
     engines = config.getoption("sdpa_bwd_engine")
     if not engines:
         return
-    from .cases import BUILTIN_CASES, load_cases
+    from ..problem.cases import BUILTIN_CASES, load_cases
     from .worker import import_engine_modules
 
     import_engine_modules()

@@ -18,7 +18,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Optional
 
-from .problem import DTYPES, OUTPUTS, Problem
+from ..problem import DTYPES, OUTPUTS, Problem
 
 try:
     import tomllib  # Python 3.11+

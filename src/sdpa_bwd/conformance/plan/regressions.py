@@ -9,8 +9,8 @@ ones (``../shared/PEERS.md``) and this project's own history.
 
 from __future__ import annotations
 
-from ..cases import Case
-from ..layout import Storage
+from ...problem.cases import Case
+from ...problem.layout import Storage
 
 # class -> (what it guards, where it was seen)
 REGRESSION_CLASSES: dict[str, tuple[str, str]] = {

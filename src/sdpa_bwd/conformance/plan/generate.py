@@ -34,9 +34,9 @@ from itertools import product
 from pathlib import Path
 from typing import Iterable, Optional
 
-from ..cases import Case
-from ..layout import Storage
-from ..problem import TENSORS
+from ...problem.cases import Case
+from ...problem.layout import Storage
+from ...problem import TENSORS
 from . import axes as ax
 from .catalog import CATALOG, NIGHTLY_SEQ
 from .cost import LEVELS, LIMITS, assign_level, case_cost
@@ -47,7 +47,7 @@ from .regressions import regressions
 
 SCHEMA_ID = "sdpa-bwd-plan/1"
 VERSION = "v1"
-BUNDLE_DIR = Path(__file__).resolve().parent.parent / "data" / "plan" / VERSION
+BUNDLE_DIR = Path(__file__).resolve().parents[2] / "data" / "plan" / VERSION
 PAIRWISE_QUICK, PAIRWISE_STANDARD = 20, 80
 
 
@@ -215,7 +215,7 @@ def bundle_dict(level: str, cases: Iterable[Case]) -> dict:
     cases = [c for c in cases if c.level == level]
     lim = LIMITS[level]
     return {"schema": SCHEMA_ID, "level": level, "version": VERSION,
-            "generator": "sdpa_bwd.plan.generate (do not edit: `sdpa-bwd plan --write` regenerates)",
+            "generator": "sdpa_bwd.conformance.plan.generate (do not edit: `sdpa-bwd plan --write` regenerates)",
             "memory_budget_bytes": lim.case_bytes, "max_case_bytes": max((case_cost(c).bytes for c in cases), default=0),
             "count": len(cases), "cases": [c.to_dict() for c in cases]}
 

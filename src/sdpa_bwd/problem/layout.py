@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence
 
-from .problem import TensorSpec
+from .model import TensorSpec
 
 AXES = "bhsd"
 

@@ -31,7 +31,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from .cases import Case
+from ..problem.cases import Case
 
 CHUNKS_PER_WORKER = 4        # enough chunks that the tail balances, few enough to keep neighbours together
 CASE_OVERHEAD_S = 0.1        # a case's fixed cost in a worker (measured warm on the H200: median 0.11 s)

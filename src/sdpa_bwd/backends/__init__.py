@@ -16,13 +16,13 @@ from .base import Capabilities, Engine, Tensors
 # name -> "module:Class", imported on first use so `sdpa-bwd info` stays cheap
 # and a peer whose import fails cannot break the others.
 _BUILTIN = {
-    "reference": "sdpa_bwd.engines.reference:ReferenceEngine",
-    "triton": "sdpa_bwd.engines.triton:TritonEngine",
-    "torch-math": "sdpa_bwd.engines.torch_math:TorchMathEngine",
-    "torch-flash": "sdpa_bwd.engines.torch_flash:TorchFlashEngine",
-    "torch-efficient": "sdpa_bwd.engines.torch_efficient:TorchEfficientEngine",
-    "torch-cudnn": "sdpa_bwd.engines.torch_cudnn:TorchCudnnEngine",
-    "torch-flex": "sdpa_bwd.engines.torch_flex:TorchFlexEngine",
+    "reference": "sdpa_bwd.backends.reference:ReferenceEngine",
+    "triton": "sdpa_bwd.backends.triton:TritonEngine",
+    "torch-math": "sdpa_bwd.backends.torch_math:TorchMathEngine",
+    "torch-flash": "sdpa_bwd.backends.torch_flash:TorchFlashEngine",
+    "torch-efficient": "sdpa_bwd.backends.torch_efficient:TorchEfficientEngine",
+    "torch-cudnn": "sdpa_bwd.backends.torch_cudnn:TorchCudnnEngine",
+    "torch-flex": "sdpa_bwd.backends.torch_flex:TorchFlexEngine",
 }
 _REGISTERED: dict[str, type] = {}
 
@@ -30,7 +30,7 @@ _REGISTERED: dict[str, type] = {}
 def register(cls: type) -> type:
     """Register an Engine subclass under ``cls.name`` (usable as a decorator)."""
     if not (isinstance(cls, type) and issubclass(cls, Engine)):
-        raise ValueError(f"{cls!r} is not a subclass of sdpa_bwd.engines.Engine")
+        raise ValueError(f"{cls!r} is not a subclass of sdpa_bwd.backends.Engine")
     _REGISTERED[cls.name] = cls
     return cls
 
@@ -54,7 +54,7 @@ def get_engine(name: str) -> Engine:
     module, _, attr = target.partition(":")
     cls = getattr(importlib.import_module(module), attr)
     if not (isinstance(cls, type) and issubclass(cls, Engine)):
-        raise ValueError(f"engine {name!r} -> {target} is not a subclass of sdpa_bwd.engines.Engine")
+        raise ValueError(f"engine {name!r} -> {target} is not a subclass of sdpa_bwd.backends.Engine")
     return cls()
 
 

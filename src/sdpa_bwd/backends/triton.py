@@ -37,7 +37,7 @@ class TritonEngine(Engine):
         return "cuda" if torch.cuda.is_available() else "cpu"
 
     def not_supported_reasons(self, problem: Problem) -> list[str]:
-        from ..launch import triton_not_supported_reasons
+        from ..engine.launch import triton_not_supported_reasons
 
         reasons = super().not_supported_reasons(problem)
         return reasons + triton_not_supported_reasons(device_type=self.device(), dtype=problem.dtype,
@@ -49,13 +49,13 @@ class TritonEngine(Engine):
                     right_bound=problem.right_bound, alignment=problem.alignment)
 
     def backward(self, problem: Problem, t: Tensors):
-        from ..launch import attention_backward
+        from ..engine.launch import attention_backward
 
         *_, delta = attention_backward(t.q, t.k, t.v, t.o, t.do, t.stats, deterministic=problem.deterministic,
                                        dq=t.dq, dk=t.dk, dv=t.dv, return_delta=True, **self._attrs(problem))
         return {"delta": delta}
 
     def forward(self, problem: Problem, t: Tensors) -> None:
-        from ..launch import attention_forward
+        from ..engine.launch import attention_forward
 
         attention_forward(t.q, t.k, t.v, o=t.o, stats=t.stats, **self._attrs(problem))

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Optional
 
 from .layout import Storage
-from .problem import TENSORS, Problem, TensorSpec
+from .model import TENSORS, Problem, TensorSpec
 
 PURPOSES = ("claim", "probe", "regression")
 

@@ -7,7 +7,7 @@ of this engine is a harness bug, not a kernel bug.
 
 from __future__ import annotations
 
-from .. import oracle
+from ..problem import oracle
 from ..problem import Problem
 from .base import Capabilities, Engine, Tensors
 

@@ -23,10 +23,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
-from ..cases import Case
+from ...problem.cases import Case
 from .cost import LEVELS, LIMITS, case_cost, human_bytes
 
-BUNDLE_DIR = Path(__file__).resolve().parent.parent / "data" / "plan" / "v1"
+BUNDLE_DIR = Path(__file__).resolve().parents[2] / "data" / "plan" / "v1"
 SCHEMA_PATH = BUNDLE_DIR / "bundle.schema.json"
 
 

@@ -52,8 +52,8 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
-from ..cases import Case
-from ..problem import ITEMSIZE, OUTPUTS, TENSORS
+from ...problem.cases import Case
+from ...problem import ITEMSIZE, OUTPUTS, TENSORS
 
 LEVELS = ("quick", "standard", "nightly", "full")
 MiB = 1 << 20

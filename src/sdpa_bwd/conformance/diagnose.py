@@ -34,11 +34,11 @@ from typing import Callable, Optional, Sequence
 
 import torch
 
-from . import oracle
-from .cases import BUILTIN_CASES, Case, dump_cases, load_cases
-from .engines import Engine, get_engine
-from .layout import Storage
-from .problem import OUTPUTS, TENSORS
+from ..problem import oracle
+from ..problem.cases import BUILTIN_CASES, Case, dump_cases, load_cases
+from ..backends import Engine, get_engine
+from ..problem.layout import Storage
+from ..problem import OUTPUTS, TENSORS
 from .tensors import GuardReport, Materialized, check_outputs, is_poison, materialize, snapshot_inputs
 from .runner import guard_messages, judge_backward, oracle_references
 
@@ -857,7 +857,7 @@ def replay_fresh(engine_name: str, case: Case, timeout: float = 300.0) -> Option
         if engine_name.startswith("triton-defect:"):
             env["SDPA_BWD_DEFECTS"] = "1"
             imports = [x for x in env.get("SDPA_BWD_ENGINE_IMPORTS", "").split(os.pathsep) if x]
-            env["SDPA_BWD_ENGINE_IMPORTS"] = os.pathsep.join(imports + ["sdpa_bwd.defects"])
+            env["SDPA_BWD_ENGINE_IMPORTS"] = os.pathsep.join(imports + ["sdpa_bwd.conformance.defects"])
         cmd = [sys.executable, "-m", "sdpa_bwd.cli", "run", "--engine", engine_name, "--cases", str(cases_path),
                "--case", case.id, "--json", str(out), "--no-progress"]
         # The process itself is the fresh one: run the case in it (no worker, no runner-side replay),

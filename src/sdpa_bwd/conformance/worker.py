@@ -112,7 +112,7 @@ def _context_poisoned(device: str) -> Optional[str]:
 def serve(proto_in, proto_out) -> int:
     import torch
 
-    from .engines import get_engine
+    from ..backends import get_engine
     from .runner import run_case
 
     if os.environ.get(WORKER_THREADS_ENV):
@@ -160,8 +160,8 @@ def _warm_up(name: str, engines: dict) -> None:
     runner is still loading its plan. No engine kernel runs: on a cold Triton cache every worker
     would compile the same kernels at once. A warm-up that fails changes nothing: the first case
     meets the same failure and reports it."""
-    from .cases import Case
-    from .engines import get_engine
+    from ..problem.cases import Case
+    from ..backends import get_engine
     from .runner import run_case
 
     try:
@@ -270,7 +270,7 @@ class Worker:
         # A session of its own: a signal sent to the runner's process group (``timeout``, ^C in a
         # terminal) stops the runner, which then kills its workers, instead of killing the workers
         # mid-case and leaving faults the engine did not cause. The worker dies with its parent.
-        self.proc = subprocess.Popen([sys.executable, "-m", "sdpa_bwd.worker"], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([sys.executable, "-m", "sdpa_bwd.conformance.worker"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self._stderr, env=env,
                                      start_new_session=True)
         self.started += 1
@@ -408,6 +408,6 @@ class Worker:
 if __name__ == "__main__":
     # Run the imported module's main, not this __main__ copy, so that there is
     # one sdpa_bwd.worker module in the process (tests replace its context probe).
-    from sdpa_bwd.worker import main as _main
+    from sdpa_bwd.conformance.worker import main as _main
 
     raise SystemExit(_main())

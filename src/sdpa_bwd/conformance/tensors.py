@@ -19,9 +19,9 @@ from typing import Optional
 
 import torch
 
-from . import oracle
-from .engines.base import Tensors
-from .problem import INPUTS, OUTPUTS, TENSORS, Problem, TensorSpec
+from ..problem import oracle
+from ..backends.base import Tensors
+from ..problem import INPUTS, OUTPUTS, TENSORS, Problem, TensorSpec
 
 GUARD = 256  # elements of poison before and after every buffer
 GUARD_CHUNK = 1 << 26  # buffer elements checked for lost poison at a time

@@ -32,11 +32,11 @@ from typing import ClassVar, Optional, Sequence
 
 import torch
 
-from .cases import Case
-from .engines.base import Tensors
-from .engines.triton import TritonEngine
-from .layout import Storage
-from .problem import Problem, packed_strides
+from ..problem.cases import Case
+from ..backends.base import Tensors
+from ..backends.triton import TritonEngine
+from ..problem.layout import Storage
+from ..problem import Problem, packed_strides
 
 ENV_SWITCH = "SDPA_BWD_DEFECTS"
 PREFIX = "triton-defect:"
@@ -113,7 +113,7 @@ class DefectiveTriton(TritonEngine):
         return {"delta": self._delta} if self._delta is not None else None
 
     def _launch(self, problem: Problem, q, k, v, o, do, stats, dq, dk, dv, **override) -> None:
-        from .launch import attention_backward
+        from ..engine.launch import attention_backward
 
         attrs = dict(self._attrs(problem), **override)
         *_, self._delta = attention_backward(q, k, v, o, do, stats, deterministic=problem.deterministic,
@@ -313,7 +313,7 @@ def to_low_truncating(x: torch.Tensor, low: torch.dtype) -> torch.Tensor:
 def low_precision_dv(problem: Problem, t: Tensors, tile: int = 1) -> torch.Tensor:
     """dV with its running sum over query rows (``tile`` rows per step) kept in the inputs' 16-bit
     dtype, each partial sum converted by dropping mantissa bits (round toward zero)."""
-    from .oracle import band_mask
+    from ..problem.oracle import band_mask
 
     low = t.q.dtype
     B, H_q, S_q, _ = t.q.shape
@@ -353,7 +353,7 @@ class UnwrittenTailTile(DefectiveTriton):
     symptom = "the last, partial key tile of the DKDV pass is not stored: dK and dV rows past the last full tile stay unwritten"
 
     def tamper(self, problem, t):
-        from .launch import backward_config, head_dim_pad
+        from ..engine.launch import backward_config, head_dim_pad
 
         cfg = backward_config(head_dim_pad(problem.D_qk), head_dim_pad(problem.D_v), t.q.dtype, t.q.device.type,
                               problem.deterministic, problem.is_causal)
@@ -405,7 +405,7 @@ DEFECTS: dict[str, type[DefectiveTriton]] = {c.defect: c for c in _CLASSES}
 
 def register_defects() -> list[str]:
     """Register every variant as an engine ``triton-defect:<class>``; returns the names."""
-    from .engines import register
+    from ..backends import register
 
     for cls in _CLASSES:
         register(cls)
@@ -413,7 +413,7 @@ def register_defects() -> list[str]:
 
 
 def unregister_defects() -> None:
-    from .engines import _REGISTERED
+    from ..backends import _REGISTERED
 
     for cls in _CLASSES:
         _REGISTERED.pop(cls.name, None)

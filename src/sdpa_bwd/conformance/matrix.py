@@ -30,9 +30,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Sequence
 
-from .cases import Case
-from .layout import Storage
-from .problem import TENSORS
+from ..problem.cases import Case
+from ..problem.layout import Storage
+from ..problem import TENSORS
 
 AXES = ("dtype", "heads", "head dim", "mask", "lengths", "layout", "determinism", "probes")
 

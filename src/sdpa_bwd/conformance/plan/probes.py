@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 
-from ..cases import Case
-from ..layout import Storage
+from ...problem.cases import Case
+from ...problem.layout import Storage
 
 # A small valid base: B=2, H=2 so that batch and head strides are both live.
 _BASE = dict(B=2, H_q=2, S_q=8, D_qk=16, dtype="bfloat16")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Mapping, Optional
 
-from ..layout import Storage
+from ...problem.layout import Storage
 
 # -- storage of one 4-D tensor --------------------------------------------------
 # Each value names a departure from packed BHSD that real code produces and

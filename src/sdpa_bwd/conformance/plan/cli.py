@@ -46,7 +46,7 @@ def cmd_plan(args) -> int:
 
 
 def _exhaustive(args) -> int:
-    from ..cases import dump_cases
+    from ...problem.cases import dump_cases
     from .generate import EXHAUSTIVE, exhaustive
 
     if args.exhaustive == "list":
@@ -67,7 +67,7 @@ def _exhaustive(args) -> int:
 
 def report() -> int:
     """Print the plan's report from the bundles on disk; 1 if anything is out of bounds."""
-    from ..problem import Problem
+    from ...problem import Problem
     from .bundles import load_level
     from .cost import LEVELS, LIMITS, human_bytes, level_totals
     from .legality import RULES
