@@ -23,7 +23,7 @@ def test_unknown_engine_lists_the_known_ones():
 
 
 def test_third_party_engine_plugs_in_through_an_entry_point(tmp_path, monkeypatch):
-    # A package installed beside us, declaring an engine in the sdpa_bwd.engines group.
+    # A package installed beside us, declaring an engine in the sdpa_bwd.backends group.
     (tmp_path / "my_engine.py").write_text(textwrap.dedent('''
         from sdpa_bwd.backends.reference import ReferenceEngine
 
@@ -34,7 +34,7 @@ def test_third_party_engine_plugs_in_through_an_entry_point(tmp_path, monkeypatc
     dist = tmp_path / "my_engine-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: my-engine\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[sdpa_bwd.engines]\nmy-engine = my_engine:MyEngine\n")
+    (dist / "entry_points.txt").write_text("[sdpa_bwd.backends]\nmy-engine = my_engine:MyEngine\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     assert "my-engine" in engine_names()
     engine = get_engine("my-engine")

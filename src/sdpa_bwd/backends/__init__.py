@@ -1,7 +1,7 @@
 """Engines under test, one module each, behind the protocol in ``base``.
 
 Built-in engines register by name below; third-party engines plug in through
-the ``sdpa_bwd.engines`` entry-point group (``name = "pkg.module:EngineClass"``
+the ``sdpa_bwd.backends`` entry-point group (``name = "pkg.module:EngineClass"``
 in their own package metadata), so a kernel author can check their engine
 without forking this project.
 """
@@ -36,7 +36,7 @@ def register(cls: type) -> type:
 
 
 def _plugin_targets() -> dict[str, str]:
-    return {ep.name: ep.value for ep in entry_points(group="sdpa_bwd.engines")}
+    return {ep.name: ep.value for ep in entry_points(group="sdpa_bwd.backends")}
 
 
 def engine_names() -> list[str]:

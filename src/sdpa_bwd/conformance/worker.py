@@ -15,7 +15,7 @@ stdout (length-prefixed pickles), and:
   any more, is a ``fault`` ("CUDA context poisoned") and the worker exits so
   the next case gets a clean context.
 
-Engines are found by name as in-process (built-ins, the ``sdpa_bwd.engines``
+Engines are found by name as in-process (built-ins, the ``sdpa_bwd.backends``
 entry points). Engines defined elsewhere (tests' deliberately faulty engines)
 are loaded by naming their modules in ``SDPA_BWD_ENGINE_IMPORTS``: module names
 or ``.py`` paths, separated by ``os.pathsep``; those modules call
