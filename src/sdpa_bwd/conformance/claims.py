@@ -177,7 +177,7 @@ def load_skips(path, arch: str) -> SkipList:
 def _harvested_verdicts() -> tuple[str, ...]:
     """The runner's failing verdicts, nondeterminism included (an engine that does not claim
     determinism is worth a known entry too), a malformed case (the plan's fault) excluded."""
-    from .runner import FAILING
+    from .judge import FAILING
 
     return tuple(v for v in FAILING if v != "invalid-case") + ("nondeterministic",)
 

@@ -40,7 +40,7 @@ from ..backends import Engine, get_engine
 from ..problem.layout import Storage
 from ..problem import OUTPUTS, TENSORS
 from .tensors import GuardReport, Materialized, check_outputs, is_poison, materialize, snapshot_inputs
-from .runner import guard_messages, judge_backward, oracle_references
+from .judge import guard_messages, judge_backward, oracle_references
 
 STORED = tuple(n for n in TENSORS)
 # A class needs this much evidence to be named; below it the answer is "unclassified".
@@ -1095,7 +1095,7 @@ def find_case(case_id: str, *, cases_path: Optional[str] = None, level: Optional
     raise SystemExit(f"sdpa-bwd diagnose: no case with id {case_id} - pass --cases FILE or --level LEVEL")
 
 
-# The runner's failing verdicts (runner.FAILING) that a diagnosis can start from; a probe the engine
+# The runner's failing verdicts (judge.FAILING) that a diagnosis can start from; a probe the engine
 # accepted or an invalid case is not an engine's wrong answer.
 REPORT_FAILURES = ("failed", "error", "fault", "order-dependent", "nondeterministic")
 

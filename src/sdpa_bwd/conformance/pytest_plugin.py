@@ -39,7 +39,7 @@ class SdpaCaseItem(pytest.Item):
 
     def runtest(self) -> None:
         from ..backends import get_engine
-        from .runner import run_case
+        from .judge import run_case
 
         engines = self.session.config.stash.setdefault(_ENGINES, {})
         engine = engines.get(self.engine_name) or engines.setdefault(self.engine_name, get_engine(self.engine_name))

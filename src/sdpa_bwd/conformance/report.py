@@ -11,7 +11,7 @@ from typing import Iterable, Sequence
 
 import torch
 
-from .runner import CaseResult
+from .judge import CaseResult
 
 _STYLE = {"passed": "green", "declined": "yellow", "rejected": "green", "failed": "bold red",
           "error": "bold red", "rejection-accepted": "bold red", "invalid-case": "magenta", "fault": "bold red",

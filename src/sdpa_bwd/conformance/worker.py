@@ -113,7 +113,7 @@ def serve(proto_in, proto_out) -> int:
     import torch
 
     from ..backends import get_engine
-    from .runner import run_case
+    from .judge import run_case
 
     if os.environ.get(WORKER_THREADS_ENV):
         torch.set_num_threads(int(os.environ[WORKER_THREADS_ENV]))
@@ -162,7 +162,7 @@ def _warm_up(name: str, engines: dict) -> None:
     meets the same failure and reports it."""
     from ..problem.cases import Case
     from ..backends import get_engine
-    from .runner import run_case
+    from .judge import run_case
 
     try:
         engines[name] = get_engine(name)
@@ -350,7 +350,7 @@ class Worker:
     # one case
     def run(self, engine: str, case, *, source: Optional[str] = None, reruns: int = 1):
         """The case's ``CaseResult``; a ``fault`` verdict if the process died or hung meanwhile."""
-        from .runner import CaseResult
+        from .judge import CaseResult
 
         if not self.alive:
             self.start()
