@@ -1,7 +1,7 @@
 """Deliberately misbehaving engines for the runner's process-isolation tests.
 
 Workers load this file through ``SDPA_BWD_ENGINE_IMPORTS`` (see
-``sdpa_bwd.worker``); each engine misbehaves only on cases whose id contains a
+``sdpa_bwd.conformance.worker``); each engine misbehaves only on cases whose id contains a
 marker, so one run mixes healthy and faulting cases.
 """
 

@@ -1,4 +1,4 @@
-"""The Gluon forward (``sdpa_bwd.kernels.attention_fwd_gluon``) without a GPU: the schedule it compiles to for
+"""The Gluon forward (``sdpa_bwd.engine.kernels.attention_fwd_gluon``) without a GPU: the schedule it compiles to for
 sm_90a, and the launcher's rule for when it runs (``launch.gluon_forward_reasons``).
 
 Gluon has no interpreter, so its results are checked on the GPU only (tests/gpu/test_gluon_forward_gpu.py).

@@ -1,10 +1,11 @@
 """sdpa-bwd: the backward pass of scaled-dot-product attention, right on every layout.
 
-Modules, by concept: ``problem`` (tensor specs, the problem, validation),
-``layout`` (storage orders), ``oracle`` (float64 forward and backward),
-``engines`` (the protocol and one module per engine), ``cases`` (test cases as
-data), ``tensors`` (poisoned buffers), ``compare`` and ``tolerance`` (judging
-against the oracle), ``runner`` and ``report``, ``cli``.
+Packages, as data flows through them (docs/architecture.md): ``problem`` (tensor
+specs, the problem and its validation, storage orders, the float64 oracle, test
+cases as data), ``engine`` (our engine: the PyTorch API, the launcher, the
+kernels), ``backends`` (the engine protocol, the registry, one adapter per
+engine), ``conformance`` (the plan, poisoned tensors, judging against the oracle,
+the runners, reports, the diagnoser), and the ``cli`` module.
 """
 
 from .problem.layout import Storage, strided_empty

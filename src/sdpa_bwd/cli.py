@@ -36,7 +36,7 @@ def _memory_limit_bytes(engine, limit_gib: Optional[float]) -> int:
     """Memory one device may give the cases running on it at once: --memory-limit, else 80% of
     the GPU's free memory, else 4 GiB on the CPU (CI has 24 GiB and the float64 oracle holds
     several copies of each tensor). Workers sharing a device share it through the runner's
-    memory gate (``sdpa_bwd.schedule.MemoryGate``), not by splitting it in advance."""
+    memory gate (``sdpa_bwd.conformance.schedule.MemoryGate``), not by splitting it in advance."""
     if limit_gib is not None:
         return int(limit_gib * (1 << 30))
     if engine.device() == "cuda":

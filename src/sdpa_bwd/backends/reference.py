@@ -14,7 +14,7 @@ from .base import Capabilities, Engine, Tensors
 
 class ReferenceEngine(Engine):
     name = "reference"
-    description = "float64 oracle (sdpa_bwd.oracle) computing on the tensors' device"
+    description = "float64 oracle (sdpa_bwd.problem.oracle) computing on the tensors' device"
     capabilities = Capabilities(forward=True, notes="exact up to float64 rounding; slow")
 
     def device(self) -> str:

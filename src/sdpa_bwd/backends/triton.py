@@ -1,5 +1,5 @@
-"""``triton``: our engine. Triton kernels (``sdpa_bwd.kernels``) launched by
-``sdpa_bwd.launch``, addressing each of the eight tensors through its own
+"""``triton``: our engine. Triton kernels (``sdpa_bwd.engine.kernels``) launched by
+``sdpa_bwd.engine.launch``, addressing each of the eight tensors through its own
 strides; the decline rules are the launcher's own (``triton_not_supported_reasons``),
 so the runner, the PyTorch API and the tests ask the same function.
 

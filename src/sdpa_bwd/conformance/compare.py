@@ -8,7 +8,7 @@ where the same-dtype reference is the oracle's algorithm run in the inputs'
 dtype (``oracle.backward(..., compute_dtype=dtype)``) and ``floor`` is a
 rounding floor of ``floor_ulps`` units in the last place of the output's
 largest magnitude (or its magnitude before cancellation, where larger). ``k`` and ``floor_ulps`` come from the case's tolerance
-class (``sdpa_bwd.tolerance``). The margin is ``bound / error``: 1 is the edge,
+class (``sdpa_bwd.conformance.tolerance``). The margin is ``bound / error``: 1 is the edge,
 ``inf`` an exact match.
 """
 

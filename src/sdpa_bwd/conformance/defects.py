@@ -6,12 +6,12 @@ mistake of its class. They prove that the test plan catches each class and that
 Never reachable from the default path: nothing here registers itself on import.
 A test instantiates the classes in ``DEFECTS`` directly; the command line sees
 them as engines named ``triton-defect:<class>`` only when ``SDPA_BWD_DEFECTS=1``
-is set (``sdpa_bwd.diagnose.add_commands`` then calls :func:`register_defects`, and so
+is set (``sdpa_bwd.conformance.diagnose.add_commands`` then calls :func:`register_defects`, and so
 does importing this module, which is how the runner's worker processes get them:
-``SDPA_BWD_ENGINE_IMPORTS=sdpa_bwd.defects``).
+``SDPA_BWD_ENGINE_IMPORTS=sdpa_bwd.conformance.defects``).
 
 The kernels and the launcher are untouched. Each variant subclasses
-:class:`~sdpa_bwd.engines.triton.TritonEngine` and hands
+:class:`~sdpa_bwd.backends.triton.TritonEngine` and hands
 ``launch.attention_backward`` what the defective kernel would have read, or
 writes what it would have written:
 
@@ -103,7 +103,7 @@ class DefectiveTriton(TritonEngine):
     defect: ClassVar[str] = "none"
     symptom: ClassVar[str] = ""
     capabilities = replace(TritonEngine.capabilities, forward=False,
-                           notes="seeded defect, test only (sdpa_bwd.defects)")
+                           notes="seeded defect, test only (sdpa_bwd.conformance.defects)")
 
     def backward(self, problem: Problem, t: Tensors):
         self._delta = None
@@ -424,7 +424,7 @@ def switch_on() -> bool:
 
 
 # Behind the debug switch only: a worker or replay process that imports this module
-# (SDPA_BWD_ENGINE_IMPORTS=sdpa_bwd.defects) with SDPA_BWD_DEFECTS=1 sees the variants.
+# (SDPA_BWD_ENGINE_IMPORTS=sdpa_bwd.conformance.defects) with SDPA_BWD_DEFECTS=1 sees the variants.
 if switch_on():
     register_defects()
 

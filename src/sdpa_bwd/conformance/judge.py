@@ -76,9 +76,9 @@ class CaseResult:
     layout_control: Optional[dict] = None                # the same values stored packed BHSD
     fault: Optional[dict] = None                         # how the worker died: exit code/signal, stderr tail
     skip_reason: Optional[str] = None                    # a skip-list entry matched (known defect)
-    tolerance_classes: dict = field(default_factory=dict)  # tensor -> tolerance class name (sdpa_bwd.tolerance)
+    tolerance_classes: dict = field(default_factory=dict)  # tensor -> tolerance class name (conformance.tolerance)
     phases: dict = field(default_factory=dict)           # seconds of materialize, oracle, engine, judge, reruns, forward
-    compiles: Optional[dict] = None                      # Triton kernels compiled / loaded from disk (sdpa_bwd.compiles)
+    compiles: Optional[dict] = None                      # Triton kernels compiled / loaded from disk (engine.compiles)
     memory_peak_bytes: Optional[int] = None              # CUDA: the most torch's allocator reserved during the case
     started: Optional[float] = None                      # isolated runner: seconds after the run began
     worker: Optional[int] = None                         # isolated runner: which worker slot ran it

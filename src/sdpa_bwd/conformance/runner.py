@@ -170,7 +170,7 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
 
     Cases go to ``workers`` processes in contiguous chunks of about equal
     estimated cost, costliest first, each worker taking the next chunk when it
-    is done (``sdpa_bwd.schedule``); a chunk never splits two neighbours of the
+    is done (``sdpa_bwd.conformance.schedule``); a chunk never splits two neighbours of the
     same sizes (the plan puts cases that differ in one attribute next to each
     other, and an order effect needs them in one process). With several GPUs,
     worker i runs on GPU i mod n. ``memory_limit`` (bytes, per device) gates

@@ -3,7 +3,7 @@
 The engine under test may segfault, abort, hang, or raise a CUDA error that
 poisons the process's CUDA context (every later kernel launch in that process
 fails). None of that may cost the other cases their verdicts, so the runner
-talks to ``python -m sdpa_bwd.worker``, a child process, over its stdin and
+talks to ``python -m sdpa_bwd.conformance.worker``, a child process, over its stdin and
 stdout (length-prefixed pickles), and:
 
 * a worker that exits or is killed by a signal mid-case gives that case the
@@ -19,7 +19,7 @@ Engines are found by name as in-process (built-ins, the ``sdpa_bwd.backends``
 entry points). Engines defined elsewhere (tests' deliberately faulty engines)
 are loaded by naming their modules in ``SDPA_BWD_ENGINE_IMPORTS``: module names
 or ``.py`` paths, separated by ``os.pathsep``; those modules call
-``sdpa_bwd.engines.register``. The variable is inherited by every worker.
+``sdpa_bwd.backends.register``. The variable is inherited by every worker.
 """
 
 from __future__ import annotations
@@ -407,7 +407,7 @@ class Worker:
 
 if __name__ == "__main__":
     # Run the imported module's main, not this __main__ copy, so that there is
-    # one sdpa_bwd.worker module in the process (tests replace its context probe).
+    # one sdpa_bwd.conformance.worker module in the process (tests replace its context probe).
     from sdpa_bwd.conformance.worker import main as _main
 
     raise SystemExit(_main())

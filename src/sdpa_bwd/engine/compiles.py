@@ -10,7 +10,7 @@ listener (``triton.knobs.compilation.listener``, Triton >= 3.4) for the length o
   short digest of each part of Triton's cache key (``fn`` source, ``attrs``, ``sig``,
   ``const``, ``backend``, ``opts``, ``env``), so that a warm run's recompile can be set
   beside its cold compile part by part (that is how the Triton 3.6 key-order bug that
-  ``sdpa_bwd.kernels`` works around was found);
+  ``sdpa_bwd.engine.kernels`` works around was found);
 * ``loaded``: kernels found in the disk cache (first use in this process).
 
 Kernels already in the process's in-memory cache never reach ``compile()`` and are not

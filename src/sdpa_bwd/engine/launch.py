@@ -1,6 +1,6 @@
 """Host launch code for the Triton engine: config choice, grids, side buffers, declines.
 
-Public functions (the engine adapter and ``sdpa_bwd.ops`` call these):
+Public functions (the engine adapter and ``sdpa_bwd.engine.api`` call these):
 
 * ``triton_not_supported_reasons(*, device_type, dtype, d_qk, d_v, interpreter=None) -> list[str]``
 * ``attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
@@ -568,7 +568,7 @@ def _globals_read() -> tuple:
 
 
 def _call_key(kind: str, tensors, scalars):
-    """The launch cache's key for a call (``sdpa_bwd.launch_cache``), or None where a call must take the
+    """The launch cache's key for a call (``sdpa_bwd.engine.launch_cache``), or None where a call must take the
     full path: the cache off, the autotuner on (its choice may change between calls), or the dQ pass on a
     second stream. Besides the tensors and the call's scalars it holds the value of every module-level name
     the launcher reads (``_globals_read``) and the current CUDA device (Triton launches there)."""
@@ -891,7 +891,7 @@ def _fp32_config(cfg: BackwardConfig) -> BackwardConfig:
 
 def backward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, deterministic: bool,
                         causal: bool = False) -> list:
-    """Configs the autotuner times (``sdpa_bwd.tuning``): the table's choice first, then the
+    """Configs the autotuner times (``sdpa_bwd.engine.tuning``): the table's choice first, then the
     runners-up of the H200 A/B runs and, for head dims over 128, untried shapes."""
     table = backward_config(d_qk_pad, d_v_pad, dtype, "cuda", deterministic, causal)
     d = max(d_qk_pad, d_v_pad)
@@ -970,7 +970,7 @@ def _band_kind(left_bound, right_bound) -> str:
 
 def _tuned(kind: str, q, d_qk_pad: int, d_v_pad: int, left_bound, right_bound, *, gqa: bool,
            deterministic: bool, seq: int, candidates, run, config_type):
-    """The autotuner's config for this call (``sdpa_bwd.tuning``), or None when it is off,
+    """The autotuner's config for this call (``sdpa_bwd.engine.tuning``), or None when it is off,
     the tensors are not on a CUDA device, or every candidate failed.
     ``candidates`` is called only when tuning is on."""
     if q.device.type != "cuda" or not tuning.enabled():

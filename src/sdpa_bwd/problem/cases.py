@@ -2,7 +2,7 @@
 per tensor, a seed, and why it exists. It serialises to JSON and prints the
 command that reruns exactly it.
 
-The generated test plan (``sdpa_bwd.plan``) writes cases of this type; the
+The generated test plan (``sdpa_bwd.conformance.plan``) writes cases of this type; the
 hand-written list in ``BUILTIN_CASES`` is what the runner uses when no plan or
 case file is given.
 """

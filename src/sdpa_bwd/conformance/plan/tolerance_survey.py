@@ -10,7 +10,7 @@ max |oracle| and the reduction length, so that
 can be read per dtype, head dim and reduction length. ``data/tolerances.toml``
 cites the numbers this produced.
 
-    python -m sdpa_bwd.plan.tolerance_survey --engine triton --level nightly --out survey.jsonl
+    python -m sdpa_bwd.conformance.plan.tolerance_survey --engine triton --level nightly --out survey.jsonl
 """
 
 from __future__ import annotations

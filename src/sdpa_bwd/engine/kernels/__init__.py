@@ -1,4 +1,4 @@
-"""Triton kernels of the engine (``@triton.jit`` only; launch code is in ``sdpa_bwd.launch``)."""
+"""Triton kernels of the engine (``@triton.jit`` only; launch code is in ``sdpa_bwd.engine.launch``)."""
 
 from .attention_bwd import (
     attention_bwd_dkdv_kernel,

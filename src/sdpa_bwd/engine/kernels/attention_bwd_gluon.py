@@ -2,7 +2,7 @@
 V, dO of head dim 128 or 64 read through TMA (the launcher takes both with and without the causal mask; hd64
 under it since stop 26, where this kernel became faster there than the Triton kernels).
 
-Launch code and the rule for when it runs are in ``sdpa_bwd.launch`` (``gluon_backward_reasons``); the Triton
+Launch code and the rule for when it runs are in ``sdpa_bwd.engine.launch`` (``gluon_backward_reasons``); the Triton
 kernels in ``attention_bwd`` do every other problem and everything under CI's interpreter (Gluon has none).
 The launcher's ODO kernel runs first (delta = rowsum(dO O) and the stats in log2 units, ``lse2``) and its
 DQ_CONVERT after (the fp32 accumulator, scaled, into dQ through dQ's strides). One program owns 128 keys of

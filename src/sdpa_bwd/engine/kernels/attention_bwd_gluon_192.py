@@ -1,7 +1,7 @@
 """The backward on Hopper in Gluon for D_qk 192 / D_v 128 (DeepSeek-V3's head dims): FlashAttention-3's hdim-192
 split, programs of 64 keys whose two consumer warpgroups split the key block's columns instead of its keys.
 
-Launch code and the rule for when it runs are in ``sdpa_bwd.launch`` (``gluon_backward_reasons``,
+Launch code and the rule for when it runs are in ``sdpa_bwd.engine.launch`` (``gluon_backward_reasons``,
 ``_gluon_backward``): ODO before (delta, lse2), DQ_CONVERT after, as for ``attention_bwd_gluon``, whose loader,
 stage barriers and dQ bulk reduce this kernel shares. Why a form of its own (docs/perf-log.md, stops 29-30):
 ``attention_bwd_gluon`` gives each consumer 64 of a program's 128 keys, so at 192 / 128 a consumer would hold dV

@@ -1,6 +1,6 @@
 """The forward on Hopper in Gluon: FlashAttention-3's schedule, for 16-bit Q, K, V read through TMA.
 
-Launch code and the rule for when it runs are in ``sdpa_bwd.launch`` (``gluon_forward_reasons``); the
+Launch code and the rule for when it runs are in ``sdpa_bwd.engine.launch`` (``gluon_forward_reasons``); the
 Triton kernel in ``attention_fwd`` does every other problem and everything under CI's interpreter (Gluon
 has none). One program owns 128 query rows of one (batch, query head), 192 at head dim 64 (three consumers,
 ``CONSUMERS_BY_HEAD_DIM``):
