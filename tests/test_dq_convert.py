@@ -4,8 +4,8 @@ scaled, into dQ through dQ's strides.
 The kernel runs here under the interpreter on fresh random accumulators, into dQ views of NaN-filled buffers
 (packed BHSD, SBHD with a row gap, SBHD with head-dim stride 2, BSHD with rows off 16-byte alignment), at head dims
 that take one chunk, a padded one, and the 128 + 64 / 128 + 32 split: every element of dQ within one bf16 rounding
-of the accumulator times the scale, and nothing outside dQ written. (Stop 42 timed its launch forms on the H200:
-rows, warps, streaming hints, all within 2% of each other, docs/data/h200-2026-12-04b run 5; not kept.)
+of the accumulator times the scale, and nothing outside dQ written. (Its launch forms, timed on the H200 on
+2026-12-04: rows, warps, streaming hints, all within 2% of each other, docs/data/h200-2026-12-04b/run5; not kept.)
 """
 
 import os

@@ -137,7 +137,7 @@ def worker_envs(workers: int) -> list[dict]:
     # threads on 16 cores thrash on the host-side work of each case)
     threads = str(max(1, (os.cpu_count() or 1) // workers))
     # expandable segments: a 2^31-element case's float64 judging otherwise fails on fragmentation
-    # (device run 12: 16 GiB reserved but unallocated when a 16 GiB request failed)
+    # (2026-12-01, H200: 16 GiB reserved but unallocated when a 16 GiB request failed)
     alloc = {} if "PYTORCH_CUDA_ALLOC_CONF" in os.environ else {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
     return [{**e, **alloc, WORKER_THREADS_ENV: threads} for e in _gpu_env(workers)]
 
@@ -147,8 +147,8 @@ def prestart_workers(workers: int, engine: str, timeout: float = 300.0) -> list:
 
     The CLI calls this before it loads the plan, so that the workers' start (importing torch and
     the engine, a CUDA context, a warm-up case through the harness: ``worker.WARM_ENV``) overlaps
-    the runner's own. Run 17's workers spent 4.5-7 s on their first case, against 0.43 s for a
-    typical one, every worker of 16 at the same time.
+    the runner's own. Started with the run instead, 16 workers on one H200 spent 4.5-7 s each on their
+    first case, all at once, against 0.43 s for a typical one (2026-12-01, docs/data/h200-2026-12-01d).
     """
     from .worker import WARM_ENV, Worker
 
@@ -253,8 +253,8 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     def unreplayed_say_so() -> None:
         """A stopped run's report holds the results as they first came (``on_result``'s objects): a failing
         one takes its replay where that finished, and otherwise says it was not replayed, rather than a
-        ``replay`` of None that reads as "not a replay suspect" (session 16's full run: a fault, its replay
-        cancelled by the run's time cap, nothing in the report to tell)."""
+        ``replay`` of None that reads as "not a replay suspect" (2026-12-02, H200: a full-level run stopped by its
+        time cap left a fault whose replay was cancelled, and nothing in the report told)."""
         for i, r in enumerate(results):
             if r is None or not _replay_suspect(r) or r.replay is not None:
                 continue

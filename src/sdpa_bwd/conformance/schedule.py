@@ -6,8 +6,8 @@ is the count of cases:
 * **Cost is uneven.** One case of the full level allocates 98 GiB and runs for
   seconds; most run in a tenth of a second. Splitting the plan into one
   contiguous part per worker (what the runner did first) left one worker with
-  the heavy tail while the others idled (session 3: 413 s of case time on 12
-  workers took 165 s of wall).
+  the heavy tail while the others idled (2026-12-01, H200: 413 s of case time
+  on 12 workers took 165 s of wall).
 * **Neighbours belong together.** The plan puts cases that differ only in one
   tensor's strides, or only in their values, back to back so that a stale cache
   keyed by shape shows up as an order effect. A chunk boundary never falls
@@ -76,9 +76,10 @@ def chunks(cases: Sequence[Case], workers: int, seconds: Sequence[float],
 
 
 # With measured seconds (an earlier run's report, ``sdpa-bwd run --timings``) the estimates are good
-# enough for finer chunks. Replaying device run 17's warm case times with run 14's as the estimates
-# (tools/schedule_replay.py, 5 s worker start): the full level's last worker ends at 28.5 s with 16
-# chunks a worker, where the cost model's estimates give 37.0 s (nightly 17.4 against 19.6).
+# enough for finer chunks. Replaying a warm full-level run's case times with an earlier run's as the estimates
+# (2026-12-01, H200, docs/data/h200-2026-12-01d; tools/schedule_replay.py, 5 s worker start): the full level's
+# last worker ends at 28.5 s with 16 chunks a worker, where the cost model's estimates give 37.0 s (nightly 17.4 against
+# 19.6).
 MEASURED_CHUNKS_PER_WORKER = 16
 
 
@@ -128,7 +129,7 @@ class MemoryGate:
       the head of the queue that needs more than three quarters of the device
       drains it: small ones wait too until it has started, so it is not starved.
 
-    Device run 11 (one H200, 16 workers) showed why small ones must not queue
+    A full-level run on one H200 with 16 workers (2026-12-01) showed why small ones must not queue
     behind large ones: a 41 GiB case waiting for a 98 GiB one to finish held up
     every small case behind it for 50 s while 13 GiB stood free.
     A request larger than the whole limit is the caller's bug: such cases are

@@ -44,7 +44,7 @@ RUNNER_PID_ENV = "SDPA_BWD_RUNNER_PID"
 WORKER_THREADS_ENV = "SDPA_BWD_WORKER_THREADS"   # torch CPU threads of a worker (the runner's share of the cores)
 WARM_ENV = "SDPA_BWD_WORKER_WARM"   # an engine name: import it and warm the harness up before saying ready
 CACHE_KEEP_BYTES = 256 << 20  # a worker returns cached CUDA memory above this after each case (16 workers x 1 GiB
-                              # kept was memory the gate did not see: run 13's warm full level ran out)
+                              # kept was memory the gate did not see: a warm full level ran out, 2026-12-01, H200)
 DEFAULT_TIMEOUT_S = 300.0    # per case: a Triton JIT compile on a cold cache takes tens of seconds
 STARTUP_TIMEOUT_S = 120.0
 STDERR_TAIL = 12

@@ -72,14 +72,14 @@ _HAS_TMA = hasattr(triton.language, "make_tensor_descriptor")  # device-side des
 HEAD_GROUP: Optional[int] = int(os.environ["SDPA_BWD_HEAD_GROUP"]) if os.environ.get("SDPA_BWD_HEAD_GROUP") else None
 DV_AFTER_DP: Optional[bool] = None
 # The dQ pass on a second stream, beside the DKDV pass (both need only ODO's side buffers): its
-# programs fill the SMs the DKDV pass's last wave leaves idle. Device run 26 (ab_perf --table s7c):
-# hd64 rows 3.5-4.5% faster, the rest within +-2% (geomean 1.0095 over the ten BHSD bf16 shapes);
-# every output bitwise equal (tests/gpu); run 28: the full plan with it on gives the sequential order's
-# verdicts (546 passed, 38 rejected, pair-015). Off by default all the same ($SDPA_BWD_CONCURRENT_DQ=1
-# turns it on): it costs 41-77 us of host time a call (run 30, tools/host_overhead.py: 252-296 against
-# 211-219 us), and with it on the benchmark's hd64 rows (0.32 ms of GPU time) came out host-bound in
-# half their timings (run 31: 0.32 or 0.55 ms for the same row; one det/default of 1.28). Never where
-# dQ shares storage with another tensor of the call (the order would then decide the result; the
+# programs fill the SMs the DKDV pass's last wave leaves idle. Measured 2026-12-01 on the H200 (ab_perf
+# --table s7c, docs/data/h200-2026-12-01f): hd64 rows 3.5-4.5% faster, the rest within +-2% (geomean 1.0095
+# over the ten BHSD bf16 shapes); every output bitwise equal (tests/gpu); the full plan with it on gives the
+# sequential order's verdicts (546 passed, 38 rejected, pair-015; docs/data/h200-2026-12-01g). Off by default all
+# the same ($SDPA_BWD_CONCURRENT_DQ=1 turns it on): it costs 41-77 us of host time a call (tools/host_overhead.py:
+# 252-296 against 211-219 us), and with it on the benchmark's hd64 rows (0.32 ms of GPU time) came out host-bound in
+# half their timings (0.32 or 0.55 ms for the same row; one det/default of 1.28; docs/data/h200-2026-12-01g). Never
+# where dQ shares storage with another tensor of the call (the order would then decide the result; the
 # problem model rejects such calls, the launcher may be handed them directly).
 CONCURRENT_DQ: bool = os.environ.get("SDPA_BWD_CONCURRENT_DQ", "0") == "1"
 _SIDE_STREAMS: dict = {}
@@ -135,13 +135,13 @@ def set_head_group(n: Optional[int]) -> None:
 # for A/B runs and to compare the two kernels' results.
 GLUON_FORWARD = os.environ.get("SDPA_BWD_GLUON_FWD", "auto")
 # (D_qk, D_v) where the Gluon forward was measured faster than the Triton one on the H200 (benchmarks/
-# bench_forward.py, docs/perf-log.md session 14), bf16 BHSD: hd128 (run 64, $SDPA_BWD_GLUON_FWD on and off)
-# (2,16,4096) 0.509 -> 0.422 ms non-causal, 0.291 -> 0.262 causal; (1,32/8,8192) 1.905 -> 1.689, 1.066 -> 0.863;
-# D_qk 192 / D_v 128 as 128 + 64 (run 65) (1,16,4096) 0.358 -> 0.255, 0.194 -> 0.174. hd64 with two consumers
-# lost (runs 64, 66: (4,16,2048,64) 0.178 -> 0.194 non-causal, 0.113 -> 0.139 causal); with three a program
-# (stop 35, docs/data/h200-2026-12-03g run 2, tools/ab_forward.py, in alternation) it wins on every hd64 row: bf16
-# (4,16,2048) 0.182 -> 0.175 ms non-causal, 0.112 -> 0.109 causal, (1,32/8,8192) 1.295 -> 1.120, 0.670 -> 0.590.
-# $SDPA_BWD_GLUON_HEAD_DIMS (e.g. "128/128") replaces the set for A/B runs.
+# bench_forward.py, docs/perf-log.md; 2026-12-01, docs/data/h200-2026-12-01m), bf16 BHSD: hd128 (run64/,
+# $SDPA_BWD_GLUON_FWD on and off) (2,16,4096) 0.509 -> 0.422 ms non-causal, 0.291 -> 0.262 causal; (1,32/8,8192)
+# 1.905 -> 1.689, 1.066 -> 0.863; D_qk 192 / D_v 128 as 128 + 64 (run65/) (1,16,4096) 0.358 -> 0.255, 0.194 -> 0.174.
+# hd64 with two consumers lost (run64/, run66/: (4,16,2048,64) 0.178 -> 0.194 non-causal, 0.113 -> 0.139 causal);
+# with three a program (2026-12-03, docs/data/h200-2026-12-03g/run2, tools/ab_forward.py, in alternation) it wins on
+# every hd64 row: bf16 (4,16,2048) 0.182 -> 0.175 ms non-causal, 0.112 -> 0.109 causal, (1,32/8,8192) 1.295 -> 1.120,
+# 0.670 -> 0.590. $SDPA_BWD_GLUON_HEAD_DIMS (e.g. "128/128") replaces the set for A/B runs.
 GLUON_HEAD_DIMS = frozenset(tuple(int(d) for d in pair.split("/")) for pair in
                             os.environ.get("SDPA_BWD_GLUON_HEAD_DIMS", "128/128,192/128,64/64").split(",") if pair)
 
@@ -149,68 +149,70 @@ GLUON_HEAD_DIMS = frozenset(tuple(int(d) for d in pair.split("/")) for pair in
 # ``gluon_backward_reasons`` finds nothing against it: "auto", or "off" for the Triton kernels everywhere.
 GLUON_BACKWARD = os.environ.get("SDPA_BWD_GLUON_BWD", "auto")
 # The head dims (D_qk = D_v) it takes, of those its buffers are written for (attention_bwd_gluon.HEAD_DIMS): where
-# it was measured faster than the Triton kernels on the H200. hd64 since stop 25's 128-row query tiles
-# (docs/data/h200-2026-12-02c run 1, tools/ab_perf.py --table s25): (4,16,2048,64) bf16 0.505-0.516 ms against the
-# Triton kernels' 0.527-0.537 non-causal (at 64-row tiles, stop 24: 0.538 against 0.528). Under the causal mask only
-# the head dims in GLUON_BWD_CAUSAL_HEAD_DIMS (both since stop 26). $SDPA_BWD_GLUON_BWD_HEAD_DIMS (e.g. "128")
+# it was measured faster than the Triton kernels on the H200. hd64 since its 128-row query tiles (2026-12-02,
+# docs/data/h200-2026-12-02c/run1, tools/ab_perf.py --table s25): (4,16,2048,64) bf16 0.505-0.516 ms against the
+# Triton kernels' 0.527-0.537 non-causal (at 64-row tiles, docs/data/h200-2026-12-02b: 0.538 against 0.528). Under
+# the causal mask only the head dims in GLUON_BWD_CAUSAL_HEAD_DIMS. $SDPA_BWD_GLUON_BWD_HEAD_DIMS (e.g. "128")
 # replaces the set for A/B runs.
 GLUON_BWD_HEAD_DIMS = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_HEAD_DIMS", "64,128").split(",")
                                 if d)
-# Of those, the head dims it takes under the causal mask: both since stop 26 (docs/data/h200-2026-12-02d, ab_perf
-# --table s26, each row interleaved): with lse2 and delta brought in by TMA, (4,16,2048,64) bf16 causal 0.331-0.333
-# ms in Gluon against the Triton kernels' 0.335-0.336 (run 3), and 0.327 / 0.327 against 0.338 / 0.336 with each load
-# issued as soon as its descriptor exists (run 5). Before (stop 25, run 2 of h200-2026-12-02c): 0.357-0.359 against
-# 0.338-0.339. $SDPA_BWD_GLUON_BWD_CAUSAL_HEAD_DIMS replaces it (e.g. "128" for the Triton kernels at hd64).
+# Of those, the head dims it takes under the causal mask: both since 2026-12-02 (H200, docs/data/h200-2026-12-02d,
+# ab_perf --table s26, each row interleaved): with lse2 and delta brought in by TMA, (4,16,2048,64) bf16 causal
+# 0.331-0.333 ms in Gluon against the Triton kernels' 0.335-0.336 (run3/), and 0.327 / 0.327 against 0.338 / 0.336
+# with each load issued as soon as its descriptor exists (run5/). Before (lse2 and delta by loads from global memory,
+# docs/data/h200-2026-12-02c/run2): 0.357-0.359 against 0.338-0.339. $SDPA_BWD_GLUON_BWD_CAUSAL_HEAD_DIMS replaces it
+# (e.g. "128" for the Triton kernels at hd64).
 GLUON_BWD_CAUSAL_HEAD_DIMS = frozenset(
     int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_CAUSAL_HEAD_DIMS", "64,128").split(",") if d)
 
-# D_qk 192 / D_v 128 (DeepSeek-V3's head dims) in the Gluon backward (kernels.attention_bwd_gluon_192, stop 30),
-# under the masks named here: "causal" (the diagonal at 0) and "nc" (no mask). Both by default since stop 33, whose
-# form of the kernel (S and dP split between the consumers, N = 64 products) took the whole call at (1,16,4096) bf16
-# to 0.633 ms causal (stop 32's form 0.672, cuDNN 0.603) and 1.166 without the mask (stop 32's 1.226, the Triton
-# kernels' 1.254, cuDNN 1.532; docs/data/h200-2026-12-03e run 1, tools/ab192.py). Without the mask it holds a 50 MB
-# fp32 dQ accumulator the Triton kernels' separate dQ pass does not (peak memory about 1.00 of cuDNN's against 0.58).
-# $SDPA_BWD_GLUON_BWD_192 (e.g. "causal", or "" for the Triton kernels) replaces the set; the switch gluon_bwd_192.
+# D_qk 192 / D_v 128 (DeepSeek-V3's head dims) in the Gluon backward (kernels.attention_bwd_gluon_192),
+# under the masks named here: "causal" (the diagonal at 0) and "nc" (no mask). Both by default since the kernel's
+# form with S and dP split between the consumers (N = 64 products) took the whole call at (1,16,4096) bf16 to 0.633
+# ms causal (the form before 0.672, cuDNN 0.603) and 1.166 without the mask (the form before 1.226, the Triton
+# kernels' 1.254, cuDNN 1.532; 2026-12-03, H200, docs/data/h200-2026-12-03e/run1, tools/ab192.py). Without the mask it
+# holds a 50 MB fp32 dQ accumulator the Triton kernels' separate dQ pass does not (peak memory about 1.00 of cuDNN's
+# against 0.58). $SDPA_BWD_GLUON_BWD_192 (e.g. "causal", or "" for the Triton kernels) replaces the set; the switch
+# gluon_bwd_192.
 GLUON_BWD_192 = frozenset(m for m in os.environ.get("SDPA_BWD_GLUON_BWD_192", "causal,nc").split(",") if m)
 
-# The 192 / 128 Gluon backward's call as three kernels chained by programmatic dependent launch (stop 33): ODO zeroes
+# The 192 / 128 Gluon backward's call as three kernels chained by programmatic dependent launch: ODO zeroes
 # the fp32 dQ accumulator itself (no zero fill of its own) and lets the next kernel start once its programs have
 # begun; the column-split kernel, launched as its dependent, loads K and V before it waits for ODO's writes
 # (``griddepcontrol.wait``), and DQ_CONVERT, launched as the kernel's dependent, waits for the kernel's. On by
 # default: the whole call at (1,16,4096) 0.627 against 0.633 ms causal bf16, 0.638 / 0.645 fp16, 1.150 / 1.154 and
-# 1.179 / 1.182 without the mask (docs/data/h200-2026-12-03e run 3, tools/ab192.py --switch gluon_pdl, in
-# alternation). Since stop 35 the hd64 / hd128 Gluon backward's call is chained the same way (docs/data/
-# h200-2026-12-03g run 1, tools/ab192.py --switch gluon_pdl --shape ..., bf16, chained against not): (4,16,2048,64)
+# 1.179 / 1.182 without the mask (2026-12-03, H200, docs/data/h200-2026-12-03e/run3, tools/ab192.py --switch
+# gluon_pdl, in alternation). The hd64 / hd128 Gluon backward's call is chained the same way (docs/data/
+# h200-2026-12-03g/run1, tools/ab192.py --switch gluon_pdl --shape ..., bf16, chained against not): (4,16,2048,64)
 # 0.459 against 0.467 ms non-causal (fp16 0.467 / 0.473), causal 0.281 / 0.291 fp16 (bf16's pair too noisy to
 # read); GQA 32/8 hd64 and (2,16,4096,128) within the runs' spread either way (0.991-1.014). The switch gluon_pdl;
 # $SDPA_BWD_GLUON_PDL (1 or 0).
 GLUON_PDL = os.environ.get("SDPA_BWD_GLUON_PDL", "1") == "1"
 
-# The Triton kernels' fused launch (``BackwardConfig.fused_dq``) chained to ODO the same way (stop 45): ODO lets it
+# The Triton kernels' fused launch (``BackwardConfig.fused_dq``) chained to ODO the same way: ODO lets it
 # start once its programs have begun, and each of its programs waits for ODO's writes (``griddepcontrol.wait``) before
-# anything else. Deterministic calls at 192 / 128 take the Triton kernels, 1.16-1.17 of the default's time (stop 44),
-# whose side kernels' boundaries cost ~1% of the Gluon call (GLUON_PDL above). Off: measured (stop 46, an H100,
-# docs/data/h100-2026-12-05a run 2, tools/ab_perf.py --table s45) the fused launch there is 10-20% slower than the two
-# passes apart (0.755-0.773 against 0.686-0.698 ms causal, 1.446-1.456 against 1.225-1.227 non-causal), and PDL
-# gains it 0-1%; bitwise the unchained launch (GPU tests). $SDPA_BWD_TRITON_BWD_PDL=1 or the switch triton_bwd_pdl
-# turns it on.
+# anything else. Deterministic calls at 192 / 128 take the Triton kernels, 1.16-1.17 of the default's time
+# (2026-12-04, H200), whose side kernels' boundaries cost ~1% of the Gluon call (GLUON_PDL above). Off: measured
+# (2026-12-05, an H100, docs/data/h100-2026-12-05a/run2, tools/ab_perf.py --table s45) the fused launch there is 10-20%
+# slower than the two passes apart (0.755-0.773 against 0.686-0.698 ms causal, 1.446-1.456 against 1.225-1.227
+# non-causal), and PDL gains it 0-1%; bitwise the unchained launch (GPU tests). $SDPA_BWD_TRITON_BWD_PDL=1 or the switch
+# triton_bwd_pdl turns it on.
 TRITON_BWD_PDL = os.environ.get("SDPA_BWD_TRITON_BWD_PDL", "0") == "1"
 
 # Deterministic calls in the Gluon backward, its dQ reduces taken in turn by a dQ writer warp a consumer
 # (``DETERMINISTIC``; GQA's dK, dV reduces in turn in the epilogue, lower query heads first): bitwise repeatable,
-# and since stop 28 (run 3 of docs/data/h200-2026-12-02f, tools/det_perf.py) 1.00-1.07x of the default at hd128 and
-# 1.06-1.16x at hd64, against the Triton kernels' deterministic path's 1.15-1.43x. Stop 25's form (the consumer took the turn itself and passed
-# it on a tile late) was 1.29-1.57x. False (the switch gluon_bwd_deterministic, or $SDPA_BWD_GLUON_BWD_DET=0) sends
-# them to the Triton kernels.
+# and with dQ writer warps (2026-12-02, H200, docs/data/h200-2026-12-02f/run3, tools/det_perf.py) 1.00-1.07x of the
+# default at hd128 and 1.06-1.16x at hd64, against the Triton kernels' deterministic path's 1.15-1.43x. The form
+# before (the consumer took the turn itself and passed it on a tile late, docs/data/h200-2026-12-02c) was 1.29-1.57x.
+# False (the switch gluon_bwd_deterministic, or $SDPA_BWD_GLUON_BWD_DET=0) sends them to the Triton kernels.
 GLUON_BWD_DETERMINISTIC = os.environ.get("SDPA_BWD_GLUON_BWD_DET", "1") != "0"
-# Of those, calls whose K or V heads are shared (GQA, MQA: their dK, dV reduces take turns in the epilogue, stop
-# 28); False ($SDPA_BWD_GLUON_BWD_DET_GQA=0) leaves them to the Triton kernels.
+# Of those, calls whose K or V heads are shared (GQA, MQA: their dK, dV reduces take turns in the epilogue);
+# False ($SDPA_BWD_GLUON_BWD_DET_GQA=0) leaves them to the Triton kernels.
 GLUON_BWD_DETERMINISTIC_GQA = os.environ.get("SDPA_BWD_GLUON_BWD_DET_GQA", "1") != "0"
 # Deterministic calls under the causal mask at these head dims walk their query tiles up from the diagonal's and
 # take each tile's dQ turns in descending key blocks, the programs started highest key block first (the kernel's
 # ``DET_UP``, ``attention_bwd_gluon._dq_writer``), so that a head's programs reach each tile one after another
-# instead of all at once; elsewhere the walk down with ascending turns (stop 28). hd64 only: stop 31 (run 2 of
-# docs/data/h200-2026-12-03c, tools/det_perf.py --orders, bf16) timed (4,16,2048,64) causal at 1.090x of the
+# instead of all at once; elsewhere the walk down with ascending turns. hd64 only: measured (2026-12-03, H200,
+# docs/data/h200-2026-12-03c/run2, tools/det_perf.py --orders, bf16), it timed (4,16,2048,64) causal at 1.090x of the
 # default against the walk down's 1.144x, but hd128 slower (1.088 / 1.237 / 1.214x at (2,16,4096), (1,16,8192),
 # GQA 32/8 against 1.038 / 1.064 / 1.073x: the reversed start order puts a head's longest programs last).
 # $SDPA_BWD_GLUON_BWD_DET_UP (e.g. "64,128", or "" for none) or the switch gluon_bwd_det_up (an iterable of head
@@ -221,10 +223,10 @@ GLUON_BWD_DET_UP = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_
 # registers throughout and stored once, in place of a program per query head adding dK, dV partials into zeroed
 # fp32 accumulators that a conversion writes out; only where those programs fill the GPU at least
 # GLUON_BWD_HEAD_LOOP_MIN_WAVES times over (fewer, larger programs leave SMs idle on small problems: MQA's one K/V
-# head). Off by default ($SDPA_BWD_GLUON_BWD_HEAD_LOOP=1 or the switch gluon_bwd_head_loop turns it on): stop 29
-# (docs/data/h200-2026-12-03a runs 2-3, tools/ab_perf.py --table s29, seven GQA 32/8 rows, interleaved) measured
-# it at parity, not the 2-5% predicted: the kernel 0.996x of the accumulators' form (2.2% slower while each tile
-# divided by the tiles a head to find its head, run 2), the call 1.003x; what it saves is memory (the two fp32
+# head). Off by default ($SDPA_BWD_GLUON_BWD_HEAD_LOOP=1 or the switch gluon_bwd_head_loop turns it on): measured
+# (2026-12-03, H200, docs/data/h200-2026-12-03a/run2 and run3, tools/ab_perf.py --table s29, seven GQA 32/8 rows,
+# interleaved) at parity, not the 2-5% predicted: the kernel 0.996x of the accumulators' form (2.2% slower while each
+# tile divided by the tiles a head to find its head, run2/), the call 1.003x; what it saves is memory (the two fp32
 # accumulators of K's and V's size, 67 MB at (1,32/8,8192,128)) and the conversions' ~0.03 ms.
 GLUON_BWD_HEAD_LOOP = os.environ.get("SDPA_BWD_GLUON_BWD_HEAD_LOOP", "0") == "1"
 GLUON_BWD_HEAD_LOOP_MIN_WAVES = 2
@@ -248,100 +250,101 @@ GLUON_HEAD_GROUP = attention_fwd_gluon.CAUSAL_HEAD_GROUP
 GLUON_BWD_HD64_ROWS = 128
 
 # How the two consumers of a 128-row tile (hd64) share its dQ (``attention_bwd_gluon.dq_block``): True, each the
-# tile's row half over all columns (stop 36: products of N = 64 that read half of each dS tile, where a column half's
-# are N = 32 and read all of both: the kernel 7-9% faster, run 1 of docs/data/h200-2026-12-03h); False, each a column
-# half over all rows, as 64-row tiles always do. $SDPA_BWD_GLUON_BWD_DQ_ROWS=0 or the switch gluon_bwd_dq_rows sets it.
+# tile's row half over all columns (products of N = 64 that read half of each dS tile, where a column half's are
+# N = 32 and read all of both: the kernel 7-9% faster, 2026-12-03, H200, docs/data/h200-2026-12-03h/run1); False, each a
+# column half over all rows, as 64-row tiles always do. $SDPA_BWD_GLUON_BWD_DQ_ROWS=0 or the switch gluon_bwd_dq_rows
+# sets it.
 GLUON_BWD_DQ_ROWS = os.environ.get("SDPA_BWD_GLUON_BWD_DQ_ROWS", "1") != "0"
 
-# The 192 / 128 backward as clusters of two programs (``attention_bwd_gluon_192``'s ``PAIR``, stop 37): key blocks
+# The 192 / 128 backward as clusters of two programs (``attention_bwd_gluon_192``'s ``PAIR``): key blocks
 # 2j and 2j + 1 of a head sum their dQ partials in each other's shared memory (asynchronous remote stores, summed and
 # reduced under the next tile's first product) and each bulk-reduces a column half, halving the kernel's reduce bytes
-# into L2 (48 KB of fp32 a 64-key tile, which bound it: stop 34). Under the mask the odd block of a pair takes one more
-# tile, its partner's diagonal, fully masked. Off by default: it is even with one program each, not faster (kernel
-# (1,16,4096) bf16 causal 0.582 against 0.571 ms, non-causal 1.067 against 1.085; run 6 of docs/data/h200-2026-12-03i;
-# the halved reduces alone would give 0.483, run 3, and the remote stores take most of that back).
-# $SDPA_BWD_GLUON_BWD192_PAIR=1 or the switch gluon_bwd192_pair turns it on.
+# into L2 (48 KB of fp32 a 64-key tile, which bound it: docs/data/h200-2026-12-03f). Under the mask the odd block of a
+# pair takes one more tile, its partner's diagonal, fully masked. Off by default: it is even with one program each, not
+# faster (kernel (1,16,4096) bf16 causal 0.582 against 0.571 ms, non-causal 1.067 against 1.085; 2026-12-03, H200,
+# docs/data/h200-2026-12-03i/run6; the halved reduces alone would give 0.483, run3/, and the remote stores take most
+# of that back). $SDPA_BWD_GLUON_BWD192_PAIR=1 or the switch gluon_bwd192_pair turns it on.
 GLUON_BWD192_PAIR = os.environ.get("SDPA_BWD_GLUON_BWD192_PAIR", "0") == "1"
 
-# The 192 / 128 backward as a persistent kernel (``attention_bwd_gluon_192``'s ``PERSIST``, stop 38): one program an
+# The 192 / 128 backward as a persistent kernel (``attention_bwd_gluon_192``'s ``PERSIST``): one program an
 # SM, each taking key blocks in the start order one after another (the next claimed through a zeroed counter), so that
 # a block's K and V load under the last block's dK / dV stores and its Q and dO tiles stream on through the same stages.
-# Stop 38 run 2 had it even at two stages (kernel 0.567 against 0.570 ms causal bf16 at (1,16,4096)). At three stages
-# it is 1.3-1.5% faster than one program a block: stop 39 run 5 0.555 against 0.563, stop 40 run 2 (docs/data/
-# h200-2026-12-03l, tools/ab192.py --switch gluon_bwd192_persist) 0.557 / 0.565 causal bf16, 0.561 / 0.567 fp16,
-# 1.056 / 1.066 non-causal; the same gradients (dK, dV bit for bit, dQ within 3e-5). On by default since stop 40,
-# after the full plan on it (run 7 there). $SDPA_BWD_GLUON_BWD192_PERSIST=0 or the switch gluon_bwd192_persist turns
-# it off.
+# At two stages it was even (kernel 0.567 against 0.570 ms causal bf16 at (1,16,4096); 2026-12-03, H200,
+# docs/data/h200-2026-12-03j/run2). At three stages it is 1.3-1.5% faster than one program a block:
+# docs/data/h200-2026-12-03k/run5 0.555 against 0.563, docs/data/h200-2026-12-03l/run2 (tools/ab192.py --switch
+# gluon_bwd192_persist) 0.557 / 0.565 causal bf16, 0.561 / 0.567 fp16, 1.056 / 1.066 non-causal; the same gradients
+# (dK, dV bit for bit, dQ within 3e-5). On by default since 2026-12-04, after the full plan on it (run7/ there).
+# $SDPA_BWD_GLUON_BWD192_PERSIST=0 or the switch gluon_bwd192_persist turns it off.
 GLUON_BWD192_PERSIST = os.environ.get("SDPA_BWD_GLUON_BWD192_PERSIST", "1") != "0"
 
-# The 192 / 128 backward's dS exchange (``attention_bwd_gluon_192``'s ``SHARE_DS``, stop 38): clusters of two programs
+# The 192 / 128 backward's dS exchange (``attention_bwd_gluon_192``'s ``SHARE_DS``): clusters of two programs
 # (key blocks 2j, 2j + 1, as the pair form) that send each other their 16-bit dS tile (8 KB a tile, a third of the pair
 # form's fp32 halves) and each take dQ over both key blocks for its own columns (rank 0: 0-127, rank 1: 128-191), so
 # each program bulk-reduces half the bytes on average. Off by default: it is correct (GPU tests 62/62 over four forms)
-# but slower (run 4 of docs/data/h200-2026-12-03j: kernel 0.681 against 0.571 ms causal bf16, 1.273 against 1.083
-# non-causal), rank 0 still reducing 32 KB a tile and its owning consumer taking both blocks' dQ products in its chain.
-# $SDPA_BWD_GLUON_BWD192_SHARE_DS=1 or the switch gluon_bwd192_share_ds turns it on.
+# but slower (2026-12-03, H200, docs/data/h200-2026-12-03j/run4: kernel 0.681 against 0.571 ms causal bf16, 1.273
+# against 1.083 non-causal), rank 0 still reducing 32 KB a tile and its owning consumer taking both blocks' dQ products
+# in its chain. $SDPA_BWD_GLUON_BWD192_SHARE_DS=1 or the switch gluon_bwd192_share_ds turns it on.
 GLUON_BWD192_SHARE_DS = os.environ.get("SDPA_BWD_GLUON_BWD192_SHARE_DS", "0") == "1"
 
-# The 192 / 128 backward's Q / dO stages (``attention_bwd_gluon_192``'s ``STAGES``, stop 39): three, so that the loader
+# The 192 / 128 backward's Q / dO stages (``attention_bwd_gluon_192``'s ``STAGES``): three, so that the loader
 # runs two tiles ahead of the consumers, in the bytes of the second P / dS buffer (the handshakes a tile already takes
 # order a single buffer's reuse) and the shared memory left (231,600 B of 232,448); or two, as before. The forms with
 # an exchange (pair, dS) keep two. On by default: the kernel 0.565 against 0.574 ms causal at (1,16,4096) bf16, 1.066
-# against 1.091 non-causal, the same gradients bit for bit (run 3 of docs/data/h200-2026-12-03k, tools/ab192.py
-# --switch gluon_bwd192_three_stages); the full plan on it as before (run 6). Stop 34's tile-ahead first product, which
-# the third stage was to allow, is still 8% slower (run 4). $SDPA_BWD_GLUON_BWD192_THREE_STAGES=0 or the switch
-# gluon_bwd192_three_stages sets it.
+# against 1.091 non-causal, the same gradients bit for bit (2026-12-03, H200, docs/data/h200-2026-12-03k/run3,
+# tools/ab192.py --switch gluon_bwd192_three_stages); the full plan on it as before (run6/). The tile-ahead first
+# product (docs/data/h200-2026-12-03f), which the third stage was to allow, is still 8% slower (run4/).
+# $SDPA_BWD_GLUON_BWD192_THREE_STAGES=0 or the switch gluon_bwd192_three_stages sets it.
 GLUON_BWD192_THREE_STAGES = os.environ.get("SDPA_BWD_GLUON_BWD192_THREE_STAGES", "1") != "0"
 
-# The 192 / 128 backward with 128 keys a program (``kernels.attention_bwd_gluon_192_k128``, stop 41): each consumer
+# The 192 / 128 backward with 128 keys a program (``kernels.attention_bwd_gluon_192_k128``): each consumer
 # warpgroup owns 64 keys with all their columns, and the Q / dO tiles and dQ's reduces serve 128 keys, half the L2
-# traffic of the 64-key programs (cuDNN's pass moves half our L2 bytes, stop 41's Nsight Compute counters, and under
-# the card's power cap a call's time follows its energy). Not persistent, two stages; the other 192 forms' switches
-# do not apply to it. Off by default until measured faster. $SDPA_BWD_GLUON_BWD192_K128=1 or the switch
-# gluon_bwd192_k128 turns it on.
+# traffic of the 64-key programs (cuDNN's pass moves half our L2 bytes, by Nsight Compute's counters, 2026-12-04,
+# docs/data/h200-2026-12-04a; and under the card's power cap a call's time follows its energy). Not persistent, two
+# stages; the other 192 forms' switches do not apply to it. Off by default until measured faster.
+# $SDPA_BWD_GLUON_BWD192_K128=1 or the switch gluon_bwd192_k128 turns it on.
 GLUON_BWD192_K128 = os.environ.get("SDPA_BWD_GLUON_BWD192_K128", "0") == "1"
 
-# The 192 / 128 backward's dQ converted inside its persistent pass (``attention_bwd_gluon_192``'s ``FUSED_DQ``, stop
-# 43): a zeroed counter per (batch and head, query tile, column part) after the claim counter; at the end of each key
+# The 192 / 128 backward's dQ converted inside its persistent pass (``attention_bwd_gluon_192``'s ``FUSED_DQ``):
+# a zeroed counter per (batch and head, query tile, column part) after the claim counter; at the end of each key
 # block a consumer counts the tiles whose reduces have landed and converts those whose count it completed, so no
-# DQ_CONVERT follows the pass (stop 42: leaving it out made the call 3.1% faster sustained). Causal calls only, into
-# a dQ whose head dim is packed; the rest keep DQ_CONVERT.
+# DQ_CONVERT follows the pass (leaving it out made the call 3.1% faster sustained: 2026-12-04, H200,
+# docs/data/h200-2026-12-04b). Causal calls only, into a dQ whose head dim is packed; the rest keep DQ_CONVERT.
 # $SDPA_BWD_GLUON_BWD192_FUSED_DQ=1 or the switch gluon_bwd192_fused_dq turns it on; 2 and 3 are the kernel's timing
 # probes (dQ never written: the count alone, the wait alone), for tools/sustained192.py.
 GLUON_BWD192_FUSED_DQ = int(os.environ.get("SDPA_BWD_GLUON_BWD192_FUSED_DQ", "0"))
 
 # The persistent 192 / 128 pass storing each key block's dK and dV by the bulk-copy engine, staged in the consumers'
-# dQ staging buffers (``attention_bwd_gluon_192._block_out_tma``, stop 44), where dK and dV have Q's dtype and the
+# dQ staging buffers (``attention_bwd_gluon_192._block_out_tma``), where dK and dV have Q's dtype and the
 # engine can address them and no K or V head is shared; the rest keep pointer stores. A timing probe without the
-# pointer stores was 11% faster (docs/data/h200-2026-12-04d run 3). $SDPA_BWD_GLUON_BWD192_TMA_EPILOGUE=0 or the
-# switch gluon_bwd192_tma_epilogue turns it off.
+# pointer stores was 11% faster (2026-12-04, H200, docs/data/h200-2026-12-04d/run3).
+# $SDPA_BWD_GLUON_BWD192_TMA_EPILOGUE=0 or the switch gluon_bwd192_tma_epilogue turns it off.
 GLUON_BWD192_TMA_EPILOGUE = os.environ.get("SDPA_BWD_GLUON_BWD192_TMA_EPILOGUE", "1") == "1"
 
-# Deterministic mode at 192 / 128 in the persistent Gluon pass (``attention_bwd_gluon_192``'s ``DET``, stop 45): dQ's
+# Deterministic mode at 192 / 128 in the persistent Gluon pass (``attention_bwd_gluon_192``'s ``DET``): dQ's
 # partials bulk-reduced in ascending key blocks for every query tile by a dQ writer warp a consumer, over a zeroed turn
 # counter per (batch and head, query tile, column part), the blocks' tiles walked from the last down, the blocks
 # started in head groups (GLUON_HEAD_GROUP) with or without the mask; heads with K and V of their own only (shared
 # heads' dK and dV are added by atomics in no order). Without it, deterministic calls at 192 / 128 take the Triton
-# kernels: 1.16-1.17 of the default's time since stop 44 (bar 1.15). Off: right and bitwise repeatable (GPU tests,
-# stop 46, an H100) but slower, 1.38-1.40x of the default against the Triton path's 1.03-1.10x there (run 1 of
-# docs/data/h100-2026-12-05a, tools/det_perf.py --shapes 8,9). $SDPA_BWD_GLUON_BWD192_DET=1 or the switch
+# kernels: 1.16-1.17 of the default's time (2026-12-04, H200; bar 1.15). Off: right and bitwise repeatable (GPU
+# tests, 2026-12-05, an H100) but slower, 1.38-1.40x of the default against the Triton path's 1.03-1.10x there
+# (docs/data/h100-2026-12-05a/run1, tools/det_perf.py --shapes 8,9). $SDPA_BWD_GLUON_BWD192_DET=1 or the switch
 # gluon_bwd192_deterministic turns it on.
-# 2-4 are the dQ writers' timing probes (stop 46; the kernel's DET: no turn spin; nor written-wait and release add;
-# nor reduce), which tools/det_perf.py --det-probes times: their bits may vary, probe 4's dQ is never added. Run 4
-# there: 1.15-1.21x, 1.02-1.05x, 0.82x of the default (the form 1.38-1.39x): each writer's serial cycle (acquire
-# spin, reduce, wait for its writes, release add) is longer than a consumer's tile.
+# 2-4 are the dQ writers' timing probes (the kernel's DET: no turn spin; nor written-wait and release add;
+# nor reduce), which tools/det_perf.py --det-probes times: their bits may vary, probe 4's dQ is never added. On the
+# H100 (docs/data/h100-2026-12-05a/run4): 1.15-1.21x, 1.02-1.05x, 0.82x of the default (the form 1.38-1.39x): each
+# writer's serial cycle (acquire spin, reduce, wait for its writes, release add) is longer than a consumer's tile.
 GLUON_BWD192_DETERMINISTIC = int(os.environ.get("SDPA_BWD_GLUON_BWD192_DET", "0"))
 
-# Deterministic mode at 192 / 128 as the persistent Gluon pass's split form (``attention_bwd_gluon_192``'s ``NO_DQ``,
-# stop 46): the pass computes dK and dV only (no dQ product, no reduce, no turn), then the Triton kernels' dQ pass
+# Deterministic mode at 192 / 128 as the persistent Gluon pass's split form (``attention_bwd_gluon_192``'s ``NO_DQ``):
+# the pass computes dK and dV only (no dQ product, no reduce, no turn), then the Triton kernels' dQ pass
 # computes dQ; heads with K and V of their own, S_q a multiple of 4 (the dQ pass reads the side buffers packed, the
 # pass in rows of gluon_side_rows). Written because the turn-taking form ran 1.38-1.40x of the default on an H100 and
 # the Triton path's DKDV pass is about what the Gluon pass takes without dQ: on the H200, where the Gluon pass is the
-# faster of the two, predicted 1.03-1.11x causal, 1.06-1.15x non-causal (perf log, stop 46). On since stop 47: right
-# and bitwise repeatable (GPU tests 14/14), 1.095-1.122x of the default causal and 1.091-1.100x non-causal at
-# (1,16,4096) bf16 / fp16 on the H200, where the Triton path took 1.16-1.22x (tools/device_s46d.sh). Taken before the
-# turn-taking form where both are on. $SDPA_BWD_GLUON_BWD192_DET_SPLIT=0 or the switch gluon_bwd192_det_split turns
-# it off.
+# faster of the two, predicted 1.03-1.11x causal, 1.06-1.15x non-causal (docs/perf-log.md, 2026-12-05). On since
+# 2026-12-06: right and bitwise repeatable (GPU tests 14/14), 1.095-1.122x of the default causal and 1.091-1.100x
+# non-causal at (1,16,4096) bf16 / fp16 on the H200, where the Triton path took 1.16-1.22x (docs/data/h200-2026-12-06a).
+# Taken before the turn-taking form where both are on. $SDPA_BWD_GLUON_BWD192_DET_SPLIT=0 or the switch
+# gluon_bwd192_det_split turns it off.
 GLUON_BWD192_DET_SPLIT = os.environ.get("SDPA_BWD_GLUON_BWD192_DET_SPLIT", "1") == "1"
 
 _SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
@@ -625,13 +628,14 @@ class ForwardConfig:
     head_group: int = 8
     # The softmax with the score scale folded into exp2's argument (one FMA) and P V accumulated through the
     # product's accumulator (kernels.attention_fwd._fwd_tiles, FUSED_SOFTMAX); taken only where scale > 0.
-    # In the 16-bit table for hd64, hd128 causal and hd256, where it won in both of runs 45 and 46
-    # (``forward_config``); hd128 non-causal and 192/128 keep the plain softmax.
+    # In the 16-bit table for hd64, hd128 causal and hd256, where it won in both of two A/Bs (2026-12-01, H200;
+    # ``forward_config``); hd128 non-causal and 192/128 keep the plain softmax.
     fused_softmax: bool = False
     # Its second half alone (kernel constexpr PV_ACC): P V through the product's accumulator. None: with
     # fused_softmax (where that is taken); True / False: on or off whatever fused_softmax says, so that the
-    # scale fold and the accumulation can be timed apart. Run 52 (ab_perf --table s15): the fold alone gives the
-    # fused path's time on every row, wins and losses; the accumulation alone is within 1% of plain everywhere.
+    # scale fold and the accumulation can be timed apart. Measured (2026-12-01, H200, ab_perf --table s15,
+    # docs/data/h200-2026-12-01j/run52): the fold alone gives the fused path's time on every row, wins and losses; the
+    # accumulation alone is within 1% of plain everywhere.
     pv_accumulate: Optional[bool] = None
 
 
@@ -660,7 +664,8 @@ class BackwardConfig:
     dv_after_dp: bool = False
     # The DKDV pass as two passes even when H_k == H_v, one owning dK and one dV (as for H_k != H_v):
     # one accumulator a pass, so hd256's fits one warpgroup (64 x 256 fp32 = 128 registers a thread)
-    # at the price of S^T and P computed in both. The hd256 16-bit entry (ab_perf --table s9, run 33).
+    # at the price of S^T and P computed in both. The hd256 16-bit entry (ab_perf --table s9, 2026-12-01, H200,
+    # docs/data/h200-2026-12-01h/run33).
     split_dkdv: bool = False
     # The DKDV pass and the dQ pass as one launch (kernels.attention_bwd_fused_kernel): the dQ programs start
     # after the DKDV pass's and fill the SMs its last wave leaves idle. Needs one warp count and stage count
@@ -671,9 +676,10 @@ class BackwardConfig:
     # The dQ pass streams K and V through tensor descriptors where the layout allows it (False: through
     # pointers always). In the fused launch, descriptors in the dQ branch cost the DKDV branch registers: local
     # sm_90a compile, hd128, its unmasked loop reloads 7 spilled values an iteration with them, 4 without,
-    # 3 in the DKDV kernel alone. Measured (run 60, ab_perf --table s16c): pointers cost the dQ programs more
-    # than the reloads, fused or apart: (2,16,4096,128) nc fused 1.713 / 1.755 -> 1.773 / 1.775 ms, apart
-    # 1.681 / 1.696 -> 1.731; causal fused 1.007 / 0.996 -> 1.083 / 1.078. So every table entry keeps True.
+    # 3 in the DKDV kernel alone. Measured (2026-12-01, H200, ab_perf --table s16c, docs/data/h200-2026-12-01k/run60):
+    # pointers cost the dQ programs more than the reloads, fused or apart: (2,16,4096,128) nc fused 1.713 / 1.755 ->
+    # 1.773 / 1.775 ms, apart 1.681 / 1.696 -> 1.731; causal fused 1.007 / 0.996 -> 1.083 / 1.078. So every table entry
+    # keeps True.
     dq_kv_tma: bool = True
 
     def __post_init__(self):
@@ -727,13 +733,13 @@ def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type:
     """The measured config for a head-dim class; ``causal`` (right_bound 0, no left bound, either alignment)
     picks the hd128 16-bit entry with the fused softmax, the one mask where it wins at hd128.
 
-    The fused softmax (``ForwardConfig.fused_softmax``), H200 bf16 BHSD, plain -> fused, ms: run 45 (one
-    timing each, ab_perf --table s12) and run 46 (two each, interleaved, the faster kept, --table s13):
-    hd64 nc 0.188 -> 0.179, 0.186 -> 0.177; hd64 causal 0.115 -> 0.114, 0.114 -> 0.112; hd128 causal
-    (2,16,4096) 0.307 -> 0.293, 0.309 -> 0.291, (1,32/8,8192) 1.070 -> 1.041 (run 46); hd256 nc 0.566 -> 0.552,
-    0.563 -> 0.550. It loses at hd128 non-causal: (2,16,4096) 0.509 -> 0.525, 0.525 -> 0.527; (1,16,8192)
-    1.074 -> 1.064, 1.011 -> 1.049; (1,32/8,8192) 2.104 -> 2.093, 2.020 -> 2.059; fp16 0.541 -> 0.547,
-    0.543 -> 0.548; and 192/128 is even (nc 0.347 -> 0.343, causal 0.191 both, run 46)."""
+    The fused softmax (``ForwardConfig.fused_softmax``), H200 bf16 BHSD, plain -> fused, ms, 2026-12-01: one
+    timing each (ab_perf --table s12, docs/data/h200-2026-12-01i/run45), then two each, interleaved, the faster
+    kept (--table s13, docs/data/h200-2026-12-01j/run46): hd64 nc 0.188 -> 0.179, 0.186 -> 0.177; hd64 causal 0.115 ->
+    0.114, 0.114 -> 0.112; hd128 causal (2,16,4096) 0.307 -> 0.293, 0.309 -> 0.291, (1,32/8,8192) 1.070 -> 1.041 (the
+    second); hd256 nc 0.566 -> 0.552, 0.563 -> 0.550. It loses at hd128 non-causal: (2,16,4096) 0.509 -> 0.525, 0.525 ->
+    0.527; (1,16,8192) 1.074 -> 1.064, 1.011 -> 1.049; (1,32/8,8192) 2.104 -> 2.093, 2.020 -> 2.059; fp16 0.541 ->
+    0.547, 0.543 -> 0.548; and 192/128 is even (nc 0.347 -> 0.343, causal 0.191 both, the second)."""
     if device_type != "cuda":
         return _INTERPRETER_FWD
     if dtype == torch.float32:
@@ -744,35 +750,36 @@ def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type:
         # (docs/data/compile-times-sm90.md); 64/32 s2 is the config fp32 hd256 already ran with.
         return ForwardConfig(64, 32, num_warps=4, num_stages=2)
     d = max(d_qk_pad, d_v_pad)
-    # head_group: the start order's A/B, H200 bf16 (ab_perf --table s6, run 18, docs/perf-log.md session 6),
+    # head_group: the start order's A/B, H200 bf16 (ab_perf --table s6, 2026-12-01, docs/data/h200-2026-12-01e),
     # causal rows against the head-by-head order: (4,16,2048,64) 0.132 -> 0.115 ms with groups of 16
     # (0.128 with 8); (2,16,4096,128) 0.358 -> 0.322, (1,32/8,8192,128) 1.208 -> 1.174 with 4 (0.323, 1.206
     # with 8); non-causal rows within 1%.
     if d <= 64:
         return ForwardConfig(128, 64, num_warps=4, num_stages=3, head_group=16, fused_softmax=True)
     if d <= 128:
-        # Run 23 (ab_perf --table s7b, bf16): 128/128 on 3 stages against the 128/64 of the FA2/Triton
-        # tutorial shape that every earlier number ran: (2,16,4096) 0.575 -> 0.514 ms non-causal, 0.324 ->
-        # 0.306 causal, (1,32/8,8192) 2.206 -> 1.972 (4 stages need 296 KB of shared memory).
-        # Run 46 (--table s13): 2 stages 0.527 -> 0.625 ms (fused), 256/64 on 16 warps 0.706; the start order
-        # in groups of 1 / 8 / 16 heads against 4: within 2% non-causal at (2,16,4096), 3-10% slower on the
-        # GQA rows (any layout) and causal.
+        # 2026-12-01, H200 (ab_perf --table s7b, bf16, docs/data/h200-2026-12-01f): 128/128 on 3 stages against the
+        # 128/64 of the FA2/Triton tutorial shape that every earlier number ran: (2,16,4096) 0.575 -> 0.514 ms
+        # non-causal, 0.324 -> 0.306 causal, (1,32/8,8192) 2.206 -> 1.972 (4 stages need 296 KB of shared memory).
+        # Later that day (--table s13, docs/data/h200-2026-12-01j/run46): 2 stages 0.527 -> 0.625 ms (fused), 256/64 on
+        # 16 warps 0.706; the start order in groups of 1 / 8 / 16 heads against 4: within 2% non-causal at (2,16,4096),
+        # 3-10% slower on the GQA rows (any layout) and causal.
         return ForwardConfig(128, 128, num_warps=8, num_stages=3, head_group=4, fused_softmax=causal)
     if d_qk_pad == 256 and d_v_pad <= 128 and dtype != torch.float32:
         # fp32 keeps the hd256 config: these tiles need 272-320 KiB of shared memory in fp32
         # (OutOfResources on plan cases pair-025/pair-070, device run 2026-12-01).
-        # D_qk 192 / D_v 128 (DeepSeek-V3), H200 bf16 (1,16,4096) (A/B, session 3, docs/perf-log.md):
-        # 64/64 tiles, 4 warps, 3 stages 0.442 ms nc / 0.270 causal against 0.623 / 0.397 for the hd256 config.
-        # Measured padded to 256; kept for the 128 + 64 split (d_qk_chunks), which needs less: a K stage
-        # is 64 x 192 x 2 B = 24 KiB instead of 32, so 3 x (24 + 16 for V) + 24 for Q = 144 KiB instead
-        # of 176 (ptxas, sm_90a, Triton 3.6: 145 KiB with TMA, 149-150 registers, no stack, as padded).
-        # Start order: (1,16,4096,192/128) causal 0.265 -> 0.248 ms with groups of 4 (run 18).
-        # Runs 22-23 (ab_perf --table s7, s7b): 128/64 on 8 warps, 3 stages, which the split's smaller K
-        # stages let fit, 0.432 -> 0.339-0.344 ms non-causal, 0.249 -> 0.193 causal (2 stages: 0.437 / 0.257).
+        # D_qk 192 / D_v 128 (DeepSeek-V3), H200 bf16 (1,16,4096) (A/B, 2026-12-01,
+        # benchmarks/results/ab_perf_session3.json): 64/64 tiles, 4 warps, 3 stages 0.442 ms nc / 0.270 causal against
+        # 0.623 / 0.397 for the hd256 config. Measured padded to 256; kept for the 128 + 64 split (d_qk_chunks), which
+        # needs less: a K stage is 64 x 192 x 2 B = 24 KiB instead of 32, so 3 x (24 + 16 for V) + 24 for Q = 144 KiB
+        # instead of 176 (ptxas, sm_90a, Triton 3.6: 145 KiB with TMA, 149-150 registers, no stack, as padded).
+        # Start order: (1,16,4096,192/128) causal 0.265 -> 0.248 ms with groups of 4 (docs/data/h200-2026-12-01e).
+        # ab_perf --table s7, s7b (2026-12-01, docs/data/h200-2026-12-01f): 128/64 on 8 warps, 3 stages, which the
+        # split's smaller K stages let fit, 0.432 -> 0.339-0.344 ms non-causal, 0.249 -> 0.193 causal (2 stages: 0.437 /
+        # 0.257).
         return ForwardConfig(128, 64, num_warps=8, num_stages=3, head_group=4)
-    # hd256 (16-bit; fp32 returned above): run 34 (ab_perf --table s10, (1,16,4096,256) bf16): 128/64 on
-    # 8 warps, 2 stages, 0.676 -> 0.559 ms non-causal, 0.365 -> 0.295 causal against the 64/32 4-warp
-    # s2 config it had (cuDNN 0.380 / 0.262); 128/32 8w s3 0.589 / 0.315, 64/64 4w s2 0.855 / 0.422.
+    # hd256 (16-bit; fp32 returned above): ab_perf --table s10 (2026-12-01, H200, docs/data/h200-2026-12-01h/run34,
+    # (1,16,4096,256) bf16): 128/64 on 8 warps, 2 stages, 0.676 -> 0.559 ms non-causal, 0.365 -> 0.295 causal against
+    # the 64/32 4-warp s2 config it had (cuDNN 0.380 / 0.262); 128/32 8w s3 0.589 / 0.315, 64/64 4w s2 0.855 / 0.422.
     return ForwardConfig(128, 64, num_warps=8, num_stages=2, fused_softmax=True)
 
 
@@ -786,42 +793,45 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
     else:
         d = max(d_qk_pad, d_v_pad)
         if d <= 64:
-            # H200, bf16, (4,16,2048,64) BHSD, TMA on (A/B run 6, docs/perf-log.md): a 128/64 dQ
-            # pass on 8 warps, 3 stages: 0.547 ms non-causal, 0.399 causal, against 0.590 / 0.427
-            # for the 128/32 dQ pass on 4 warps that run 4 had kept (0.604 ms with pointers).
-            # Run 18 (ab_perf --table s6, (4,16,2048,64) bf16): the start order in groups of 16 heads
-            # 0.435 -> 0.377 ms causal (groups of 8: 0.406), non-causal unchanged; dV after dP 0.545 ->
-            # 0.523 non-causal, 0.406 -> 0.395 causal (both with groups of 8).
-            # Run 23 (ab_perf --table s7b): the dQ pass on one warpgroup, 64/64 on 3 stages, 0.370 -> 0.335 ms
-            # causal, 0.527 -> 0.531 non-causal (two programs an SM where the 8-warp one ran one).
+            # H200, bf16, (4,16,2048,64) BHSD, TMA on (A/B of 2026-11-30, benchmarks/results/ab_perf_run6.json):
+            # a 128/64 dQ pass on 8 warps, 3 stages: 0.547 ms non-causal, 0.399 causal, against 0.590 / 0.427
+            # for the 128/32 dQ pass on 4 warps that the A/B before it had kept (0.604 ms with pointers).
+            # 2026-12-01 (ab_perf --table s6, (4,16,2048,64) bf16, docs/data/h200-2026-12-01e): the start order in
+            # groups of 16 heads 0.435 -> 0.377 ms causal (groups of 8: 0.406), non-causal unchanged; dV after dP 0.545
+            # -> 0.523 non-causal, 0.406 -> 0.395 causal (both with groups of 8).
+            # ab_perf --table s7b (2026-12-01, docs/data/h200-2026-12-01f): the dQ pass on one warpgroup, 64/64 on
+            # 3 stages, 0.370 -> 0.335 ms causal, 0.527 -> 0.531 non-causal (two programs an SM where the 8-warp one ran
+            # one).
             cfg = BackwardConfig(32, 128, 64, 64, num_warps=4, num_stages=4, dq_mode="separate",
                                  dq_num_warps=4, dq_num_stages=3, head_group=16, dv_after_dp=True)
         elif d <= 128:
-            # H200, bf16, (2,16,4096,128) non-causal BHSD, TMA on (A/B run 6): 1.786 ms, DKDV 1.146,
-            # DQ 0.644; 2 or 4 stages, BLOCK_M1 32, 64/64 DKDV tiles, atomic dQ all slower.
-            # Before TMA (run 4), 2026-11-30: 1.99 ms (345 TFLOP/s);
+            # H200, bf16, (2,16,4096,128) non-causal BHSD, TMA on (A/B of 2026-11-30, ab_perf_run6.json): 1.786 ms,
+            # DKDV 1.146, DQ 0.644; 2 or 4 stages, BLOCK_M1 32, 64/64 DKDV tiles, atomic dQ all slower.
+            # Before TMA (2026-11-30, benchmarks/results/ab_run4.log): 1.99 ms (345 TFLOP/s);
             # atomic dQ 2.32 ms, 2 stages 2.27, BLOCK_M2/N2 = 64/128 2.56, all-64 tiles on
             # 4 warps 2.57, 32/128 tiles on 4 warps 4.58. Split (profiler): DKDV 1.30 ms,
             # DQ 0.65 ms, ODO 0.02 ms.
-            # Run 18 (ab_perf --table s6, bf16): the start order in groups of 8 heads and dV after dP,
-            # against the head-by-head order with dV before dP: (2,16,4096) causal 1.162 -> 1.044 ms,
+            # ab_perf --table s6 (2026-12-01, bf16, docs/data/h200-2026-12-01e): the start order in groups of 8 heads
+            # and dV after dP, against the head-by-head order with dV before dP: (2,16,4096) causal 1.162 -> 1.044 ms,
             # (1,16,8192) causal 2.031 -> 1.849, (1,32/8,8192) causal 4.148 -> 3.726, (2,16,4096)
             # non-causal 1.802 -> 1.712 (DKDV 1.123 -> 1.067; dV after dP alone: 1.722).
             cfg = BackwardConfig(64, 128, 128, 64, num_warps=8, num_stages=3, dq_mode="separate",
                                  head_group=8, dv_after_dp=True)
             if causal and dtype != torch.float32:
-                # Causal only: the general entry's tiles with the two passes as one launch (fused_dq). Run 54
-                # (ab_perf --table s16, BHSD bf16, two interleaved timings each): (1,16,8192) 1.912 / 1.811 ms
+                # Causal only: the general entry's tiles with the two passes as one launch (fused_dq). Measured
+                # (2026-12-01, H200, ab_perf --table s16, docs/data/h200-2026-12-01k/run54, BHSD bf16, two
+                # interleaved timings each): (1,16,8192) 1.912 / 1.811 ms
                 # -> 1.766 / 1.765, (1,32/8,8192) 3.787 / 3.691 -> 3.551 / 3.552, (2,16,4096) 1.020 / 1.006 ->
                 # 1.004 / 1.012; the same tiles apart 1.834, 3.651, 1.047. Non-causal the fused launch is even
                 # or 1-3% slower (1.686 / 1.708 -> 1.708 / 1.758 at (2,16,4096)), so only this entry has it.
                 # Before: the DKDV pass on one warpgroup (32/64, 4 warps, two programs an SM) beside the 8-warp
-                # dQ pass, run 30 (ab_perf --table s8b): 4-6% faster than the tiles apart on every causal shape.
+                # dQ pass (ab_perf --table s8b, docs/data/h200-2026-12-01g): 4-6% faster than the tiles apart on
+                # every causal shape.
                 cfg = BackwardConfig(64, 128, 128, 64, num_warps=8, num_stages=3, dq_mode="separate",
                                      head_group=8, dv_after_dp=True, fused_dq=True)
         elif d_qk_pad == 256 and d_v_pad <= 128 and dtype != torch.float32:  # fp32: see forward_config
-            # D_qk 192 / D_v 128, H200 bf16 (1,16,4096) (A/B, session 3, docs/perf-log.md): DKDV 64/64 on
-            # 2 stages, dQ pass 128/32: 2.29 ms nc / 1.42 causal against 5.36 / 2.97 for the hd256 config.
+            # D_qk 192 / D_v 128, H200 bf16 (1,16,4096) (A/B, 2026-12-01, benchmarks/results/ab_perf_session3.json):
+            # DKDV 64/64 on 2 stages, dQ pass 128/32: 2.29 ms nc / 1.42 causal against 5.36 / 2.97 for the hd256 config.
             # The atomic dQ (TMA bulk reduce) lost here too: 2.70 / 1.61.
             # Measured padded to 256; kept for the 128 + 64 split (d_qk_chunks), which shrinks every
             # D_qk tile by a quarter. Shared memory, bf16: DKDV streams Q (64 x 192 x 2 B = 24 KiB, was 32)
@@ -831,15 +841,15 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
             # Registers a thread (256 threads): the dK accumulator 64 x 192 fp32 = 48 (was 64), the dQ
             # accumulator 128 x 192 = 96 (was 128). DKDV stays at the 255-register ceiling with spills of
             # the same order (TMA 640 B of stack, padded 552 B); the DQ pass drops 239 -> 190 registers.
-            # Run 18, (1,16,4096,192/128) bf16: start order in groups of 4 heads 1.477 -> 1.311 ms causal,
-            # 2.122 -> 2.114 non-causal (groups of 8: 1.307 / 2.180). dV after dP costs here: 1.307 ->
-            # 1.501 causal (DKDV 0.909 -> 1.101), so the split keeps dV before dP.
-            # Session 7: that 64-key block on 8 warps computed S^T and dP^T twice. Triton 3.6 lays an MMA
+            # 2026-12-01 (docs/data/h200-2026-12-01e), (1,16,4096,192/128) bf16: start order in groups of 4 heads 1.477
+            # -> 1.311 ms causal, 2.122 -> 2.114 non-causal (groups of 8: 1.307 / 2.180). dV after dP costs here: 1.307
+            # -> 1.501 causal (DKDV 0.909 -> 1.101), so the split keeps dV before dP.
+            # Found 2026-12-01: that 64-key block on 8 warps computed S^T and dP^T twice. Triton 3.6 lays an MMA
             # result of M = 64 rows over warpsPerCTA = [8, 1], one copy per warpgroup (local sm_90a
             # compile: 156 HGMMA against 96 for 128 keys on 8 warps, S^T and dP^T at N = 32, then converted
             # to [4, 2] for dK/dV). One warpgroup per 64 keys instead (4 warps, 32 query rows, 3 stages,
             # 83 KiB of shared memory on 2 stages: two programs an SM), and the dQ pass on one warpgroup
-            # too (64/32, 3 stages): runs 22-23 (ab_perf --table s7, s7b), (1,16,4096,192/128) bf16,
+            # too (64/32, 3 stages): ab_perf --table s7, s7b (docs/data/h200-2026-12-01f), (1,16,4096,192/128) bf16,
             # 2.094 -> 1.205 ms non-causal (DKDV 1.372 -> 0.71), 1.318 -> 0.671 causal; 128 keys on 8
             # warps: 1.50-1.69 / 0.81-0.99; dV after dP still loses (1.210 -> 1.319 non-causal).
             cfg = BackwardConfig(32, 64, 64, 32, num_warps=4, num_stages=3, dq_mode="separate",
@@ -851,14 +861,15 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
         else:
             # hd256: dK + dV accumulators (2 x 64 x 256 fp32) are 256 registers a thread on one warpgroup,
             # and on 8 warps over 64 keys each warpgroup computed the same S^T / dP^T rows (the 192/128
-            # defect of session 7). So the DKDV pass runs as a dK pass and a dV pass (split_dkdv), one
-            # accumulator and one warpgroup each, and the dQ pass on one warpgroup. Run 33 (ab_perf --table
-            # s9, BHSD): (1,16,4096,256) bf16 7.031 -> 2.536 ms non-causal (DKDV 3.80 -> 1.72, dQ 3.21 ->
-            # 0.79), 3.564 -> 1.442 causal; (2,16,2048,256) fp16 3.584 -> 1.393, 1.940 -> 0.877. 2 stages:
-            # 3.583 / 1.760 ms; the split on 8 warps: 9.347 / 4.343. cuDNN, same run: 1.788 / 0.972 ms and
-            # 1.012 / 0.572 (ratios 0.25-0.30 -> 0.65-0.73). Run 34 (--table s10, (1,16,4096,256) bf16):
-            # the dQ pass 128/32 on 8 warps, 3 stages, 2.547 -> 2.468 ms non-causal (dQ 0.785 -> 0.709),
-            # 1.436 -> 1.398 causal; head groups of 4 / 16, 4 stages, 64/64 tiles within 1% or slower.
+            # defect above). So the DKDV pass runs as a dK pass and a dV pass (split_dkdv), one
+            # accumulator and one warpgroup each, and the dQ pass on one warpgroup. Measured (2026-12-01, H200,
+            # ab_perf --table s9, docs/data/h200-2026-12-01h/run33, BHSD): (1,16,4096,256) bf16 7.031 -> 2.536 ms
+            # non-causal (DKDV 3.80 -> 1.72, dQ 3.21 -> 0.79), 3.564 -> 1.442 causal; (2,16,2048,256) fp16 3.584 ->
+            # 1.393, 1.940 -> 0.877. 2 stages: 3.583 / 1.760 ms; the split on 8 warps: 9.347 / 4.343. cuDNN, same run:
+            # 1.788 / 0.972 ms and 1.012 / 0.572 (ratios 0.25-0.30 -> 0.65-0.73). Then (--table s10,
+            # docs/data/h200-2026-12-01h/run34, (1,16,4096,256) bf16): the dQ pass 128/32 on 8 warps, 3 stages, 2.547 ->
+            # 2.468 ms non-causal (dQ 0.785 -> 0.709), 1.436 -> 1.398 causal; head groups of 4 / 16, 4 stages, 64/64
+            # tiles within 1% or slower.
             cfg = BackwardConfig(32, 64, 128, 32, num_warps=4, num_stages=3, dq_mode="separate",
                                  dq_num_warps=8, dq_num_stages=3, split_dkdv=True)
         if dtype == torch.float32:
@@ -872,7 +883,8 @@ def with_dq_mode(cfg: BackwardConfig, dq_mode: str) -> BackwardConfig:
     """``cfg`` with dQ computed the other way ("atomic" or "separate"). The atomic mode adds a dQ partial
     tile to the DKDV pass (BLOCK_M1 x D_qk, staged in shared memory for the TMA bulk reduce); the hd256
     split config's dK pass on 3 stages then asks for 234,496 B of the H200's 232,448 (the GPU test
-    test_gpu_atomic_dq_case, run 38), so a split config's atomic form runs on at most 2 stages."""
+    test_gpu_atomic_dq_case, 2026-12-01, docs/data/h200-2026-12-01h/run38), so a split config's atomic form runs
+    on at most 2 stages."""
     if dq_mode not in ("atomic", "separate"):
         raise ValueError(f"dq_mode = {dq_mode!r}: expected 'atomic' or 'separate'")
     out = dataclasses.replace(cfg, dq_mode=dq_mode)
@@ -905,18 +917,21 @@ def backward_candidates(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, determi
         extra = [B(64, 128, 128, 64, 8, 3, "separate", dq_num_stages=4), B(64, 128, 128, 64, 8, 4, "separate"),
                  B(32, 128, 128, 64, 8, 3, "separate"),
                  B(64, 64, 128, 64, 4, 2, "separate", dq_num_warps=8, dq_num_stages=3, dv_after_dp=True),
-                 # the causal entry until session 12 (run 30), and the fused launch for either mask (run 54)
+                 # the causal entry before the fused launch took it (2026-12-01, docs/data/h200-2026-12-01k), and
+                 # the fused launch for either mask
                  B(32, 64, 128, 64, 4, 3, "separate", dq_num_warps=8, dq_num_stages=3, dv_after_dp=True),
                  B(64, 128, 128, 64, 8, 3, "separate", dv_after_dp=True, fused_dq=True)]
     elif d_qk_pad == 256 and d_v_pad <= 128:
-        # 192/128: the 8-warp 64-key DKDV the table had until session 7, and the runners-up of runs 22-23.
+        # 192/128: the 8-warp 64-key DKDV the table had before 2026-12-01's one-warpgroup form, and the runners-up
+        # of its A/Bs (docs/data/h200-2026-12-01f).
         extra = [B(64, 64, 128, 32, 8, 2, "separate", head_group=4),
                  B(32, 64, 128, 32, 4, 3, "separate", dq_num_warps=8, dq_num_stages=3, head_group=4),
                  B(32, 64, 128, 32, 4, 2, "separate", dq_num_warps=8, dq_num_stages=3, head_group=4),
                  B(32, 128, 128, 32, 8, 3, "separate", head_group=4)]
     else:
-        # hd256: run 33's winner (its dQ pass on 4 warps, before run 34's 8), its runners-up (the split on
-        # 2 stages, in head groups of 4), the 8-warp config the table had until then, and untried shapes.
+        # hd256: the split's first winner (its dQ pass on 4 warps, before the table's 8; docs/data/h200-2026-12-01h),
+        # its runners-up (the split on 2 stages, in head groups of 4), the 8-warp config the table had until then, and
+        # untried shapes.
         extra = [B(32, 64, 64, 32, 4, 3, "separate", dq_num_warps=4, dq_num_stages=3, split_dkdv=True),
                  B(32, 64, 64, 32, 4, 2, "separate", dq_num_warps=4, dq_num_stages=2, head_group=4, split_dkdv=True),
                  B(32, 64, 64, 32, 8, 1, "separate"),
@@ -1229,7 +1244,7 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     of their own), that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and
     dV bulk-reduced into fp32 accumulators; at 192 / 128 added by atomics), scale > 0, no band but the causal one
     with its diagonal at 0 (and S_q >= S_kv under it), in deterministic mode where ``GLUON_BWD_DETERMINISTIC`` lets
-    it in (on by default since stop 28: dQ's reduces, and GQA's dK and dV reduces, then take turns), with outputs
+    it in (on by default since 2026-12-02: dQ's reduces, and GQA's dK and dV reduces, then take turns), with outputs
     that touch no input. The Triton kernels take the rest."""
     reasons = _gluon_reasons(q, GLUON_BACKWARD, "GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD", config, "backward")
     B, H_q, S_q, D_qk = q.shape
@@ -1723,11 +1738,11 @@ def _gluon_bwd_descriptors(q, k, v, do, dk_out, dv_out, dq_accum, lse2, delta, r
                            dq_by_rows: bool = False):
     """The Gluon backward's first nine arguments: TMA descriptors made on the host, which the kernel takes as
     kernel parameters; made on the device, each cost its program a global round trip before its first load
-    (stop 27 run 1: 4.75 us of an hd64 program's 58 before the first tile's loads were issued). Q, dO, K, V
-    (and dK, dV where ``tma_epilogue``; else their tensors, stored through pointers) as (B, H, S, D) through
-    their own strides (``_bhsd_descriptor``); the packed fp32 dQ accumulator as (B H S_q, D) in blocks of a
-    consumer's part of a tile (``attention_bwd_gluon.dq_block``: [rows, D / 2], or [rows / 2, D] where
-    ``dq_by_rows``, which the kernel reads its split off); lse2 and delta as one row of all heads' padded rows.
+    (4.75 us of an hd64 program's 58 before the first tile's loads were issued: 2026-12-02, H200,
+    docs/data/h200-2026-12-02e/run1). Q, dO, K, V (and dK, dV where ``tma_epilogue``; else their tensors, stored through
+    pointers) as (B, H, S, D) through their own strides (``_bhsd_descriptor``); the packed fp32 dQ accumulator as (B H
+    S_q, D) in blocks of a consumer's part of a tile (``attention_bwd_gluon.dq_block``: [rows, D / 2], or [rows / 2, D]
+    where ``dq_by_rows``, which the kernel reads its split off); lse2 and delta as one row of all heads' padded rows.
     Layouts: ``attention_bwd_gluon.host_layout``.
     A replayed call (``launch_cache``) rebuilds each on its own tensor."""
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
@@ -1862,8 +1877,9 @@ def _kv_accumulators(q, k, v):
 
 def gluon_side_rows(S_q: int) -> int:
     """Rows a head of the Gluon backward's delta and lse2 buffers: S_q rounded up to a multiple of 4, so that
-    each head's rows start on 16 bytes, where the kernel's one-dimensional TMA boxes of them must start (stop 26
-    run 1: every S_q not a multiple of 4 faulted with an illegal instruction at the box's load)."""
+    each head's rows start on 16 bytes, where the kernel's one-dimensional TMA boxes of them must start (every
+    S_q not a multiple of 4 faulted with an illegal instruction at the box's load: 2026-12-02, H200,
+    docs/data/h200-2026-12-02d/run1)."""
     return _cdiv(S_q, 4) * 4
 
 

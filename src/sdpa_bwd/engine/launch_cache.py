@@ -2,9 +2,9 @@
 
 A call of ``launch.attention_forward`` / ``attention_backward`` costs ~170 us of host time, of which its own
 Python (checks, config choice, argument lists) is ~65 us and Triton's ``JITFunction.run`` ~90 us over the
-three launches of a backward; the compiled kernels' launchers alone take 39 us of that (device run 41,
-``tools/launch_probe.py``, H200, Triton 3.6). The benchmark's hd64 rows run ~0.34 ms on the GPU and come out
-host-bound on a slow host.
+three launches of a backward; the compiled kernels' launchers alone take 39 us of that (2026-12-01,
+``tools/launch_probe.py``, H200, Triton 3.6, docs/data/h200-2026-12-01i/run41). The benchmark's hd64 rows run ~0.34 ms
+on the GPU and come out host-bound on a slow host.
 
 Everything a call launches (kernels, grids, integer and float arguments, constexprs, which tensor goes where) is
 a function of the call's *key*: every tensor's dims, strides, dtype, device and 16-byte alignment, which of them
@@ -13,9 +13,9 @@ through Triton as usual and writes them down with tensor arguments as slots; the
 replays them: the same checks passed, the same configs were chosen, only the tensors differ. Triton specialises a
 kernel on 16-byte pointer alignment and on integer values (1, divisibility by 16); the key holds the alignment
 and the exact integers, so a replay never reuses a compiled kernel that Triton would not have chosen. A host-made
-TMA descriptor argument (the Gluon kernels', since stop 27) over one of the call's tensors is a slot too: the
-replay makes it again on that call's tensor (``_DescSlot``). A replay launches through the compiled kernel's own
-launcher where Triton returned one (a GPU); under ``TRITON_INTERPRET`` it goes through ``fn[grid](...)`` again.
+TMA descriptor argument (the Gluon kernels', made on the host since 2026-12-02) over one of the call's tensors is a slot
+too: the replay makes it again on that call's tensor (``_DescSlot``). A replay launches through the compiled kernel's
+own launcher where Triton returned one (a GPU); under ``TRITON_INTERPRET`` it goes through ``fn[grid](...)`` again.
 
 ``ENABLED`` ($SDPA_BWD_LAUNCH_CACHE=0 turns it off) and ``clear()``; ``counts`` says how many calls were
 recorded, replayed, and replayed through compiled launchers (tests read it).

@@ -70,7 +70,7 @@ def _settle_cache_keys() -> None:
     disk-cache key depended on which kernels the process had hashed first: a DKDV or DQ kernel
     first reached through its ``_any_len`` twin, or after the forward, got another key. The
     runner's workers start with different cases, so warm runs of the full level compiled 22-128
-    kernels again (device runs 14 and 17, 2026-12-01: each recompile's key differed from its cold
+    kernels again (2026-12-01, H200, docs/data/h200-2026-12-01d: each recompile's key differed from its cold
     compile's in the function's part alone). Callees first gives every process, on any Triton,
     the key Triton 3.9 computes in any order. Under TRITON_INTERPRET there is nothing to hash."""
     try:

@@ -1,6 +1,6 @@
 """The backward on Hopper in Gluon: dK, dV and dQ in one pass, FlashAttention-3's schedule, for 16-bit Q, K,
 V, dO of head dim 128 or 64 read through TMA (the launcher takes both with and without the causal mask; hd64
-under it since stop 26, where this kernel became faster there than the Triton kernels).
+under it since it measured faster there than the Triton kernels, 2026-12-02, H200, docs/data/h200-2026-12-02d).
 
 Launch code and the rule for when it runs are in ``sdpa_bwd.engine.launch`` (``gluon_backward_reasons``); the Triton
 kernels in ``attention_bwd`` do every other problem and everything under CI's interpreter (Gluon has none).
@@ -10,10 +10,10 @@ one (batch, query head) and runs over its query tiles, reading the K and V heads
 
 - a loader partition (1 warp), through TMA descriptors the launcher made on the host (any layout whose head-dim
   stride is 1 and whose rows and bases are 16-byte aligned; made on the device they cost each program ~4 us of global
-  round trips, stop 27), loads the program's K and V once and streams Q and dO tiles of ``ROWS`` query rows (64; 128
-  at hd64, ``QUERY_ROWS``) through two stages ("ready" mbarriers with TMA byte counts, "empty" ones both consumers
-  arrive on), each tile's lse2 rows beside its Q rows and its delta rows beside its dO rows (one-dimensional boxes of
-  the side buffers, whose heads the launcher pads to a multiple of 4 rows: such a box must start on 16 bytes);
+  round trips, 2026-12-02, H200), loads the program's K and V once and streams Q and dO tiles of ``ROWS`` query rows
+  (64; 128 at hd64, ``QUERY_ROWS``) through two stages ("ready" mbarriers with TMA byte counts, "empty" ones both
+  consumers arrive on), each tile's lse2 rows beside its Q rows and its delta rows beside its dO rows (one-dimensional
+  boxes of the side buffers, whose heads the launcher pads to a multiple of 4 rows: such a box must start on 16 bytes);
 - two consumer partitions (4 warps each) own 64 keys each. Per query tile: S = Q K^T and dP = dO V^T issued
   back to back; S waited for with dP in flight, P = exp2(S scale log2e - lse2) computed under dP and stored
   to shared memory, dS = P (dP - delta) beside it; dV += P^T dO issued; once both consumers' dS are stored
@@ -35,12 +35,13 @@ At head dim 64, K's shared layout swizzles over 64 B (half a row, ``half_row_swi
 consumer's dQ column half of a K block, the B operand of its dQ product, starts on a swizzle atom, as the
 128-B swizzle puts it at hd128; and a query tile holds 128 rows (FlashAttention-3's hd64 tile: each product's
 M or K twice as long for the same per-tile handshakes and waits; 232,064 B of shared memory, ptxas spills).
-There each consumer takes the tile's dQ by row halves (stop 36, ``launch.GLUON_BWD_DQ_ROWS``): two 64 x 64 x 64
+There each consumer takes the tile's dQ by row halves (``launch.GLUON_BWD_DQ_ROWS``): two 64 x 64 x 64
 products from its row half of each consumer's dS, where column halves were two 128 x 32 x 64 ones from all of both,
 so the products run at N = 64 and read a third less shared memory (48 to 32 KB a tile); the kernel took 0.91-0.93 of
-its time for it at hd64 (0.95-0.99 at (4,16,2048) causal; run 1 of docs/data/h200-2026-12-03h). dS's [128, 64] tiles
-are seen as [64, 64] row halves for it (the same bytes: the swizzle repeats every 8 rows), and the staged [64, 64]
-fp32 part leaves by one bulk reduce that Triton issues as two 128-B-wide boxes, one from each of two warps.
+its time for it at hd64 (0.95-0.99 at (4,16,2048) causal; 2026-12-03, H200, docs/data/h200-2026-12-03h/run1).
+dS's [128, 64] tiles are seen as [64, 64] row halves for it (the same bytes: the swizzle repeats every 8 rows), and
+the staged [64, 64] fp32 part leaves by one bulk reduce that Triton issues as two 128-B-wide boxes, one from each of
+two warps.
 Programs start head by head, or under the causal mask in groups of ``HEAD_GROUP`` heads, costliest key block
 first (``attention_fwd_gluon.program_tile``).
 
@@ -55,7 +56,7 @@ By default the accumulators' sums (dQ's, and GQA's dK and dV) come in in no fixe
 (FlashAttention-3's deterministic mode, for heads with K and V of their own: their dK and dV are stored, not
 summed across programs; the launcher keeps deterministic GQA on the Triton kernels, whose dK and dV reduces
 would need an order too) fixes the order of dQ's: bitwise the same dQ from run to run, at 1.00-1.07x the default's
-time at hd128 and 1.06-1.16x at hd64 (stop 28, run 3 of docs/data/h200-2026-12-02f, ``tools/det_perf.py``).
+time at hd128 and 1.06-1.16x at hd64 (2026-12-02, H200, docs/data/h200-2026-12-02f/run3, ``tools/det_perf.py``).
 
 - Counters: one zeroed int32 per (head, query tile, consumer), so each consumer's half of the tile (column or
   row half, ``dq_block``) keeps its own order and the two consumers need no handshake.
@@ -64,18 +65,19 @@ time at hd128 and 1.06-1.16x at hd64 (stop 28, run 3 of docs/data/h200-2026-12-0
   next tile; the writer waits for the turn (an acquire spin, then a generic-to-async proxy fence), for the staged
   tile, issues the bulk reduce, gives the buffer back once read, waits until the reduce is written
   (``cp.async.bulk.wait_group 0``; Triton 3.6's ``tma.store_wait`` waits only for the read) and passes the turn
-  on (a release add). Stop 25's form, where the consumer spun for the turn and passed it on only at its next
-  tile, ran 1.29-1.57x the default.
+  on (a release add). The first form (2026-12-02, H200), where the consumer spun for the turn and passed it on
+  only at its next tile, ran 1.29-1.57x the default.
 - Order: ascending key blocks for every query tile. The tiles run from the last down in this mode, so every
   program of a head reaches a tile the same number of tiles after its start, under the causal mask too (the
   diagonal's two tiles, masked, come last; a program of fewer than three tiles is given past-S_q ones, which add
   exact zeros, so that the first tile is peeled and the loop's dK accumulator comes from a product: carried in
   from zeros, ptxas serialised the loop's every wgmma, C7515, 18% slower). Programs start in head groups
   (``HEAD_GROUP``, the launcher's 8) with or without the mask, key block by key block across the group, so few
-  programs of one head start together and wait on each other's turns. Under the causal mask (``DET_UP``, stop
-  31) the tiles run up from the diagonal's instead, as by default, each tile's turns in descending key blocks and
-  the programs started highest key block first: block n reaches a tile a tile or two of its life after block n + 1
-  did, so its turn has come already, where the walk down queues a head's blocks at every tile.
+  programs of one head start together and wait on each other's turns. Under the causal mask (``DET_UP``, where
+  ``launch.GLUON_BWD_DET_UP`` names the head dim) the tiles run up from the diagonal's instead, as by default, each
+  tile's turns in descending key blocks and the programs started highest key block first: block n reaches a tile a tile
+  or two of its life after block n + 1 did, so its turn has come already, where the walk down queues a head's blocks at
+  every tile.
 - Deadlock freedom: a program waits only for programs of its own head with lower key blocks (higher ones under
   ``DET_UP``), which the start order puts at lower linear program indices. The hardware starts a grid's programs
   in linear order of their index (x fastest; not promised by CUDA, relied on by FlashAttention-3 too), so each
@@ -87,25 +89,26 @@ Registers are the limit. The consumers hold dV and dK (64 registers each), S and
 (32) at 240 registers: Triton 3.6's ptxas spills 64 / 84 B (stores / loads) with the TMA epilogue, 68 / 80
 with GQA's, 164 / 168 with pointer stores (their dK, dV strides live over the loop); at hd64 none with 64-row
 tiles and 244 / 360 with 128-row ones. Deterministic mode's form (the first tile peeled, two after the loop)
-takes hd128 to 356 / 360, none of it reloaded in the loop. (Stop 26: 100 / 144 and 372 / 552 at hd128 and hd64 when the
-consumers loaded each tile's lse2 and delta from global memory.) The TMA
-epilogue made the hd128 backward 5-6% faster than the pointer stores (stop 24, docs/data/h200-2026-12-02b run
-1). A loop over a GQA group's query heads inside one program, with each head's two diagonal tiles peeled,
-spilled 752 B, one mask compare in every tile 464 B: hence GQA's partials reduced across the group's
-programs instead (session 16, 0.90-0.99 of cuDNN). Without the mask that loop is ``HEAD_LOOP`` (stop 29): only
+takes hd128 to 356 / 360, none of it reloaded in the loop. (100 / 144 and 372 / 552 at hd128 and hd64 when the
+consumers loaded each tile's lse2 and delta from global memory, before 2026-12-02.) The TMA
+epilogue made the hd128 backward 5-6% faster than the pointer stores (2026-12-02, H200,
+docs/data/h200-2026-12-02b/run1). A loop over a GQA group's query heads inside one program, with each head's two
+diagonal tiles peeled, spilled 752 B, one mask compare in every tile 464 B: hence GQA's partials reduced across the
+group's programs instead (0.90-0.99 of cuDNN, 2026-12-02, H200). Without the mask that loop is ``HEAD_LOOP``: only
 the first head's first two tiles are peeled (each head has at least two), the tile and its head's first dQ row
 are carried over the loop (dividing by the tiles a head every tile cost the kernel 2%), and it compiles to the
 plain form's spills (hd128 TMA epilogue 8 / 13 B, one reload in the loop). Measured at parity with the
-accumulators' form (kernel 0.996x, call 1.003x over seven GQA 32/8 rows, docs/data/h200-2026-12-03a run 3), so
-the launcher leaves it off by default (``launch.GLUON_BWD_HEAD_LOOP``); it saves the accumulators' memory.
+accumulators' form (kernel 0.996x, call 1.003x over seven GQA 32/8 rows, 2026-12-03, H200,
+docs/data/h200-2026-12-03a/run3), so the launcher leaves it off by default (``launch.GLUON_BWD_HEAD_LOOP``); it saves
+the accumulators' memory.
 
-Measured (run 2 of docs/data/h200-2026-12-02b, ``bench_backward.py --peers cudnn --no-split``, the whole
+Measured (2026-12-02, H200, docs/data/h200-2026-12-02b/run2, ``bench_backward.py --peers cudnn --no-split``, the whole
 backward with ODO, the accumulators' zeroing and the conversions): 0.90-0.99 of cuDNN's time on the hd128
 rows with a K/V head a query head (e.g. (1,16,8192,128) bf16 BHSD 0.975 non-causal, 0.966 causal), and
-0.91-1.07 on GQA 32/8 at 8192. Stop 25 (docs/data/h200-2026-12-02c): the grouped causal start order took the
-causal hd128 rows to 1.00-1.02 of cuDNN (run 4); at hd64 the 128-row tile runs (4,16,2048,64) bf16 in 0.505-0.516
-ms against the Triton kernels' 0.527-0.537 and 64-row tiles' 0.536 (cuDNN 0.426; run 1). What bounds hd64 (ncu,
-run 2): a third of the stall cycles on local-memory reloads (the spills), a third at the partition barriers;
+0.91-1.07 on GQA 32/8 at 8192. Later the same day (docs/data/h200-2026-12-02c): the grouped causal start order took
+the causal hd128 rows to 1.00-1.02 of cuDNN (run4/ there); at hd64 the 128-row tile runs (4,16,2048,64) bf16 in
+0.505-0.516 ms against the Triton kernels' 0.527-0.537 and 64-row tiles' 0.536 (cuDNN 0.426; run1/). What bounds
+hd64 (ncu, run2/): a third of the stall cycles on local-memory reloads (the spills), a third at the partition barriers;
 0.26 eligible warps a scheduler.
 """
 
@@ -153,10 +156,11 @@ STAMP_SLOTS = 16
 
 def dq_block(D: int, rows: int, by_rows: bool) -> list:
     """[rows, columns] of one consumer's part of a query tile's dQ, the block of the launcher's descriptor of the fp32
-    accumulator (which the kernel reads the split off): ``by_rows``, the tile's row half over all D columns (stop 36;
-    only where the half is a product's 64 rows or more, a 128-row tile), else its column half over all rows. Each part
-    sums both consumers' dS over the program's 128 keys; split by rows, its two products are 64 x D x 64 (N = 64 at
-    hd64) and read half of each dS tile, where by columns they are 128 x 32 x 64 and read all of both."""
+    accumulator (which the kernel reads the split off): ``by_rows``, the tile's row half over all D columns (the
+    default since 2026-12-03; only where the half is a product's 64 rows or more, a 128-row tile), else its column half
+    over all rows. Each part sums both consumers' dS over the program's 128 keys; split by rows, its two products are
+    64 x D x 64 (N = 64 at hd64) and read half of each dS tile, where by columns they are 128 x 32 x 64 and read all
+    of both."""
     if by_rows:
         if rows // 2 < 64:
             raise ValueError(f"a dQ row half of a {rows}-row tile is {rows // 2} rows, under a product's 64: split "
@@ -276,7 +280,8 @@ if AVAILABLE:
         until its consumer has staged the tile's dQ columns in ``dq_smem`` (``staged``), issues the bulk
         reduce, gives the buffer back once the reduce has read it (``free``), waits until the reduce is written
         and passes the turn on (``_dq_write``). The consumer never waits for a turn, only for its buffer, and a
-        turn is passed on as soon as the reduce's writes are done (a tile late when the consumer did it, stop 27).
+        turn is passed on as soon as the reduce's writes are done (a tile late when the consumer did it, before
+        2026-12-02's dQ writers).
 
         The order: ascending key blocks for every tile (block n waits for the counter to reach n), with or without
         the causal mask: the consumers walk their query tiles from the last down, so under the
@@ -367,7 +372,7 @@ if AVAILABLE:
         """A loader's work: two tensors' rows from ``once_row`` loaded once (two blocks each, under ``once_bar``),
         then two tensors streamed a tile of rows at a time from ``row0`` through the stages. The loader partition
         of the backward probes in tools/ (which hand it host-made descriptors); this kernel's ``_loader`` has
-        its own since stop 26 (each tile's lse2 and delta rows ride with its Q and dO rows)."""
+        its own (each tile's lse2 and delta rows ride with its Q and dO rows)."""
         NST: gl.constexpr = a_smem.type.shape[0]
         ROWS: gl.constexpr = a_smem.type.shape[1]
         HALF: gl.constexpr = once_a_smem.type.shape[1]
@@ -396,14 +401,14 @@ if AVAILABLE:
         (B, H, S, D) through their own strides, a dimension of one or of stride 0 (broadcast) given as one, so
         that batch ``b`` and head ``h`` are coordinates (``% shape``: 0 there). Made on the device instead,
         each cost a global round trip before its first load: the loader took 4.75 us to issue the first tile's
-        loads, 8% of an hd64 program (stop 27 run 1, ``tools/phase_stamps.py``). The side buffers are
-        (B H ``S_side``) rows, ``S_side`` = S_q rounded up to 4, read from ``side0``, the head's first row: a
-        one-dimensional box must start on 16 bytes (an illegal instruction otherwise, stop 26 run 1: every S_q
-        not a multiple of 4 faulted). Rows past S_q are padding or the next head's, which the consumers mask
-        (``_tile``). ``HEAD_LOOP`` (the kernel's constexpr, which reaches a partition as a constant the
-        compiler folds, so the branch not taken compiles away): the program walks n_tiles / ``n_per`` query heads
-        from ``h``, ``n_per`` tiles each from row 0, each head's side rows ``side_step`` (S_side) on from the last's; else one
-        head (``n_per`` and ``side_step`` are not read)."""
+        loads, 8% of an hd64 program (2026-12-02, H200, docs/data/h200-2026-12-02e/run1, ``tools/phase_stamps.py``).
+        The side buffers are (B H ``S_side``) rows, ``S_side`` = S_q rounded up to 4, read from ``side0``, the head's
+        first row: a one-dimensional box must start on 16 bytes (an illegal instruction otherwise: every S_q not a
+        multiple of 4 faulted, 2026-12-02, H200, docs/data/h200-2026-12-02d/run1). Rows past S_q are padding or the next
+        head's, which the consumers mask (``_tile``). ``HEAD_LOOP`` (the kernel's constexpr, which reaches a partition
+        as a constant the compiler folds, so the branch not taken compiles away): the program walks n_tiles / ``n_per``
+        query heads from ``h``, ``n_per`` tiles each from row 0, each head's side rows ``side_step`` (S_side) on from
+        the last's; else one head (``n_per`` and ``side_step`` are not read)."""
         ROWS: gl.constexpr = q_smem.type.shape[1]
         NST: gl.constexpr = q_smem.type.shape[0]
         HALF: gl.constexpr = k_smem.type.shape[1]

@@ -3,7 +3,7 @@ split, programs of 64 keys whose two consumer warpgroups split the key block's c
 
 Launch code and the rule for when it runs are in ``sdpa_bwd.engine.launch`` (``gluon_backward_reasons``,
 ``_gluon_backward``): ODO before (delta, lse2), DQ_CONVERT after, as for ``attention_bwd_gluon``, whose loader,
-stage barriers and dQ bulk reduce this kernel shares. Why a form of its own (docs/perf-log.md, stops 29-30):
+stage barriers and dQ bulk reduce this kernel shares. Why a form of its own (docs/perf-log.md, 2026-12-03):
 ``attention_bwd_gluon`` gives each consumer 64 of a program's 128 keys, so at 192 / 128 a consumer would hold dV
 (64 registers a thread), dK (96), S and dP (32 each) at once against 240, and its buffers would take 256 KB of
 shared memory against 227. Here a program owns 64 keys of one (batch, query head) and streams 64-row query tiles
@@ -13,7 +13,7 @@ shared memory against 227. Here a program owns 64 keys of one (batch, query head
   descriptors the launcher made on the host over Q, K, V, dO through their own strides (any layout ``_tma_ok``
   passes; a dimension of one or of stride 0, a broadcast, is given as one and addressed at coordinate 0). Q and
   K come in two column chunks, 128 and 64 (a TMA block's dims are powers of two), each into a buffer of its own;
-- the products are split between the two consumer warpgroups (stop 33; before, each computed S and dP for 32 of
+- the products are split between the two consumer warpgroups (since 2026-12-03; before, each computed S and dP for 32 of
   the 64 keys, N = 32 products whose operands both come from shared memory): consumer 1 computes S = Q K^T for all
   64 keys and P into a shared tile (``p_full``), then dV = P^T dO; consumer 0 computes dP = dO V^T, reads P back,
   and writes dS = P (dP - delta) into a shared tile (``ds_full``). P and dS are double-buffered by tile: a buffer
@@ -25,7 +25,7 @@ shared memory against 227. Here a program owns 64 keys of one (batch, query head
 - dQ's partials leave each tile by a TMA bulk reduce into the packed fp32 accumulator (two descriptors, blocks
   of [64, 128] and [64, 64]); dK (scaled) and dV by pointer stores through their strides at the end (the persistent
   form, where the launcher can make descriptors of them: by bulk copies staged in the dQ staging buffers,
-  ``_block_out_tma``, stop 44: 7% faster than its pointer stores, docs/data/h200-2026-12-04d run 4), or, where
+  ``_block_out_tma``: 7% faster than its pointer stores, 2026-12-04, H200, docs/data/h200-2026-12-04d/run4), or, where
   K or V heads are shared (GQA, MQA: dK's and dV's pointers are then fp32, the launcher's zeroed accumulators),
   by atomic adds that the launcher's DQ_CONVERT writes out.
 
@@ -34,23 +34,23 @@ S_q is taken as +inf, so those rows' P and dS are 0; a key past S_kv has K and V
 to dQ, and its own dK, dV rows are not stored. Under the causal mask (the diagonal at 0, S_q >= S_kv) a program
 starts at its diagonal tile (64 keys against 64 rows: one tile), masked and peeled out of the loop.
 
-Stages (``STAGES``, stop 39; ``launch.GLUON_BWD192_THREE_STAGES``, on by default): three Q / dO stages, so that the
+Stages (``STAGES``; ``launch.GLUON_BWD192_THREE_STAGES``, on by default): three Q / dO stages, so that the
 loader runs two tiles ahead, in the bytes of the second P / dS buffer. One buffer of each is enough: consumer 1
 writes the next P after its wait for this tile's dS (consumer 0 has read P) and after its dV product is waited for;
 consumer 0 writes the next dS after its wait for the next P (consumer 1 has passed its wait for the dK product that
-read dS) and after its own dK product is waited for. Measured (docs/data/h200-2026-12-03k run 3): the kernel 0.565 ms
-causal at (1,16,4096) bf16 against 0.574 with two stages and two buffers, 1.066 against 1.091 non-causal; the same
-stop's probes put ~9% of the kernel on the stage loads (run 2: 0.521 ms with none, 0.548 with half the programs
-loading). The forms with an exchange keep two stages (their shared memory is spent).
+read dS) and after its own dK product is waited for. Measured (2026-12-03, H200, docs/data/h200-2026-12-03k/run3):
+the kernel 0.565 ms causal at (1,16,4096) bf16 against 0.574 with two stages and two buffers, 1.066 against 1.091
+non-causal; probes the same day put ~9% of the kernel on the stage loads (run2/ there: 0.521 ms with none, 0.548
+with half the programs loading). The forms with an exchange keep two stages (their shared memory is spent).
 
 Registers: consumer 0 holds dK 64 + dQ 64, consumer 1 dK 32 + dV 64 + dQ 32 (a thread's fp32 accumulators);
 shared memory 206 KB at two stages, 231,600 B at three; ptxas spills nothing (``tests/test_gluon_backward.py`` checks
-it in CI). Measured (stop 33, docs/data/h200-2026-12-03e run 1, ``tools/ab192.py``): the kernel 0.570 ms causal at
-(1,16,4096) bf16, stop 32's form (S and dP for 32 keys in each consumer) 0.612; the whole call 0.633 against cuDNN's
-0.603. Deterministic mode is the persistent form's (``DET`` or ``NO_DQ``, below); the launcher sends it to the Triton
-kernels unless ``launch.GLUON_BWD192_DETERMINISTIC`` or ``launch.GLUON_BWD192_DET_SPLIT`` lets it in.
+it in CI). Measured (2026-12-03, H200, docs/data/h200-2026-12-03e/run1, ``tools/ab192.py``): the kernel 0.570 ms
+causal at (1,16,4096) bf16, the earlier form (S and dP for 32 keys in each consumer) 0.612; the whole call 0.633
+against cuDNN's 0.603. Deterministic mode is the persistent form's (``DET`` or ``NO_DQ``, below); the launcher sends it
+to the Triton kernels unless ``launch.GLUON_BWD192_DETERMINISTIC`` or ``launch.GLUON_BWD192_DET_SPLIT`` lets it in.
 
-The pair form (``PAIR``, stop 37; ``launch.GLUON_BWD192_PAIR``, off by default): programs launched as clusters of
+The pair form (``PAIR``; ``launch.GLUON_BWD192_PAIR``, off by default): programs launched as clusters of
 two (key blocks 2j and 2j + 1 of one head; ``launch._as_clusters_of_two``) halve the dQ reduce bytes. Each consumer
 splits its tile's dQ part into column halves; cluster rank r sends half 1 - r to its partner's mailbox by
 asynchronous remote stores (``st.async``, counted into the partner's mbarrier), and under the next tile's first
@@ -60,37 +60,37 @@ masked (its second tile is its own diagonal). A block past S_kv (an odd count of
 V rows are TMA's zeros. The mailboxes (two a consumer, by tile parity) and their mbarriers live in ``PAIR_EXTRA``
 bytes the launcher asks past the kernel's own shared memory; every partition takes the cluster barrier at its start
 (the partner's mbarriers are set up) and end (no partner writes into an exited program), so the loader runs as a
-whole warpgroup: an idle padding warp would never arrive. Measured (docs/data/h200-2026-12-03i, ``tools/ab192.py
---switch gluon_bwd192_pair``, (1,16,4096) bf16): the kernel 0.582 ms causal against 0.571, 1.067 non-causal against
-1.085 (run 6). With the exchange left out (wrong sums, a timing probe) it is 0.483 causal: the halved reduces are
-worth 15%, and the remote stores of 24 KB a tile take most of it back (run 3: blocking stores and a release 0.18 ms,
-run 4: ``st.async`` 0.076).
+whole warpgroup: an idle padding warp would never arrive. Measured (2026-12-03, H200, docs/data/h200-2026-12-03i,
+``tools/ab192.py --switch gluon_bwd192_pair``, (1,16,4096) bf16): the kernel 0.582 ms causal against 0.571, 1.067
+non-causal against 1.085 (run6/). With the exchange left out (wrong sums, a timing probe) it is 0.483 causal: the
+halved reduces are worth 15%, and the remote stores of 24 KB a tile take most of it back (run3/: blocking stores and
+a release 0.18 ms, run4/: ``st.async`` 0.076).
 
-The persistent form (``PERSIST``, stop 38; ``launch.GLUON_BWD192_PERSIST``, on by default since stop 40): a grid of one
+The persistent form (``PERSIST``; ``launch.GLUON_BWD192_PERSIST``, on by default since 2026-12-04): a grid of one
 program an SM whose loader walks the blocks in the same start order, the grid's own first, then each next one claimed
 through a zeroed counter once its last block's tiles are loaded (``_loader_persist``); it hands each block's number to
 the consumers with its K and V (``kv_bar``), loads them once both consumers are done with the last block's
-(``kv_empty``), and streams the Q and dO tiles on through the same stages (``_consumer_persist``). Measured (docs/data/
-h200-2026-12-03j run 2): the kernel 0.567 ms causal against 0.570, 1.081 non-causal against 1.086 (bf16; fp16 1.091
-against 1.082): a program's start and end cost next to nothing here. (``tools/program_cost.py``'s straight-line fit had
-put 12-13 us a program on them, in both forms: its intercept is not a program's fixed cost at this kernel.) At three
-stages it is 1.0-1.5% faster than one program a block (docs/data/h200-2026-12-03l run 2: 0.557 ms causal against 0.565,
-1.056 non-causal against 1.066, bf16), hence the default.
+(``kv_empty``), and streams the Q and dO tiles on through the same stages (``_consumer_persist``). Measured (2026-12-03,
+H200, docs/data/h200-2026-12-03j/run2): the kernel 0.567 ms causal against 0.570, 1.081 non-causal against 1.086 (bf16;
+fp16 1.091 against 1.082): a program's start and end cost next to nothing here. (``tools/program_cost.py``'s
+straight-line fit had put 12-13 us a program on them, in both forms: its intercept is not a program's fixed cost at this
+kernel.) At three stages it is 1.0-1.5% faster than one program a block (docs/data/h200-2026-12-03l/run2: 0.557 ms
+causal against 0.565, 1.056 non-causal against 1.066, bf16), hence the default.
 
-The dS exchange (``SHARE_DS``, stop 38; ``launch.GLUON_BWD192_SHARE_DS``, off by default): clusters of two programs as
+The dS exchange (``SHARE_DS``; ``launch.GLUON_BWD192_SHARE_DS``, off by default): clusters of two programs as
 the pair form's, which send each other their 16-bit dS tile (8 KB, against the pair form's 24 KB of fp32) from
 consumer 0's registers (``_ds_send``); each also loads its partner block's K. A tile later, the consumer that owns a
 column chunk takes dQ over both key blocks, its own dS from the shared tile and the partner's from the mailbox as a
 register operand, and reduces it (``_ds_finish``: rank 0's consumer 0 columns 0-127, rank 1's consumer 1 columns
 128-191), then frees the mailbox by a remote arrival (``free``), which the partner's next send into it waits for. The
 reduce bytes halve over the cluster, but not per program (rank 0 still reduces 32 KB a tile), and the owning
-consumer's chain per tile grows by the second key block's dQ product. Measured (docs/data/h200-2026-12-03j runs 3-4,
-(1,16,4096) bf16): 0.681 ms causal against 0.571 (0.707 with the finish under the next tile's first product, where it
-held up the other consumer), 1.273 non-causal against 1.083.
+consumer's chain per tile grows by the second key block's dQ product. Measured (2026-12-03, H200,
+docs/data/h200-2026-12-03j/run3 and run4, (1,16,4096) bf16): 0.681 ms causal against 0.571 (0.707 with the finish under
+the next tile's first product, where it held up the other consumer), 1.273 non-causal against 1.083.
 
-Deterministic mode (``DET``, stop 45; persistent form only, heads with K and V of their own; ``launch
+Deterministic mode (``DET``; persistent form only, heads with K and V of their own; ``launch
 .GLUON_BWD192_DETERMINISTIC``, off by default): dQ's partials go into the accumulator in ascending key blocks for
-every query tile, FlashAttention-3's order, as ``attention_bwd_gluon``'s deterministic mode at hd64 / hd128 (stop 28).
+every query tile, FlashAttention-3's order, as ``attention_bwd_gluon``'s deterministic mode at hd64 / hd128.
 Each consumer hands its tile's dQ columns to a dQ writer warp of its own (``_dq_writer``) with a note of the
 accumulator row and the block's turn (``_dq_stage``); the writer spins until the tile's counter for its column part
 reaches the turn, bulk-reduces, gives the staging buffer back once read, waits for the reduce's writes and passes
@@ -99,18 +99,18 @@ tiles run from the last down (the loader's ``stream_q_do(down=1)``, the consumer
 diagonal's last, masked under the causal mask), so that every block of a head reaches a tile at the same point of
 its life, and a block waits for the blocks below it, which the start order claimed before it: the earliest unfinished
 block waits for nobody, whatever the number of resident programs. Compiled for sm_90a with Triton 3.6 and 3.9
-(231,780 B of shared memory, 24 / 28 B of spills, none in the tile loops). Measured (stop 46, an H100,
-docs/data/h100-2026-12-05a runs 1, 4, 5; ``tools/det_perf.py``): right and bitwise repeatable, but 1.38-1.40x of the
+(231,780 B of shared memory, 24 / 28 B of spills, none in the tile loops). Measured (2026-12-05, an H100,
+docs/data/h100-2026-12-05a/run1, run4, run5; ``tools/det_perf.py``): right and bitwise repeatable, but 1.38-1.40x of the
 default's time at (1,16,4096) bf16, where the Triton kernels' deterministic path takes 1.03-1.10x, so it stays off.
 The writers' probes (``DET`` 2-4) put 0.19-0.23 of the default's time in the turn spins and 0.13-0.16 in the wait for
 a reduce's writes: a writer's serial cycle per tile outlasts a consumer's tile. Passing a tile's turn on a tile later
-(the wait overlapped with the next reduce; run 5, its diff kept there) was slower still, 1.49-1.50x.
+(the wait overlapped with the next reduce; run5/ there, its diff kept) was slower still, 1.49-1.50x.
 
-Deterministic mode's split form (``NO_DQ``, stop 46; persistent form only, heads with K and V of their own;
-``launch.GLUON_BWD192_DET_SPLIT``, on by default since stop 47): the pass computes dK and dV only (no dQ product, no
+Deterministic mode's split form (``NO_DQ``; persistent form only, heads with K and V of their own;
+``launch.GLUON_BWD192_DET_SPLIT``, on by default since 2026-12-06): the pass computes dK and dV only (no dQ product, no
 reduce, no turn), and the launcher runs the Triton kernels' dQ pass after it; nothing is added in an order that could
-vary. 64 wgmma against the default form's 80, no spills; on the H200 1.09-1.12x of the default call at (1,16,4096),
-where the Triton kernels' deterministic path took 1.16-1.22x.
+vary. 64 wgmma against the default form's 80, no spills; on the H200 1.09-1.12x of the default call at (1,16,4096)
+(2026-12-06, docs/data/h200-2026-12-06a), where the Triton kernels' deterministic path took 1.16-1.22x.
 """
 
 from __future__ import annotations
@@ -150,14 +150,14 @@ KEYS_PER_PROGRAM = 64
 QUERY_ROWS = 64  # a streamed tile's rows
 COLS0_ = 128  # D_qk's first column chunk: dK's and dQ's columns consumer 0 owns
 MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
-# The pair form (``PAIR``, stop 37): two programs of a cluster (key blocks 2j, 2j+1 of one head) sum their dQ partials
+# The pair form (``PAIR``): two programs of a cluster (key blocks 2j, 2j+1 of one head) sum their dQ partials
 # in each other's shared memory, each bulk-reducing one column half of the tile. Each consumer has two mailboxes (by
 # tile parity) for the [64, NQ / 2] fp32 half its partner sends (16 KB and 8 KB each), then an mbarrier a mailbox
 # (``full``), in bytes the launcher asks beyond the kernel's own shared memory (``PAIR_EXTRA``, at the end of the
 # dynamic shared memory: ``_pair_base``).
 PAIR_MAIL = 2 * (64 * 64 + 64 * 32) * 4
 PAIR_EXTRA = PAIR_MAIL + 128
-# The dS exchange (``SHARE_DS``, stop 38): the two programs of a cluster send each other their 16-bit dS tile (8 KB)
+# The dS exchange (``SHARE_DS``): the two programs of a cluster send each other their 16-bit dS tile (8 KB)
 # instead of fp32 dQ halves; a mailbox a tile parity and its mbarrier, past the kernel's shared memory (``_ds_base``).
 DS_EXTRA = 2 * 64 * 64 * 2 + 128  # two 8 KB mailboxes, then four mbarriers (``_ds_base``)
 if AVAILABLE:  # the kernel's globals must be constexprs
@@ -364,7 +364,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         half in this consumer's mailbox, add it to ``keep`` (``_pair_send``'s), and bulk-reduce the sum into the
         accumulator at columns ``C0`` + r NQ / 2 from the staging buffer. Run a tile later, under the next tile's
         first product: the partner's stores land meanwhile (waiting for them at once cost 0.095 ms at
-        (1,16,4096) causal, run 4 of docs/data/h200-2026-12-03i)."""
+        (1,16,4096) causal, 2026-12-03, H200, docs/data/h200-2026-12-03i/run4)."""
         mail, full = _mailbox(t, cid)
         _pair_wait(full, (t // 2) & 1)
         dq = keep + _mail_read(mail + _mail_slots(keep))
@@ -448,8 +448,8 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         program's dS ``ds_prev`` from its shared tile, still there a tile on; ``k_own`` / ``k_peer`` the two blocks'
         K columns), then bulk-reduce it. Run a tile later, where the single form takes its dQ (after dS, before dK):
         the partner's dS has long landed; the mailbox is freed for the partner's next send as soon as it is read.
-        (Stop 38 run 3 had it under the next tile's first product, before dS, where it held up the other consumer
-        each tile: 0.707 ms causal against the single form's 0.575.)"""
+        (Under the next tile's first product, before dS, it held up the other consumer each tile: 0.707 ms causal
+        against the single form's 0.575; 2026-12-03, H200, docs/data/h200-2026-12-03j/run3.)"""
         mail, full, free = _ds_mailbox(t)
         _pair_wait(full, (t // 2) & 1)
         s_layout: gl.constexpr = wgmma_layout(KEYS)
@@ -491,7 +491,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         and the previous tile's dQ columns of this program's consumer (``_ds_finish``) are taken here. ``info_smem``,
         ``dq_bars``, ``turn`` (deterministic mode, ``DET``): the tile's dQ columns go to this consumer's dQ writer
         (``_dq_stage``) with the block's turn, instead of a bulk reduce of its own. ``NO_DQ`` (deterministic mode's
-        split form, stop 46): no dQ at all, only dK and dV (the Triton kernels' dQ pass computes dQ after the pass)."""
+        split form): no dQ at all, only dK and dV (the Triton kernels' dQ pass computes dQ after the pass)."""
         DS: gl.constexpr = kp_smem is not None
         PAIR: gl.constexpr = len(dq_smem.type.shape) == 3
         CID: gl.constexpr = 2 - dq_smem.type.shape[-1] * (1 + PAIR) // 64
@@ -629,16 +629,16 @@ if AVAILABLE:  # the kernel's globals must be constexprs
     @gluon.jit
     def _block_out_tma(dk, dv, last_t, q_empty, do_empty, b, hk, hv, key0, scale, dq_smem, dka_out, dkb_out, dvo_out,
                        CID: gl.constexpr, free=None):
-        """``_block_out`` by the bulk-copy engine (the persistent form's, stop 44): its last dK product waited for,
+        """``_block_out`` by the bulk-copy engine (the persistent form's): its last dK product waited for,
         the block's last stage released, then its dK columns (scaled) and, for consumer 1, dV staged as 16 bits in
         this consumer's dQ staging buffer (free once the block's last reduce has read it) and stored through the
         launcher's descriptors of dK's two column chunks and of dV, which stop at S_kv rows. Consumer 0's dK
         ([64, 128], 16 KB) takes half its 32 KB; consumer 1's 16 KB holds its dV ([64, 128]), then its dK ([64, 64])
         once the first copy has read it. Nobody waits for these copies but the next reduce from the buffer (``_tile``'s
         ``tma.store_wait``). Pointer stores here (``_block_out``) held the consumers ~8 us a block: a timing probe
-        without them was 11% faster (docs/data/h200-2026-12-04d run 3). ``free`` (deterministic mode, ``DET``): the
-        dQ writer's mbarrier that gives the buffer back, whose reduce of the block's last tile is waited for instead
-        of this consumer's own."""
+        without them was 11% faster (2026-12-04, H200, docs/data/h200-2026-12-04d/run3). ``free`` (deterministic mode,
+        ``DET``): the dQ writer's mbarrier that gives the buffer back, whose reduce of the block's last tile is waited
+        for instead of this consumer's own."""
         NST: gl.constexpr = q_empty.type.shape[0]
         out_t: gl.constexpr = dka_out.dtype
         dk = warpgroup_mma_wait(0, deps=(dk,))
@@ -709,7 +709,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         release add, ``_dq_signal``); until a note's turn is -1. Counters: the launcher's zeroed int32s past the
         claim counter, one per (batch and head, query tile, column part): 1 + ((b H_q + h) n_tiles + i) 2 + part,
         as the fused conversion's. The consumer (its column part) is read off the staging buffer's width. ``DET``
-        2-4 are timing probes (stop 46; sums right but bits free to vary, or dQ never added): 2 skips the turn spin,
+        2-4 are timing probes (sums right but bits free to vary, or dQ never added): 2 skips the turn spin,
         3 also the written-wait and the release add, 4 also the reduce (the buffer is given back once staged)."""
         CID: gl.constexpr = 2 - dq_smem.type.shape[1] // 64
         n_qt = gl.cdiv(S_q, ROWS)
@@ -925,7 +925,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
     @gluon.jit
     def _dq_landed(conv_smem, item, prev, n_items, n_blocks, head_group, H, S_q, scale, causal, CID: gl.constexpr,
                    C0: gl.constexpr, NQ: gl.constexpr, dt: gl.constexpr, LEVEL: gl.constexpr = 1):
-        """The fused conversion's count (``FUSED_DQ``, stop 43), after this consumer's reduces have completed but
+        """The fused conversion's count (``FUSED_DQ``), after this consumer's reduces have completed but
         its latest (``item``'s last tile's): one more key block has landed in each of block ``item``'s query tiles
         but its last, and in block ``prev``'s last tile (``n_items``: no block). Each thread adds one to a tile's
         counter for column part ``CID`` (zeroed by the launcher, past the claim counter: 1 + (bh n_qt + i) 2 +
@@ -936,7 +936,8 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         memory behind a barrier, which orders the acquiring thread's add before every thread's loads. Counting a
         block as soon as it ends, rather than a block later, keeps each tile's conversion with the block that
         finishes it (under the mask, about one a block): counted a block late, a head's first block was the last
-        count of most of its tiles and one program converted them all (stop 43 run 4)."""
+        count of most of its tiles and one program converted them all (2026-12-04, H200,
+        docs/data/h200-2026-12-04c/run4)."""
         L: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
         n_qt = gl.cdiv(S_q, ROWS)
         n_bh = n_items // n_blocks
@@ -981,7 +982,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         (``_get_item`` after ``kv_bar``), its tiles counted on through the stages and the P / dS buffers; after a
         block's last products it frees K and V (``kv_empty``), then stores its dK (and dV) while the next block's
         K and V come in: by pointer stores (``_block_out``), or, given the launcher's descriptors ``dka_out``,
-        ``dkb_out``, ``dvo_out``, by the bulk-copy engine (``_block_out_tma``, stop 44). The fused conversion
+        ``dkb_out``, ``dvo_out``, by the bulk-copy engine (``_block_out_tma``). The fused conversion
         (``FUSED_DQ``: ``conv_smem`` holds its addresses, ``_conv_args``; the
         other forms pass a stand-in of another dtype): at the end of each block, once its accumulators are stored and
         their registers free, the block's tiles but its last and the previous block's last tile are counted
@@ -1094,22 +1095,22 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         head h // ``G_k`` and V head h // ``G_v``; dK and dV (from ``dk_ptr`` / ``dv_ptr``, each through its four
         strides) are that K's and V's (fp32 accumulators where heads are shared). ``dq0_desc`` / ``dq1_desc``: the
         zeroed fp32 accumulator (B H_q S_q, 192) in [64, 128] and [64, 64] blocks; ``lse_desc`` / ``dlt_desc``: the
-        side buffers, ``S_side`` rows a head. ``PERSIST`` (stop 38): a grid of (at most one program an SM, 1)
+        side buffers, ``S_side`` rows a head. ``PERSIST``: a grid of (at most one program an SM, 1)
         whose programs take the same blocks in the same order one after another (``_loader_persist``), the next
-        claimed through the zeroed int32 counter at ``ctr_ptr``; ``n_bh``: B H_q. ``FUSED_DQ`` (stop 43, persistent
+        claimed through the zeroed int32 counter at ``ctr_ptr``; ``n_bh``: B H_q. ``FUSED_DQ`` (persistent
         form only): the pass converts dQ itself, so no DQ_CONVERT follows it: past the claim counter, ``ctr_ptr``
         holds a zeroed counter per (batch and head, query tile, column part), and the consumer whose count completes
         a tile's part writes it from the accumulator at ``dqa_ptr``, scaled, into dQ at ``dqo_ptr`` (16 bits, batch,
         head and row strides ``dqo_s*``, its head dim packed); without it ``dqa_ptr`` / ``dqo_ptr`` are not read.
         ``FUSED_DQ`` 2 and 3 are timing probes (dQ never written): the count without the conversion, and only the wait
-        and barrier a block. ``dka_out`` / ``dkb_out`` / ``dvo_out`` (stop 44, persistent form only): the launcher's
+        and barrier a block. ``dka_out`` / ``dkb_out`` / ``dvo_out`` (persistent form only): the launcher's
         descriptors of dK's two column chunks ([64, 128] and [64, 64] blocks) and of dV, which the consumers store a
         block's dK and dV through (``_block_out_tma``); else stand-ins with 128-column blocks (Q's), not read, and
-        ``dk_ptr`` / ``dv_ptr`` take pointer stores. ``DET`` (deterministic mode, stop 45, persistent form only, heads
+        ``dk_ptr`` / ``dv_ptr`` take pointer stores. ``DET`` (deterministic mode, persistent form only, heads
         with K and V of their own): dQ's partials are added in a fixed order, ascending key blocks for every query
         tile, by a dQ writer warp a consumer (``_dq_writer``) over the same counters as ``FUSED_DQ``'s (zeroed by the
         launcher); the blocks' tiles run from the last down (``_consumer_persist``). ``NO_DQ`` (deterministic mode's
-        split form, stop 46, persistent form only): dK and dV only, no dQ product and no reduce; the launcher runs
+        split form, persistent form only): dK and dV only, no dQ product and no reduce; the launcher runs
         the Triton kernels' dQ pass after it."""
         gl.static_assert(q_desc.block_type.shape[3] == COLS0, "Q's first chunk: 128 columns")
         gl.static_assert(qb_desc.block_type.shape[3] == D_QK - COLS0, "Q's second chunk: 64 columns")

@@ -1,11 +1,11 @@
-"""The D_qk 192 / D_v 128 backward on Hopper in Gluon with 128 keys a program (stop 41): half the L2 traffic of
+"""The D_qk 192 / D_v 128 backward on Hopper in Gluon with 128 keys a program: half the L2 traffic of
 ``attention_bwd_gluon_192``'s 64-key programs, as cuDNN's pass has it.
 
-Why: stop 41 measured both engines' calls at (1,16,4096) causal bf16 held by the H200's 700 W cap under sustained
-load (ours reaches it ~0.1 s into a run, cuDNN's ~0.9 s), so there a call's time follows its energy; and Nsight
-Compute's counters of the two passes (docs/data/h200-2026-12-04a runs 5-6) show cuDNN's moving half our L2 bytes:
-38.9 M sectors of reductions against our 76.7 M (the pair form, which sums two key blocks' dQ partials before one
-reduce, has exactly cuDNN's 38.9 M), 25.4 M sectors read against our 46.1 M (the Q and dO tiles loaded once for
+Why: both engines' calls at (1,16,4096) causal bf16 were measured held by the H200's 700 W cap under sustained
+load (ours reaches it ~0.1 s into a run, cuDNN's ~0.9 s; 2026-12-04), so there a call's time follows its energy;
+and Nsight Compute's counters of the two passes (docs/data/h200-2026-12-04a/run5 and run6) show cuDNN's moving half our
+L2 bytes: 38.9 M sectors of reductions against our 76.7 M (the pair form, which sums two key blocks' dQ partials before
+one reduce, has exactly cuDNN's 38.9 M), 25.4 M sectors read against our 46.1 M (the Q and dO tiles loaded once for
 128 keys). So here a program owns 128 keys of one (batch, query head) and streams 64-row query tiles through two
 stages, and each consumer warpgroup owns 64 of the keys with all of their columns:
 
@@ -29,13 +29,13 @@ shared tile for dS, and one dQ chunk (32) at a time; ptxas still spills 436 B a 
 3.9): the products' shared-memory descriptors, reloaded in the loop. Shared memory 230,976 B: K 48 KB, V 32 KB, two
 stages of Q and dO 80 KB, the two P and two dS tiles 32 KB, two [64, 64] fp32 staging buffers 32 KB (consumer 0's
 second chunk waits for its first's reduce to have read the buffer). The launcher's switch is
-``launch.GLUON_BWD192_K128``, off by default: measured (docs/data/h200-2026-12-04a runs 7-8, ``tools/ab192.py
---switch gluon_bwd192_k128``), it is right (GPU tests 15/15: the 13 192 cases, agreement and replay) and has cuDNN's
-L2 reduction count (38.9 M sectors against the 64-key kernel's 76.7 M), but the kernel takes 0.697 ms causal
-at (1,16,4096) bf16 against the 64-key persistent kernel's 0.557 (1.26 against 1.05 non-causal), with or without
-its first build's larger spills: its consumers run in lockstep (each waits for the other's dS before its dQ, so
-their softmax phases coincide while the tensor cores idle), and consumer 0's extra chunk waits on its one staging
-buffer. What is next for it is in docs/perf-log.md, stop 41.
+``launch.GLUON_BWD192_K128``, off by default: measured (2026-12-04, H200, docs/data/h200-2026-12-04a/run7 and
+run8, ``tools/ab192.py --switch gluon_bwd192_k128``), it is right (GPU tests 15/15: the 13 192 cases, agreement
+and replay) and has cuDNN's L2 reduction count (38.9 M sectors against the 64-key kernel's 76.7 M), but the kernel
+takes 0.697 ms causal at (1,16,4096) bf16 against the 64-key persistent kernel's 0.557 (1.26 against 1.05 non-causal),
+with or without its first build's larger spills: its consumers run in lockstep (each waits for the other's dS before its
+dQ, so their softmax phases coincide while the tensor cores idle), and consumer 0's extra chunk waits on its one staging
+buffer. What is next for it is in docs/perf-log.md (2026-12-04, the 128-key kernel).
 Tails and the causal start as ``attention_bwd_gluon_192``'s (a key half past S_kv comes in as TMA's zeros: its P
 and dS add nothing to dQ through K's zero rows, and its dK, dV rows are not stored).
 """
@@ -165,7 +165,7 @@ if AVAILABLE:
             qc = q_smem.index(3 * s + 2)
             mbarrier.wait(q_ready.index(s), phase)
             # the products' zero accumulators and the key positions are made where they are used: held over the
-            # loop they took registers the tile needs (stop 41's first build spilled ~0.6 KB a thread)
+            # loop they took registers the tile needs (the first build, 2026-12-04, spilled ~0.6 KB a thread)
             s_tok = warpgroup_mma(qa, kc0.permute((1, 0)), gl.zeros([ROWS, HALF_KEYS], gl.float32, s_layout),
                                   use_acc=False, is_async=True)
             s_tok = warpgroup_mma(qb, kc1.permute((1, 0)), s_tok, is_async=True)

@@ -44,7 +44,7 @@ BIG = tl.constexpr(1 << 30)
 # ``*_any_len`` twin that never specialises the lengths; the launcher uses it
 # when a length is 1. Specialisation matters: without it (lengths lose their
 # divisible-by-16 mark) the backward at (2,16,4096,128) bf16 took 2.51 ms
-# instead of 1.99 ms on the H200 (A/B run 4, docs/perf-log.md).
+# instead of 1.99 ms on the H200 (A/B of 2026-11-30, benchmarks/results/ab_run4.log).
 _NO_SPECIALIZE = ["S_q", "S_kv"]
 # Integer arguments Triton would otherwise specialise (divisible by 16, equal to 1) that only
 # index heads or bound a band: their divisibility buys no vectorisation or alignment, but every
@@ -126,7 +126,7 @@ def program_tile(HEAD_GROUP: tl.constexpr, COSTLIEST_FIRST_IS_LAST: tl.constexpr
     one a single tile), so a head-by-head order leaves the last heads' costliest
     programs to start last: a simulation of greedy dispatch on 132 SMs gives 0.87
     of ideal for (2, 16, 4096, 128) causal, where cuDNN's causal ratio to its
-    non-causal time is 0.62 and ours was 0.70 (docs/perf-log.md, session 6).
+    non-causal time is 0.62 and ours was 0.70 (docs/perf-log.md, 2026-12-01, H200).
     Programs are therefore started in groups of HEAD_GROUP heads, and inside a
     group costliest tile first across its heads (longest-processing-time first:
     0.99-1.00 of ideal in the same simulation for groups of 4-16). Grouping keeps

@@ -10,32 +10,32 @@ has none). One program owns 128 query rows of one (batch, query head), 192 at he
   on, through TMA descriptors the launcher made on the host (``launch._gluon_fwd_descriptors``: Q, K, V and O
   as (B, H, S, D) through their own strides, any layout whose head-dim stride is 1 and whose rows and bases
   are 16-byte aligned: BHSD, BSHD, SBHD, padded rows, GQA heads, broadcasts; made on the device, each cost
-  its program a global round trip before its first load, stop 27);
+  its program a global round trip before its first load, 2026-12-02, H200);
 - two consumer partitions (4 warps each, 64 query rows each, 232 registers; three of 160-168 at hd64) never wait
   for each other, only for their tiles. Each issues S_j = Q K_j^T and P_{j-1} V_{j-1} back to back, waits for S_j
   alone and runs the softmax of S_j while P_{j-1} V_{j-1} is still on the tensor cores.
 
 Rows past S_q and keys past S_kv come in as TMA's zero fill; keys past S_kv and (causal, the diagonal at 0)
 keys past the query are masked in the last key tile only, the one tile they can be in, which is peeled out
-of the loop (a mask branch inside it cost 12%: 0.473 against 0.422 ms, runs 63-64). O leaves through the Q
-tile's buffer by TMA store where its rows are TMA-addressable, through its own four strides elsewhere; the
-natural-log LSE through the stats' three strides. The scale is folded into exp2's argument (the launcher
-sends only scale > 0 here: max(s x) = s max(x) needs it).
+of the loop (a mask branch inside it cost 12%: 0.473 against 0.422 ms, 2026-12-01, H200,
+docs/data/h200-2026-12-01m/run63 and run64). O leaves through the Q tile's buffer by TMA store where its rows are
+TMA-addressable, through its own four strides elsewhere; the natural-log LSE through the stats' three strides. The scale
+is folded into exp2's argument (the launcher sends only scale > 0 here: max(s x) = s max(x) needs it).
 
 Worker partitions take no constexpr arguments in Triton 3.6: they read their tile sizes off the shared
 buffers' shapes and the O path off O's argument type (a descriptor or a pointer); the causal flag is a
 runtime value.
 
-Measured on the H200 (device run 64, ``benchmarks/bench_forward.py`` with ``$SDPA_BWD_GLUON_FWD`` on and off,
-bf16): (2,16,4096,128) 0.422 ms non-causal against the Triton kernel's 0.509 and cuDNN's 0.408, 0.262 causal
-against 0.291 and 0.255; (1,32/8,8192,128) 1.689 against 1.905 and 1.683. At hd64 with two consumers it was
-slower than the Triton kernel (0.194 against 0.178 ms at (4,16,2048,64)): a 64 x 128 tile's exponentials take as
-long as its two products there, and two consumers leave the softmax exposed. With three (FlashAttention-3's hd64
-forward; stop 35, docs/data/h200-2026-12-03g run 2, ``tools/ab_forward.py``) it is 3-6% faster than the Triton
-kernel at (4,16,2048,64) and 12-14% at GQA 32/8 (1,32/8,8192,64): 0.92-0.97 and 1.06-1.12 of cuDNN's forward. The
-launcher takes it at hd128, hd64 and 192 / 128 (``launch.GLUON_HEAD_DIMS``). Under the causal mask a consumer's
-rows may end their diagonal a key tile before the program's (192 rows against 128-key tiles): that consumer stops
-there and only gives the remaining stages back (``_consumer``'s ``n_own``).
+Measured on the H200 (2026-12-01, docs/data/h200-2026-12-01m/run64, ``benchmarks/bench_forward.py`` with
+``$SDPA_BWD_GLUON_FWD`` on and off, bf16): (2,16,4096,128) 0.422 ms non-causal against the Triton kernel's 0.509 and
+cuDNN's 0.408, 0.262 causal against 0.291 and 0.255; (1,32/8,8192,128) 1.689 against 1.905 and 1.683. At hd64 with two
+consumers it was slower than the Triton kernel (0.194 against 0.178 ms at (4,16,2048,64)): a 64 x 128 tile's
+exponentials take as long as its two products there, and two consumers leave the softmax exposed. With three
+(FlashAttention-3's hd64 forward; 2026-12-03, H200, docs/data/h200-2026-12-03g/run2, ``tools/ab_forward.py``) it is 3-6%
+faster than the Triton kernel at (4,16,2048,64) and 12-14% at GQA 32/8 (1,32/8,8192,64): 0.92-0.97 and 1.06-1.12 of
+cuDNN's forward. The launcher takes it at hd128, hd64 and 192 / 128 (``launch.GLUON_HEAD_DIMS``). Under the causal mask
+a consumer's rows may end their diagonal a key tile before the program's (192 rows against 128-key tiles): that consumer
+stops there and only gives the remaining stages back (``_consumer``'s ``n_own``).
 """
 
 from __future__ import annotations
@@ -61,11 +61,12 @@ except ImportError:  # a Triton without Gluon's Hopper module: the launcher neve
 
 BLOCK_ROWS = 64  # query rows a consumer partition owns; a program owns two such blocks
 BLOCK_KEYS = 128
-STAGES = 2  # K/V buffers; 3 stages ran 1-8% slower in run 62 (and 229 KB of shared memory at hd128)
+STAGES = 2  # K/V buffers; 3 stages ran 1-8% slower (2026-12-01, H200; and 229 KB of shared memory at hd128)
 MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
 # Consumer partitions a program, by head dim (D_qk = D_v): three at 64 (FlashAttention-3's hd64 forward, 192 query
 # rows a program), where a 64 x 128 tile's exponentials take as long as its two products and two consumers left the
-# softmax exposed (run 66: 0.194 ms at (4,16,2048,64) against the Triton kernel's 0.178); two elsewhere.
+# softmax exposed (0.194 ms at (4,16,2048,64) against the Triton kernel's 0.178, 2026-12-01, H200,
+# docs/data/h200-2026-12-01m/run66); two elsewhere.
 CONSUMERS_BY_HEAD_DIM = {64: 3}
 # The kernel's register budget by consumers: the register file (64K) over the program's warpgroups (the loader's
 # warp is padded to one), so that the partitions' setmaxnreg budgets (232 / 40 with two, 160 / 24 and the default
@@ -79,7 +80,8 @@ def consumers(d_qk: int, d_v: int) -> int:
 
 
 # Heads a group of the causal start order spans (``program_tile``), both Gluon kernels' default
-# (``launch.GLUON_HEAD_GROUP``): session 6's dispatch simulation put groups of 4-16 at 0.99-1.00 of ideal.
+# (``launch.GLUON_HEAD_GROUP``): a simulation of greedy dispatch put groups of 4-16 at 0.99-1.00 of ideal
+# (docs/perf-log.md, 2026-12-01).
 CAUSAL_HEAD_GROUP = 8
 
 
@@ -138,9 +140,10 @@ if AVAILABLE:
         cannot call a Triton function. Under a causal band the tiles of a head differ in cost (the forward's last
         query block sees every key, the backward's first key block every query); HEAD_GROUP = 1 is the plain
         head-by-head order, costliest tile first within each head, read off the grid's own ids: the group
-        arithmetic there moved Triton 3.6's spills into the backward's hd64 loop (11% slower, stop 25 run 4).
-        ``CLUSTER``: programs a cluster, consecutive along the grid's first dim, that share their (tile, head) in
-        the same order over clusters (the 192 backward's pair form, where the tile is a pair of key blocks)."""
+        arithmetic there moved Triton 3.6's spills into the backward's hd64 loop (11% slower, 2026-12-02, H200,
+        docs/data/h200-2026-12-02c/run4). ``CLUSTER``: programs a cluster, consecutive along the grid's first dim, that
+        share their (tile, head) in the same order over clusters (the 192 backward's pair form, where the tile is a pair
+        of key blocks)."""
         n_tiles = gl.num_programs(0)
         pid = gl.program_id(0)
         if CLUSTER > 1:
