@@ -54,7 +54,7 @@ from common import (  # noqa: E402,F401  (make, kept_pairs, rel_err: this module
     shape_label, summarize, summary_lines,
 )
 
-from sdpa_bwd import launch  # noqa: E402
+from sdpa_bwd.engine import launch  # noqa: E402
 
 PEERS = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION,
          "efficient": SDPBackend.EFFICIENT_ATTENTION}

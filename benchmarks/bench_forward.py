@@ -50,7 +50,7 @@ from common import (  # noqa: E402
     row_selected, shape_label, summarize, summary_lines,
 )
 
-from sdpa_bwd import launch  # noqa: E402
+from sdpa_bwd.engine import launch  # noqa: E402
 
 PEER_NAMES = ("cudnn", "flash")
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 from typing import Optional
 
-from sdpa_bwd.cases import Case
-from sdpa_bwd.layout import Storage
+from sdpa_bwd.problem.cases import Case
+from sdpa_bwd.problem.layout import Storage
 
 HEAD_DIMS = (16, 32, 48, 64, 80, 96, 128, 160, 192, 256)
 ORDERS = ("bhsd", "bshd", "sbhd", "hbsd", "bsdh")  # the last keeps D outermost-but-one: a head-dim stride != 1

@@ -5,7 +5,7 @@ launcher's switches as shipped. The GPU test (``tests/gpu/test_api_gpu.py``) run
 new path without a case fails CI.
 """
 
-from sdpa_bwd.cases import Case
+from sdpa_bwd.problem.cases import Case
 
 FWD_GLUON, FWD, FWD_ANY = "attention_fwd_gluon_kernel", "attention_fwd_kernel", "attention_fwd_kernel_any_len"
 ODO, CONVERT = "attention_bwd_preprocess_kernel", "attention_bwd_dq_convert_kernel"

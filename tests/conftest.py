@@ -20,7 +20,7 @@ def as_on_the_h200(monkeypatch):
     """The launcher's Gluon routing as the H200 applies it, on CPU tensors: the device test passed, the TMA rule
     applied (TMA_MODE "on"), both Gluon switches "auto". For the tests of ``gluon_forward_reasons`` and
     ``gluon_backward_reasons``; a test that switches one off afterwards gets that back at its end."""
-    from sdpa_bwd import launch
+    from sdpa_bwd.engine import launch
 
     monkeypatch.setattr(launch, "_gluon_device_ok", lambda q: True)
     monkeypatch.setattr(launch, "TMA_MODE", "on")

@@ -1,7 +1,7 @@
 """Deliberately misbehaving engines for the runner's process-isolation tests.
 
 Workers load this file through ``SDPA_BWD_ENGINE_IMPORTS`` (see
-``sdpa_bwd.worker``); each engine misbehaves only on cases whose id contains a
+``sdpa_bwd.conformance.worker``); each engine misbehaves only on cases whose id contains a
 marker, so one run mixes healthy and faulting cases.
 """
 
@@ -10,9 +10,9 @@ import time
 
 import torch
 
-import sdpa_bwd.worker as sdpa_bwd_worker
-from sdpa_bwd.engines import register
-from sdpa_bwd.engines.reference import ReferenceEngine
+import sdpa_bwd.conformance.worker as sdpa_bwd_worker
+from sdpa_bwd.backends import register
+from sdpa_bwd.backends.reference import ReferenceEngine
 
 
 @register

@@ -15,7 +15,7 @@ import torch
 triton = pytest.importorskip("triton")
 from triton.runtime import _allocation  # noqa: E402
 
-from sdpa_bwd import launch, launch_cache  # noqa: E402
+from sdpa_bwd.engine import launch, launch_cache  # noqa: E402
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ interpreter, with the generator the GPU fuzz uses at GPU sizes (``tests/gpu/test
 import pytest
 from api_fuzz import random_cases
 
-from sdpa_bwd.engines import get_engine
-from sdpa_bwd.runner import run_case
+from sdpa_bwd.backends import get_engine
+from sdpa_bwd.conformance.runner import run_case
 
 pytest.importorskip("triton")
 

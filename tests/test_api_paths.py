@@ -8,7 +8,7 @@ from pathlib import Path
 
 from api_paths import PATHS, SWITCH_ONLY
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 
 LAUNCH_SOURCE = Path(launch.__file__).read_text()
 

@@ -93,8 +93,8 @@ def test_twin_timing_alternates_the_two_calls_and_divides_the_faster_of_each():
 
 
 def test_the_warm_up_reaches_past_the_power_caps_onset():
-    # stop 32's drift probe: the cap engaged 150-200 ms into an hd128 backward; a shorter warm-up lets a row's
-    # first timing run at the boost clock and its later ones ~10% slower
+    # tools/drift_probe.py (2026-12-03, H200, docs/data/h200-2026-12-03d/run2): the cap engaged 150-200 ms into an
+    # hd128 backward; a shorter warm-up lets a row's first timing run at the boost clock and its later ones ~10% slower
     assert common.WARMUP_MS >= 200, f"WARMUP_MS = {common.WARMUP_MS}: timings would straddle the power cap's onset"
 
 

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from sdpa_bwd.cases import BUILTIN_CASES, dump_cases
-from sdpa_bwd.claims import harvest, load_skips
+from sdpa_bwd.problem.cases import BUILTIN_CASES, dump_cases
+from sdpa_bwd.conformance.claims import harvest, load_skips
 from sdpa_bwd.cli import main
-from sdpa_bwd.report import load_report
-from sdpa_bwd.worker import IMPORTS_ENV, import_engine_modules
+from sdpa_bwd.conformance.report import load_report
+from sdpa_bwd.conformance.worker import IMPORTS_ENV, import_engine_modules
 
 FAULT_ENGINES = str(Path(__file__).with_name("fault_engines.py"))
 # bhsd passes on test-breaks-padded; padded-rows fails there (its dq rows are padded)
@@ -90,7 +90,7 @@ def test_skip_action_skip_does_not_run_the_case(env):
     skips.write_text(json.dumps({"schema": "sdpa-bwd.skips/1", "entries": [
         {"case": "crash", "arch": "*", "engine": "test-aborts", "action": "skip", "reason": "kills the worker"}]}))
     cases = tmp / "crash.json"
-    from sdpa_bwd.cases import Case
+    from sdpa_bwd.problem.cases import Case
 
     dump_cases([Case("crash", B=1, H_q=2, S_q=13, D_qk=16)], cases)
     for mode in ([], ["--in-process"]):  # in-process, running it would kill pytest
@@ -110,7 +110,7 @@ def test_skip_entries_need_a_reason(tmp_path):
 def test_skips_harvest_quotes_the_run_and_keeps_other_entries(tmp_path):
     import json
 
-    from sdpa_bwd.claims import harvest_skips, load_skips
+    from sdpa_bwd.conformance.claims import harvest_skips, load_skips
 
     report = {"schema": "sdpa-bwd.run/1", "environment": {"arch": "sm_90", "device": "H200", "torch": "2.11"},
               "results": [

@@ -44,8 +44,8 @@ def test_sigterm_mid_run_leaves_a_partial_report(tmp_path):
 
 def test_sigterm_to_the_whole_process_group_leaves_no_fault_the_engine_did_not_cause(tmp_path):
     """`timeout` signals the runner's whole process group. The workers live in sessions of their
-    own, so the runner stops, kills them, and the cases in flight get no verdict (session 3's
-    cold run recorded 4 such cases as `fault`, "worker killed by signal SIGTERM")."""
+    own, so the runner stops, kills them, and the cases in flight get no verdict (a cold run of
+    2026-12-01 on the H200 recorded 4 such cases as `fault`, "worker killed by signal SIGTERM")."""
     import json
     import os
     import signal
@@ -73,12 +73,12 @@ def test_sigterm_to_the_whole_process_group_leaves_no_fault_the_engine_did_not_c
 
 def test_the_memory_limit_is_per_device_and_not_split_between_workers(monkeypatch):
     """Workers sharing a GPU share it through the runner's memory gate, so a case that fits the GPU
-    runs (session 3 split the limit 12 ways in advance and 13 cases of the full level never ran)."""
+    runs (splitting the limit 12 ways in advance left 13 cases of the full level unrun, 2026-12-01, H200)."""
     import torch
 
     from sdpa_bwd.cli import _memory_limit_bytes, _over_memory
-    from sdpa_bwd.plan import load_level
-    from sdpa_bwd.plan.cost import case_cost
+    from sdpa_bwd.conformance.plan import load_level
+    from sdpa_bwd.conformance.plan.cost import case_cost
 
     class OnCuda:
         def device(self):
@@ -101,7 +101,8 @@ def test_timings_from_an_earlier_report_reach_the_scheduler(tmp_path, monkeypatc
     import gzip
     import json
 
-    from sdpa_bwd import cli, runner
+    from sdpa_bwd import cli
+    from sdpa_bwd.conformance import runner
 
     report = {"schema": "sdpa-bwd.run/1", "results": [
         {"case": "bhsd", "engine": "reference", "verdict": "passed", "seconds": 4.5},
@@ -123,13 +124,15 @@ def test_timings_from_an_earlier_report_reach_the_scheduler(tmp_path, monkeypatc
 
 
 def test_a_sigterm_after_the_cases_still_leaves_the_whole_report(tmp_path, monkeypatch):
-    """Device run 20: torch-cudnn's full level finished every case and replay, then the call's limit
-    sent SIGTERM while the 585-row table printed, and the report was lost. Reports come first now."""
+    """On the H200 (2026-12-01, docs/data/h200-2026-12-01e): torch-cudnn's full level finished every case and replay,
+    then the call's limit sent SIGTERM while the 585-row table printed, and the report was lost. Reports come first
+    now."""
     import json
     import os
     import signal
 
-    from sdpa_bwd import cli, report
+    from sdpa_bwd import cli
+    from sdpa_bwd.conformance import report
 
     def table_then_stop(results, console):
         os.kill(os.getpid(), signal.SIGTERM)   # delivered here, in the main thread, before this returns

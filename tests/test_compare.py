@@ -7,7 +7,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdpa_bwd.compare import check_tensor
+from sdpa_bwd.conformance.compare import check_tensor
 
 
 @settings(max_examples=60, deadline=None)

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from sdpa_bwd.cases import Case
-from sdpa_bwd.layout import Storage
+from sdpa_bwd.problem.cases import Case
+from sdpa_bwd.problem.layout import Storage
 
 _TOOL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools", "compile_times.py")
 _spec = importlib.util.spec_from_file_location("compile_times", _TOOL)
@@ -33,10 +33,10 @@ def test_values_do_not_change_the_specialisation():
 
 
 def test_launches_of_a_plain_case_use_gpu_configs(monkeypatch):
-    from sdpa_bwd import launch
+    from sdpa_bwd.engine import launch
 
     # the Triton kernels' configs: hd64 left to them (the Gluon backward takes it non-causal by default, the
-    # Gluon forward since stop 35)
+    # Gluon forward with three consumers a program)
     monkeypatch.setattr(launch, "GLUON_BWD_HEAD_DIMS", frozenset({128}))
     monkeypatch.setattr(launch, "GLUON_HEAD_DIMS", launch.GLUON_HEAD_DIMS - {(64, 64)})
     ks = by_kernel(Case("c", B=2, H_q=4, S_q=128, D_qk=64))
@@ -72,7 +72,7 @@ def test_dtypes_differ():
 
 
 def test_band_and_gqa_split_are_classed():
-    # D_qk 32: a head dim the Gluon backward does not take (it takes hd64 under the causal mask since stop 26),
+    # D_qk 32: a head dim the Gluon backward does not take (it takes hd64 under the causal mask too),
     # so the Triton kernels' DKDV passes are the ones classed
     ks = ct.case_launches(Case("g", H_q=4, H_k=2, H_v=1, S_q=64, D_qk=32, right_bound=0))
     dkdv = [ct.spec_class(ln) for ln in ks if ct.family(ln.kernel) == "dkdv"]
@@ -92,8 +92,8 @@ def test_int_specialisation_rules(value, expect):
 
 def test_kernels_do_not_specialise_on_head_counts_ratios_or_band_offsets():
     """Their divisibility buys nothing, and every pattern of it was one more cold compile."""
-    from sdpa_bwd import kernels
-    from sdpa_bwd.kernels.attention_fwd import _NO_SPECIALIZE, _RUNTIME_ONLY
+    from sdpa_bwd.engine import kernels
+    from sdpa_bwd.engine.kernels.attention_fwd import _NO_SPECIALIZE, _RUNTIME_ONLY
 
     for name in ("attention_fwd_kernel", "attention_bwd_dkdv_kernel", "attention_bwd_dq_kernel",
                  "attention_fwd_kernel_any_len", "attention_bwd_dkdv_kernel_any_len",
@@ -106,9 +106,9 @@ def test_kernels_do_not_specialise_on_head_counts_ratios_or_band_offsets():
 
 
 def test_16_bit_forward_is_the_gluon_kernel_as_on_the_h200():
-    """The H200 runs the Gluon forward for hd128, hd64 (three consumers, since stop 35) and 192/128 16-bit problems
+    """The H200 runs the Gluon forward for hd128, hd64 (three consumers) and 192/128 16-bit problems
     (launch.gluon_forward_reasons): the enumeration must count its specialisations, not the Triton forward's."""
-    from sdpa_bwd.kernels import attention_fwd_gluon
+    from sdpa_bwd.engine.kernels import attention_fwd_gluon
 
     if not attention_fwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
@@ -129,9 +129,9 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
     hd64 where an A/B run adds it), between the ODO and DQ_CONVERT kernels: the enumeration must count it, not
     the Triton DKDV and dQ passes; dK and dV by pointer stores (outputs the bulk-copy engine cannot address) and
     GQA's (dK and dV fp32 accumulators) are other specialisations of it, deterministic mode with K/V heads of
-    their own another (int32 dQ turn counters), and deterministic GQA (since stop 28) the GQA one with them."""
-    from sdpa_bwd import launch
-    from sdpa_bwd.kernels import attention_bwd_gluon
+    their own another (int32 dQ turn counters), and deterministic GQA the GQA one with them."""
+    from sdpa_bwd.engine import launch
+    from sdpa_bwd.engine.kernels import attention_bwd_gluon
 
     if not attention_bwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
@@ -159,14 +159,14 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
     assert all(sig[p].startswith("tensordesc<fp32[1, 1, 64,") for p in ("dk_out", "dv_out")), sig
     assert dict(g.signature)["dk_out"].startswith("tensordesc<bf16[1, 1, 64,"), dict(g.signature)
     assert dict(strided[ct.GLUON_BWD_KERNEL].signature)["dk_out"] == "*bf16"  # pointer stores
-    monkeypatch.setattr(launch, "GLUON_BWD_DETERMINISTIC", True)  # the default since stop 28, pinned here
+    monkeypatch.setattr(launch, "GLUON_BWD_DETERMINISTIC", True)  # the default, pinned here
     own = by_kernel(Case("g", B=2, H_q=4, S_q=256, D_qk=D, D_v=D, dtype="bfloat16", deterministic=True))
     assert ct.GLUON_BWD_KERNEL in own and not any(k.startswith("attention_bwd_dkdv") for k in own), sorted(own)
     # deterministic mode starts its programs in head groups with or without the mask (launch._gluon_backward)
     assert dict(own[ct.GLUON_BWD_KERNEL].constexprs) == {"D": D, "TMA_EPILOGUE": True, "ROWS": rows,
                                                          "HEAD_GROUP": launch.GLUON_HEAD_GROUP, "DETERMINISTIC": True,
                                                          "HEAD_LOOP": False, "DET_UP": False}
-    # under the causal mask, the walk up with descending turns where GLUON_BWD_DET_UP names the head dim (stop 31)
+    # under the causal mask, the walk up with descending turns where GLUON_BWD_DET_UP names the head dim
     causal = by_kernel(Case("g", B=2, H_q=4, S_q=256, D_qk=D, D_v=D, dtype="bfloat16", deterministic=True,
                             right_bound=0))
     assert dict(causal[ct.GLUON_BWD_KERNEL].constexprs)["DET_UP"] is (D in launch.GLUON_BWD_DET_UP)
@@ -177,8 +177,8 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
     assert ct.GLUON_BWD_KERNEL in det and not any(k.startswith("attention_bwd_dkdv") for k in det), sorted(det)
     assert dict(det[ct.GLUON_BWD_KERNEL].constexprs)["DETERMINISTIC"] is True
     assert dict(det[ct.GLUON_BWD_KERNEL].signature)["dk_out"].startswith("tensordesc<fp32[1, 1, 64,")
-    # GQA's head loop (stop 29, off by default: measured at parity): switched on, where a program per K/V head and
-    # key block fills the H200 twice over, the plain GQA call is the head-loop form, its dK and dV descriptors
+    # GQA's head loop (off by default: measured at parity, 2026-12-03, H200): switched on, where a program per K/V head
+    # and key block fills the H200 twice over, the plain GQA call is the head-loop form, its dK and dV descriptors
     # 16-bit (stored, no accumulators); under the mask, in deterministic mode, with K and V heads shared unalike,
     # or where the programs are too few, the fp32 form
     big = dict(B=1, H_q=32, H_k=8, H_v=8, S_q=8192, D_qk=D, D_v=D, dtype="bfloat16")
@@ -195,13 +195,13 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
 
 
 def test_192_128_16_bit_backward_is_the_gluon_192_kernel_as_on_the_h200(monkeypatch):
-    """The H200 runs D_qk 192 / D_v 128 16-bit backwards in the column-split Gluon kernel (stop 30,
+    """The H200 runs D_qk 192 / D_v 128 16-bit backwards in the column-split Gluon kernel (
     ``attention_bwd_gluon_192``) outside deterministic mode, under the masks in ``launch.GLUON_BWD_192`` (by default
-    both since stop 33; where the set leaves "nc" out, the Triton kernels without a mask), K/V heads shared or not:
+    both; where the set leaves "nc" out, the Triton kernels without a mask), K/V heads shared or not:
     the enumeration must count it (its GQA form a specialisation of its own: fp32 dK, dV pointers), and count the
     Triton kernels for deterministic calls."""
-    from sdpa_bwd import launch
-    from sdpa_bwd.kernels import attention_bwd_gluon_192
+    from sdpa_bwd.engine import launch
+    from sdpa_bwd.engine.kernels import attention_bwd_gluon_192
 
     if not attention_bwd_gluon_192.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
@@ -215,9 +215,9 @@ def test_192_128_16_bit_backward_is_the_gluon_192_kernel_as_on_the_h200(monkeypa
     assert {"attention_bwd_preprocess_kernel", "attention_bwd_dq_convert_kernel"} <= set(own), sorted(own)
     g = own[ct.GLUON_BWD192_KERNEL]
     # dK's and dV's head-dim strides of 1 specialise (Triton folds an int argument equal to 1); the pair form
-    # (launch.GLUON_BWD192_PAIR, stop 37) and the dS exchange (GLUON_BWD192_SHARE_DS, stop 38) are off by default;
-    # three Q / dO stages (GLUON_BWD192_THREE_STAGES, stop 39) and the persistent form (GLUON_BWD192_PERSIST, stop 40)
-    # on; dQ converted in the pass (GLUON_BWD192_FUSED_DQ, stop 43) only under the causal mask, so not here
+    # (launch.GLUON_BWD192_PAIR) and the dS exchange (GLUON_BWD192_SHARE_DS) are off by default; three Q / dO stages
+    # (GLUON_BWD192_THREE_STAGES) and the persistent form (GLUON_BWD192_PERSIST) on; dQ converted in the pass
+    # (GLUON_BWD192_FUSED_DQ) only under the causal mask, so not here
     assert dict(g.constexprs) == {"HEAD_GROUP": 1, "PAIR": False, "PERSIST": launch.GLUON_BWD192_PERSIST,
                                   "SHARE_DS": False,
                                   "STAGES": 3 if launch.GLUON_BWD192_THREE_STAGES else 2, "FUSED_DQ": 0,
@@ -231,15 +231,15 @@ def test_192_128_16_bit_backward_is_the_gluon_192_kernel_as_on_the_h200(monkeypa
     with launch.switches(gluon_bwd192_deterministic=False, gluon_bwd192_det_split=False):
         det = by_kernel(Case("g", deterministic=True, **base))
     assert ct.GLUON_BWD192_KERNEL not in det and any(k.startswith("attention_bwd_dq") for k in det), sorted(det)
-    # deterministic mode in the persistent pass where its switch lets it in (stop 45): DET, in head groups without the
-    # mask too; shared K/V heads still go to the Triton kernels (the split form, on by default since stop 47, off)
+    # deterministic mode in the persistent pass where its switch lets it in: DET, in head groups without the
+    # mask too; shared K/V heads still go to the Triton kernels (the split form, on by default, off)
     with launch.switches(gluon_bwd192_deterministic=True, gluon_bwd192_persist=True, gluon_bwd192_det_split=False):
         own_det = by_kernel(Case("g", deterministic=True, **base))
         gqa_det = by_kernel(Case("g", deterministic=True, H_k=1, H_v=2, **base))
     c = dict(own_det[ct.GLUON_BWD192_KERNEL].constexprs)
     assert (c["DET"], c["PERSIST"], c["HEAD_GROUP"], c["FUSED_DQ"]) == (True, True, launch.GLUON_HEAD_GROUP, 0), c
     assert ct.GLUON_BWD192_KERNEL not in gqa_det, sorted(gqa_det)
-    # deterministic mode's split form (stop 46): the pass with NO_DQ (no turns, no head groups without the mask),
+    # deterministic mode's split form: the pass with NO_DQ (no turns, no head groups without the mask),
     # then the Triton dQ pass, and no DQ_CONVERT; taken before the turns where both switches are on
     with launch.switches(gluon_bwd192_det_split=True, gluon_bwd192_deterministic=True, gluon_bwd192_persist=True):
         split = by_kernel(Case("g", deterministic=True, **base))

@@ -5,7 +5,7 @@ import dataclasses
 
 import torch
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 
 
 def test_fp32_192_128_keeps_the_hd256_configs_that_fit_shared_memory():
@@ -39,7 +39,7 @@ def test_16bit_configs_give_every_warpgroup_its_own_rows():
     """A Hopper MMA covers 64 rows a warpgroup (16 a warp). With fewer rows than 16 x warps Triton 3.6 lays
     the result over every warp anyway and each warpgroup computes the same rows: the 192/128 DKDV at 64 keys
     on 8 warps did S^T and dP^T twice (156 HGMMA against 96 at 128 keys, local sm_90a compile) and ran at
-    half the hd128 pass's rate until session 7."""
+    half the hd128 pass's rate until that was found (2026-12-01, H200)."""
     for dtype in (torch.bfloat16, torch.float16):
         for d_qk, d_v in _TENSOR_CORE_DIMS:
             cfgs = [launch.forward_config(d_qk, d_v, dtype, "cuda")] + \
@@ -53,9 +53,9 @@ def test_16bit_configs_give_every_warpgroup_its_own_rows():
 
 
 def test_hd256_backward_has_its_measured_split_config():
-    # Runs 33-34 (ab_perf --table s9, s10): the DKDV pass split into a dK and a dV pass on one warpgroup each, and
-    # the dQ pass 128/32 on 8 warps, 2.4-2.8x faster than 8 warps over 64 keys; the forward 128/64 on 8 warps.
-    # fp32 keeps the 8-warp config.
+    # ab_perf --table s9, s10 (2026-12-01, H200, docs/data/h200-2026-12-01h): the DKDV pass split into a dK and a dV
+    # pass on one warpgroup each, and the dQ pass 128/32 on 8 warps, 2.4-2.8x faster than 8 warps over 64 keys; the
+    # forward 128/64 on 8 warps. fp32 keeps the 8-warp config.
     for d_qk, d_v in ((256, 256), (128, 256)):
         cfg = launch.backward_config(d_qk, d_v, torch.bfloat16, "cuda", False)
         assert cfg == launch.BackwardConfig(32, 64, 128, 32, 4, 3, "separate", dq_num_warps=8, dq_num_stages=3,
@@ -70,7 +70,7 @@ def test_hd256_backward_has_its_measured_split_config():
 def test_fp32_forward_uses_the_small_tiles_at_every_head_dim():
     """fp32 dots are FMA loops: the 16-bit forward tiles only cost compile time (13 s a kernel at hd128)
     and shared memory (229,888 of 232,448 B); every fp32 head dim gets 64/32 on 2 stages, the
-    config fp32 hd256 ran the plan with (16-bit hd256 moved to 128/64 on 8 warps in run 34)."""
+    config fp32 hd256 ran the plan with (16-bit hd256 moved to 128/64 on 8 warps, 2026-12-01)."""
     small = launch.forward_config(256, 256, torch.float32, "cuda")
     assert small == launch.ForwardConfig(64, 32, 4, 2)
     for d in (16, 32, 64, 128):
@@ -81,7 +81,7 @@ def test_fp32_forward_uses_the_small_tiles_at_every_head_dim():
 
 
 def test_fused_softmax_is_in_the_16bit_table_where_it_won_twice():
-    """Runs 45-46 (ab_perf --table s12, s13): the fused softmax 2-6% faster at hd64 (either mask), hd128 causal
+    """ab_perf --table s12, s13 (2026-12-01, H200): the fused softmax 2-6% faster at hd64 (either mask), hd128 causal
     and hd256; 1-4% slower at hd128 non-causal, even at 192/128. fp32 was not measured and keeps the plain one."""
     FC = launch.ForwardConfig
     for dtype in (torch.bfloat16, torch.float16):
@@ -146,9 +146,9 @@ def test_switches_put_every_switch_back_and_reject_unknown_names():
 
 
 def test_hd128_causal_has_its_measured_config():
-    """Run 54 (ab_perf --table s16): the two passes as one launch are 0-7% faster on the causal hd128 shapes
-    and even or 1-3% slower non-causal, so only the causal 16-bit entry has it (the general entry's tiles
-    otherwise); a window or other right bound keeps the general entry (not measured apart)."""
+    """ab_perf --table s16 (2026-12-01, H200, docs/data/h200-2026-12-01k/run54): the two passes as one launch are 0-7%
+    faster on the causal hd128 shapes and even or 1-3% slower non-causal, so only the causal 16-bit entry has it (the
+    general entry's tiles otherwise); a window or other right bound keeps the general entry (not measured apart)."""
     for dtype in (torch.bfloat16, torch.float16):
         causal = launch.backward_config(128, 128, dtype, "cuda", False, True)
         general = launch.backward_config(128, 128, dtype, "cuda", False, False)
@@ -178,7 +178,7 @@ def test_the_launch_picks_the_causal_entry_only_for_right_bound_zero(monkeypatch
 
 def test_with_dq_mode_fits_the_atomic_form_of_a_split_config():
     """The atomic mode stages a dQ partial tile in the DKDV pass: the hd256 split config on 3 stages then
-    asked for 234,496 B of shared memory (232,448 on the H200; GPU test, run 38)."""
+    asked for 234,496 B of shared memory (232,448 on the H200; GPU test, 2026-12-01)."""
     import pytest
 
     split = launch.backward_config(256, 256, torch.bfloat16, "cuda", False)

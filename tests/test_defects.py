@@ -14,13 +14,13 @@ import os
 
 import pytest
 
-from sdpa_bwd import defects
-from sdpa_bwd.defects import DEFECTS, StaleState
-from sdpa_bwd.diagnose import diagnose
-from sdpa_bwd.engines import engine_names, get_engine
-from sdpa_bwd.runner import run_case
+from sdpa_bwd.conformance import defects
+from sdpa_bwd.conformance.defects import DEFECTS, StaleState
+from sdpa_bwd.conformance.diagnose import diagnose
+from sdpa_bwd.backends import engine_names, get_engine
+from sdpa_bwd.conformance.runner import run_case
 
-plan = pytest.importorskip("sdpa_bwd.plan")
+plan = pytest.importorskip("sdpa_bwd.conformance.plan")
 
 # variant -> (the quick case that must catch it, cases to run before it in the same process)
 PINNED = {

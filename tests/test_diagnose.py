@@ -9,14 +9,14 @@ import json
 import pytest
 import torch
 
-from sdpa_bwd import defects
-from sdpa_bwd.cases import Case
-from sdpa_bwd.diagnose import (CLASS_NAMES, DECISION_TABLE, THRESHOLD, _ranges, classify, diagnose,
+from sdpa_bwd.conformance import defects
+from sdpa_bwd.problem.cases import Case
+from sdpa_bwd.conformance.diagnose import (CLASS_NAMES, DECISION_TABLE, THRESHOLD, _ranges, classify, diagnose,
                                feature_variants, gather_evidence, like_case, localise, only_case, packed_case,
                                run_once)
-from sdpa_bwd.engines import engine_names
-from sdpa_bwd.engines.reference import ReferenceEngine
-from sdpa_bwd.layout import Storage
+from sdpa_bwd.backends import engine_names
+from sdpa_bwd.backends.reference import ReferenceEngine
+from sdpa_bwd.problem.layout import Storage
 
 
 class OneElementOff(ReferenceEngine):
@@ -101,7 +101,7 @@ def test_a_passing_case_is_not_classified():
 
 
 def test_heatmap_png(tmp_path):
-    from sdpa_bwd.diagnose import heatmap
+    from sdpa_bwd.conformance.diagnose import heatmap
 
     r = run_once(SwapsStatsStrides(), small())
     path = heatmap(r, tmp_path / "h.png")
@@ -113,7 +113,7 @@ def test_command_diagnoses_a_report_failure_with_the_debug_switch(tmp_path, monk
 
     case = Case("swapped", B=2, H_q=2, S_q=12, D_qk=16, seed=3)
     cases = tmp_path / "cases.json"
-    from sdpa_bwd.cases import dump_cases
+    from sdpa_bwd.problem.cases import dump_cases
 
     dump_cases([case], cases)
     engine = "triton-defect:stats-batch-head-swapped"
@@ -150,7 +150,7 @@ def test_a_report_failure_that_passes_alone_is_order_dependent():
 
 
 def test_report_failures_include_the_runners_failing_verdicts(tmp_path):
-    from sdpa_bwd.diagnose import failures_in_report
+    from sdpa_bwd.conformance.diagnose import failures_in_report
 
     report = tmp_path / "r.json"
     report.write_text(json.dumps({"schema": "sdpa-bwd.run/1", "results": [

@@ -4,8 +4,8 @@ scaled, into dQ through dQ's strides.
 The kernel runs here under the interpreter on fresh random accumulators, into dQ views of NaN-filled buffers
 (packed BHSD, SBHD with a row gap, SBHD with head-dim stride 2, BSHD with rows off 16-byte alignment), at head dims
 that take one chunk, a padded one, and the 128 + 64 / 128 + 32 split: every element of dQ within one bf16 rounding
-of the accumulator times the scale, and nothing outside dQ written. (Stop 42 timed its launch forms on the H200:
-rows, warps, streaming hints, all within 2% of each other, docs/data/h200-2026-12-04b run 5; not kept.)
+of the accumulator times the scale, and nothing outside dQ written. (Its launch forms, timed on the H200 on
+2026-12-04: rows, warps, streaming hints, all within 2% of each other, docs/data/h200-2026-12-04b/run5; not kept.)
 """
 
 import os
@@ -17,7 +17,7 @@ if not torch.cuda.is_available():
 
 import pytest  # noqa: E402
 
-from sdpa_bwd.kernels import attention_bwd_dq_convert_kernel  # noqa: E402
+from sdpa_bwd.engine.kernels import attention_bwd_dq_convert_kernel  # noqa: E402
 # strided: a view stored as a layout in a NaN-filled buffer; check_poisoned_output: every element of the view
 # written, nothing outside it
 from test_triton_kernels import (BHSD, DEVICE, SBHD_DSTEP, TMA_ODD, Layout, check_poisoned_output,  # noqa: E402

@@ -6,10 +6,10 @@ import textwrap
 import pytest
 import torch
 
-from sdpa_bwd.cases import BUILTIN_CASES
-from sdpa_bwd.engines import engine_names, get_engine
+from sdpa_bwd.problem.cases import BUILTIN_CASES
+from sdpa_bwd.backends import engine_names, get_engine
 from sdpa_bwd.problem import make_problem
-from sdpa_bwd.runner import run_case
+from sdpa_bwd.conformance.runner import run_case
 
 
 def test_builtin_engines_are_registered():
@@ -23,9 +23,9 @@ def test_unknown_engine_lists_the_known_ones():
 
 
 def test_third_party_engine_plugs_in_through_an_entry_point(tmp_path, monkeypatch):
-    # A package installed beside us, declaring an engine in the sdpa_bwd.engines group.
+    # A package installed beside us, declaring an engine in the sdpa_bwd.backends group.
     (tmp_path / "my_engine.py").write_text(textwrap.dedent('''
-        from sdpa_bwd.engines.reference import ReferenceEngine
+        from sdpa_bwd.backends.reference import ReferenceEngine
 
         class MyEngine(ReferenceEngine):
             name = "my-engine"
@@ -34,7 +34,7 @@ def test_third_party_engine_plugs_in_through_an_entry_point(tmp_path, monkeypatc
     dist = tmp_path / "my_engine-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: my-engine\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[sdpa_bwd.engines]\nmy-engine = my_engine:MyEngine\n")
+    (dist / "entry_points.txt").write_text("[sdpa_bwd.backends]\nmy-engine = my_engine:MyEngine\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     assert "my-engine" in engine_names()
     engine = get_engine("my-engine")

@@ -9,8 +9,8 @@ or must refuse the config (warps or stages that differ between the passes)."""
 import pytest
 import torch
 
-from sdpa_bwd import launch, launch_cache
-from sdpa_bwd.launch import BackwardConfig
+from sdpa_bwd.engine import launch, launch_cache
+from sdpa_bwd.engine.launch import BackwardConfig
 from test_triton_kernels import CASES, Case, patched_table, run_case, tma_mode  # noqa: F401 (a fixture)
 
 # H_k == H_v throughout: the cases the fused launch is for.

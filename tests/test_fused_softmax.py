@@ -5,7 +5,7 @@ launcher takes it only for a scale > 0 (max(s x) = s max(x) needs s > 0); other 
 
 import pytest
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 from test_triton_kernels import CASES, Case, patched_table, run_case
 
 FUSED_CASES = [CASES[i] for i in (0, 1, 2, 3, 7, 12, 14, 17, 19, 22, 23, 25, 26, 27, 30, 31, 34, 35, 36, 37, 38)] + [

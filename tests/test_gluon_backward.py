@@ -1,4 +1,4 @@
-"""The Gluon backward (``sdpa_bwd.kernels.attention_bwd_gluon``) without a GPU: the schedule it compiles to for
+"""The Gluon backward (``sdpa_bwd.engine.kernels.attention_bwd_gluon``) without a GPU: the schedule it compiles to for
 sm_90a, and the launcher's rule for when it runs (``launch.gluon_backward_reasons``).
 
 Gluon has no interpreter, so its results are checked on the GPU only (tests/gpu/test_gluon_backward_gpu.py).
@@ -21,7 +21,7 @@ import torch
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 
 H200_SHARED = 232448  # bytes a program may take on the H200 (the OutOfResources limit the device reports)
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -30,7 +30,7 @@ TOOL = os.path.join(ROOT, "tools", "gluon_bwd_compile.py")
 
 # the tests that read the compile reports: one xdist group (``--dist loadgroup`` in the README's test command), so
 # that the module fixture's sm_90a compiles (6 min with Triton's cache empty, 85 s warm, on CI's cores) run on one
-# worker, not on each (stop 42: both of CI's two workers paid them)
+# worker, not on each (both of CI's two workers paid them before, 2026-12-04)
 COMPILES = pytest.mark.xdist_group("gluon_bwd_compile")
 
 
@@ -59,7 +59,7 @@ def compiled192(compile_reports):
 
 @pytest.fixture(scope="module")
 def compiled192_no_dq(compile_reports):
-    """The persistent 192 form's split form of deterministic mode (``NO_DQ``, stop 46), by its epilogue."""
+    """The persistent 192 form's split form of deterministic mode (``NO_DQ``), by its epilogue."""
     return {r["tma_out"]: r for r in compile_reports if r.get("kernel") == "attention_bwd_gluon_192" and r.get("no_dq")}
 
 
@@ -91,7 +91,8 @@ def test_gluon_backward_compiles_every_head_dim_and_epilogue(compiled):
 def test_gluon_backward_launches_fit_the_register_file(compile_reports):
     """Every form's threads (Triton pads the warp-specialised partitions to whole warpgroups) times the register
     budget they start with fits an SM's 65,536: past it the launch fails, and the default consumer's setmaxnreg
-    asks for registers that are not there (stop 30's 96-key probe, compiled at 152 over 16 warps, did)."""
+    asks for registers that are not there (tools/gluon_bwd192_k96_probe.py, compiled at 152 over 16 warps, did on
+    2026-12-03)."""
     over = [(r.get("kernel", "attention_bwd_gluon"), r["threads"], r["register_file"]) for r in compile_reports
             if r["register_file"] > 65536]
     assert not over, (f"saw (kernel, threads, registers) {over} over the SM's 65,536 registers: lower the kernel's "
@@ -154,11 +155,12 @@ def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows,
             f"{r['bulk_reduces']} bulk reduces, {r['reduces_waited_at_once']} waited for before the next product: "
             "each tile body's dQ reduce should be waited for only before its staging buffer is written again (the "
             "loop bodies' reduces fall through to the end-of-program wait, hence up to 2, and GQA's epilogue adds "
-            f"{extra}); a wait behind every reduce cost session 14's probe a third of its speed (394 TFLOP/s)")
+            f"{extra}); a wait behind every reduce cost the one-pass probe (tools/gluon_dkdv_probe.py's --dq, "
+            "2026-12-01, H200) a third of its speed (394 TFLOP/s)")
     assert not r["wgmma_serialized"], (
         "ptxas serialises the kernel's wgmma (C7512: for want of registers; C7515: an accumulator in flight set by "
-        "other instructions, e.g. zeros carried into a loop of products, which cost stop 28's first deterministic "
-        "loop 18%)")
+        "other instructions, e.g. zeros carried into a loop of products, which cost the first deterministic "
+        "loop 18%, 2026-12-02, H200)")
     assert r["shared"] <= H200_SHARED, f"the kernel asks for {r['shared']} B of shared memory, over {H200_SHARED}"
     ordering = {n: r[n] for n in ("turn_spins", "written_waits", "release_adds", "proxy_fences_global")}
     if not det:
@@ -202,8 +204,8 @@ def test_gluon_backward_deterministic_compile_takes_turns(compiled, D, rows, gro
 
 # (pair, persist, share_ds, stages, tma_out, det): each form as the launcher compiles it by default, and the single
 # form at two stages too (``launch.GLUON_BWD192_THREE_STAGES`` off); the persistent form with dK and dV by pointer
-# stores (shared K/V heads, layouts the bulk-copy engine cannot address) and by bulk copies (stop 44, heads of their
-# own); its deterministic mode with either (``DET``, stop 45, heads of their own)
+# stores (shared K/V heads, layouts the bulk-copy engine cannot address) and by bulk copies (heads of their own);
+# its deterministic mode with either (``DET``, heads of their own)
 FORMS192 = {"single": (False, False, False, 3, False, False), "single-2st": (False, False, False, 2, False, False),
             "pairs": (True, False, False, 2, False, False), "persist": (False, True, False, 3, False, False),
             "share-ds": (False, False, True, 2, False, False), "persist-tma": (False, True, False, 3, True, False),
@@ -232,20 +234,20 @@ def test_gluon_backward_192_compiles_overlapped_unserialised_and_unspilled(compi
     D_qk's 128 + 64 columns, dV 4, dQ 4, dK 4); dQ's one reduce a body a consumer; ptxas neither serialises the
     products nor spills (the point of the split: the key split would hold 224 registers of accumulators a thread);
     dK and dV by atomic adds into the fp32 accumulators where K/V heads are shared (``_store_rows``), by stores
-    otherwise. The pair form (stop 37): its shared memory plus the exchange's bytes fit, and each body sends its
+    otherwise. The pair form: its shared memory plus the exchange's bytes fit, and each body sends its
     half by asynchronous remote stores (consumer 0 8 a thread, consumer 1 4: 16-byte slots of [64, 64] and [64, 32]
     fp32) and reads the partner's back as many times, under the two consumers' and the loader's cluster barriers
-    at start and end. The persistent form (stop 38): the same two bodies, the loader's one claim of a block (an
+    at start and end. The persistent form: the same two bodies, the loader's one claim of a block (an
     atomic add), and spills only where a program moves from one block to the next (its loop-invariant arguments
     over the tiles, reloaded for a block's epilogue; Triton 3.6 and 3.9: 156-160 B own K/V, 420-488 B GQA at two
-    stages; 216-240 B and 772-780 B at three), which the bound below keeps from growing unseen. Three stages (stop
-    39, the single and persistent forms) take one P / dS buffer for the third stage's bytes: the same products,
-    waits and reduces, and the shared memory still under the H200's. The dS exchange (stop 38): the pair form's
+    stages; 216-240 B and 772-780 B at three), which the bound below keeps from growing unseen. Three stages (the
+    single and persistent forms) take one P / dS buffer for the third stage's bytes: the same products,
+    waits and reduces, and the shared memory still under the H200's. The dS exchange: the pair form's
     cluster barriers, each consumer's dQ products (own dS and the partner's, 4 + 4 k-steps) in the tile bodies after
     the first and after the loop (the first tile has no previous one to finish), 4 16-byte remote stores of dS a body
     (consumer 0), 4 mailbox loads in each consumer's finish, and the pair form's shared memory bound with
-    ``DS_EXTRA``. The persistent form's bulk-copy epilogue (stop 44): three bulk stores (dK's two chunks and dV) and
-    no fp32 atomics. Deterministic mode (stop 45): three bodies a consumer (the walk down's first tile, its loop, its
+    ``DS_EXTRA``. The persistent form's bulk-copy epilogue: three bulk stores (dK's two chunks and dV) and
+    no fp32 atomics. Deterministic mode: three bodies a consumer (the walk down's first tile, its loop, its
     diagonal's last), whose dQ the two dQ writers reduce (4 + 2 boxes of [64, 32] fp32 from one warp each, where a
     consumer's four warps issue one box each: 6 reduce instructions, as 2 a body would count)."""
     pair, persist, share_ds, stages, tma_out, det = FORMS192[form]
@@ -296,7 +298,7 @@ def test_gluon_backward_192_compiles_overlapped_unserialised_and_unspilled(compi
 @COMPILES
 @pytest.mark.parametrize("tma_out", [True, False], ids=["bulk-copy-out", "pointer-out"])
 def test_gluon_backward_192_deterministic_compile_takes_turns_in_its_writers(compiled192, tma_out):
-    """Deterministic mode at 192 / 128 (``DET``, stop 45): each of its two dQ writers (``_dq_writer``) spins for the
+    """Deterministic mode at 192 / 128 (``DET``): each of its two dQ writers (``_dq_writer``) spins for the
     turn on an acquire load, waits for its reduce's writes (``cp.async.bulk.wait_group 0``, not only the read) and
     passes the turn on by a release add: two of each, none in the consumers, none in any other form. Its shared
     memory grows by the writers' notes and mbarriers alone, and fits."""
@@ -319,7 +321,7 @@ def test_gluon_backward_192_deterministic_compile_takes_turns_in_its_writers(com
 
 @COMPILES
 def test_gluon_backward_192_split_form_computes_no_dq(compiled192_no_dq, compiled192):
-    """Deterministic mode's split form at 192 / 128 (``NO_DQ``, stop 46): the persistent pass without dQ, so no bulk
+    """Deterministic mode's split form at 192 / 128 (``NO_DQ``): the persistent pass without dQ, so no bulk
     reduce, no turn, 16 fewer wgmma than the default form's 80 (consumer 0's dQ columns 0-127: 8 k-steps, consumer
     1's 128-191 over both K chunks' keys: 8), and no spill; dK and dV still go out by the bulk-copy engine."""
     assert compiled192_no_dq, "tools/gluon_bwd_compile.py compiled no NO_DQ form"
@@ -366,10 +368,10 @@ def test_gluon_backward_takes_what_it_addresses(as_on_the_h200, dtype, causal, H
 @pytest.mark.parametrize("causal", [False, True], ids=["nc", "causal"])
 @pytest.mark.parametrize("H_kv", [2, 1], ids=["own-kv", "mqa"])
 def test_gluon_backward_takes_192_128_outside_deterministic_mode(as_on_the_h200, causal, H_kv):
-    """D_qk 192 / D_v 128 (``attention_bwd_gluon_192``, stop 30): taken under the masks in ``GLUON_BWD_192`` (by
-    default both, stop 33), K/V heads shared or not; left to the Triton kernels where ``GLUON_BWD_192`` leaves its mask
+    """D_qk 192 / D_v 128 (``attention_bwd_gluon_192``): taken under the masks in ``GLUON_BWD_192`` (by
+    default both), K/V heads shared or not; left to the Triton kernels where ``GLUON_BWD_192`` leaves its mask
     out, and in deterministic mode while its forms' switches are off (``GLUON_BWD192_DETERMINISTIC`` by default; the
-    split form's, on by default since stop 47, here), each with a reason that names it."""
+    split form's, on by default, here), each with a reason that names it."""
     if not launch.attention_bwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
     q, k, _, _ = _tensors(d=192, H_kv=H_kv)
@@ -393,8 +395,8 @@ def test_gluon_backward_takes_192_128_outside_deterministic_mode(as_on_the_h200,
 @pytest.mark.parametrize("H_kv", [2, 1], ids=["own-kv", "mqa"])
 def test_gluon_backward_192_deterministic_only_where_its_switch_form_and_heads_allow(as_on_the_h200, monkeypatch,
                                                                                       H_kv):
-    """Deterministic mode at 192 / 128 (``GLUON_BWD192_DETERMINISTIC``, stop 45; the split form's switch, on by default
-    since stop 47, off here): with the switch off the Triton kernels take it and the reason names the switch; with it
+    """Deterministic mode at 192 / 128 (``GLUON_BWD192_DETERMINISTIC``; the split form's switch, on by default,
+    off here): with the switch off the Triton kernels take it and the reason names the switch; with it
     on, the persistent form takes heads with K and V of their own, and declines shared ones (their dK, dV are added by
     atomics) and any other form (no turns), each with a reason that names it."""
     if not launch.attention_bwd_gluon.AVAILABLE:
@@ -421,8 +423,8 @@ def test_gluon_backward_192_deterministic_only_where_its_switch_form_and_heads_a
 
 def test_gluon_backward_192_deterministic_takes_the_split_form_by_default(as_on_the_h200, monkeypatch):
     """Deterministic calls at 192 / 128 with K and V heads of their own go to the persistent pass's split form with
-    the switches as they ship (``GLUON_BWD192_DET_SPLIT`` on since stop 47: 1.07-1.08x of the default's time on the
-    H200, where the Triton path took 1.16-1.17x and missed the issue's 1.15 bar)."""
+    the switches as they ship (``GLUON_BWD192_DET_SPLIT`` on since 2026-12-06: 1.07-1.08x of the default's time on
+    the H200, where the Triton path took 1.16-1.17x and missed the issue's 1.15 bar)."""
     if not launch.attention_bwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
     assert launch.GLUON_BWD192_DET_SPLIT, "the split form is off by default: deterministic 192 / 128 calls lose 15%"
@@ -437,7 +439,7 @@ def test_gluon_backward_192_deterministic_takes_the_split_form_by_default(as_on_
 
 @pytest.mark.parametrize("H_kv", [2, 1], ids=["own-kv", "mqa"])
 def test_gluon_backward_192_split_form_only_where_its_switch_rows_and_heads_allow(as_on_the_h200, monkeypatch, H_kv):
-    """Deterministic mode's split form at 192 / 128 (``GLUON_BWD192_DET_SPLIT``, stop 46; the turn-taking form's switch
+    """Deterministic mode's split form at 192 / 128 (``GLUON_BWD192_DET_SPLIT``; the turn-taking form's switch
     off): the persistent pass takes heads with K and V of their own where S_q is a multiple of 4 (the Triton dQ pass
     after it reads the side buffers packed); other S_q, shared heads and other forms are declined with a reason that
     names the rule."""
@@ -483,7 +485,7 @@ def test_bwd192_forms_follow_the_switches_on_cuda_only():
 
 
 def test_gluon_backward_det_up_switch_sets_restores_and_checks_head_dims():
-    """``gluon_bwd_det_up`` (deterministic mode's walk-up order under the causal mask, stop 31) replaces the set of
+    """``gluon_bwd_det_up`` (deterministic mode's walk-up order under the causal mask) replaces the set of
     head dims for the block and puts the launcher's back after it; a head dim the Gluon backward does not run is a
     ValueError that names the switch."""
     before = launch.GLUON_BWD_DET_UP
@@ -499,9 +501,9 @@ def test_gluon_backward_det_up_switch_sets_restores_and_checks_head_dims():
 
 
 def test_gluon_backward_takes_hd64_with_and_without_the_mask(as_on_the_h200):
-    """hd64: taken with and without the causal mask (128-row tiles, faster than the Triton kernels since stop
-    26), left to them under the mask where ``GLUON_BWD_CAUSAL_HEAD_DIMS`` leaves hd64 out, and deterministic calls
-    where the switch lets them in (the default since stop 28)."""
+    """hd64: taken with and without the causal mask (128-row tiles, faster than the Triton kernels there,
+    2026-12-02, H200), left to them under the mask where ``GLUON_BWD_CAUSAL_HEAD_DIMS`` leaves hd64 out, and
+    deterministic calls where the switch lets them in (the default)."""
     if not launch.attention_bwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
     t = _tensors(d=64)
@@ -555,7 +557,7 @@ def test_gluon_backward_reasons_name_each_thing_it_cannot_do(as_on_the_h200, mon
        gqa=st.booleans(), scale=st.sampled_from([0.1, -0.1]), causal=st.booleans(), det=st.booleans(),
        hd64=st.booleans(), det_on=st.booleans())
 # calls at the rules' edges (random draws reach each only about once in 100): GQA that passes every rule (the
-# kernel takes it), GQA in deterministic mode (taken since stop 28), the same with heads of their own (taken),
+# kernel takes it), GQA in deterministic mode (taken), the same with heads of their own (taken),
 # a padded SBHD causal call
 @example(order="bshd", row_gap=0, d_step=1, offset=0, dtype=torch.bfloat16, d=128, gqa=True, scale=0.1,
          causal=False, det=False, hd64=False, det_on=True)
@@ -573,7 +575,7 @@ def test_gluon_backward_takes_a_call_exactly_when_its_kernel_addresses_it(as_on_
     > 0, K/V heads shared or not, deterministic or not (where the switch lets it in); nothing else may send it
     away, nothing less let it in.
     ``hd64``: with head dim 64 let in (the default; here without the mask only, the causal set pinned to
-    {128}); ``det_on``: deterministic calls let in (``GLUON_BWD_DETERMINISTIC``, on by default since stop 28)."""
+    {128}); ``det_on``: deterministic calls let in (``GLUON_BWD_DETERMINISTIC``, on by default)."""
     from test_triton_kernels import Layout, strided
 
     if not launch.attention_bwd_gluon.AVAILABLE:
@@ -602,7 +604,7 @@ def test_dq_block_is_half_a_tile_in_whole_products(D, rows):
     """A consumer's part of a tile's dQ (``attention_bwd_gluon.dq_block``, the launcher's descriptor block, which
     the kernel reads its split off) is half the tile: its column half, or its row half where that is at least a
     product's 64 rows; a row half under 64 is refused, not compiled into a product the hardware has not got."""
-    from sdpa_bwd.kernels.attention_bwd_gluon import dq_block
+    from sdpa_bwd.engine.kernels.attention_bwd_gluon import dq_block
 
     assert dq_block(D, rows, False) == [rows, D // 2]
     if rows >= 128:
@@ -631,7 +633,7 @@ def test_gluon_bwd192_form_switch_sets_and_restores(switch, name):
 @COMPILES
 @pytest.mark.parametrize("grouped", [False, True], ids=["own-kv", "gqa"])
 def test_gluon_backward_192_k128_compiles_and_fits(compile_reports, grouped):
-    """The 128-key 192 / 128 kernel (``attention_bwd_gluon_192_k128``, stop 41): its shared memory (K and V of 128
+    """The 128-key 192 / 128 kernel (``attention_bwd_gluon_192_k128``): its shared memory (K and V of 128
     keys, two Q / dO stages in 64-column chunks, two P and two dS tiles, two [64, 64] fp32 staging buffers) under the
     H200's; 96 wgmma (consumer 1: S 3 x 4 k-steps, dP 8, dV 4, dQ's chunk over both key halves 8, dK 3 x 4; consumer
     0 the same and its second dQ chunk, 8 more); three bulk reduces (consumer 0's chunks 0 and 2, consumer 1's
@@ -657,7 +659,7 @@ def test_pair_form_fits_the_h200_with_its_exchange_bytes():
     (49280) and ``_pair_init`` and the exchange address past it: the constants must agree."""
     import inspect
 
-    from sdpa_bwd.kernels import attention_bwd_gluon_192 as g
+    from sdpa_bwd.engine.kernels import attention_bwd_gluon_192 as g
 
     assert g.PAIR_EXTRA == 2 * (64 * 64 + 64 * 32) * 4 + 128 == 49280, (
         f"PAIR_EXTRA is {g.PAIR_EXTRA}: _pair_base, _pair_init, _pair_send and _pair_finish address it as 49280 "
@@ -677,8 +679,9 @@ def test_gluon_bwd_dq_rows_switch_sets_and_restores():
 @given(S_q=st.integers(1, 5000))
 def test_gluon_side_rows_start_each_head_on_16_bytes(S_q):
     """The Gluon backward's loader reads lse2 and delta through one-dimensional TMA boxes that must start on 16
-    bytes (stop 26 run 1: every S_q not a multiple of 4 faulted with an illegal instruction), so each head's rows
-    of them start on a multiple of 4 fp32 rows, and no more padding than that."""
+    bytes (every S_q not a multiple of 4 faulted with an illegal instruction: 2026-12-02, H200,
+    docs/data/h200-2026-12-02d/run1), so each head's rows of them start on a multiple of 4 fp32 rows, and no more
+    padding than that."""
     n = launch.gluon_side_rows(S_q)
     assert n % 4 == 0 and S_q <= n < S_q + 4, (
         f"gluon_side_rows({S_q}) = {n}: a head's side rows must be S_q rounded up to a multiple of 4")
@@ -688,7 +691,7 @@ def test_gluon_side_rows_start_each_head_on_16_bytes(S_q):
 def test_odo_writes_each_head_at_its_padded_side_row(S_q):
     """ODO (under the interpreter) into side buffers of ``gluon_side_rows(S_q)`` rows a head: delta and lse2 of
     row (b, h, i) at (b H + h) side + i, against float64, and the padding rows left as they were."""
-    from sdpa_bwd import launch_cache
+    from sdpa_bwd.engine import launch_cache
 
     B, H, D = 2, 3, 16
     gen = torch.Generator().manual_seed(S_q)
@@ -715,7 +718,7 @@ def test_odo_zeroes_the_dq_accumulator_where_asked(S_q, D_qk):
     """ODO (under the interpreter) given the packed fp32 dQ accumulator (``GLUON_PDL``'s call, which allocates it
     unfilled) zeroes every one of its (B H_q S_q, D_qk) elements and still writes delta; an accumulator whose width
     is not a multiple of 64 is refused. The accumulator starts as NaN, so a row or column it missed shows."""
-    from sdpa_bwd import launch_cache
+    from sdpa_bwd.engine import launch_cache
 
     B, H, D = 2, 3, 16
     gen = torch.Generator().manual_seed(S_q + D_qk)

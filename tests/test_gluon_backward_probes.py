@@ -1,6 +1,6 @@
 """tools/gluon_dkdv_probe.py, tools/gluon_dq_probe.py and tools/gluon_bwd192_k96_probe.py compile for sm_90a with
-this Triton, in the schedule they exist to measure. (Stop 29's 192 / 128 probe is the engine's ``attention_bwd_gluon_192`` since stop 30:
-tests/test_gluon_backward.py checks its compile.)
+this Triton, in the schedule they exist to measure. (The first 192 / 128 probe became the engine's
+``attention_bwd_gluon_192`` on 2026-12-03: tests/test_gluon_backward.py checks its compile.)
 
 No GPU: the probes are compiled, not run (Gluon has no interpreter). Checked is what their timings would rest
 on: each consumer waits for S with one product (dP) still in flight at every place it computes probabilities
@@ -22,14 +22,14 @@ pytest.importorskip("triton.experimental.gluon.language.nvidia.hopper")
 H200_SHARED = 232448  # bytes a program may take on the H200 (the OutOfResources limit the device reports)
 REGISTER_FILE = 65536  # 32-bit registers an SM holds: what one program's threads may start with, all told
 TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools")
-# probe: (S-with-dP-in-flight waits, wgmma count, how the count comes about). The 5-product pass (session 14's
-# "--dq") is the engine's backward now: tests/test_gluon_backward.py checks its schedule.
+# probe: (S-with-dP-in-flight waits, wgmma count, how the count comes about). The 5-product pass
+# (gluon_dkdv_probe.py's "--dq", 2026-12-01) is the engine's backward now: tests/test_gluon_backward.py checks its schedule.
 PROBES = {
     "gluon_dkdv_probe.py": (6, 144, "2 consumers x (first tile, peeled second, loop) x (S and dP: 8 k-steps each "
                                     "over D 128; dV and dK: 4 each over 64 query rows)"),
     "gluon_dq_probe.py": (6, 120, "2 consumers x (first tile, loop, diagonal loop) x (S and dP: 8 k-steps each "
                                   "over D 128; dQ: 4 over 64 keys)"),
-    # stop 30's 192 / 128 form in FlashAttention-3's hdim-192 shape (96-key programs, three consumers)
+    # the 192 / 128 backward in FlashAttention-3's hdim-192 shape (96-key programs, three consumers), 2026-12-03
     "gluon_bwd192_k96_probe.py": (9, 354, "3 consumers x 3 tile bodies (two peeled, the loop) x (S: 8 + 4 k-steps "
                                           "over D_qk's 128 + 64 columns, dP 8, dQ 4 + 2 over keys 0-63 and 64-95, "
                                           "dK^T 4 + 4, and for consumers 0 and 1 dV^T 4 + 4)"),

@@ -1,4 +1,4 @@
-"""The Gluon forward (``sdpa_bwd.kernels.attention_fwd_gluon``) without a GPU: the schedule it compiles to for
+"""The Gluon forward (``sdpa_bwd.engine.kernels.attention_fwd_gluon``) without a GPU: the schedule it compiles to for
 sm_90a, and the launcher's rule for when it runs (``launch.gluon_forward_reasons``).
 
 Gluon has no interpreter, so its results are checked on the GPU only (tests/gpu/test_gluon_forward_gpu.py).
@@ -19,7 +19,7 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 
 H200_SHARED = 232448  # bytes a program may take on the H200 (the OutOfResources limit the device reports)
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")

@@ -28,8 +28,8 @@ if sys.argv[2] == "3.6-order":
         func_key = func.cache_key + str(getattr(func, "noinline", False))
         self.hasher.update(func_key.encode("utf-8"))
     J.DependenciesFinder._update_hash = update_hash_3_6
-from sdpa_bwd.kernels import attention_bwd as b, attention_fwd as f
-from sdpa_bwd.kernels import jit_callees, package_jit_functions
+from sdpa_bwd.engine.kernels import attention_bwd as b, attention_fwd as f
+from sdpa_bwd.engine.kernels import jit_callees, package_jit_functions
 names = {"dkdv": b.attention_bwd_dkdv_kernel, "dkdv_any": b.attention_bwd_dkdv_kernel_any_len,
          "dq": b.attention_bwd_dq_kernel, "dq_any": b.attention_bwd_dq_kernel_any_len,
          "fwd": f.attention_fwd_kernel, "fwd_any": f.attention_fwd_kernel_any_len,

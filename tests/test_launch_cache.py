@@ -1,4 +1,4 @@
-"""The launch cache (``sdpa_bwd.launch_cache``): a call with a recorded key replays the recorded launches on
+"""The launch cache (``sdpa_bwd.engine.launch_cache``): a call with a recorded key replays the recorded launches on
 its own tensors and gives what the full launcher gives, bit for bit; a call that differs in anything the
 launcher reads (a stride, an alignment, which tensors are one object, a bound, a switch, a replaced function)
 is recorded afresh. On the CPU the replay goes through ``fn[grid]`` under the interpreter; the compiled
@@ -12,7 +12,8 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sdpa_bwd import launch, launch_cache, oracle
+from sdpa_bwd.engine import launch, launch_cache
+from sdpa_bwd.problem import oracle
 from test_triton_kernels import BHSD, BSHD, DEVICE, SBHD, Layout, check_poisoned_output, random_input, strided
 
 

@@ -7,7 +7,7 @@ import triton
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 
 
 @given(st.integers(0, 1 << 20))

@@ -12,9 +12,9 @@ import sys
 import pytest
 
 from sdpa_bwd.cli import DEFAULT_ENGINES
-from sdpa_bwd.runner import FAILING
+from sdpa_bwd.conformance.judge import FAILING
 
-pytest.importorskip("sdpa_bwd.plan")
+pytest.importorskip("sdpa_bwd.conformance.plan")
 pytest.importorskip("triton")
 
 

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from sdpa_bwd.cases import Case
+from sdpa_bwd.problem.cases import Case
 from sdpa_bwd.cli import main
-from sdpa_bwd.engines import get_engine
-from sdpa_bwd.layout import Storage
-from sdpa_bwd.matrix import build, case_anchor, features, to_html, to_markdown
-from sdpa_bwd.report import to_json
-from sdpa_bwd.runner import run_cases
-from sdpa_bwd.worker import IMPORTS_ENV, import_engine_modules
+from sdpa_bwd.backends import get_engine
+from sdpa_bwd.problem.layout import Storage
+from sdpa_bwd.conformance.matrix import build, case_anchor, features, to_html, to_markdown
+from sdpa_bwd.conformance.report import to_json
+from sdpa_bwd.conformance.runner import run_cases
+from sdpa_bwd.conformance.worker import IMPORTS_ENV, import_engine_modules
 
 FAULT_ENGINES = str(Path(__file__).with_name("fault_engines.py"))
 # Tiny versions of built-in cases: packed, padded rows, H_k != H_v, an SBHD window.
@@ -116,8 +116,8 @@ def test_html_page_loads_in_headless_chromium_and_failing_cells_link_to_their_ca
 
 def test_cases_not_run_are_counted_as_such_not_as_known_defects():
     """A case skipped for memory (or by a skip entry) was never run: the cell says so, and is no failure."""
-    from sdpa_bwd.runner import skipped_result
-    from sdpa_bwd.matrix import cell_text, status
+    from sdpa_bwd.conformance.runner import skipped_result
+    from sdpa_bwd.conformance.matrix import cell_text, status
 
     ran = run_cases(get_engine("reference"), CASES[:1], progress=False)
     skipped = skipped_result("reference", CASES[1], "the cost model says it needs about 98 GiB")

@@ -43,7 +43,7 @@ def _load_problem(source: str):
 
 
 def test_a_removed_rule_no_longer_fires(tool):
-    source = (ROOT / "src/sdpa_bwd/problem.py").read_text()
+    source = (ROOT / "src/sdpa_bwd/problem/model.py").read_text()
     mutant = next(m for m in tool.enumerate_mutants("problem")
                   if m.kind == "remove" and "ALIGNMENTS" in m.detail)
     mutated = tool.apply_mutant(mutant, source)
@@ -56,7 +56,7 @@ def test_a_removed_rule_no_longer_fires(tool):
 
 
 def test_a_widened_bound_accepts_one_value_more(tool):
-    source = (ROOT / "src/sdpa_bwd/launch.py").read_text()
+    source = (ROOT / "src/sdpa_bwd/engine/launch.py").read_text()
     mutant = next(m for m in tool.enumerate_mutants("launch") if m.kind.startswith("widen"))
     mutated = tool.apply_mutant(mutant, source)
     assert "d > MAX_HEAD_DIM + 1" in mutated

@@ -5,8 +5,8 @@ import math
 import pytest
 import torch
 
-from sdpa_bwd import oracle
-from sdpa_bwd.layout import strided_empty
+from sdpa_bwd.problem import oracle
+from sdpa_bwd.problem.layout import strided_empty
 
 
 def autograd_reference(q, k, v, do, scale, left_bound, right_bound, alignment):

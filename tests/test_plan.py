@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from sdpa_bwd.cases import Case
-from sdpa_bwd.plan import LEVELS, load_level
-from sdpa_bwd.plan import generate
-from sdpa_bwd.plan.bundles import BundleError, load_bundle, parse_bundle
-from sdpa_bwd.plan.cost import LIMITS, case_cost, fits, level_totals
-from sdpa_bwd.plan.legality import RULES, pair_rule, written_violations
-from sdpa_bwd.plan.pairwise import prove, required_pairs
-from sdpa_bwd.plan.regressions import REGRESSION_CLASSES
+from sdpa_bwd.problem.cases import Case
+from sdpa_bwd.conformance.plan import LEVELS, load_level
+from sdpa_bwd.conformance.plan import generate
+from sdpa_bwd.conformance.plan.bundles import BundleError, load_bundle, parse_bundle
+from sdpa_bwd.conformance.plan.cost import LIMITS, case_cost, fits, level_totals
+from sdpa_bwd.conformance.plan.legality import RULES, pair_rule, written_violations
+from sdpa_bwd.conformance.plan.pairwise import prove, required_pairs
+from sdpa_bwd.conformance.plan.regressions import REGRESSION_CLASSES
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +99,7 @@ def test_legality_violations_are_zero(written):
 
 def test_legality_catches_a_broken_case(written):
     claim = next(c for c in written if c.id == "pair-000")
-    from sdpa_bwd.plan import axes
+    from sdpa_bwd.conformance.plan import axes
 
     bad = replace(claim, id="bad-o-broadcast", storage=dict(claim.storage) | {"o": axes.STORAGE["zero"]})
     found = written_violations([bad])
@@ -123,7 +123,7 @@ def test_pairwise_proof_is_complete(written):
 def test_pairwise_proof_reads_what_cases_are(written):
     """Drop the cases realising one pair, and the proof names that pair missing."""
     def realises(case):
-        from sdpa_bwd.plan.axes import assignment_of
+        from sdpa_bwd.conformance.plan.axes import assignment_of
 
         v = assignment_of(case)
         return "zero" in v.get("q", ()) and "float32" in v.get("dtype", ())
@@ -177,7 +177,7 @@ def test_each_case_carries_id_purpose_covers_seed_and_repro(written):
 
 
 def test_storage_varies_per_tensor_independently(written):
-    from sdpa_bwd.plan.axes import STORAGE, TENSOR_AXES
+    from sdpa_bwd.conformance.plan.axes import STORAGE, TENSOR_AXES
 
     pairs = {(c.storage_of("o"), c.storage_of("do")) for c in written if c.level != "full"}
     assert any(o != do for o, do in pairs)
@@ -220,7 +220,7 @@ def test_loader_refuses_a_malformed_bundle_whole(mutate, phrase):
 
 def test_builtin_schema_check_agrees_with_jsonschema():
     """Without jsonschema (the GPU box runs from a source tree) the same schema file is still enforced."""
-    from sdpa_bwd.plan.bundles import _mini_errors, _schema, schema_errors
+    from sdpa_bwd.conformance.plan.bundles import _mini_errors, _schema, schema_errors
 
     schema = _schema()
     for level in LEVELS:
@@ -291,7 +291,7 @@ def test_plan_commands(capsys, tmp_path):
     assert "all-pairs" in out and "legality violations: 0" in out and "MISSING" not in out
     path = tmp_path / "heads.json"
     assert main(["plan", "--exhaustive", "heads", "--out", str(path)]) == 0
-    from sdpa_bwd.cases import load_cases
+    from sdpa_bwd.problem.cases import load_cases
 
     assert len(load_cases(path)) == len(generate.exhaustive("heads"))
 

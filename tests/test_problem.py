@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from sdpa_bwd.layout import Storage
+from sdpa_bwd.problem.layout import Storage
 from sdpa_bwd.problem import Problem, TensorSpec, make_problem, packed_strides, self_overlap, specs_overlap
 
 
@@ -155,7 +155,7 @@ def test_layout_helper_orders_and_padding():
 def test_describe_torch_tensor():
     import torch
 
-    from sdpa_bwd.layout import describe_tensor, strided_empty
+    from sdpa_bwd.problem.layout import describe_tensor, strided_empty
 
     t = strided_empty((2, 4, 16, 8), "sbhd", dtype=torch.float16)
     assert t.stride() == (32, 8, 64, 1)

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sdpa_bwd.layout import AXES, Storage
+from sdpa_bwd.problem.layout import AXES, Storage
 from sdpa_bwd.problem import Problem, TensorSpec, make_problem, self_overlap, specs_overlap
 
 small_dims = st.lists(st.integers(1, 4), min_size=1, max_size=4)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 from sdpa_bwd.problem import TensorSpec, make_problem, packed_strides
 
 

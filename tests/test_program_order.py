@@ -18,8 +18,9 @@ import triton.language as tl  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from sdpa_bwd import launch, oracle  # noqa: E402
-from sdpa_bwd.kernels.attention_fwd import program_tile  # noqa: E402
+from sdpa_bwd.engine import launch  # noqa: E402
+from sdpa_bwd.problem import oracle  # noqa: E402
+from sdpa_bwd.engine.kernels.attention_fwd import program_tile  # noqa: E402
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 

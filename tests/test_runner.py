@@ -5,12 +5,12 @@ import json
 import pytest
 import torch
 
-from sdpa_bwd.cases import BUILTIN_CASES, Case
-from sdpa_bwd.engines import get_engine
-from sdpa_bwd.engines.reference import ReferenceEngine
-from sdpa_bwd.layout import Storage
-from sdpa_bwd.runner import run_case, run_cases
-from sdpa_bwd.tensors import GUARD
+from sdpa_bwd.problem.cases import BUILTIN_CASES, Case
+from sdpa_bwd.backends import get_engine
+from sdpa_bwd.backends.reference import ReferenceEngine
+from sdpa_bwd.problem.layout import Storage
+from sdpa_bwd.conformance.runner import run_case, run_cases
+from sdpa_bwd.conformance.tensors import GUARD
 
 
 class WritesPastDq(ReferenceEngine):
@@ -140,7 +140,7 @@ def test_every_failure_prints_its_repro_command():
 
 
 def test_inputs_are_random_not_zero_and_gaps_are_poison():
-    from sdpa_bwd.tensors import is_poison, materialize
+    from sdpa_bwd.conformance.tensors import is_poison, materialize
 
     c = case(storage={"q": Storage("bhsd", pad={"s": 3})})
     m = materialize(c.to_problem(), seed=1)
@@ -170,9 +170,9 @@ def test_cli_unknown_case_says_what_to_do():
 def test_a_result_says_where_its_time_went():
     """phases: wall seconds of materialize, oracle, engine, judge, reruns (and forward for engines
     with one), summing to no more than the case's own seconds."""
-    from sdpa_bwd.cases import Case
-    from sdpa_bwd.engines import get_engine
-    from sdpa_bwd.runner import run_case
+    from sdpa_bwd.problem.cases import Case
+    from sdpa_bwd.backends import get_engine
+    from sdpa_bwd.conformance.runner import run_case
 
     r = run_case(get_engine("reference"), Case("timed", S_q=19, D_qk=16, seed=3), reruns=2)
     assert r.verdict == "passed"
@@ -217,7 +217,7 @@ def test_a_result_counts_the_kernels_it_compiled(monkeypatch):
     pytest.importorskip("triton.knobs")
     from triton import knobs
 
-    from sdpa_bwd.compiles import compile_totals
+    from sdpa_bwd.engine.compiles import compile_totals
 
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     seen = []

@@ -5,14 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from sdpa_bwd.cases import BUILTIN_CASES, Case, dump_cases
+from sdpa_bwd.problem.cases import BUILTIN_CASES, Case, dump_cases
 from sdpa_bwd.cli import main
-from sdpa_bwd.engines import get_engine
-from sdpa_bwd.engines.reference import ReferenceEngine
-from sdpa_bwd.layout import Storage
-from sdpa_bwd.report import content, load_report, merge
-from sdpa_bwd.runner import packed_control, parse_shard, run_case, run_cases, run_isolated, shard
-from sdpa_bwd.worker import IMPORTS_ENV, import_engine_modules
+from sdpa_bwd.backends import get_engine
+from sdpa_bwd.backends.reference import ReferenceEngine
+from sdpa_bwd.problem.layout import Storage
+from sdpa_bwd.conformance.report import content, load_report, merge
+from sdpa_bwd.conformance.runner import packed_control, parse_shard, run_case, run_cases, run_isolated, shard
+from sdpa_bwd.conformance.worker import IMPORTS_ENV, import_engine_modules
 
 FAULT_ENGINES = str(Path(__file__).with_name("fault_engines.py"))
 pytest_plugins = ["pytester"]
@@ -168,7 +168,7 @@ def test_merge_refuses_overlapping_shards(tmp_path):
 
 # -- outputs ----------------------------------------------------------------------------------
 def test_junit_maps_verdicts(tmp_path, fault_engines):
-    from sdpa_bwd.junit import write_junit
+    from sdpa_bwd.conformance.junit import write_junit
 
     results = run_cases(get_engine("test-breaks-padded"), TINY[:2], progress=False)
     results += run_cases(get_engine("torch-math"), [BUILTIN_CASES[7]], progress=False)  # declines H_k != H_v
@@ -206,7 +206,7 @@ def test_pytest_plugin_one_test_per_case_with_the_case_id(pytester, tmp_path):
 
 
 def test_pytest_plugin_collects_a_plan_level(pytester):
-    from sdpa_bwd.plan import load_level
+    from sdpa_bwd.conformance.plan import load_level
 
     ids = [c.id for c in load_level("quick")]
     result = pytester.runpytest_subprocess("--sdpa-bwd-engine", "reference", "--sdpa-bwd-level", "quick",

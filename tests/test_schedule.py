@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdpa_bwd.cases import Case
-from sdpa_bwd.schedule import CASE_OVERHEAD_S, MemoryGate, chunks, dispatch_order, same_sizes
+from sdpa_bwd.problem.cases import Case
+from sdpa_bwd.conformance.schedule import CASE_OVERHEAD_S, MemoryGate, chunks, dispatch_order, same_sizes
 
 
 def _cases(sizes):
@@ -115,7 +115,7 @@ def test_memory_gate_stops_waiting_when_the_run_is_stopped_and_refuses_the_impos
 
 
 def test_isolated_run_on_two_workers_records_when_and_where_each_case_ran_and_the_phase_times():
-    from sdpa_bwd.runner import run_isolated
+    from sdpa_bwd.conformance.runner import run_isolated
 
     cases = [Case(f"t{i}", S_q=8 + 8 * (i % 3), D_qk=16, seed=i) for i in range(6)]
     timing = {}
@@ -127,7 +127,7 @@ def test_isolated_run_on_two_workers_records_when_and_where_each_case_ran_and_th
 
 
 def test_measured_seconds_take_the_median_less_compiles_for_the_one_engine():
-    from sdpa_bwd.schedule import measured_seconds
+    from sdpa_bwd.conformance.schedule import measured_seconds
 
     def report(*rows):
         return {"results": [dict(zip(("case", "engine", "verdict", "seconds", "compiles"), r)) for r in rows]}
@@ -142,7 +142,7 @@ def test_measured_seconds_take_the_median_less_compiles_for_the_one_engine():
 
 
 def test_measured_seconds_replace_estimates_and_make_finer_chunks():
-    from sdpa_bwd.schedule import MEASURED_CHUNKS_PER_WORKER, plan_chunks
+    from sdpa_bwd.conformance.schedule import MEASURED_CHUNKS_PER_WORKER, plan_chunks
 
     sizes = [8 + 8 * (i % 2) for i in range(64)]
     cases = _cases(sizes)

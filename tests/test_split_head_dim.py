@@ -20,7 +20,7 @@ if not torch.cuda.is_available():
 
 import pytest  # noqa: E402
 
-from sdpa_bwd import launch  # noqa: E402
+from sdpa_bwd.engine import launch  # noqa: E402
 # tma_mode: the fixture that runs each case with TMA as launched by default and forced on
 from test_triton_kernels import (BSHD, DEVICE, DHSB, DSTEP, PAD, SBHD, SHBD, Case, Layout,  # noqa: E402
                                  run_case, tma_mode)  # noqa: F401

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sdpa_bwd.problem import TensorSpec
-from sdpa_bwd.tensors import GUARD, _disjoint, _footprint, _mark, _write
+from sdpa_bwd.conformance.tensors import GUARD, _disjoint, _footprint, _mark, _write
 
 shapes = st.lists(st.tuples(st.integers(1, 4), st.integers(0, 9)), min_size=1, max_size=4)
 
@@ -53,8 +53,8 @@ def test_a_broadcast_tensor_is_not_disjoint():
 @given(st.lists(st.integers(0, 10**6), min_size=0, max_size=4), st.integers(3, 64))
 def test_guard_check_in_chunks_equals_one_pass(hits, chunk):
     """Lost poison found chunk by chunk: the same counts and the same first index as one pass."""
-    import sdpa_bwd.tensors as tensors
-    from sdpa_bwd.cases import Case
+    import sdpa_bwd.conformance.tensors as tensors
+    from sdpa_bwd.problem.cases import Case
 
     m = tensors.materialize(Case("guarded", S_q=5, D_qk=16, seed=2).to_problem(), seed=2)
     buf = m.buffers[next(iter(m.buffers))]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from sdpa_bwd.cases import Case
-from sdpa_bwd.compare import EPS
-from sdpa_bwd.tolerance import classes, parse_classes, reduction_length, tolerance_class
+from sdpa_bwd.problem.cases import Case
+from sdpa_bwd.conformance.compare import EPS
+from sdpa_bwd.conformance.tolerance import classes, parse_classes, reduction_length, tolerance_class
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "data"
 
@@ -26,7 +26,7 @@ def test_every_class_says_why_and_names_are_unique():
 
 
 def test_every_plan_output_has_a_class():
-    from sdpa_bwd.plan import load_level
+    from sdpa_bwd.conformance.plan import load_level
 
     for case in load_level("full", memory_budget=None):
         if case.purpose == "probe":
@@ -75,7 +75,7 @@ def _margins(path: Path):
     out dQ/dK with one key, whose value is 0 by cancellation and which only
     the magnitude part judges (the runner's own margins below cover them).
     """
-    from sdpa_bwd.plan import load_level
+    from sdpa_bwd.conformance.plan import load_level
 
     cases = {c.id: c for c in load_level("nightly")}
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -107,11 +107,11 @@ def test_classes_fail_a_low_precision_accumulator():
     """An a16 dV accumulator (hipDNN DEF-03) must fail the quick level's regression case."""
     import torch
 
-    from sdpa_bwd import oracle
-    from sdpa_bwd.compare import check_tensor
-    from sdpa_bwd.defects import low_precision_dv
-    from sdpa_bwd.plan import load_level
-    from sdpa_bwd.tensors import TORCH_DTYPE, materialize
+    from sdpa_bwd.problem import oracle
+    from sdpa_bwd.conformance.compare import check_tensor
+    from sdpa_bwd.conformance.defects import low_precision_dv
+    from sdpa_bwd.conformance.plan import load_level
+    from sdpa_bwd.conformance.tensors import TORCH_DTYPE, materialize
 
     case = next(c for c in load_level("quick") if c.id == "reg-low-precision-accumulator-fp16-dv-1024-rows")
     problem = case.to_problem().validate()

@@ -25,7 +25,8 @@ from typing import Optional  # noqa: E402
 
 import pytest  # noqa: E402
 
-from sdpa_bwd import launch, ops, oracle  # noqa: E402
+from sdpa_bwd.engine import api as ops, launch  # noqa: E402
+from sdpa_bwd.problem import oracle  # noqa: E402
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}

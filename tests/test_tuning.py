@@ -1,4 +1,4 @@
-"""The autotuner's choice and cache (sdpa_bwd.tuning), with a fake timer: the logic, not the speed."""
+"""The autotuner's choice and cache (sdpa_bwd.engine.tuning), with a fake timer: the logic, not the speed."""
 
 import dataclasses
 import json
@@ -6,7 +6,7 @@ import json
 import pytest
 import torch
 
-from sdpa_bwd import launch, tuning
+from sdpa_bwd.engine import launch, tuning
 
 
 @pytest.fixture

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from sdpa_bwd.cases import Case
-from sdpa_bwd.runner import run_isolated
-from sdpa_bwd.worker import IMPORTS_ENV, Worker, import_engine_modules
+from sdpa_bwd.problem.cases import Case
+from sdpa_bwd.conformance.runner import run_isolated
+from sdpa_bwd.conformance.worker import IMPORTS_ENV, Worker, import_engine_modules
 
 FAULT_ENGINES = str(Path(__file__).with_name("fault_engines.py"))
 # S_q == 13 is the marker the fault engines misbehave on.
@@ -67,7 +67,7 @@ def test_worker_is_replaced_only_when_it_dies():
 
 
 def test_unknown_engine_is_the_callers_error_not_a_fault():
-    from sdpa_bwd.worker import WorkerError
+    from sdpa_bwd.conformance.worker import WorkerError
 
     with Worker(timeout=60) as w, pytest.raises(WorkerError, match="no engine named 'nope'"):
         w.run("nope", CASES[0])
@@ -81,7 +81,7 @@ def test_real_device_side_assert_poisons_the_context_and_only_that_case_faults()
 
 
 def test_one_gpu_per_worker_when_there_are_enough(monkeypatch):
-    from sdpa_bwd.runner import _gpu_env
+    from sdpa_bwd.conformance.runner import _gpu_env
 
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,5")
     assert _gpu_env(2) == [{"CUDA_VISIBLE_DEVICES": "3"}, {"CUDA_VISIBLE_DEVICES": "5"}]
@@ -94,7 +94,7 @@ def test_one_gpu_per_worker_when_there_are_enough(monkeypatch):
 def test_prestarted_workers_are_the_ones_that_run_the_cases(monkeypatch):
     """The CLI starts its workers before it loads the plan (runner.prestart_workers); the run must
     take those over instead of starting its own, and close them when it is done."""
-    from sdpa_bwd import runner
+    from sdpa_bwd.conformance import runner
 
     pool = runner.prestart_workers(2, "test-aborts", timeout=60)
     pids = {w.pid for w in pool}
@@ -113,7 +113,7 @@ def test_prestarted_workers_are_the_ones_that_run_the_cases(monkeypatch):
 
 
 def test_a_warm_up_that_fails_leaves_the_worker_usable(monkeypatch):
-    from sdpa_bwd.worker import WARM_ENV
+    from sdpa_bwd.conformance.worker import WARM_ENV
 
     with Worker(env={WARM_ENV: "no-such-engine"}, timeout=60) as w:
         assert w.run("test-aborts", CASES[0]).verdict == "passed"

@@ -64,7 +64,7 @@ def main() -> None:
     args = ap.parse_args()
     import torch
 
-    from sdpa_bwd import launch, launch_cache
+    from sdpa_bwd.engine import launch, launch_cache
 
     sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

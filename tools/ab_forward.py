@@ -32,7 +32,7 @@ def main() -> None:
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    from sdpa_bwd import launch, launch_cache
+    from sdpa_bwd.engine import launch, launch_cache
 
     sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

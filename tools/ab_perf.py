@@ -36,7 +36,7 @@ import torch.nn.functional as F
 import triton
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "benchmarks"))
 from common import make  # noqa: E402  (benchmarks/common.py: the benchmark's layouts)

@@ -190,7 +190,7 @@ def fake_tensors(problem, alloc: _Allocator) -> dict:
     """The case's nine tensors as ``tensors.materialize`` lays them out on a CUDA device."""
     import torch
 
-    from sdpa_bwd.tensors import GUARD, TORCH_DTYPE
+    from sdpa_bwd.conformance.tensors import GUARD, TORCH_DTYPE
 
     specs = problem.tensors()
     bases: dict[str, int] = {}
@@ -320,7 +320,7 @@ def recording(sink: list, alloc: Optional[_Allocator] = None):
     interpreter."""
     from unittest import mock
 
-    from sdpa_bwd import launch, launch_cache
+    from sdpa_bwd.engine import launch, launch_cache
 
     alloc = alloc or _Allocator()
     # the launch cache off: a replayed call would skip the kernels' launchers this records through
@@ -353,9 +353,9 @@ def recording(sink: list, alloc: Optional[_Allocator] = None):
 
 def engine_declines(problem) -> list[str]:
     """The triton engine's ``not_supported_reasons`` as on a CUDA machine."""
-    from sdpa_bwd.engines.base import Engine
-    from sdpa_bwd.engines.triton import TritonEngine
-    from sdpa_bwd.launch import triton_not_supported_reasons
+    from sdpa_bwd.backends.base import Engine
+    from sdpa_bwd.backends.triton import TritonEngine
+    from sdpa_bwd.engine.launch import triton_not_supported_reasons
 
     eng = TritonEngine.__new__(TritonEngine)     # no __init__: it would set TRITON_INTERPRET
     eng.device = lambda: "cpu"                   # base rules minus "no CUDA device here"
@@ -444,9 +444,9 @@ _OWN_CONSTEXPRS: dict[str, set] = {}
 
 def _own_constexprs(ln: Launch) -> set:
     if ln.kernel not in _OWN_CONSTEXPRS:
-        from sdpa_bwd import kernels
+        from sdpa_bwd.engine import kernels
 
-        module = importlib.import_module(f"sdpa_bwd.kernels.{GLUON_KERNELS[ln.kernel]}") \
+        module = importlib.import_module(f"sdpa_bwd.engine.kernels.{GLUON_KERNELS[ln.kernel]}") \
             if ln.kernel in GLUON_KERNELS else kernels
         fn = getattr(module, ln.kernel).fn
         _OWN_CONSTEXPRS[ln.kernel] = {p.name for p in inspect.signature(fn).parameters.values()
@@ -472,7 +472,7 @@ def _worker_compile(spec: dict, target, ASTSource, triton, kernels) -> dict:
 
         from triton.experimental.gluon._runtime import GluonASTSource as ASTSource  # noqa: N811
 
-        kernels = importlib.import_module(f"sdpa_bwd.kernels.{GLUON_KERNELS[spec['kernel']]}")
+        kernels = importlib.import_module(f"sdpa_bwd.engine.kernels.{GLUON_KERNELS[spec['kernel']]}")
     fn = getattr(kernels, spec["kernel"])
     names = fn.arg_names
     sig = {n: ty for n, ty in spec["signature"]}
@@ -499,7 +499,7 @@ def worker_main() -> int:
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    from sdpa_bwd import kernels
+    from sdpa_bwd.engine import kernels
 
     target = GPUTarget("cuda", 90, 32)
     out = sys.stdout
@@ -875,7 +875,7 @@ def main(argv=None) -> int:
     if args.worker:
         return worker_main()
 
-    from sdpa_bwd.plan import load_level
+    from sdpa_bwd.conformance.plan import load_level
 
     cases = load_level(args.level)
     t0 = time.monotonic()

@@ -30,7 +30,7 @@ import statistics
 import torch
 import triton
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 
 # (B, H, S, D), causal[, H_kv]: bf16, BHSD; the last two GQA 32/8 (the benchmark's)
 ROWS = [((2, 16, 4096, 128), False), ((2, 16, 4096, 128), True), ((1, 16, 8192, 128), False),

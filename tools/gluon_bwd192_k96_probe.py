@@ -53,10 +53,10 @@ import math
 import os
 import sys
 
-from sdpa_bwd.kernels.attention_bwd_gluon import AVAILABLE
+from sdpa_bwd.engine.kernels.attention_bwd_gluon import AVAILABLE
 
 if AVAILABLE:
-    from sdpa_bwd.kernels.attention_bwd_gluon import (
+    from sdpa_bwd.engine.kernels.attention_bwd_gluon import (
         _thread_barrier,
         _tma_load,
         _tma_reduce_add,
@@ -71,8 +71,8 @@ if AVAILABLE:
         warpgroup_mma_wait,
         wgmma_layout,
     )
-    from sdpa_bwd.kernels.attention_bwd_gluon_192 import stream_q_do
-    from sdpa_bwd.kernels.attention_fwd_gluon import host_layout
+    from sdpa_bwd.engine.kernels.attention_bwd_gluon_192 import stream_q_do
+    from sdpa_bwd.engine.kernels.attention_fwd_gluon import host_layout
 
 # The kernel's register budget ($PROBE_MAX_REGS): Triton pads the 13 warps to whole warpgroups (16 warps: the
 # loader's with three idle ones), so 16 x 32 threads x 128 fill the 65,536 of an SM; the partitions then resize
@@ -364,8 +364,8 @@ def launch(q, k, v, o, do, stats, causal: bool, kernel_only: bool = False):
     import torch
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
-    from sdpa_bwd import launch as engine
-    from sdpa_bwd import launch_cache
+    from sdpa_bwd.engine import launch as engine
+    from sdpa_bwd.engine import launch_cache
 
     B, H, S_q, _ = q.shape
     S_kv = k.shape[2]
@@ -440,7 +440,7 @@ def main() -> None:
             pass
         globals()["_tma_reduce_add"] = _no_reduce
 
-    from sdpa_bwd import launch as engine
+    from sdpa_bwd.engine import launch as engine
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import cudnn_backward, fp32_grads, interleaved_ms, rel_err

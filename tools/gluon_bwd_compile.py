@@ -49,7 +49,7 @@ def variant_signature(dtype: str, D: int = 128, grouped: bool = False, tma_epilo
     from gluon_probe_common import desc_signature, signature_of
     from triton.experimental.gluon import language as gl
 
-    from sdpa_bwd.kernels import attention_bwd_gluon as g
+    from sdpa_bwd.engine.kernels import attention_bwd_gluon as g
 
     fn = g.attention_bwd_gluon_kernel
     gdt = {"bf16": gl.bfloat16, "fp16": gl.float16}[dtype]
@@ -89,7 +89,7 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import compile_report
 
-    from sdpa_bwd.kernels import attention_bwd_gluon as g
+    from sdpa_bwd.engine.kernels import attention_bwd_gluon as g
 
     fn = g.attention_bwd_gluon_kernel
     if dq_by_rows is None:
@@ -147,11 +147,11 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
     from gluon_probe_common import compile_report, desc_signature, signature_of
     from triton.experimental.gluon import language as gl
 
-    from sdpa_bwd.kernels import attention_bwd_gluon_192 as g
+    from sdpa_bwd.engine.kernels import attention_bwd_gluon_192 as g
 
     fn = g.attention_bwd_gluon_192_kernel
     if k128:
-        from sdpa_bwd.kernels import attention_bwd_gluon_192_k128 as g128
+        from sdpa_bwd.engine.kernels import attention_bwd_gluon_192_k128 as g128
         fn = g128.attention_bwd_gluon_192_k128_kernel
     gdt = {"bf16": gl.bfloat16, "fp16": gl.float16}[dtype]
     name = {"bf16": "bfloat16", "fp16": "float16"}[dtype]
@@ -193,7 +193,7 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
 
 
 def main(argv) -> None:
-    from sdpa_bwd.kernels.attention_bwd_gluon import HEAD_DIMS, QUERY_ROWS
+    from sdpa_bwd.engine.kernels.attention_bwd_gluon import HEAD_DIMS, QUERY_ROWS
 
     if argv and argv[0] == "--stamps":  # the phase stamps' build of the launcher's default forms, bf16
         for D in HEAD_DIMS:

@@ -65,8 +65,8 @@ from gluon_probe_common import (  # noqa: E402
     main,
 )
 
-from sdpa_bwd.kernels.attention_bwd_gluon import load_pairs  # noqa: E402
-from sdpa_bwd.kernels.attention_fwd_gluon import stage_barriers, wgmma_layout  # noqa: E402
+from sdpa_bwd.engine.kernels.attention_bwd_gluon import load_pairs  # noqa: E402
+from sdpa_bwd.engine.kernels.attention_fwd_gluon import stage_barriers, wgmma_layout  # noqa: E402
 
 KEYS_ = 64  # keys a consumer partition owns; a program owns two such blocks
 QROWS_ = 64  # query rows a streamed tile holds

@@ -46,8 +46,8 @@ from triton.experimental.gluon.language.nvidia.hopper import (
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gluon_probe_common import LOG2E, compile_report, desc, desc_signature, main  # noqa: E402
 
-from sdpa_bwd.kernels.attention_bwd_gluon import load_pairs  # noqa: E402
-from sdpa_bwd.kernels.attention_fwd_gluon import stage_barriers, wgmma_layout  # noqa: E402
+from sdpa_bwd.engine.kernels.attention_bwd_gluon import load_pairs  # noqa: E402
+from sdpa_bwd.engine.kernels.attention_fwd_gluon import stage_barriers, wgmma_layout  # noqa: E402
 
 ROWS_ = 64  # query rows a consumer partition owns; a program owns two such blocks
 KEYS_ = 64  # keys a streamed K or V tile holds

@@ -25,7 +25,7 @@ def compile_variant(d_qk: int, d_v: int, dtype: str, causal: bool) -> dict:
     from gluon_probe_common import compile_report, desc_signature, signature_of
     from triton.experimental.gluon import language as gl
 
-    from sdpa_bwd.kernels import attention_fwd_gluon as g
+    from sdpa_bwd.engine.kernels import attention_fwd_gluon as g
 
     fn = g.attention_fwd_gluon_kernel
     sig = signature_of(fn, dtype, fp32_ptrs=("lse_ptr",), floats=("qk_scale_log2",))

@@ -155,7 +155,7 @@ def inputs192(dtype_name: str = "bfloat16", causal: bool = True, seed: int = 41)
     from our forward, ``band`` the causal mask's keyword (or none)."""
     import torch
 
-    from sdpa_bwd import launch
+    from sdpa_bwd.engine import launch
 
     dt = getattr(torch, dtype_name)
     gen = torch.Generator(device="cuda").manual_seed(seed)
@@ -191,7 +191,7 @@ def main(name: str, compile_only, launch, grads: tuple, products: int) -> None:
         return
     import torch
 
-    from sdpa_bwd import launch as engine
+    from sdpa_bwd.engine import launch as engine
 
     rows = []
     for (B, H, S), causal in CASES:

@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from sdpa_bwd import launch
+from sdpa_bwd.engine import launch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 

@@ -51,14 +51,14 @@ ROOT = Path(__file__).resolve().parents[1]
 # (source file, functions holding rules, the kind of statement a rule's body holds, tests that guard it)
 TARGETS = {
     "problem": dict(
-        path="src/sdpa_bwd/problem.py",
+        path="src/sdpa_bwd/problem/model.py",
         functions=("_check_spec", "_check_dims", "_check_dtypes", "_check_attributes",
                    "_check_outputs_well_defined", "validate"),
         tests=("tests/test_problem_rules.py", "tests/test_problem.py", "tests/test_problem_properties.py",
                "tests/test_plan.py::test_probes_are_rejected_with_their_expected_rejection"),
     ),
     "launch": dict(
-        path="src/sdpa_bwd/launch.py",
+        path="src/sdpa_bwd/engine/launch.py",
         functions=("triton_not_supported_reasons",),
         tests=("tests/test_problem_rules.py", "tests/test_triton_kernels.py::test_declines_name_value_and_rule"),
     ),

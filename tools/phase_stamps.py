@@ -21,8 +21,8 @@ import os
 import numpy as np
 import torch
 
-from sdpa_bwd import launch, launch_cache
-from sdpa_bwd.kernels import attention_bwd_gluon as g
+from sdpa_bwd.engine import launch, launch_cache
+from sdpa_bwd.engine.kernels import attention_bwd_gluon as g
 
 
 def phases(stamps: np.ndarray, n_tiles: np.ndarray) -> dict:

@@ -1,13 +1,14 @@
 """sdpa-bwd: the backward pass of scaled-dot-product attention, right on every layout.
 
-Modules, by concept: ``problem`` (tensor specs, the problem, validation),
-``layout`` (storage orders), ``oracle`` (float64 forward and backward),
-``engines`` (the protocol and one module per engine), ``cases`` (test cases as
-data), ``tensors`` (poisoned buffers), ``compare`` and ``tolerance`` (judging
-against the oracle), ``runner`` and ``report``, ``cli``.
+Packages, as data flows through them (docs/architecture.md): ``problem`` (tensor
+specs, the problem and its validation, storage orders, the float64 oracle, test
+cases as data), ``engine`` (our engine: the PyTorch API, the launcher, the
+kernels), ``backends`` (the engine protocol, the registry, one adapter per
+engine), ``conformance`` (the plan, poisoned tensors, judging against the oracle,
+the runners, reports, the diagnoser), and the ``cli`` module.
 """
 
-from .layout import Storage, strided_empty
+from .problem.layout import Storage, strided_empty
 from .problem import Problem, TensorSpec, make_problem, problem_of
 
 
@@ -15,7 +16,7 @@ def __getattr__(name):
     # The PyTorch API (Triton kernels behind torch.library custom ops) loads on
     # first use, so the problem model and runner import without Triton.
     if name in ("attention", "forward", "backward"):
-        from . import ops
+        from .engine import api as ops
 
         return getattr(ops, name)
     raise AttributeError(f"module 'sdpa_bwd' has no attribute {name!r}")

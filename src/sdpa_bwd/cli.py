@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Optional, Sequence
 
-from .cases import BUILTIN_CASES, Case, load_cases
+from .problem.cases import BUILTIN_CASES, Case, load_cases
 
 # The main job checks our engine through both of its doors: the launcher on the calling thread, and the public
 # API under autograd (on CUDA its backward runs on autograd's device thread), which is the path users take.
@@ -28,7 +28,7 @@ def _select_cases(args) -> tuple[list[Case], Optional[str]]:
     if args.cases:
         cases, source = load_cases(args.cases), f"--cases {args.cases}"
     elif getattr(args, "level", None):
-        from .plan import load_level
+        from .conformance.plan import load_level
 
         cases, source = load_level(args.level), None
     else:
@@ -49,7 +49,7 @@ def _memory_limit_bytes(engine, limit_gib: Optional[float]) -> int:
     """Memory one device may give the cases running on it at once: --memory-limit, else 80% of
     the GPU's free memory, else 4 GiB on the CPU (CI has 24 GiB and the float64 oracle holds
     several copies of each tensor). Workers sharing a device share it through the runner's
-    memory gate (``sdpa_bwd.schedule.MemoryGate``), not by splitting it in advance."""
+    memory gate (``sdpa_bwd.conformance.schedule.MemoryGate``), not by splitting it in advance."""
     if limit_gib is not None:
         return int(limit_gib * (1 << 30))
     if engine.device() == "cuda":
@@ -62,7 +62,7 @@ def _memory_limit_bytes(engine, limit_gib: Optional[float]) -> int:
 def _over_memory(cases, limit: int) -> dict[str, str]:
     """Cases whose cost model says they allocate more than this machine allows: skipped, with why."""
     try:
-        from .plan.cost import case_cost
+        from .conformance.plan.cost import case_cost
     except ImportError:  # no plan package: nothing to estimate with
         return {}
     out = {}
@@ -85,7 +85,7 @@ def _stop_on_sigterm(signum, frame):
 def cmd_run(args) -> int:
     from rich.console import Console
 
-    from .worker import import_engine_modules
+    from .conformance.worker import import_engine_modules
 
     console = Console()
     import_engine_modules()
@@ -94,7 +94,7 @@ def cmd_run(args) -> int:
     pool = []
     if not args.in_process and args.workers > 1:
         # The first engine's workers start now, while the plan loads (runner.prestart_workers).
-        from .runner import prestart_workers
+        from .conformance.runner import prestart_workers
 
         pool = prestart_workers(args.workers, (args.engine or DEFAULT_ENGINES)[0], timeout=args.timeout)
     try:
@@ -106,8 +106,8 @@ def cmd_run(args) -> int:
 
 
 def _cmd_run(args, console, pool) -> int:
-    from .report import print_table, write_json
-    from .runner import parse_shard, shard
+    from .conformance.report import print_table, write_json
+    from .conformance.runner import parse_shard, shard
 
     cases, source = _select_cases(args)
     if args.shard:
@@ -126,8 +126,8 @@ def _cmd_run(args, console, pool) -> int:
         raise SystemExit("sdpa-bwd: --workers needs worker processes; drop --in-process")
     skips = arch = None
     if args.skips or args.enforce_claims:
-        from . import claims as claims_mod
-        from .report import environment
+        from .conformance import claims as claims_mod
+        from .conformance.report import environment
 
         arch = environment()["arch"]
         skips = claims_mod.load_skips(args.skips, arch) if args.skips else None
@@ -159,7 +159,7 @@ def _cmd_run(args, console, pool) -> int:
             write_json(results, args.json, extra)
             written.append(f"report written to {args.json}")
         if args.junit:
-            from .junit import write_junit
+            from .conformance.junit import write_junit
 
             write_junit(results, args.junit)
             written.append(f"JUnit XML written to {args.junit}")
@@ -181,12 +181,12 @@ def _cmd_run(args, console, pool) -> int:
 
 
 def _run_engines(args, cases, source, skips, arch, results, done, console, phases, pool=()) -> None:
-    from . import claims as claims_mod
-    from .engines import get_engine
-    from .compiles import compile_totals
-    from .report import load_report
-    from .runner import run_cases, run_isolated
-    from .schedule import measured_seconds
+    from .conformance import claims as claims_mod
+    from .backends import get_engine
+    from .engine.compiles import compile_totals
+    from .conformance.report import load_report
+    from .conformance.runner import run_cases, run_isolated
+    from .conformance.schedule import measured_seconds
 
     earlier = [load_report(p) for p in args.timings or []]  # --timings: measured seconds per case
     for name in args.engine or DEFAULT_ENGINES:
@@ -229,8 +229,8 @@ def cmd_info(args) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from .engines import engine_names, get_engine
-    from .report import environment
+    from .backends import engine_names, get_engine
+    from .conformance.report import environment
 
     console = Console()
     for key, value in environment().items():
@@ -313,7 +313,8 @@ def build_parser() -> argparse.ArgumentParser:
     # exposes add_commands(subparsers). A module not written yet is skipped.
     import importlib
 
-    for module in ("sdpa_bwd.plan.cli", "sdpa_bwd.claims", "sdpa_bwd.matrix", "sdpa_bwd.diagnose",
+    for module in ("sdpa_bwd.conformance.plan.cli", "sdpa_bwd.conformance.claims", "sdpa_bwd.conformance.matrix",
+                   "sdpa_bwd.conformance.diagnose",
                    "sdpa_bwd.bench"):
         try:
             mod = importlib.import_module(module)

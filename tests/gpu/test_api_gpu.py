@@ -42,9 +42,9 @@ def _run_path(name: str) -> dict:
     """Forward + backward of ``PATHS[name]`` through the API; the kernels launched; the verdict."""
     import re
 
-    from sdpa_bwd import launch, launch_cache
-    from sdpa_bwd.engines import get_engine
-    from sdpa_bwd.runner import run_case
+    from sdpa_bwd.engine import launch, launch_cache
+    from sdpa_bwd.backends import get_engine
+    from sdpa_bwd.conformance.runner import run_case
 
     # By object, not by __name__: a kernel's _any_len twin wraps the same Python function.
     names = {}
@@ -83,8 +83,8 @@ def test_every_path_through_the_public_api(name):
 def _fuzz(seed: int, count: int, part: int, parts: int) -> list:
     from api_fuzz import random_cases
 
-    from sdpa_bwd.engines import get_engine
-    from sdpa_bwd.runner import run_case
+    from sdpa_bwd.backends import get_engine
+    from sdpa_bwd.conformance.runner import run_case
 
     engine = get_engine("triton-api")
     bad = []
@@ -169,9 +169,9 @@ def test_torch_compile_fullgraph_of_a_block_on_fused_qkv_views():
 def _two_threads() -> list:
     import threading
 
-    from sdpa_bwd.cases import Case
-    from sdpa_bwd.engines import get_engine
-    from sdpa_bwd.runner import run_case
+    from sdpa_bwd.problem.cases import Case
+    from sdpa_bwd.backends import get_engine
+    from sdpa_bwd.conformance.runner import run_case
 
     engine = get_engine("triton-api")
     cases = [Case("thread-a", B=2, H_q=4, S_q=300, D_qk=96, dtype="bfloat16", right_bound=0, seed=1),

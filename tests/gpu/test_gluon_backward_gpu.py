@@ -19,8 +19,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from test_fused_backward import launched as spy_launches  # noqa: E402
 from test_triton_kernels import BSHD, SBHD, SBHD_DSTEP, TMA_ODD, TMA_PAD, Case, Layout, run_case  # noqa: E402
 
-from sdpa_bwd import launch, launch_cache  # noqa: E402
-from sdpa_bwd.kernels import attention_bwd_gluon, attention_bwd_gluon_192, attention_bwd_gluon_192_k128  # noqa: E402
+from sdpa_bwd.engine import launch, launch_cache  # noqa: E402
+from sdpa_bwd.engine.kernels import attention_bwd_gluon, attention_bwd_gluon_192, attention_bwd_gluon_192_k128  # noqa: E402
 
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
@@ -32,7 +32,7 @@ PAD, ODD, DSTEP = TMA_PAD, TMA_ODD, SBHD_DSTEP  # ODD: rows not 16-byte aligned,
 @pytest.fixture(autouse=True)
 def every_head_dim_it_is_written_for(monkeypatch):
     """The kernel at every head dim its buffers are written for (``attention_bwd_gluon.HEAD_DIMS``), with and
-    without the causal mask, and in deterministic mode (``GLUON_BWD_DETERMINISTIC``, on by default since stop 28,
+    without the causal mask, and in deterministic mode (``GLUON_BWD_DETERMINISTIC``, on by default,
     pinned here), and the A/B switches can leave a head dim out (``GLUON_BWD_HEAD_DIMS``,
     ``GLUON_BWD_CAUSAL_HEAD_DIMS``, ``GLUON_BWD_192``), so every form is let in here to be checked."""
     monkeypatch.setattr(launch, "GLUON_BWD_HEAD_DIMS", frozenset(attention_bwd_gluon.HEAD_DIMS))
@@ -136,8 +136,8 @@ TRITON_CASES = [
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=32, D_v=32, dtype="bf16", seed=417),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=64, D_v=128, dtype="bf16", seed=425),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="fp32", seed=418),
-    # D_qk 192 / D_v 128 in deterministic mode where S_q is not a multiple of 4 (the split form, on by default since
-    # stop 47, needs it; GLUON_BWD192_DETERMINISTIC off, its default), and with dO's head-dim stride 2
+    # D_qk 192 / D_v 128 in deterministic mode where S_q is not a multiple of 4 (the split form, on by default,
+    # needs it; GLUON_BWD192_DETERMINISTIC off, its default), and with dO's head-dim stride 2
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=302, S_kv=302, D_qk=192, D_v=128, dtype="bf16", deterministic=True,
          seed=492),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=192, D_v=128, dtype="fp16", right_bound=0, do=DSTEP,
@@ -208,10 +208,10 @@ FORMS192 = ("pairs", "single", "single-2st", "persist", "persist-ptr", "persist-
 
 def _form_switches(form):
     """The launch switches of a 192 kernel form: clusters of two summing dQ halves (``PAIR``), one program a block
-    (at three Q / dO stages, the launcher's default since stop 39, or two: "single-2st"), persistent programs
-    (``PERSIST``, three stages, dK and dV by bulk copies where the launcher takes them, stop 44; "persist-ptr": by
-    pointer stores; "persist-fused": converting dQ in the pass, ``FUSED_DQ``, stop 43), clusters of two exchanging dS
-    (``SHARE_DS``), or the 128-key kernel (``attention_bwd_gluon_192_k128``, stop 41)."""
+    (at three Q / dO stages, the launcher's default, or two: "single-2st"), persistent programs
+    (``PERSIST``, three stages, dK and dV by bulk copies where the launcher takes them; "persist-ptr": by
+    pointer stores; "persist-fused": converting dQ in the pass, ``FUSED_DQ``), clusters of two exchanging dS
+    (``SHARE_DS``), or the 128-key kernel (``attention_bwd_gluon_192_k128``)."""
     return dict(gluon_bwd192_pair=form == "pairs", gluon_bwd192_persist=form.startswith("persist"),
                 gluon_bwd192_share_ds=form == "share-ds", gluon_bwd192_three_stages=form != "single-2st",
                 gluon_bwd192_k128=form == "k128", gluon_bwd192_fused_dq=form == "persist-fused",
@@ -244,12 +244,12 @@ def _form_stages(form):
 @pytest.mark.parametrize("case", GLUON192_CASES, ids=[c.id() for c in GLUON192_CASES])
 def test_gpu_gluon_backward_192_case(case, form, monkeypatch):
     """Every 192 case in every form: clusters of two programs summing dQ's partials in each other's shared memory
-    (``PAIR``, stop 37: an odd count of key blocks leaves a partner past S_kv, and under the mask the odd block takes
+    (``PAIR``: an odd count of key blocks leaves a partner past S_kv, and under the mask the odd block takes
     its partner's diagonal tile masked whole), one program each, and persistent programs that claim blocks one after
-    another (``PERSIST``, stop 38: blocks of several heads and lengths through one program's stages), and clusters
-    of two exchanging their dS tiles (``SHARE_DS``, stop 38: each program's dQ columns over both key blocks, the
+    another (``PERSIST``: blocks of several heads and lengths through one program's stages), and clusters
+    of two exchanging their dS tiles (``SHARE_DS``: each program's dQ columns over both key blocks, the
     partner's K loaded too; an odd block count and the odd block's masked first tile as the pair form's). One
-    program a block runs at three Q / dO stages with one P / dS buffer (stop 39, the default) and at two."""
+    program a block runs at three Q / dO stages with one P / dS buffer (the default) and at two."""
     seen = []
     spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel"),
                                                          (attention_bwd_gluon_192_k128,
@@ -324,7 +324,7 @@ def _agrees_with_triton_and_replays(H_kv, causal):
     launch_cache.clear()
 
 
-# Deterministic mode in the persistent 192 pass (``DET``, stop 45): every 192 case with K and V heads of their own, in
+# Deterministic mode in the persistent 192 pass (``DET``): every 192 case with K and V heads of their own, in
 # deterministic mode, through run_case (the oracle, poisoned outputs, a second call bit for bit); with dK and dV by
 # bulk copies where the launcher takes them, and by pointer stores on three of them (long and short S, S_q > S_kv)
 DET192_CASES = [dataclasses.replace(c, deterministic=True) for c in GLUON192_CASES
@@ -397,7 +397,7 @@ def _five_calls_alike(monkeypatch, switches: dict, flag: str, seed: int, causal:
 
 
 def _split192_switches():
-    """Deterministic mode's split form (``GLUON_BWD192_DET_SPLIT``, stop 46), the turn-taking form off."""
+    """Deterministic mode's split form (``GLUON_BWD192_DET_SPLIT``), the turn-taking form off."""
     return dict(_det192_switches(), gluon_bwd192_deterministic=False, gluon_bwd192_det_split=True)
 
 
@@ -429,10 +429,10 @@ def test_gpu_gluon_backward_192_split_form_repeats_bit_for_bit(causal, monkeypat
 
 
 def test_gpu_gluon_backward_192_fused_leaves_a_dq_of_another_dtype_to_dq_convert(monkeypatch):
-    """The fused conversion (``FUSED_DQ``, stop 43) writes Q's 16 bits, so a caller's dQ of the other 16-bit dtype
-    (legal: DQ_CONVERT writes dQ's own) goes to DQ_CONVERT, and comes out right (stop 43's review fix, first run on
-    the device at stop 44): fp16 dQ of bf16 inputs against the Triton kernels' bf16 dQ, and the same call into a
-    bf16 dQ taking the fused form."""
+    """The fused conversion (``FUSED_DQ``) writes Q's 16 bits, so a caller's dQ of the other 16-bit dtype
+    (legal: DQ_CONVERT writes dQ's own) goes to DQ_CONVERT, and comes out right (a review fix of 2026-12-04, first
+    run on the device the same day, H200): fp16 dQ of bf16 inputs against the Triton kernels' bf16 dQ, and the same call
+    into a bf16 dQ taking the fused form."""
     seen = []
     spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel")])
     inputs, band = _inputs192(21, causal=True)
@@ -500,7 +500,7 @@ def test_gpu_gluon_backward_replays_with_other_tensors(H_kv, causal, monkeypatch
     summation-order noise of the full launcher's result on the same inputs, and not the first call's (MQA: the
     replay allocates zeroed dK, dV accumulators of its own; GQA without the mask: the head loop, let in at this
     size, stores dK and dV into the replay's own)."""
-    monkeypatch.setattr(launch, "GLUON_BWD_HEAD_LOOP", True)  # off by default (stop 29: at parity)
+    monkeypatch.setattr(launch, "GLUON_BWD_HEAD_LOOP", True)  # off by default (at parity, 2026-12-03, H200)
     monkeypatch.setattr(launch, "GLUON_BWD_HEAD_LOOP_MIN_WAVES", 0)
     launch_cache.clear()
     first, band = _inputs(9, causal=causal, H_kv=H_kv)
@@ -669,7 +669,7 @@ def test_gpu_gluon_backward_deterministic_is_bitwise_repeatable(launched, monkey
     """Deterministic mode, the same call three times on fresh tensors of the same values (the first recorded,
     the others replayed by the launch cache with counters of their own): dQ, dK and dV bitwise equal, through
     the Gluon kernel with DETERMINISTIC set (under the causal mask at hd64 in the walk-up order, DET_UP, the
-    launcher's default since stop 31). Shapes of one wave and of many (1024 programs at 4096), with K/V heads
+    launcher's default). Shapes of one wave and of many (1024 programs at 4096), with K/V heads
     of their own and shared (GQA, MQA: dK's and dV's reduces in turn too)."""
     seen = []
     spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon, "attention_bwd_gluon_kernel")])
@@ -692,7 +692,7 @@ def test_gpu_gluon_backward_deterministic_is_bitwise_repeatable(launched, monkey
                                                ((4, 16, 4096, 128), True, None), ((2, 4, 777, 128), False, 1)],
                          ids=["hd64-waves", "gqa-hd64-causal-tail", "waves-causal", "mqa-tail"])
 def test_gpu_gluon_backward_pdl_chain_is_bitwise_the_unchained_call(monkeypatch, shape, causal, H_kv):
-    """``GLUON_PDL`` at hd64 and hd128 (stop 35): ODO zeroes the dQ accumulator itself and the kernel, launched as
+    """``GLUON_PDL`` at hd64 and hd128: ODO zeroes the dQ accumulator itself and the kernel, launched as
     its programmatic dependent, may start before ODO has finished; it waits for ODO's writes before its first load
     of lse2 and delta and before its first reduce, and DQ_CONVERT, the kernel's dependent, waits for the kernel's.
     In deterministic mode every sum comes in a fixed order, so the chained call (recorded, then replayed by the

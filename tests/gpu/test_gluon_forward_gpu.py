@@ -17,8 +17,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from test_fused_backward import launched as spy_launches  # noqa: E402
 from test_triton_kernels import BSHD, SBHD, SBHD_DSTEP, TMA_ODD, TMA_PAD, Case, Layout, run_case  # noqa: E402
 
-from sdpa_bwd import launch, launch_cache  # noqa: E402
-from sdpa_bwd.kernels import attention_fwd_gluon  # noqa: E402
+from sdpa_bwd.engine import launch, launch_cache  # noqa: E402
+from sdpa_bwd.engine.kernels import attention_fwd_gluon  # noqa: E402
 
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
@@ -48,7 +48,7 @@ GLUON_CASES = [
     Case(B=2, H_q=4, H_k=2, H_v=2, S_q=333, S_kv=400, D_qk=192, D_v=128, dtype="bf16",
          q=Layout("bshd", broadcast="b"), k=Layout(broadcast="h"), v=Layout("sbhd", broadcast="bh"), seed=318),
 ]
-# Head dim 64: three consumers a program, 192 query rows (``attention_fwd_gluon.CONSUMERS_BY_HEAD_DIM``, stop 35),
+# Head dim 64: three consumers a program, 192 query rows (``attention_fwd_gluon.CONSUMERS_BY_HEAD_DIM``),
 # let in by ``HD64``'s fixture whatever ``GLUON_HEAD_DIMS`` says: tails where the program's 192 rows and its
 # consumers' causal diagonals fall in different key tiles (``n_own``), S_q past S_kv, GQA / MQA, layouts, both O paths
 HD64_CASES = [

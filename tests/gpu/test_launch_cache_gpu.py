@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from test_launch_cache import Call, assert_same, cache_off  # noqa: E402
 from test_triton_kernels import BSHD, SBHD, Layout  # noqa: E402
 
-from sdpa_bwd import launch, launch_cache  # noqa: E402
+from sdpa_bwd.engine import launch, launch_cache  # noqa: E402
 
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")]

@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from test_triton_kernels import BHSD, BSHD, SBHD, Case, Layout, patched_table, run_case  # noqa: E402
 
-from sdpa_bwd import launch  # noqa: E402
+from sdpa_bwd.engine import launch  # noqa: E402
 
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")]
@@ -342,7 +342,7 @@ if given is not None:
                          ids=["hd128", "gqa-192-128", "hd256", "fp32-band"])
 def test_gpu_autotuned_configs_are_correct(case, tmp_path, monkeypatch):
     """With SDPA_BWD_AUTOTUNE on, every candidate runs once and the chosen one must pass the same checks."""
-    from sdpa_bwd import tuning
+    from sdpa_bwd.engine import tuning
 
     monkeypatch.setenv("SDPA_BWD_TUNE_CACHE", str(tmp_path / "tuning.json"))
     monkeypatch.setattr(launch, "GLUON_BACKWARD", "off")  # the tuner tunes the Triton kernels' configs

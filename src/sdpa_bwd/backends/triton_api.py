@@ -1,0 +1,74 @@
+"""``triton-api``: our engine through the door users use.
+
+Where ``triton`` calls the launcher directly on the calling thread, this engine computes each case the way a
+user does: ``sdpa_bwd.attention`` on the case's Q, K, V (their strides as given), then ``torch.autograd.grad``
+with the case's dO as the output gradient. On CUDA the autograd engine runs that backward on its own device
+thread, so this column also proves what the launcher-level one cannot (Triton's per-thread allocator, the
+custom op's fake and autograd registrations, the op's argument handling).
+
+What the API cannot take, and what this engine does instead (stated in its capabilities):
+
+* The API makes its own O and stats in its forward, so the caller's O and stats layouts never reach the
+  backward (``reads_caller_forward=False``).
+* The API returns fresh gradients, so they are copied into the caller's dQ, dK, dV.
+* A deterministic case runs under ``torch.use_deterministic_algorithms(True)``, the API's only switch for it.
+
+Its forward check calls the registered op ``torch.ops.sdpa_bwd.attention_forward``, the op under
+``sdpa_bwd.attention``, which also returns the stats that ``attention`` keeps for its backward.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import torch
+
+from ..problem import Problem
+from .base import Capabilities, Tensors
+from .triton import TritonEngine
+
+
+@contextlib.contextmanager
+def _deterministic(on: bool):
+    was, warn_only = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
+    if on == was:
+        yield
+        return
+    torch.use_deterministic_algorithms(on)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(was, warn_only=warn_only)
+
+
+class TritonApiEngine(TritonEngine):
+    name = "triton-api"
+    description = ("sdpa_bwd.attention + torch.autograd.grad, as a user calls it (our forward makes O and "
+                   "stats; the gradients are copied into the caller's dQ, dK, dV)")
+    capabilities = Capabilities(
+        dtypes=("float16", "bfloat16", "float32"), max_head_dim=256, devices=("cuda", "cpu"),
+        deterministic=True, forward=True, reads_caller_forward=False,
+        notes="O and stats come from the API's own forward; gradients are copied into the caller's buffers; "
+              "deterministic cases run under torch.use_deterministic_algorithms(True)")
+
+    def backward(self, problem: Problem, t: Tensors):
+        from ..engine.api import attention
+
+        q, k, v = (x.detach().requires_grad_() for x in (t.q, t.k, t.v))
+        with _deterministic(problem.deterministic):
+            o = attention(q, k, v, scale=problem.effective_scale, left_bound=problem.left_bound,
+                          right_bound=problem.right_bound, alignment=problem.alignment)
+            dq, dk, dv = torch.autograd.grad(o, (q, k, v), t.do)
+        t.dq.copy_(dq)
+        t.dk.copy_(dk)
+        t.dv.copy_(dv)
+        return None
+
+    def forward(self, problem: Problem, t: Tensors) -> None:
+        from ..engine import api  # noqa: F401  (registers the op)
+
+        o, stats = torch.ops.sdpa_bwd.attention_forward(t.q, t.k, t.v, problem.effective_scale,
+                                                        problem.left_bound, problem.right_bound,
+                                                        problem.alignment)
+        t.o.copy_(o)
+        t.stats.copy_(stats.view(t.stats.shape))

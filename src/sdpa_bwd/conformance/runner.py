@@ -1,0 +1,447 @@
+"""Run cases against an engine, each judged against the float64 oracle by ``judge.run_case``.
+
+``run_cases`` runs them in this process. ``run_isolated`` is the full runner:
+worker processes (``worker``), replays of failures alone, packed-layout
+controls, several workers at once. One case, start to end, and the verdicts
+are described in ``judge``.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import threading
+import time
+from collections import deque
+from typing import Optional, Sequence
+
+import torch
+
+from ..problem.cases import Case
+from ..backends import Engine
+from .judge import CaseResult, run_case
+
+def skipped_result(engine: str, case: Case, reason: str, source: Optional[str] = None) -> CaseResult:
+    """A case not to run (a skip list says it hangs or crashes, or it needs more memory than
+    this machine has): recorded with why, not run."""
+    return CaseResult(case.id, engine, "skipped", case.describe(), purpose=case.purpose, covers=case.covers,
+                      repro=case.repro(engine, source), case=case.to_dict(),
+                      deterministic_requested=case.deterministic, skip_reason=reason,
+                      message=f"not run: {reason}")
+
+
+def run_cases(engine: Engine, cases: Sequence[Case], *, source: Optional[str] = None, progress: bool = True,
+              on_result=None, reruns: int = 1, skip: Optional[dict] = None) -> list[CaseResult]:
+    """Run ``cases`` in order in this process; a rich progress bar when ``progress`` and the run is long.
+    ``skip`` maps case ids to reasons for cases not to run at all."""
+    skip = skip or {}
+
+    def one(case: Case) -> CaseResult:
+        if case.id in skip:
+            return skipped_result(engine.name, case, skip[case.id], source)
+        return run_case(engine, case, source=source, reruns=reruns)
+
+    results: list[CaseResult] = []
+    if progress and len(cases) > 1:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), TextColumn("{task.fields[current]}"), transient=True) as bar:
+            task = bar.add_task(engine.name, total=len(cases), current="")
+            for case in cases:
+                bar.update(task, current=case.id)
+                results.append(one(case))
+                if on_result:
+                    on_result(results[-1])
+                bar.advance(task)
+    else:
+        for case in cases:
+            results.append(one(case))
+            if on_result:
+                on_result(results[-1])
+    return results
+
+
+# -- the full runner: isolation, replays, controls, shards, several workers ----------
+def shard(cases: Sequence[Case], index: int, count: int) -> list[Case]:
+    """Shard ``index`` (1-based) of ``count``: the cases whose id hashes there, in their order.
+
+    A stable hash of the id alone (sha256, not Python's salted ``hash``), so a
+    CI matrix of machines splits any case list the same way every time and the
+    shards together are exactly the list.
+    """
+    import hashlib
+
+    if not (count >= 1 and 1 <= index <= count):
+        raise ValueError(f"shard {index}/{count}: need 1 <= i <= n (e.g. --shard 1/4 ... --shard 4/4)")
+    return [c for c in cases
+            if int.from_bytes(hashlib.sha256(c.id.encode()).digest()[:8], "big") % count == index - 1]
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard {text!r}: expected i/n with integers, e.g. 2/4") from None
+    shard([], i, n)  # validates
+    return i, n
+
+
+def packed_control(case: Case) -> Optional[Case]:
+    """The same values (same sizes, attributes, seed) with every tensor packed BHSD; None if already so."""
+    from dataclasses import replace
+
+    if not case.storage and not case.strides and not case.buffers:
+        return None
+    return replace(case, id=case.id + "@packed", storage=(), strides=(), buffers=(), purpose="claim",
+                   expected_rejection=None, covers=())
+
+
+def _control_conclusion(control: CaseResult) -> str:
+    if control.verdict == "passed":
+        return "the layout's: the same values stored packed BHSD pass"
+    if control.verdict in ("failed", "error", "fault", "nondeterministic"):
+        return f"not only the layout's: packed BHSD {control.verdict} too"
+    return f"no control: packed BHSD {control.verdict}"
+
+
+def _gpu_env(workers: int) -> list[dict]:
+    """CUDA_VISIBLE_DEVICES for each worker: with several GPUs visible, worker i gets GPU i mod n
+    (workers beyond the GPU count share them round robin); with one or none, inherit."""
+    if workers <= 1:
+        return [{}]
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    ids = [x.strip() for x in visible.split(",") if x.strip()] if visible else \
+        [str(i) for i in range(torch.cuda.device_count())]
+    if len(ids) >= 2:
+        return [{"CUDA_VISIBLE_DEVICES": ids[i % len(ids)]} for i in range(workers)]
+    return [{} for _ in range(workers)]
+
+
+def _case_costs(cases: Sequence[Case], machine: str) -> tuple[list[float], list[int]]:
+    """Estimated seconds and bytes of each case (the plan's cost model; zeros without it)."""
+    try:
+        from .plan.cost import case_cost
+    except ImportError:  # no plan package: every case costs the same
+        return [0.0] * len(cases), [0] * len(cases)
+    costs = [case_cost(c) for c in cases]
+    return [c.seconds(machine) for c in costs], [c.bytes for c in costs]
+
+
+def worker_envs(workers: int) -> list[dict]:
+    """The environment each of ``workers`` worker processes adds to the runner's: its GPU, its share
+    of the CPU threads, expandable CUDA segments."""
+    from .worker import WORKER_THREADS_ENV
+
+    # torch's CPU threads: a share of the cores each, not every core in every worker (16 workers x 16
+    # threads on 16 cores thrash on the host-side work of each case)
+    threads = str(max(1, (os.cpu_count() or 1) // workers))
+    # expandable segments: a 2^31-element case's float64 judging otherwise fails on fragmentation
+    # (2026-12-01, H200: 16 GiB reserved but unallocated when a 16 GiB request failed)
+    alloc = {} if "PYTORCH_CUDA_ALLOC_CONF" in os.environ else {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
+    return [{**e, **alloc, WORKER_THREADS_ENV: threads} for e in _gpu_env(workers)]
+
+
+def prestart_workers(workers: int, engine: str, timeout: float = 300.0) -> list:
+    """Start ``workers`` worker processes now, for ``run_isolated(..., pool=...)`` to use later.
+
+    The CLI calls this before it loads the plan, so that the workers' start (importing torch and
+    the engine, a CUDA context, a warm-up case through the harness: ``worker.WARM_ENV``) overlaps
+    the runner's own. Started with the run instead, 16 workers on one H200 spent 4.5-7 s each on their
+    first case, all at once, against 0.43 s for a typical one (2026-12-01, docs/data/h200-2026-12-01d).
+    """
+    from .worker import WARM_ENV, Worker
+
+    pool = []
+    for env in worker_envs(max(1, workers)):
+        w = Worker(env={**env, WARM_ENV: engine}, timeout=timeout)
+        w.spawn()
+        pool.append(w)
+    return pool
+
+
+def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = None, reruns: int = 2,
+                 timeout: float = 300.0, workers: int = 1, replay: bool = True, replay_limit: int = 20,
+                 controls: bool = True, progress: bool = True, skip: Optional[dict] = None,
+                 on_result=None, memory_limit: Optional[int] = None, machine: str = "cpu",
+                 timing: Optional[dict] = None, measured: Optional[dict] = None,
+                 pool: Optional[list] = None) -> list[CaseResult]:
+    """Run ``cases`` against the engine named ``engine`` in worker processes.
+
+    Cases go to ``workers`` processes in contiguous chunks of about equal
+    estimated cost, costliest first, each worker taking the next chunk when it
+    is done (``sdpa_bwd.conformance.schedule``); a chunk never splits two neighbours of the
+    same sizes (the plan puts cases that differ in one attribute next to each
+    other, and an order effect needs them in one process). With several GPUs,
+    worker i runs on GPU i mod n. ``memory_limit`` (bytes, per device) gates
+    the cases: a case waits until the memory the cost model says it needs is
+    free on its device (``machine``: whose rates estimate the seconds).
+    Every failing case (up to ``replay_limit``, the first in the plan's order)
+    runs again alone in a fresh process, and, if it is not stored packed, so
+    does its packed-BHSD control; replays start as soon as a failure is found,
+    beside the workers. ``skip`` maps case ids to reasons for cases not to run at all.
+    ``timing``, a dict, receives the wall seconds of the phases (``cases_s``, ``replays_s``).
+    ``measured`` maps case ids to seconds an earlier run took (``schedule.measured_seconds``): those
+    replace the cost model's estimates, and the chunks get finer.
+    Results come back in the order of ``cases``; a run stopped by SIGTERM or
+    ^C kills its workers and leaves the cases in flight without a result (not
+    run, rather than a fault the engine did not cause).
+    ``pool``: workers started earlier (``prestart_workers``) that the run takes over, each for the
+    part whose environment it has; it closes them all, used or not.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .schedule import MemoryGate, dispatch_order, plan_chunks
+    from .worker import WARM_ENV, Worker
+
+    workers = max(1, min(workers, len(cases) or 1))
+    envs = worker_envs(workers)
+    pool = list(pool or [])
+
+    def from_pool(env) -> Optional[Worker]:
+        with lock:
+            for w in pool:
+                if {k: v for k, v in w.env.items() if k != WARM_ENV} == env:
+                    pool.remove(w)
+                    return w
+        return None
+
+    skip = skip or {}
+    t0 = time.perf_counter()
+    results: list[Optional[CaseResult]] = [None] * len(cases)
+    seconds, needs = _case_costs(cases, machine)
+    parts = plan_chunks(cases, workers, seconds, measured)
+    todo = deque(dispatch_order(parts) if workers > 1 else parts)  # one worker: the plan's order
+    devices = [e.get("CUDA_VISIBLE_DEVICES") for e in envs]
+    gates = {key: MemoryGate(memory_limit, slots=devices.count(key)) for key in set(devices)} \
+        if memory_limit else {}
+    lock = threading.Lock()
+    live: set = set()   # workers running now: killed when the run is stopped
+    bar = task = None
+    if progress and len(cases) > 1:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                       TimeElapsedColumn(), TextColumn("{task.fields[current]}"), transient=True)
+        task = bar.add_task(engine, total=len(cases), current="")
+        bar.start()
+
+    def done(i: int, r: CaseResult) -> None:
+        with lock:
+            results[i] = r
+            if on_result:
+                on_result(r)
+            if bar is not None:
+                bar.update(task, advance=1, current=r.case_id)
+
+    stop = threading.Event()  # set when the caller is interrupted: threads end after their current case
+
+    def need_on(gate: Optional[MemoryGate], i: int) -> int:
+        """What case i reserves on its device (the cost model's bytes; at most the whole limit)."""
+        return min(needs[i], gate.limit) if gate else 0
+
+    def halt() -> None:
+        """SIGTERM or ^C in the caller: stop handing out work and kill every process running a case."""
+        stop.set()
+        with lock:
+            for w in list(live):
+                w.kill()
+            unreplayed_say_so()
+        if replayer is not None:
+            replayer.shutdown(wait=False, cancel_futures=True)
+
+    def unreplayed_say_so() -> None:
+        """A stopped run's report holds the results as they first came (``on_result``'s objects): a failing
+        one takes its replay where that finished, and otherwise says it was not replayed, rather than a
+        ``replay`` of None that reads as "not a replay suspect" (2026-12-02, H200: a full-level run stopped by its
+        time cap left a fault whose replay was cancelled, and nothing in the report told)."""
+        for i, r in enumerate(results):
+            if r is None or not _replay_suspect(r) or r.replay is not None:
+                continue
+            future = replays.get(i)
+            copy_done = future is not None and future.done() and not future.cancelled() \
+                and future.exception() is None and future.result() is not None
+            if copy_done:
+                vars(r).update(vars(future.result()))
+            else:
+                r.replay = {"skipped": "the run was stopped before this case was replayed alone"}
+
+    # Replays of failing cases alone in fresh processes start as soon as a failure is found, on
+    # up to two threads beside the workers, instead of after the last case (a serial tail of
+    # process starts). Each replays a copy of the result; the chosen copies replace the results.
+    replays: dict = {}  # case index -> Future of its replayed copy (None if the run was stopped)
+    replayer = ThreadPoolExecutor(max(1, min(2, workers)), thread_name_prefix="sdpa-bwd-replay") \
+        if replay else None
+    spares: dict[int, Worker] = {}  # per replay thread: its next process, already starting
+
+    def spawned(env) -> Worker:
+        w = Worker(env=env, timeout=timeout)
+        w.spawn()
+        return w
+
+    def fresh_worker(env) -> Worker:
+        me = threading.get_ident()
+        with lock:
+            w = spares.pop(me, None)
+        if w is None or w.env != env:
+            if w is not None:
+                w.close()
+            w = spawned(env)
+        spare = spawned(env)
+        with lock:
+            spares[me] = spare
+        return w
+
+    def replay_one(slot: int, i: int, result: CaseResult) -> Optional[CaseResult]:
+        env = envs[slot % len(envs)]
+        gate = gates.get(env.get("CUDA_VISIBLE_DEVICES"))
+        need = need_on(gate, i)
+        if stop.is_set() or (gate and not gate.reserve(need, stop)):
+            return None
+        w = fresh_worker(env)
+        with lock:
+            live.add(w)
+        try:
+            _replay(engine, cases[i], result, source=source, reruns=reruns, controls=controls, worker=w)
+        finally:
+            with lock:
+                live.discard(w)
+            if gate:
+                gate.release(need)
+        return None if stop.is_set() else result
+
+    def replay_early(i: int, r: CaseResult, slot: int) -> None:
+        if replayer is None or not _replay_suspect(r):
+            return
+        with lock:
+            if len(replays) < replay_limit and not stop.is_set():
+                replays[i] = replayer.submit(replay_one, slot, i, copy.copy(r))
+
+    def run_one(w: Worker, gate: Optional[MemoryGate], i: int, slot: int) -> None:
+        case = cases[i]
+        if case.id in skip:
+            done(i, skipped_result(engine, case, skip[case.id], source))
+            return
+        need = need_on(gate, i)
+        if gate and not gate.reserve(need, stop):
+            return
+        started = time.perf_counter() - t0
+        try:
+            r = w.run(engine, case, source=source, reruns=reruns)
+            r.started, r.worker = round(started, 3), slot
+        finally:
+            if gate:
+                gate.release(need)
+        if not stop.is_set():  # a case in flight when the run was stopped: its worker was killed, no verdict
+            done(i, r)
+            replay_early(i, r, slot)
+
+    def run_part(part: int) -> None:
+        gate = gates.get(envs[part].get("CUDA_VISIBLE_DEVICES"))
+        with (from_pool(envs[part]) or Worker(env=envs[part], timeout=timeout)) as w:
+            with lock:
+                live.add(w)
+            try:
+                while not stop.is_set():
+                    with lock:
+                        if not todo:
+                            return
+                        chunk = todo.popleft()
+                    for i in range(chunk.start, chunk.stop):
+                        if stop.is_set():
+                            return
+                        run_one(w, gate, i, part)
+            finally:
+                with lock:
+                    live.discard(w)
+
+    def in_threads(fn, items) -> None:
+        pool = ThreadPoolExecutor(workers)
+        try:
+            list(pool.map(fn, items))
+        except BaseException:  # SIGTERM or ^C in the caller: do not wait for the remaining cases
+            halt()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
+
+    try:
+        in_threads(run_part, range(workers))
+    finally:
+        for w in pool:   # started for parts this run did not have
+            w.close()
+        if bar is not None:
+            bar.stop()
+        if timing is not None:
+            timing["cases_s"] = round(time.perf_counter() - t0, 3)
+        if gates and timing is not None:
+            timing["memory_peak_bytes"] = max(g.peak for g in gates.values())
+
+    if replay:
+        # Deterministic choice: the first ``replay_limit`` failing cases in the plan's order.
+        # Those already replayed during the case phase keep their replay; the rest run now;
+        # replays of later failures that started early are waited for and dropped.
+        suspects = [i for i, r in enumerate(results) if r is not None and _replay_suspect(r)]
+        chosen = suspects[:replay_limit]
+        for i in suspects[replay_limit:]:
+            results[i].replay = {"skipped": f"over --replay-limit {replay_limit}"}
+        replays_t0 = time.perf_counter()
+        try:
+            with lock:
+                for i in chosen:
+                    if i not in replays:
+                        replays[i] = replayer.submit(replay_one, i % len(envs), i, copy.copy(results[i]))
+            for i, future in list(replays.items()):
+                replayed = future.result()
+                if i in chosen and replayed is not None:
+                    results[i] = replayed
+        except BaseException:  # SIGTERM or ^C while waiting for replays
+            halt()
+            raise
+        finally:
+            if timing is not None:
+                timing["replays_s"] = round(time.perf_counter() - replays_t0, 3)
+    if replayer is not None:
+        replayer.shutdown()
+        for w in spares.values():  # the replays closed their own workers; the spares are left
+            w.close()
+    return results  # type: ignore[return-value]
+
+
+def _replay_suspect(r: CaseResult) -> bool:
+    """Is this result's case replayed alone (and its packed control run)?"""
+    return r.failing and r.purpose != "probe" and r.verdict != "invalid-case"
+
+
+def _replay(engine: str, case: Case, result: CaseResult, *, source, reruns, controls, worker) -> None:
+    """Rerun a failing case alone in ``worker`` (a fresh process that has run nothing yet),
+    then its packed control; update ``result``."""
+    with worker as w:
+        alone = w.run(engine, case, source=source, reruns=reruns)
+        result.replay = alone.brief()
+        if not alone.failing:
+            if result.previous_case:
+                result.replay["conclusion"] = (f"order-dependent: {result.verdict} after {result.previous_case} "
+                                               "in one process, passes alone")
+                result.message = (f"order-dependent: {result.verdict} when run after {result.previous_case}, "
+                                  f"{alone.verdict} alone in a fresh process (stale cache or uninitialised "
+                                  f"memory?); in sequence: {result.message}")
+                result.verdict = "order-dependent"
+            else:
+                result.replay["conclusion"] = ("flaky: ran first in its process and still passed when "
+                                               "replayed alone")
+                result.message += f"; flaky: {alone.verdict} when replayed alone in a fresh process"
+        else:
+            result.replay["conclusion"] = "fails alone too"
+        if not alone.failing:   # not a layout question: the case itself passes
+            return
+        control = packed_control(case) if controls else None
+        if control is None:
+            if controls:
+                result.layout_control = {"conclusion": "no control: already packed BHSD"}
+            return
+        c = w.run(engine, control, source=None, reruns=reruns)
+        result.layout_control = {**c.brief(), "conclusion": _control_conclusion(c)}
+        if result.verdict != "order-dependent":
+            result.message += f"; layout control: {result.layout_control['conclusion']}"
+
