@@ -152,7 +152,7 @@ OURS_BACKWARD_WORKSPACE_FORMULA = (
     "(DKDV: cdiv(S_kv, BLOCK_N1)*B*H_kv programs; DQ: cdiv(S_q, BLOCK_M2)*B*H_q). Nothing else is allocated "
     "through PyTorch. Measured peak = this up to the caching allocator's rounding (512 B per tensor; a reused "
     "or unsplit cached block can count up to ~1 MiB more); rows carry ours_formula_bytes (without the TMA "
-    "scratch) and ours_peak_over_formula. Source: src/sdpa_bwd/launch.py attention_backward."
+    "scratch) and ours_peak_over_formula. Source: src/sdpa_bwd/engine/launch.py attention_backward."
 )
 
 

@@ -36,19 +36,19 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
 def load_form(path: str, name: str = "_ab_old192"):
-    """The kernel module at ``path`` as ``sdpa_bwd.kernels.<name>``."""
+    """The kernel module at ``path`` as ``sdpa_bwd.engine.kernels.<name>``."""
     import importlib
 
     src = open(path).read()
     if "attention_bwd_gluon_192_kernel" not in src:
         raise ValueError(f"{path} has no attention_bwd_gluon_192_kernel: pass a copy of "
                          "kernels/attention_bwd_gluon_192.py from another commit")
-    src = src.replace("from .attention_bwd_gluon import", "from sdpa_bwd.kernels.attention_bwd_gluon import")
-    src = src.replace("from .attention_fwd_gluon import", "from sdpa_bwd.kernels.attention_fwd_gluon import")
-    dest = os.path.join(ROOT, "src", "sdpa_bwd", "kernels", f"{name}.py")
+    src = src.replace("from .attention_bwd_gluon import", "from sdpa_bwd.engine.kernels.attention_bwd_gluon import")
+    src = src.replace("from .attention_fwd_gluon import", "from sdpa_bwd.engine.kernels.attention_fwd_gluon import")
+    dest = os.path.join(ROOT, "src", "sdpa_bwd", "engine", "kernels", f"{name}.py")
     with open(dest, "w") as f:
         f.write(src)
-    return importlib.import_module(f"sdpa_bwd.kernels.{name}")
+    return importlib.import_module(f"sdpa_bwd.engine.kernels.{name}")
 
 
 def main() -> None:

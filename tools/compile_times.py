@@ -26,7 +26,7 @@ Three steps:
 
 ``--enumerate-only`` prints the counts without compiling. ``--worker`` is the compile
 worker's entry point (run under the Triton 3.6 python; it imports only
-``sdpa_bwd.kernels``).
+``sdpa_bwd.engine.kernels``).
 """
 
 from __future__ import annotations
@@ -51,9 +51,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 # Kernels the launcher calls, by the name it imports them under.
-GLUON_KERNEL = "attention_fwd_gluon_kernel"  # in sdpa_bwd.kernels.attention_fwd_gluon
-GLUON_BWD_KERNEL = "attention_bwd_gluon_kernel"  # in sdpa_bwd.kernels.attention_bwd_gluon
-GLUON_BWD192_KERNEL = "attention_bwd_gluon_192_kernel"  # in sdpa_bwd.kernels.attention_bwd_gluon_192
+GLUON_KERNEL = "attention_fwd_gluon_kernel"  # in sdpa_bwd.engine.kernels.attention_fwd_gluon
+GLUON_BWD_KERNEL = "attention_bwd_gluon_kernel"  # in sdpa_bwd.engine.kernels.attention_bwd_gluon
+GLUON_BWD192_KERNEL = "attention_bwd_gluon_192_kernel"  # in sdpa_bwd.engine.kernels.attention_bwd_gluon_192
 # the Gluon kernels by name: the module launch imports each as (launch.<module>.<kernel>)
 GLUON_KERNELS = {GLUON_KERNEL: "attention_fwd_gluon", GLUON_BWD_KERNEL: "attention_bwd_gluon",
                  GLUON_BWD192_KERNEL: "attention_bwd_gluon_192"}
@@ -91,7 +91,7 @@ _CUDA = _FakeDevice()
 
 
 class FakeTensor:
-    """What ``sdpa_bwd.launch`` reads of a tensor: dims, strides, dtype, device, data pointer, and which storage
+    """What ``sdpa_bwd.engine.launch`` reads of a tensor: dims, strides, dtype, device, data pointer, and which storage
     it views (``storage``: the buffer's base; a tensor of its own by default)."""
 
     def __init__(self, shape, strides, dtype, ptr: int, storage: Optional[int] = None):
@@ -463,7 +463,7 @@ def fine(cls: dict) -> tuple:
 
 
 # ----------------------------------------------------------------------------
-# Compiling (worker side: Triton 3.6 python, only sdpa_bwd.kernels imported)
+# Compiling (worker side: Triton 3.6 python, only sdpa_bwd.engine.kernels imported)
 
 
 def _worker_compile(spec: dict, target, ASTSource, triton, kernels) -> dict:
@@ -741,7 +741,7 @@ def summarize(specs, users, outcome, results, *, command: str, elapsed: float, b
          "Only a sample was compiled: the other specialisations are estimated by the mean of their finest "
          "measured class (kernel, dtype, D pair, TMA, WIDE, band, dK/dV split; falling back to coarser ones). ")
       + 
-      "Launches were enumerated by running `sdpa_bwd.launch` on fake CUDA tensors (see the tool's docstring "
+      "Launches were enumerated by running `sdpa_bwd.engine.launch` on fake CUDA tensors (see the tool's docstring "
       "for what that reproduces and what not).\n")
     w(f"Level `{level}`: cases {dict(outcome)}. Distinct specialisations: **{len(specs)}**. "
       f"Compiled {len(measured)} of them in {elapsed:.0f} s wall (budget {budget:.0f} s)"

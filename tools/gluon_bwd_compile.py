@@ -1,4 +1,4 @@
-"""Compile the engine's Gluon backward (``sdpa_bwd.kernels.attention_bwd_gluon``) for sm_90a without a GPU.
+"""Compile the engine's Gluon backward (``sdpa_bwd.engine.kernels.attention_bwd_gluon``) for sm_90a without a GPU.
 
     TRITON_INTERPRET=0 PYTHONPATH=src python3 tools/gluon_bwd_compile.py [DTYPE ...]
     TRITON_INTERPRET=0 PYTHONPATH=src python3 tools/gluon_bwd_compile.py --stamps

@@ -23,7 +23,7 @@ dK is scaled by the softmax scale at the end and both are stored through pointer
 delta = rowsum(dO O) are read per tile from global memory (L2).
 
 The 5-product pass (``--dq`` here) became the engine's backward the same day (h200-2026-12-01n),
-``sdpa_bwd/kernels/attention_bwd_gluon.py`` (its probe form, which waited for each reduce:
+``sdpa_bwd/engine/kernels/attention_bwd_gluon.py`` (its probe form, which waited for each reduce:
 ``git show 48d301a:tools/gluon_dkdv_probe.py``).
 This 4-product pass stays as the DKDV half of a deterministic Gluon backward (with ``gluon_dq_probe.py``).
 

@@ -1,4 +1,4 @@
-"""Compile the engine's Gluon forward (``sdpa_bwd.kernels.attention_fwd_gluon``) for sm_90a without a GPU.
+"""Compile the engine's Gluon forward (``sdpa_bwd.engine.kernels.attention_fwd_gluon``) for sm_90a without a GPU.
 
     TRITON_INTERPRET=0 PYTHONPATH=src python3 tools/gluon_fwd_compile.py [D_QK,D_V,DTYPE,CAUSAL ...]
 

@@ -1,8 +1,8 @@
 """What the Gluon backward probes (``gluon_dkdv_probe.py``, ``gluon_dq_probe.py``) share: descriptors, the
 compile-only report (ptxas -v included), and the GPU run (inputs, checks against PyTorch's fp32 autograd,
 timings beside cuDNN's and our backward). The wgmma layout and the stage barriers come from the engine's Gluon
-forward (``sdpa_bwd.kernels.attention_fwd_gluon``), the loader partition from its backward
-(``sdpa_bwd.kernels.attention_bwd_gluon.load_pairs``)."""
+forward (``sdpa_bwd.engine.kernels.attention_fwd_gluon``), the loader partition from its backward
+(``sdpa_bwd.engine.kernels.attention_bwd_gluon.load_pairs``)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ The rules are the ``raise ValueError`` arms of ``Problem.validate()``'s helpers
 (``src/sdpa_bwd/problem.py``: ``_check_spec``, ``_check_dims``, ``_check_dtypes``,
 ``_check_attributes``, ``_check_outputs_well_defined``, and each helper's call
 in ``validate``) and the ``reasons.append`` arms of
-``launch.triton_not_supported_reasons`` (``src/sdpa_bwd/launch.py``).
+``launch.triton_not_supported_reasons`` (``src/sdpa_bwd/engine/launch.py``).
 
 Mutants are generated from the source's syntax tree, so they follow the code as
 it changes (the seed PR counted 29 of 29 by hand):

@@ -78,7 +78,7 @@ def code_of(root: str, kernel: str, extra: dict) -> list:
     from triton.backends.compiler import GPUTarget
 
     module, name, tiles = KERNELS[kernel]
-    fn = getattr(importlib.import_module(f"sdpa_bwd.kernels.{module}"), name)
+    fn = getattr(importlib.import_module(f"sdpa_bwd.engine.kernels.{module}"), name)
 
     out = []
     for tma in (True, False):
@@ -118,11 +118,18 @@ def main():
             print(f"{lab}: {len(a)} chars of PTX, {shared} B of shared memory")
         return
     with tempfile.TemporaryDirectory() as old:
-        os.makedirs(os.path.join(old, "sdpa_bwd", "kernels"))
+        os.makedirs(os.path.join(old, "sdpa_bwd", "engine", "kernels"))
         for f in FILES:
-            src = subprocess.run(["git", "show", f"{args.rev}:src/sdpa_bwd/kernels/{f}"], cwd=HERE, check=True,
-                                 capture_output=True, text=True).stdout
-            open(os.path.join(old, "sdpa_bwd", "kernels", f), "w").write(src)
+            # the kernels' folder at --rev: sdpa_bwd/engine/kernels since the package layout (2026-12-06), before
+            # that sdpa_bwd/kernels
+            for folder in ("src/sdpa_bwd/engine/kernels", "src/sdpa_bwd/kernels"):
+                shown = subprocess.run(["git", "show", f"{args.rev}:{folder}/{f}"], cwd=HERE, capture_output=True,
+                                       text=True)
+                if shown.returncode == 0:
+                    break
+            else:
+                raise SystemExit(f"ptx_diff: {f} is in neither kernels folder at {args.rev}")
+            open(os.path.join(old, "sdpa_bwd", "engine", "kernels", f), "w").write(shown.stdout)
         before = code_of(old, args.kernel, extra)
     same = [a[0] == b[0] for a, b in zip(before, after)]
     for lab, s, (a, shared) in zip(labels, same, after):
