@@ -368,8 +368,9 @@ TABLE = [
 ]
 
 
-def print_rows(rows, out=sys.stdout):
+def print_rows(rows, out=None):
     """The generator's rows, one a line (--list)."""
+    out = sys.stdout if out is None else out  # at call time: pytest's capsys swaps sys.stdout
     for r in rows:
         print(f"{r['id']}  {r['label']:58} gqa {r['gqa']:5} pairs {r['kept_pairs']:>11,} "
               f"bwd {r['bwd_flops'] / 1e12:6.3f} TFLOP  est {r['est_bytes'] / 2**20:7.0f} MiB", file=out)
