@@ -38,7 +38,8 @@ interleaved rounds (ours-api, ours-launcher, peer..., then again), each path's m
   (``oracle.band_mask``), FlexAttention a block mask; top-left causal passes ``is_causal=True``; GQA / MQA
   ``enable_gqa=True``.
 * deterministic: ours-api's backward under ``torch.use_deterministic_algorithms(True)`` against the default,
-  interleaved (``det_over_default``).
+  interleaved (``det_over_default``). That mode also fills each ``torch.empty`` (dQ, dK, dV among them) with NaN
+  (``torch.utils.deterministic.fill_uninitialized_memory``): a cost users of the mode pay, so it is in the ratio.
 * memory: the peak bytes one backward call allocates (``common.peak_bytes``), ours-api against cuDNN's
   (``mem_ratio_vs_cudnn``).
 
@@ -424,7 +425,7 @@ def _peers(r):
 
     gqa = r["H_q"] != r["H_kv"]
     # SDPA's is_causal is top-left; windows and bottom-right causal need the band as a boolean mask
-    mask = (band_mask(r["S_q"], r["S_kv"], r["left_bound"], r["right_bound"], r["alignment"], device="cuda")
+    mask = (band_mask(r["S_q"], r["S_kv"], r["left_bound"], r["right_bound"], r["alignment"], device=DEVICE)
             if needs_attn_mask(r) else None)
     is_causal = r["mask"] == "causal" and mask is None
 
@@ -434,8 +435,13 @@ def _peers(r):
                 return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=is_causal, enable_gqa=gqa)
         return fwd
 
-    return [("cudnn", sdpa(SDPBackend.CUDNN_ATTENTION)), ("flash", sdpa(SDPBackend.FLASH_ATTENTION)),
-            ("efficient", sdpa(SDPBackend.EFFICIENT_ATTENTION)), ("flex", _flex(r, gqa))]
+    peers = [("cudnn", sdpa(SDPBackend.CUDNN_ATTENTION)), ("flash", sdpa(SDPBackend.FLASH_ATTENTION)),
+             ("efficient", sdpa(SDPBackend.EFFICIENT_ATTENTION))]
+    try:
+        peers.append(("flex", _flex(r, gqa)))
+    except Exception as exc:  # a torch without FlexAttention: the three SDPA backends remain
+        print(f"FlexAttention unavailable ({type(exc).__name__}: {str(exc)[:120]}); not a peer", flush=True)
+    return peers
 
 
 _FLEX_COMPILED = []
@@ -444,9 +450,15 @@ _FLEX_COMPILED = []
 def _flex(r, gqa):
     """Compiled FlexAttention, with a block mask for causal and windows (none for a full mask)."""
     import torch
+    import torch._dynamo  # the recompile limit below
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
     if not _FLEX_COMPILED:
+        # one compile per shape (dynamic=False: what a fixed-shape training step gets); past dynamo's recompile
+        # limit (8 by default) flex_attention would run eagerly, materializing the S_q x S_kv scores
+        for name in ("recompile_limit", "cache_size_limit"):
+            if hasattr(torch._dynamo.config, name):
+                setattr(torch._dynamo.config, name, max(256, getattr(torch._dynamo.config, name)))
         _FLEX_COMPILED.append(torch.compile(flex_attention, dynamic=False))
     S_q, S_kv, left, right = r["S_q"], r["S_kv"], r["left_bound"], r["right_bound"]
     shift = S_kv - S_q if r["alignment"] == "bottom_right" else 0
@@ -461,14 +473,43 @@ def _flex(r, gqa):
 
     def fwd(q, k, v):
         if not block_mask:
-            block_mask.append(create_block_mask(mask_mod, None, None, S_q, S_kv, device="cuda")
-                              if right is not None else None)
+            if right is None:
+                block_mask.append(None)
+            else:
+                try:  # compiled: the eager build evaluates mask_mod on all S_q x S_kv pairs at once
+                    block_mask.append(create_block_mask(mask_mod, None, None, S_q, S_kv, device=DEVICE, _compile=True))
+                except TypeError:  # a torch whose create_block_mask has no _compile
+                    block_mask.append(create_block_mask(mask_mod, None, None, S_q, S_kv, device=DEVICE))
         return _FLEX_COMPILED[0](q, k, v, block_mask=block_mask[0], enable_gqa=gqa)
     return fwd
 
 
-def run_row(r, rounds, all_peers, det=True, mem=True):
-    """Time one generated row; returns r with times, ratios and errors added."""
+DEVICE = "cuda"  # tests/test_sweep.py runs run_row on "cpu" under TRITON_INTERPRET=1 with a stand-in timer
+
+
+def _sync():
+    import torch
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()
+
+
+def make(B, H, S, D, layout, dtype, gen):
+    """A (B, H, S, D) view of random data stored in ``layout`` on DEVICE: ``common.make``'s layouts."""
+    import torch
+    if DEVICE == "cuda":
+        return common.make(B, H, S, D, layout, dtype, gen)
+    dims = {"bhsd": (B, H, S, D), "bshd": (B, S, H, D), "sbhd": (S, B, H, D), "bshd_pad": (B, S, H, D + 64)}[layout]
+    t = torch.randn(dims, generator=gen, device=DEVICE).to(dtype)
+    if layout == "bhsd":
+        return t
+    if layout == "sbhd":
+        return t.permute(1, 2, 0, 3)
+    return (t[..., :D] if layout == "bshd_pad" else t).transpose(1, 2)
+
+
+def run_row(r, rounds, all_peers, det=True, mem=True, timer=None):
+    """Time one generated row; returns r with times, ratios and errors added. ``timer``: ms of a callable
+    (``common.bench`` by default)."""
     import torch
 
     import sdpa_bwd
@@ -477,11 +518,11 @@ def run_row(r, rounds, all_peers, det=True, mem=True):
     t_row = time.time()
     dtype = common.DTYPES[r["dtype"]]
     B, H_q, H_kv, S_q, S_kv, D_qk, D_v = shape_key(r)
-    gen = torch.Generator(device="cuda").manual_seed(zlib.crc32(r["label"].encode()))
-    q = common.make(B, H_q, S_q, D_qk, r["layout"], dtype, gen)
-    k = common.make(B, H_kv, S_kv, D_qk, r["layout"], dtype, gen)
-    v = common.make(B, H_kv, S_kv, D_v, r["layout"], dtype, gen)
-    do = common.make(B, H_q, S_q, D_v, r["layout"], dtype, gen)
+    gen = torch.Generator(device=DEVICE).manual_seed(zlib.crc32(r["label"].encode()))
+    q = make(B, H_q, S_q, D_qk, r["layout"], dtype, gen)
+    k = make(B, H_kv, S_kv, D_qk, r["layout"], dtype, gen)
+    v = make(B, H_kv, S_kv, D_v, r["layout"], dtype, gen)
+    do = make(B, H_q, S_q, D_v, r["layout"], dtype, gen)
     bounds = dict(left_bound=r["left_bound"], right_bound=r["right_bound"], alignment=r["alignment"])
     qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))
 
@@ -509,7 +550,7 @@ def run_row(r, rounds, all_peers, det=True, mem=True):
         try:
             o_peer = peer_fwd(qg, kg, vg)
             grads = torch.autograd.grad(o_peer, (qg, kg, vg), do, retain_graph=True)
-            torch.cuda.synchronize()
+            _sync()
         except Exception as exc:  # the peer declines the row (SDPA: RuntimeError "No available kernel")
             text = str(exc).strip().splitlines()
             r[f"{name}_error"] = f"{type(exc).__name__}: {text[0][:200] if text else ''}"
@@ -524,7 +565,7 @@ def run_row(r, rounds, all_peers, det=True, mem=True):
         fwd_fns[name] = fwd_nograd
 
     for kind, fns in (("bwd", bwd_fns), ("fwd", fwd_fns)):
-        for name, (ms, runs) in interleaved(fns, rounds).items():
+        for name, (ms, runs) in interleaved(fns, rounds, timer).items():
             r[f"{name}_{kind}_ms"] = ms
             r[f"{name}_{kind}_ms_runs" if ms is not None else f"{name}_{kind}_error"] = runs
 
@@ -532,11 +573,11 @@ def run_row(r, rounds, all_peers, det=True, mem=True):
         def det_bwd():
             with deterministic_mode():
                 return api_bwd()
-        t = interleaved({"det": det_bwd, "default": api_bwd}, rounds)
+        t = interleaved({"det": det_bwd, "default": api_bwd}, rounds, timer)
         if t["det"][0] and t["default"][0]:
             r["ours_det_bwd_ms"], r["det_over_default"] = t["det"][0], t["det"][0] / t["default"][0]
             r["det_twin_ms_runs"] = {"det": t["det"][1], "default": t["default"][1]}
-    if mem:
+    if mem and DEVICE == "cuda":  # torch.cuda's allocator statistics
         del ours_grads
         r["ours_peak_bytes"] = common.peak_bytes(api_bwd)
         if "cudnn" in bwd_fns:
@@ -544,7 +585,7 @@ def run_row(r, rounds, all_peers, det=True, mem=True):
                 r["cudnn_peak_bytes"] = common.peak_bytes(bwd_fns["cudnn"])
             except Exception as exc:
                 r["cudnn_peak_error"] = f"{type(exc).__name__}: {str(exc)[:160]}"
-    r["ours_host_ms"] = common.host_ms(api_bwd)
+    r["ours_host_ms"] = common.host_ms(api_bwd, sync=_sync)
     add_ratios(r)
     r["row_wall_s"] = time.time() - t_row
     return r

@@ -243,3 +243,51 @@ def test_plot_renders_a_png(tmp_path, timed_rows):
     png = tmp_path / "sweep_tuning.png"
     assert png.exists() and png.stat().st_size > 10_000, "plot_sweep wrote no PNG (or an empty one)"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("layout,mask,alignment,H_kv,S_kv", [
+    ("bshd_pad", "window", "bottom_right", 1, 41),   # MQA, a window, bottom-right, S_kv > S_q: SDPA gets a mask
+    ("sbhd", "causal", "top_left", 2, 23),            # GQA 2:1, S_q > S_kv, is_causal
+])
+def test_run_row_on_the_cpu(monkeypatch, layout, mask, alignment, H_kv, S_kv):
+    """run_row end to end on the CPU (our kernels under the Triton interpreter, SDPA's CPU kernels as peers),
+    with a stand-in timer: the paths it times, the peers it tries and the fields it records."""
+    import torch
+
+    monkeypatch.setattr(sweep, "DEVICE", "cpu")
+    monkeypatch.setattr(sweep, "_flex", lambda r, gqa: (_ for _ in ()).throw(RuntimeError("no compile here")))
+    calls = []
+
+    def timer(fn):
+        fn()
+        calls.append(fn)
+        return 1.0 + 0.1 * len(calls)
+
+    r = dict(B=1, H_q=2, H_kv=H_kv, S_q=33, S_kv=S_kv, D_qk=32, D_v=32, dtype="fp16", layout=layout, mask=mask,
+             alignment=alignment, left_bound=9 if mask == "window" else None, right_bound=0, causal=True)
+    r["gqa"], r["kept_pairs"] = "x", sweep.kept_pairs_band(33, S_kv, r["left_bound"], 0, alignment)
+    r["label"] = sweep.row_label(r)
+    torch.manual_seed(0)
+    out = sweep.run_row(r, rounds=2, all_peers=False, timer=timer)
+    # cuDNN has no CPU kernel: it declines and the other SDPA backends are tried (flash runs on the CPU)
+    assert "cudnn_error" in out and out["ratio_vs_cudnn"] is None, out.get("cudnn_error")
+    assert out["peers_tried"][:3] == ["cudnn", "flash", "efficient"], out["peers_tried"]
+    ran = [p for p in ("flash", "efficient") if out.get(f"{p}_bwd_ms")]
+    assert ran, f"no SDPA backend ran the row on the CPU: {[(p, out.get(p + '_error')) for p in ('flash', 'efficient')]}"
+    for p in ran:
+        assert out[f"{p}_rel_err_vs_ours"] < 2e-2, f"{p}'s gradients differ from ours: {out[f'{p}_rel_err_vs_ours']}"
+    for key in ("ours_api_bwd_ms", "ours_launcher_bwd_ms", "ours_api_fwd_ms", "ours_launcher_fwd_ms",
+                "det_over_default", "ratio_vs_best_peer", "fwd_ratio_vs_best_peer", "ours_host_ms"):
+        assert out.get(key) is not None, f"run_row recorded no {key}"
+    assert len(out["ours_api_bwd_ms_runs"]) == 2, "two rounds: two timings of each path"
+    json.dumps(out)
+
+
+def test_timing_without_cuda_says_where_to_run_it(capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA: the timing would run")
+    assert sweep.main(["--split", "tuning", "--rows", "2", "--out", "/nonexistent"]) == 2
+    err = capsys.readouterr().err
+    assert "no CUDA device" in err and "--list" in err, err
