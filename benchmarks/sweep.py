@@ -2,7 +2,10 @@
 peers on shapes drawn from the space users run, in two splits: a TUNING set that engineers may look at while
 choosing configs, and a HELD-OUT set drawn from another seed that is only ever measured and reported.
 
-On the device machine (one GPU; each split takes a few minutes, so run them one per command there):
+On the device machine (one GPU). A row takes about 24 do_bench timings (each ~0.3 s with the 250 ms warm-up)
+plus the first compiles of each head dim and mask: a split of 40 rows should take 5-10 minutes (an estimate, not
+yet measured: each row's row_wall_s records the real figure), so where one command may run 10 minutes run the
+splits one per command:
 
     PYTHONPATH=src python3 benchmarks/sweep.py --split tuning --out benchmarks/results
     PYTHONPATH=src python3 benchmarks/sweep.py --split held_out --out benchmarks/results
