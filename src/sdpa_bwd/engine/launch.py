@@ -1,7 +1,8 @@
 """The launcher's executor: checks a call, asks the planner (``planner.plan_forward`` / ``plan_backward``) for its
 plan or replays the recorded one (``launch_cache``), allocates the plan's side buffers, builds its descriptors and
 launches its steps. Issue 52 (2026-12-06) split the planning (paths, configs, grids, side buffers, declines) into
-``planner``, ``configs`` and ``switches``; every name of theirs is still read and set here (``_Module``).
+``planner``, ``reasons``, ``configs`` and ``switches``; every name of theirs is still read and set here
+(``_Module``), and ``tests/test_launch_golden.py`` holds the launches to the ones made before the split.
 
 Public functions (the engine adapter and ``sdpa_bwd.engine.api`` call these):
 
@@ -42,7 +43,8 @@ from .kernels import (  # noqa: F401 - the executor resolves a step's kernel by 
     attention_fwd_kernel,
     attention_fwd_kernel_any_len,
 )
-from .kernels import attention_bwd_gluon, attention_bwd_gluon_192, attention_bwd_gluon_192_k128, attention_fwd_gluon
+from .kernels import (  # noqa: F401 - a step names a Gluon kernel as "module.kernel", found here
+    attention_bwd_gluon, attention_bwd_gluon_192, attention_bwd_gluon_192_k128, attention_fwd_gluon)
 from .planner import Desc, Ref
 from .reasons import TensorMeta, interpreter_active
 
@@ -455,17 +457,17 @@ def _allocate(plan, ns: dict, device) -> None:
             ns[b.name] = make(b.shape, dtype=_BUFFER_DTYPES[b.dtype], device=device)
 
 
-_KERNEL_MODULES = {"attention_fwd_gluon": attention_fwd_gluon, "attention_bwd_gluon": attention_bwd_gluon,
-                   "attention_bwd_gluon_192": attention_bwd_gluon_192,
-                   "attention_bwd_gluon_192_k128": attention_bwd_gluon_192_k128}
 _TORCH_DTYPES = {str(d): d for d in SUPPORTED_DTYPES}
 
 
 def _kernel_object(name: str):
+    """A step's kernel: a name here, or "module.kernel" of a Gluon module named here (both read at each launch, so
+    that a replaced kernel or module is the one launched)."""
+    g = globals()
     if "." in name:
         mod, attr = name.split(".")
-        return getattr(_KERNEL_MODULES[mod], attr)
-    return globals()[name]
+        return getattr(g[mod], attr)
+    return g[name]
 
 
 def _descriptor(d: Desc, ns: dict):
@@ -473,7 +475,7 @@ def _descriptor(d: Desc, ns: dict):
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
     dt = _gl_dtype(_TORCH_DTYPES[d.dtype])
-    layout = _KERNEL_MODULES[d.module].host_layout(*(dt if a == planner.DTYPE else a for a in d.layout))
+    layout = globals()[d.module].host_layout(*(dt if a == planner.DTYPE else a for a in d.layout))
     return TensorDescriptor(ns[d.tensor], list(d.shape), list(d.strides), list(d.block), layout)
 
 
@@ -591,14 +593,20 @@ def _side_buffers(B: int, H_q: int, S_q: int, D_qk: int, atomic: bool, device, s
     return delta, lse2, dq_accum
 
 
+_DELETED: set = set()
+
+
 def _forwarded(name: str) -> property:
     def get(self):
+        if name in _DELETED:
+            raise AttributeError(name)
         for mod in _PLANNING:
             if name in vars(mod):
                 return vars(mod)[name]
         return vars(self)[name]
 
     def set_(self, value):
+        _DELETED.discard(name)
         found = False
         for mod in _PLANNING:
             if name in vars(mod):
@@ -606,13 +614,18 @@ def _forwarded(name: str) -> property:
                 found = True
         if not found or name in vars(self):
             vars(self)[name] = value
-    return property(get, set_, doc=f"{name}, of the planner's modules")
+
+    def delete(self):
+        # unittest.mock's patch.object ends by deleting the name and, seeing it gone, setting the value it found
+        # back; the name reads as absent until then
+        _DELETED.add(name)
+    return property(get, set_, delete, doc=f"{name}, of the planner's modules")
 
 
 # This module, with the planner's, the switches' and the configs' names readable and settable through it: a test's
 # ``monkeypatch.setattr(launch, "GLUON_FORWARD", ...)`` or ``launch.forward_config = spy`` sets the name in every one
 # of those modules that has it (and here, where this module holds one too), so the planner reads it. Properties (data
-# descriptors), so that pytest's monkeypatch reads the value it puts back through them.
+# descriptors), so that pytest's monkeypatch and unittest.mock read the value they put back through them.
 _Module = type("_Module", (types.ModuleType,),
                {n: _forwarded(n) for mod in _PLANNING for n in vars(mod) if not n.startswith("__")})
 sys.modules[__name__].__class__ = _Module

@@ -48,7 +48,8 @@ class TensorMeta:
         for d in reversed(shape):
             strides.insert(0, n)
             n *= d
-        return cls(tuple(shape), tuple(strides), dtype, torch.device(device), True, sm90)
+        return cls(tuple(shape), tuple(strides), dtype, torch.device(device) if isinstance(device, str) else device,
+                   True, sm90)
 
     def stride(self, i=None):
         return self.strides if i is None else self.strides[i]
