@@ -23,8 +23,9 @@ from .configs import (BackwardConfig, ForwardConfig, _cdiv, backward_config, d_q
                       head_dim_pad, with_dq_mode)
 from .kernels import attention_bwd_gluon, attention_bwd_gluon_192, attention_bwd_gluon_192_k128, attention_fwd_gluon
 from .reasons import (  # noqa: F401 - the names explain.py and the tests read here too
-    Target, TensorMeta, _bwd192_det_split, _bwd192_forms, _device_sm_count, _dot_precision, _dq_reduce_tma, _kernel, _offsets, _tma_ok, _use_tma, _wide, gluon_backward_reasons,
-                      gluon_forward_reasons, gluon_head_loop, gluon_side_rows, interpreter_active)
+    Target, TensorMeta, _bwd192_det_split, _bwd192_forms, _device_sm_count, _dot_precision, _dq_reduce_tma, _kernel,
+    _offsets, _tma_ok, _use_tma, _wide, gluon_backward_reasons, gluon_forward_reasons, gluon_head_loop,
+    gluon_side_rows, interpreter_active)
 
 LOG2E = 1.4426950408889634
 
