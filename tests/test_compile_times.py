@@ -155,14 +155,14 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
     gqa = by_kernel(Case("g", B=2, H_q=4, H_k=2, H_v=2, S_q=256, D_qk=D, D_v=D, dtype="bfloat16"))
     assert ct.GLUON_BWD_KERNEL in gqa and not any(k.startswith("attention_bwd_dkdv") for k in gqa), sorted(gqa)
     sig = dict(gqa[ct.GLUON_BWD_KERNEL].signature)
-    # the GQA accumulators' descriptors are fp32 ones, the plain call's bf16 (launch._gluon_bwd_descriptors)
+    # the GQA accumulators' descriptors are fp32 ones, the plain call's bf16 (planner._plan_gluon)
     assert all(sig[p].startswith("tensordesc<fp32[1, 1, 64,") for p in ("dk_out", "dv_out")), sig
     assert dict(g.signature)["dk_out"].startswith("tensordesc<bf16[1, 1, 64,"), dict(g.signature)
     assert dict(strided[ct.GLUON_BWD_KERNEL].signature)["dk_out"] == "*bf16"  # pointer stores
     monkeypatch.setattr(launch, "GLUON_BWD_DETERMINISTIC", True)  # the default, pinned here
     own = by_kernel(Case("g", B=2, H_q=4, S_q=256, D_qk=D, D_v=D, dtype="bfloat16", deterministic=True))
     assert ct.GLUON_BWD_KERNEL in own and not any(k.startswith("attention_bwd_dkdv") for k in own), sorted(own)
-    # deterministic mode starts its programs in head groups with or without the mask (launch._gluon_backward)
+    # deterministic mode starts its programs in head groups with or without the mask (planner._plan_gluon)
     assert dict(own[ct.GLUON_BWD_KERNEL].constexprs) == {"D": D, "TMA_EPILOGUE": True, "ROWS": rows,
                                                          "HEAD_GROUP": launch.GLUON_HEAD_GROUP, "DETERMINISTIC": True,
                                                          "HEAD_LOOP": False, "DET_UP": False}

@@ -231,7 +231,7 @@ def test_a_launch_with_a_tensor_the_call_does_not_name_is_not_replayable():
 
 
 def test_a_replay_rebuilds_each_host_descriptor_on_the_new_calls_tensor():
-    """The Gluon backward takes host-made TMA descriptors (``launch._gluon_bwd_descriptors``): a replay must make
+    """The Gluon backward takes host-made TMA descriptors (``planner._plan_gluon``): a replay must make
     each again over the replayed call's tensor, the same in all but its base. Replaying the recorded one would
     read and write the first call's memory. A descriptor over a tensor the call does not name is not
     replayable."""

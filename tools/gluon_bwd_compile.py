@@ -42,7 +42,7 @@ def variant_signature(dtype: str, D: int = 128, grouped: bool = False, tma_epilo
                       deterministic: bool = False, stamps: bool = False, head_group: int = 1,
                       head_loop: bool = False, det_up: bool = False, dq_by_rows: bool = None) -> tuple:
     """(signature, constexprs) of a form of the kernel as the launcher compiles it, its descriptors
-    (``launch._gluon_bwd_descriptors``) as signature strings: see ``compile_variant``. ``dq_by_rows``: how the
+    (``planner._plan_gluon``) as signature strings: see ``compile_variant``. ``dq_by_rows``: how the
     consumers split a tile's dQ (``attention_bwd_gluon.dq_block``); None, the launcher's default
     (``launch.GLUON_BWD_DQ_ROWS``: by rows where the tile has 128)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -126,7 +126,7 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
                 share_ds: bool = False, stages: int = 2, k128: bool = False, fused: int = 0,
                 tma_out: bool = False, det: bool = False, no_dq: bool = False) -> dict:
     """The D_qk 192 / D_v 128 kernel (``attention_bwd_gluon_192``) as the launcher compiles it
-    (``launch._gluon_bwd192_descriptors``): ``grouped``: shared K/V heads, dK and dV added into fp32 accumulators
+    (``planner._plan_gluon192``): ``grouped``: shared K/V heads, dK and dV added into fp32 accumulators
     (``dk_ptr``, ``dv_ptr`` fp32), else stored as 16 bits; under the causal mask's head groups. ``pair``: the
     clusters-of-two form (``PAIR``, dQ's column halves), with its exchange's instructions counted: ``mapa``
     (addresses in the partner), ``remote_stores`` / ``mail_loads`` (its half sent by asynchronous stores, the

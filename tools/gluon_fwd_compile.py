@@ -30,7 +30,7 @@ def compile_variant(d_qk: int, d_v: int, dtype: str, causal: bool) -> dict:
     fn = g.attention_fwd_gluon_kernel
     sig = signature_of(fn, dtype, fp32_ptrs=("lse_ptr",), floats=("qk_scale_log2",))
     d_a, d_b = g.qk_chunks(d_qk)
-    # the launcher's descriptors (launch._gluon_fwd_descriptors) as signature strings; O by TMA store where
+    # the launcher's descriptors (planner.plan_forward) as signature strings; O by TMA store where
     # D_v = D_qk's first chunk, as the launcher does for TMA-addressable O
     gdt = {"bf16": gl.bfloat16, "fp16": gl.float16}[dtype]
     name = {"bf16": "bfloat16", "fp16": "float16"}[dtype]

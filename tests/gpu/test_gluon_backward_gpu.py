@@ -219,7 +219,7 @@ def _form_switches(form):
 
 
 def _tma_out_takes(case):
-    """Whether the persistent form stores this case's dK and dV by bulk copies (``launch._gluon_backward192``'s
+    """Whether the persistent form stores this case's dK and dV by bulk copies (``planner._plan_gluon192``'s
     ``tma_out``): K and V heads of their own (shared ones add into fp32 accumulators), dK and dV with a packed head
     dim and rows on 16 bytes (``launch._tma_ok``)."""
     own = case.H_k == case.H_q and case.H_v == case.H_q
@@ -227,7 +227,7 @@ def _tma_out_takes(case):
 
 
 def _fused_dq_takes(case):
-    """Whether the persistent form converts this case's dQ in the pass (``launch._gluon_backward192``): under the
+    """Whether the persistent form converts this case's dQ in the pass (``planner._plan_gluon192``): under the
     causal mask, into a dQ whose head dim is packed and whose rows start on 16 bytes (offset and gaps in whole
     8-element groups)."""
     dq = case.dq
@@ -255,8 +255,14 @@ def test_gpu_gluon_backward_192_case(case, form, monkeypatch):
                                                          (attention_bwd_gluon_192_k128,
                                                           "attention_bwd_gluon_192_k128_kernel")])
     outs = []
-    real_outs = launch._gluon_bwd192_out_descriptors
-    monkeypatch.setattr(launch, "_gluon_bwd192_out_descriptors", lambda dk, dv: outs.append(1) or real_outs(dk, dv))
+    real_descriptor = launch._descriptor  # the executor makes every descriptor a plan names through it
+
+    def descriptor(d, ns):
+        if d.module == "attention_bwd_gluon_192" and d.tensor in ("dk", "dv"):
+            outs.append(d.tensor)
+        return real_descriptor(d, ns)
+
+    monkeypatch.setattr(launch, "_descriptor", descriptor)
     launch_cache.clear()
     with launch.switches(**_form_switches(form)):
         run_case(case)
@@ -264,7 +270,7 @@ def test_gpu_gluon_backward_192_case(case, form, monkeypatch):
     want_tma = form == "persist" and _tma_out_takes(case)
     assert bool(outs) == want_tma, (
         f"dK and dV were {'' if outs else 'not '}stored by bulk copies in the {form} form: expected "
-        f"{'' if want_tma else 'not '}(launch._gluon_backward192's tma_out rule), for {case.repro()}")
+        f"{'' if want_tma else 'not '}(planner._plan_gluon192's tma_out rule), for {case.repro()}")
     if form == "k128":  # 128 keys a program: its own kernel, no form flags
         names = {name for name, kw in seen}
         assert names == {"attention_bwd_gluon_192_k128_kernel"}, (
@@ -355,7 +361,7 @@ def test_gpu_gluon_backward_192_deterministic_case(case, tma_out, monkeypatch):
     dets = [kw.get("DET") for name, kw in seen]
     assert dets and all(dets), (
         f"the 192 kernel was launched with DET {dets}: expected the deterministic persistent form at every call of "
-        f"{case.repro()} (gluon_backward_reasons, launch._gluon_backward192)")
+        f"{case.repro()} (gluon_backward_reasons, planner._plan_gluon192)")
 
 
 @pytest.mark.parametrize("causal", [True, False], ids=["causal", "nc"])
@@ -418,7 +424,7 @@ def test_gpu_gluon_backward_192_split_form_case(case, monkeypatch):
     else:
         assert no_dq and all(no_dq), (
             f"the 192 kernel was launched with NO_DQ {no_dq}: expected the split form at every call of "
-            f"{case.repro()} (gluon_backward_reasons, launch._gluon_backward192)")
+            f"{case.repro()} (gluon_backward_reasons, planner._plan_gluon192)")
 
 
 @pytest.mark.parametrize("causal", [True, False], ids=["causal", "nc"])
@@ -449,12 +455,12 @@ def test_gpu_gluon_backward_192_fused_leaves_a_dq_of_another_dtype_to_dq_convert
     fused = [kw.get("FUSED_DQ") for name, kw in seen]
     assert fused == [0, 1], (
         f"the 192 kernel's FUSED_DQ over a fp16 dQ then a bf16 one (bf16 inputs) was {fused}: expected [0, 1], the "
-        f"fused form only where dQ has Q's dtype (launch._gluon_backward192's rule)")
+        f"fused form only where dQ has Q's dtype (planner._plan_gluon192's rule)")
     assert other.dtype == torch.float16 and other.data_ptr() == dq16.data_ptr(), "dQ was not written into the caller's"
     for name, got in (("fp16 dQ (DQ_CONVERT)", other), ("bf16 dQ (fused)", own)):
         rel = ((got.float() - want).norm() / want.norm()).item()
         assert rel < 1e-2, (f"{name}: {rel:.2e} relative to the Triton kernels' dQ, over 1e-2: the conversion wrote "
-                            f"the wrong bits or missed tiles; see launch._gluon_backward192's fused rule")
+                            f"the wrong bits or missed tiles; see planner._plan_gluon192's fused rule")
 
 
 @pytest.mark.parametrize("case", TRITON_CASES, ids=[c.id() for c in TRITON_CASES])
@@ -480,7 +486,7 @@ def test_gpu_gluon_backward_stores_dk_dv_by_tma_where_it_can(monkeypatch, output
     launch_cache.clear()
     flags = [kw["TMA_EPILOGUE"] for name, kw in seen]
     assert flags == [tma], (f"{outputs}: the Gluon kernel was launched with TMA_EPILOGUE {flags}, expected [{tma}]: "
-                            "see launch._gluon_backward")
+                            "see planner._plan_gluon")
 
 
 def _inputs(seed, shape=(2, 4, 640, 128), causal=True, H_kv=None):
@@ -612,12 +618,12 @@ def test_gpu_gluon_backward_hd64_at_each_query_tile(monkeypatch, case, rows, dq_
     launch_cache.clear()
     assert seen and {kw["ROWS"] for name, kw in seen} == {rows}, (  # deterministic cases run twice
         f"the Gluon kernel was launched with ROWS {[kw['ROWS'] for name, kw in seen]} under "
-        f"switches(gluon_bwd_hd64_rows={rows}), expected [{rows}]: see launch._gluon_backward")
+        f"switches(gluon_bwd_hd64_rows={rows}), expected [{rows}]: see planner._plan_gluon")
     blocks = {tuple(a[6].block_shape) for name, a in args}  # the dQ accumulator's descriptor
     expect = tuple(attention_bwd_gluon.dq_block(64, rows, dq_rows and rows >= 128))
     assert blocks == {expect}, (
         f"the dQ accumulator's descriptor had blocks {sorted(blocks)} under switches(gluon_bwd_hd64_rows={rows}, "
-        f"gluon_bwd_dq_rows={dq_rows}), expected {expect}: see launch._gluon_bwd_descriptors")
+        f"gluon_bwd_dq_rows={dq_rows}), expected {expect}: see planner._plan_gluon")
 
 
 @pytest.mark.parametrize("group", [1, 3, 8])
@@ -635,7 +641,7 @@ def test_gpu_gluon_backward_causal_start_order(monkeypatch, group, D):
     launch_cache.clear()
     assert [kw["HEAD_GROUP"] for name, kw in seen] == [group], (
         f"the Gluon backward was launched with HEAD_GROUP {[kw['HEAD_GROUP'] for name, kw in seen]} under "
-        f"switches(head_group={group}), expected [{group}]: see launch._gluon_backward")
+        f"switches(head_group={group}), expected [{group}]: see planner._plan_gluon")
 
 
 @pytest.mark.parametrize("up", [False, True], ids=["walk-down", "walk-up"])
@@ -655,7 +661,7 @@ def test_gpu_gluon_backward_deterministic_causal_orders(monkeypatch, up, D, H_kv
     flags = [(kw["DETERMINISTIC"], kw["DET_UP"]) for name, kw in seen]
     assert flags and set(flags) == {(True, up)}, (
         f"the Gluon kernel was launched with (DETERMINISTIC, DET_UP) {flags} under gluon_bwd_det_up "
-        f"{(D,) if up else ()}, expected (True, {up}): see launch._gluon_backward")
+        f"{(D,) if up else ()}, expected (True, {up}): see planner._plan_gluon")
 
 
 @pytest.mark.parametrize("shape,causal,H_kv", [((2, 4, 1531, 128), True, None), ((2, 3, 777, 128), False, None),
@@ -678,7 +684,7 @@ def test_gpu_gluon_backward_deterministic_is_bitwise_repeatable(launched, monkey
     flags = [kw["DETERMINISTIC"] for name, kw in seen]
     assert flags and all(flags), (
         f"{shape} causal {causal}: the Gluon kernel was launched with DETERMINISTIC {flags}, expected True (once "
-        "recorded, then replayed): see launch._gluon_backward")
+        "recorded, then replayed): see planner._plan_gluon")
     for i in (1, 2):
         for name, a, b in zip(("dq", "dk", "dv"), runs[0], runs[i]):
             diff = (a != b) & ~(a.isnan() & b.isnan())
@@ -711,7 +717,7 @@ def test_gpu_gluon_backward_pdl_chain_is_bitwise_the_unchained_call(monkeypatch,
     pdl = [kw.get("launch_pdl", False) for name, kw in seen]
     assert pdl[:2] == [False, True], (
         f"{shape}: the Gluon kernel was launched with launch_pdl {pdl} (unchained, then chained), expected False "
-        "then True: see launch._gluon_backward")
+        "then True: see planner._plan_gluon")
     for i, run in enumerate(chained):
         for name, a, b in zip(("dq", "dk", "dv"), plain, run):
             diff = (a != b) & ~(a.isnan() & b.isnan())
@@ -719,7 +725,7 @@ def test_gpu_gluon_backward_pdl_chain_is_bitwise_the_unchained_call(monkeypatch,
                 f"{shape} causal {causal}: {name} of the chained call {i + 1} differs from the unchained call in "
                 f"{int(diff.sum())} of {a.numel()} elements (first at {tuple(diff.nonzero()[0].tolist())}): the "
                 "kernel did not wait for ODO's zeroes, or DQ_CONVERT for the kernel's reduces (griddepcontrol in "
-                "attention_bwd_gluon._loader / _main_loop, launch._gluon_backward)")
+                "attention_bwd_gluon._loader / _main_loop, planner._plan_gluon)")
 
 
 @pytest.mark.parametrize("shape", [(1, 4, 1000, 1000, 64), (1, 4, 777, 1500, 128)], ids=["hd64", "hd128"])

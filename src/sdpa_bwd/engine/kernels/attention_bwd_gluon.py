@@ -348,7 +348,7 @@ if AVAILABLE:
         return fp32_layout if dtype == gl.float32 else gl.NVMMASharedLayout.get_default_for([rows, d], dtype)
 
     def host_layout(kind: str, D: int, rows: int, dtype, dq_by_rows: bool = False):
-        """The shared layout of the launcher's descriptor ``kind`` (``launch._gluon_bwd_descriptors``): the
+        """The shared layout of the launcher's descriptor ``kind`` (``planner._plan_gluon``): the
         kernel's buffer's own, in the descriptor's rank (``as_box`` checks they agree). ``dtype``: Gluon's, of the
         tensor. "q" (Q and dO: [1, 1, rows, D] blocks of a streamed tile), "k", "v" ([1, 1, 64, D]), "out" (dK
         and dV, 16-bit or GQA's fp32 accumulators: [1, 1, 64, D]), "dq" (the fp32 accumulator: a consumer's part of
@@ -397,7 +397,7 @@ if AVAILABLE:
                 stamps, HEAD_LOOP, n_per, side_step):
         """This kernel's loader partition: K's and V's 128 rows once, then each query tile's Q rows with its lse2
         rows (under ``q_ready``) and its dO rows with its delta rows (under ``do_ready``) through the stages.
-        The descriptors are the launcher's, made on the host (``launch._gluon_bwd_descriptors``): Q, dO, K, V as
+        The descriptors are the launcher's, made on the host (``planner._plan_gluon``): Q, dO, K, V as
         (B, H, S, D) through their own strides, a dimension of one or of stride 0 (broadcast) given as one, so
         that batch ``b`` and head ``h`` are coordinates (``% shape``: 0 there). Made on the device instead,
         each cost a global round trip before its first load: the loader took 4.75 us to issue the first tile's
@@ -711,7 +711,7 @@ if AVAILABLE:
     ):
         """Grid (cdiv(S_kv, 128), B H): H query heads, H / G_k K heads, H / G_v V heads. Every tensor but dK's
         and dV's under pointer stores comes in as a TMA descriptor the launcher made on the host
-        (``launch._gluon_bwd_descriptors``, layouts from ``host_layout``): ``q_desc``, ``k_desc``, ``v_desc``,
+        (``planner._plan_gluon``, layouts from ``host_layout``): ``q_desc``, ``k_desc``, ``v_desc``,
         ``do_desc`` (B, H, S, D) through the tensors' own strides in blocks of [1, 1, rows, D]; ``dq_desc``
         the zeroed, scale-free fp32 dQ accumulator (B H S_q, D) in blocks of a consumer's part of a tile
         (``dq_block``: [ROWS, D / 2], or [ROWS / 2, D], which splits the tile's dQ by rows); ``lse_desc``,

@@ -167,7 +167,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
     REINTERPRET_NAMED = gl.constexpr(hasattr(gl.shared_memory_descriptor, "reinterpret"))
 
     def host_layout(kind: str, dtype):
-        """The shared layout of the launcher's descriptor ``kind`` (``launch._gluon_bwd192_descriptors``): the
+        """The shared layout of the launcher's descriptor ``kind`` (``planner._plan_gluon192``): the
         kernel's buffer's own, in the descriptor's rank (``as_box`` checks they agree). ``dtype``: Gluon's, of the
         tensor. "qa" / "qb" (Q's two column chunks, 128 and 64, of a [1, 1, 64, cols] block; K's likewise: 64
         rows), "v" (V and dO: [1, 1, 64, 128]), "dq0" / "dq1" (the fp32 accumulator's [64, 128] and [64, 64]

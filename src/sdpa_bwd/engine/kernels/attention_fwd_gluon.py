@@ -7,7 +7,7 @@ has none). One program owns 128 query rows of one (batch, query head), 192 at he
 
 - a loader partition (1 warp, 40 registers) loads this head's Q once and streams K, V tiles of 128 keys
   through two stages, each with a "ready" mbarrier (TMA byte count) and an "empty" one both consumers arrive
-  on, through TMA descriptors the launcher made on the host (``launch._gluon_fwd_descriptors``: Q, K, V and O
+  on, through TMA descriptors the launcher made on the host (``planner.plan_forward``: Q, K, V and O
   as (B, H, S, D) through their own strides, any layout whose head-dim stride is 1 and whose rows and bases
   are 16-byte aligned: BHSD, BSHD, SBHD, padded rows, GQA heads, broadcasts; made on the device, each cost
   its program a global round trip before its first load, 2026-12-02, H200);
@@ -195,7 +195,7 @@ if AVAILABLE:
     def _loader(q_desc, qb_desc, k_desc, kb_desc, v_desc, b, h, hk, hv, m0, n_tiles,
                 q_smem, qb_smem, k_smem, kb_smem, v_smem, q_bar, k_ready, v_ready, k_empty, v_empty):
         """Q's 64 rows a consumer from ``m0`` once, then K and V a tile of ``BLOCK_N`` keys at a time through the
-        stages. The descriptors are (B, H, S, D) ones (``launch._gluon_fwd_descriptors``), a dimension of one or of
+        stages. The descriptors are (B, H, S, D) ones (``planner.plan_forward``), a dimension of one or of
         stride 0 given as one: batch ``b`` and heads ``h`` (Q's), ``hk``, ``hv`` are coordinates, ``% shape``.
         Where D_qk is split (192 = 128 + 64), ``qb_desc`` and ``kb_desc`` are Q's and K's second column chunk
         (blocks of D_B columns at column D_A); else Q's and K's own, not read."""
@@ -368,7 +368,7 @@ if AVAILABLE:
         """D_QK: the head dim of Q and K, or its first chunk where D_QK_B > 0 (D_qk 192 = 128 + 64: shared
         buffers have power-of-two widths). The partitions cannot take D_QK_B as a constexpr: with one chunk
         they get the first chunk's buffers twice, and tell the cases apart by the buffers' widths. The
-        descriptors are the launcher's (``launch._gluon_fwd_descriptors``, layouts ``host_layout``): Q, K, V
+        descriptors are the launcher's (``planner.plan_forward``, layouts ``host_layout``): Q, K, V
         (B, H, S, D) in [1, 1, rows, chunk] blocks, ``qb_desc`` and ``kb_desc`` their second chunks' (Q's
         and K's own without a split); ``o_out`` O's descriptor where O's rows are TMA-addressable and D_v is
         D_qk's first chunk, else O's pointer (stored through ``so_*``)."""

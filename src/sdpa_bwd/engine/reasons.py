@@ -1,0 +1,365 @@
+"""The routing rules the planner applies (issue 52, 2026-12-06: out of ``launch.py``, unchanged): what it reads of a
+tensor (``TensorMeta``) and of the device (``Target``), when the bulk-copy engine addresses a tensor (``_tma_ok``),
+the band offsets, and why each Gluon kernel does or does not take a call (``gluon_forward_reasons``,
+``gluon_backward_reasons``) with the 192 / 128 pass's forms and the head loop."""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from typing import Optional
+
+import torch
+
+from . import switches as sw
+from .configs import _cdiv
+from .kernels import attention_bwd_gluon, attention_bwd_gluon_192, attention_fwd_gluon
+
+# Tile offsets are formed in int32 unless a stride times the largest tile edge
+# (256) could pass 2^31; then the kernels form them in int64 (WIDE).
+_INT32_SAFE = (1 << 31) // 256
+_HAS_TMA = sw._HAS_TMA
+
+
+# ----------------------------------------------------------------------------
+# The problem's data
+
+
+@dataclass(frozen=True)
+class TensorMeta:
+    """What the planner reads of a tensor; duck-types the few tensor methods the rules call."""
+    shape: tuple
+    strides: tuple
+    dtype: torch.dtype
+    device: torch.device
+    aligned: bool = True  # base 16-byte aligned
+    sm90: Optional[bool] = None  # the device is an sm_90 GPU outside the interpreter (None: ask the device)
+
+    @classmethod
+    def of(cls, t) -> Optional["TensorMeta"]:
+        if t is None:
+            return None
+        return cls(tuple(t.shape), tuple(t.stride()), t.dtype, t.device, t.data_ptr() % 16 == 0)
+
+    @classmethod
+    def packed(cls, shape, dtype, device, sm90=None) -> "TensorMeta":
+        strides, n = [], 1
+        for d in reversed(shape):
+            strides.insert(0, n)
+            n *= d
+        return cls(tuple(shape), tuple(strides), dtype, torch.device(device) if isinstance(device, str) else device,
+                   True, sm90)
+
+    def stride(self, i=None):
+        return self.strides if i is None else self.strides[i]
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def data_ptr(self) -> int:
+        return 0 if self.aligned else 2
+
+    def numel(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def dim(self) -> int:
+        return len(self.shape)
+
+
+@dataclass(frozen=True)
+class Target:
+    """The device beyond the tensors' metadata: Triton's interpreter on, and the SM count (None: ask the GPU)."""
+    interpreter: bool
+    sm_count: Optional[int] = None
+
+
+def interpreter_active() -> bool:
+    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+
+
+@functools.lru_cache(maxsize=None)
+def _is_sm90(index: int) -> bool:
+    return torch.cuda.get_device_capability(index) == (9, 0)
+
+
+def _gluon_device_ok(q) -> bool:
+    sm90 = getattr(q, "sm90", None)
+    if sm90 is not None:
+        return q.device.type == "cuda" and sm90
+    return q.device.type == "cuda" and not interpreter_active() and _is_sm90(q.device.index or 0)
+
+
+@functools.lru_cache(maxsize=None)
+def _sm_count(index: int) -> int:
+    return torch.cuda.get_device_properties(index).multi_processor_count
+
+
+def _device_sm_count(q, target: Optional[Target]) -> int:
+    if target is not None and target.sm_count is not None:
+        return target.sm_count
+    return _sm_count(q.device.index if q.device.index is not None else torch.cuda.current_device())
+
+
+def _tma_ok(t) -> bool:
+    """Can the bulk-copy engine read one head of ``t`` (B, H, S, D) as a [S, D] matrix?
+
+    It needs the head-dim stride 1, every used base (data pointer plus batch and head
+    offsets) and the row pitch 16-byte aligned, rows that do not overlap, and a row
+    pitch below 2^40 bytes. The rest of the layouts keep the pointer path.
+    """
+    if not _HAS_TMA or sw.TMA_MODE == "off" or (sw.TMA_MODE == "auto" and t.device.type != "cuda"):
+        return False
+    B, H, S, D = t.shape
+    sb, sh, sm, sd = t.stride()
+    es = t.element_size()
+    if S < 2 or (sd != 1 and D > 1) or t.data_ptr() % 16:
+        return False
+    if sm < D or (sm * es) % 16 or sm * es >= (1 << 40):
+        return False
+    return all((n == 1 or (s * es) % 16 == 0) for n, s in ((B, sb), (H, sh)))
+
+
+def _use_tma(*tensors) -> bool:
+    return all(_tma_ok(t) for t in tensors)
+
+
+def _dq_reduce_tma(dq_accum_aligned: bool, S_q: int, D_qk: int, device_type: str, interpreter: bool) -> bool:
+    """Can the DKDV pass add its dQ partials into the packed fp32 ``dq_accum`` by bulk
+    reduce (TMA) rather than one atomic per element? Only on a GPU: Triton's interpreter
+    has no descriptor reduce, so the CPU tests take the per-element atomics."""
+    if not _HAS_TMA or sw.TMA_MODE == "off" or device_type != "cuda" or interpreter:
+        return False
+    return S_q >= 2 and (D_qk * 4) % 16 == 0 and dq_accum_aligned
+
+
+def _kernel(specialised: str, any_len: str, S_q: int, S_kv: int) -> str:
+    if sw.SPECIALIZE_LENGTHS and S_q != 1 and S_kv != 1:
+        return specialised
+    return any_len
+
+
+def _offsets(S_q: int, S_kv: int, left_bound, right_bound, alignment: str):
+    if alignment not in ("top_left", "bottom_right"):
+        raise ValueError(f"alignment = {alignment!r}: expected 'top_left' or 'bottom_right'")
+    if left_bound is not None and left_bound < 1:
+        raise ValueError(f"left_bound = {left_bound}: must be >= 1 (or None)")
+    if right_bound is not None and right_bound < 0:
+        raise ValueError(f"right_bound = {right_bound}: must be >= 0 (or None)")
+    shift = S_kv - S_q if alignment == "bottom_right" else 0
+    # Offsets beyond +-(S_q + S_kv) mean the same band; clamping keeps int32 tile math safe.
+    lim = S_q + S_kv + 1
+    lo_off = 0 if left_bound is None else max(-lim, min(lim, 1 - left_bound + shift))
+    hi_off = 0 if right_bound is None else max(-lim, min(lim, right_bound + shift))
+    return lo_off, hi_off, left_bound is not None, right_bound is not None
+
+
+def _wide(*tensors) -> bool:
+    return any(abs(s) >= _INT32_SAFE for t in tensors for s in t.stride())
+
+
+def _dot_precision(dtype: torch.dtype, device_type: str = "cuda") -> str:
+    # fp32 inputs get real fp32 dots (not tf32); 16-bit inputs use the tensor cores' default.
+    if dtype == torch.float32:
+        return "ieee"
+    if device_type != "cuda" and dtype == torch.bfloat16:
+        # The interpreter's bf16 dot is wrong (see kernels.attention_fwd.mma): upcast exactly.
+        return "upcast"
+    return "tf32"
+
+
+def gluon_side_rows(S_q: int) -> int:
+    """Rows a head of the Gluon backward's delta and lse2 buffers: S_q rounded up to a multiple of 4, so that
+    each head's rows start on 16 bytes, where the kernel's one-dimensional TMA boxes of them must start (every
+    S_q not a multiple of 4 faulted with an illegal instruction at the box's load: 2026-12-02, H200,
+    docs/data/h200-2026-12-02d/run1)."""
+    return _cdiv(S_q, 4) * 4
+
+
+# ----------------------------------------------------------------------------
+# Reasons
+
+
+def _storage_apart(t: torch.Tensor, others) -> bool:
+    """True when ``t``'s storage is none of ``others``' (a cheap, conservative aliasing test)."""
+    base = t.untyped_storage().data_ptr()
+    return all(o.untyped_storage().data_ptr() != base for o in others)
+
+
+def _span(t: torch.Tensor) -> tuple:
+    """(storage, first byte, one past the last byte) of the memory ``t`` can touch."""
+    if t.numel() == 0:
+        return (t.untyped_storage().data_ptr(), 0, 0)
+    last = sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride()))
+    start = t.data_ptr()
+    return (t.untyped_storage().data_ptr(), start, start + (last + 1) * t.element_size())
+
+
+def _outputs_apart(outs, ins) -> bool:
+    """True when no output the caller handed in can touch memory of an input or of another output (outputs the
+    launcher allocates are apart by construction). The one-launch backward runs DKDV and dQ programs at once:
+    one pass's writes must not reach what the other reads or writes. Conservative: views of one storage whose
+    byte ranges interleave (a packed dQKV's columns) count as touching."""
+    given = [_span(t) for t in outs if t is not None]
+    if not given:
+        return True
+    spans = given + [_span(t) for t in ins]
+    # each output against the outputs after it and every input
+    return not any(s == s2 and a < b2 and a2 < b
+                   for i, (s, a, b) in enumerate(given) for s2, a2, b2 in spans[i + 1:])
+
+
+
+def _gluon_reasons(q, switch: str, switch_name: str, config, direction: str) -> list:
+    """The reasons against either Gluon kernel: its switch, this Triton, a Triton config, the device, the dtype."""
+    reasons = []
+    if switch == "off":
+        reasons.append(f"switched off ({switch_name})")
+    if not attention_fwd_gluon.AVAILABLE:  # the backward module takes its Gluon names from the forward's
+        reasons.append("this Triton has no Gluon Hopper module")
+    if config is not None:
+        reasons.append(f"a Triton {direction} config was given")
+    if not _gluon_device_ok(q):
+        reasons.append(f"device {q.device}: not an sm_90 GPU outside Triton's interpreter")
+    if q.dtype not in (torch.float16, torch.bfloat16):
+        reasons.append(f"dtype {q.dtype}: 16-bit only")
+    return reasons
+
+
+def gluon_forward_reasons(q, k, v, o, stats, *, scale: float, causal: bool, hi_off: int, banded: bool,
+                          config=None, apart: Optional[bool] = None) -> list:
+    """Why the Gluon forward (``kernels.attention_fwd_gluon``) does not take this call; empty: it does.
+
+    It runs on the H200 (sm_90) only, outside Triton's interpreter, for 16-bit Q, K, V of the head dims in
+    ``GLUON_HEAD_DIMS``, every row and base of which the bulk-copy engine can read (``_tma_ok``: head-dim
+    stride 1, 16-byte aligned bases and row pitches, rows that do not overlap), scale > 0, no band but the
+    causal one with its diagonal at 0, and outputs that touch no input (``apart``; None: worked out from the
+    tensors). The Triton forward takes the rest."""
+    reasons = _gluon_reasons(q, sw.GLUON_FORWARD, "GLUON_FORWARD / $SDPA_BWD_GLUON_FWD", config, "forward")
+    if (q.shape[3], v.shape[3]) not in sw.GLUON_HEAD_DIMS:
+        reasons.append(f"head dims {(q.shape[3], v.shape[3])}: not in {sorted(sw.GLUON_HEAD_DIMS)}")
+    elif not attention_fwd_gluon.has_buffers_for(q.shape[3], v.shape[3]):
+        reasons.append(f"head dims {(q.shape[3], v.shape[3])}: not in power-of-two chunks of 16 to 128 (the "
+                       "kernel's buffers); take them out of $SDPA_BWD_GLUON_HEAD_DIMS")
+    if not scale > 0:
+        reasons.append(f"scale {scale}: the exp2 fold needs scale > 0")
+    if banded and not (causal and hi_off == 0):
+        reasons.append("a band other than the causal one with its diagonal at 0")
+    if q.shape[0] * q.shape[1] > 65535:
+        reasons.append(f"B * H_q = {q.shape[0] * q.shape[1]}: over the grid's 65535")
+    if not all(_tma_ok(t) for t in (q, k, v)):
+        reasons.append("Q, K or V is not TMA-addressable (see _tma_ok)")
+    if apart is None:
+        apart = _outputs_apart((o, stats), (q, k, v))
+    if not apart:
+        reasons.append("O or the stats touch an input or each other")
+    return reasons
+
+
+def _bwd192_forms(q):
+    """(k128, pair, share_ds, persist): the 192 / 128 pass's form as its switches and Q's device choose it."""
+    cuda = q.device.type == "cuda"
+    k128 = sw.GLUON_BWD192_K128 and cuda
+    pair = sw.GLUON_BWD192_PAIR and not k128 and cuda
+    share_ds = sw.GLUON_BWD192_SHARE_DS and not (pair or k128) and cuda
+    persist = sw.GLUON_BWD192_PERSIST and not (pair or share_ds or k128) and cuda
+    return k128, pair, share_ds, persist
+
+
+def _bwd192_det_split(q) -> bool:
+    """Whether a deterministic 192 / 128 call in the Gluon pass takes its split form (``GLUON_BWD192_DET_SPLIT``:
+    dK and dV in the pass, dQ by the Triton kernels' dQ pass): the switch, and S_q's rows packed in the pass's side
+    buffers (``gluon_side_rows``), which the dQ pass reads packed."""
+    return sw.GLUON_BWD192_DET_SPLIT and gluon_side_rows(q.shape[2]) == q.shape[2]
+
+
+def _bwd192_persist(q) -> bool:
+    """Whether the 192 / 128 pass runs in its persistent form for Q's device (``_bwd192_forms``)."""
+    return _bwd192_forms(q)[3]
+
+
+def gluon_head_loop(q, k, v, causal: bool, deterministic: bool, target: Optional[Target] = None) -> bool:
+    """Whether the Gluon backward's programs walk a K/V head's query heads (``GLUON_BWD_HEAD_LOOP``): GQA with K
+    and V heads shared alike, no mask, not deterministic, and B H_k cdiv(S_kv, 128) programs that fill the GPU's
+    SMs at least ``GLUON_BWD_HEAD_LOOP_MIN_WAVES`` times."""
+    B, H_q = q.shape[:2]
+    H_k, H_v, S_kv = k.shape[1], v.shape[1], k.shape[2]
+    if not sw.GLUON_BWD_HEAD_LOOP or causal or deterministic or H_k != H_v or H_k == H_q:
+        return False
+    programs = B * H_k * _cdiv(S_kv, 2 * attention_bwd_gluon.KEYS_PER_CONSUMER)
+    return programs >= sw.GLUON_BWD_HEAD_LOOP_MIN_WAVES * _device_sm_count(q, target)
+
+
+def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: int, banded: bool,
+                           deterministic: bool, apart: bool, config=None) -> list:
+    """Why the Gluon backward (``kernels.attention_bwd_gluon``) does not take this call; empty: it does.
+
+    It runs on the H200 (sm_90) only, outside Triton's interpreter, for 16-bit Q, K, V, dO of a head dim in
+    ``GLUON_BWD_HEAD_DIMS`` (D_qk = D_v: 64, 128; under the causal mask those in ``GLUON_BWD_CAUSAL_HEAD_DIMS``, both),
+    or of D_qk 192 / D_v 128 (``kernels.attention_bwd_gluon_192``, under the masks in ``GLUON_BWD_192``; in
+    deterministic mode only where ``GLUON_BWD192_DETERMINISTIC`` or ``GLUON_BWD192_DET_SPLIT`` (S_q a multiple of 4)
+    lets it in, in its persistent form, with K and V heads
+    of their own), that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and
+    dV bulk-reduced into fp32 accumulators; at 192 / 128 added by atomics), scale > 0, no band but the causal one
+    with its diagonal at 0 (and S_q >= S_kv under it), in deterministic mode where ``GLUON_BWD_DETERMINISTIC`` lets
+    it in (on by default since 2026-12-02: dQ's reduces, and GQA's dK and dV reduces, then take turns), with outputs
+    that touch no input. The Triton kernels take the rest."""
+    reasons = _gluon_reasons(q, sw.GLUON_BACKWARD, "GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD", config, "backward")
+    B, H_q, S_q, D_qk = q.shape
+    S_kv, D_v = k.shape[2], v.shape[3]
+    H_k, H_v = k.shape[1], v.shape[1]
+    split192 = (D_qk, D_v) == attention_bwd_gluon_192.HEAD_DIMS
+    if split192:
+        mask = "causal" if causal else "nc"
+        if mask not in sw.GLUON_BWD_192:
+            reasons.append(f"head dims (192, 128) {'under the causal mask' if causal else 'without a mask'}: "
+                           f"{mask!r} is not in GLUON_BWD_192 {sorted(sw.GLUON_BWD_192)} ($SDPA_BWD_GLUON_BWD_192)")
+        split = _bwd192_det_split(q)
+        if deterministic and not (sw.GLUON_BWD192_DETERMINISTIC or split):
+            reasons.append("deterministic mode at head dims (192, 128): GLUON_BWD192_DETERMINISTIC is off (the switch "
+                           "gluon_bwd192_deterministic, $SDPA_BWD_GLUON_BWD192_DET), and GLUON_BWD192_DET_SPLIT "
+                           + ("(the switch gluon_bwd192_det_split) is too" if not sw.GLUON_BWD192_DET_SPLIT else
+                              f"takes S_q a multiple of 4 only (S_q = {S_q}: its dQ pass reads the side buffers "
+                              "packed)") + ", so the Triton kernels' deterministic path takes it")
+        elif deterministic and not _bwd192_persist(q):
+            reasons.append("deterministic mode at head dims (192, 128): its forms (turns, split) are the persistent "
+                           "form's (GLUON_BWD192_PERSIST on, the pair, dS-exchange and 128-key forms off), so the "
+                           "Triton kernels' deterministic path takes it")
+        elif deterministic and (H_k != H_q or H_v != H_q):
+            reasons.append(f"deterministic mode at head dims (192, 128) with shared K/V heads (H_q, H_k, H_v = "
+                           f"{(H_q, H_k, H_v)}): the column-split kernel adds their dK, dV partials by atomics in no "
+                           "order, so the Triton kernels' deterministic path takes it")
+    elif D_qk != D_v or D_qk not in sw.GLUON_BWD_HEAD_DIMS:
+        reasons.append(f"head dims {(D_qk, D_v)}: not D_qk = D_v in {sorted(sw.GLUON_BWD_HEAD_DIMS)}")
+    elif D_qk not in attention_bwd_gluon.HEAD_DIMS:
+        reasons.append(f"head dims {(D_qk, D_v)}: the kernel's registers and buffers are sized for D_qk = D_v in "
+                       f"{attention_bwd_gluon.HEAD_DIMS}; take it out of $SDPA_BWD_GLUON_BWD_HEAD_DIMS")
+    if not scale > 0:
+        reasons.append(f"scale {scale}: the exp2 fold needs scale > 0")
+    if banded and not (causal and hi_off == 0):
+        reasons.append("a band other than the causal one with its diagonal at 0")
+    if causal and S_q < S_kv:
+        reasons.append(f"causal with S_q {S_q} < S_kv {S_kv}: keys no query sees would need zeroed dK, dV")
+    if causal and D_qk in sw.GLUON_BWD_HEAD_DIMS and D_qk not in sw.GLUON_BWD_CAUSAL_HEAD_DIMS:
+        reasons.append(f"head dim {D_qk} under the causal mask: not in GLUON_BWD_CAUSAL_HEAD_DIMS "
+                       f"{sorted(sw.GLUON_BWD_CAUSAL_HEAD_DIMS)} (measured slower there than the Triton kernels)")
+    if deterministic and not sw.GLUON_BWD_DETERMINISTIC and not split192:
+        reasons.append("deterministic mode: GLUON_BWD_DETERMINISTIC is off (the switch gluon_bwd_deterministic), "
+                       "so the Triton kernels' deterministic path takes it")
+    if (deterministic and sw.GLUON_BWD_DETERMINISTIC and not split192 and (H_k != H_q or H_v != H_q)
+            and not sw.GLUON_BWD_DETERMINISTIC_GQA):
+        reasons.append(f"deterministic mode with shared K/V heads (H_q, H_k, H_v = {(H_q, H_k, H_v)}): "
+                       "GLUON_BWD_DETERMINISTIC_GQA is off ($SDPA_BWD_GLUON_BWD_DET_GQA=0), so the Triton kernels' "
+                       "deterministic path takes it")
+    if B * H_q > 65535:
+        reasons.append(f"B * H = {B * H_q}: over the grid's 65535")
+    if B * H_q * S_q >= 2 ** 31:
+        reasons.append(f"B * H_q * S_q = {B * H_q * S_q}: over the bulk copies' int32 row coordinates")
+    if not all(_tma_ok(t) for t in (q, k, v, do)):
+        reasons.append("Q, K, V or dO is not TMA-addressable (see _tma_ok)")
+    if not apart:
+        reasons.append("dQ, dK or dV touches an input or another output")
+    return reasons

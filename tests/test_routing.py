@@ -1,0 +1,129 @@
+"""The planner's routing, table-driven, on the CPU with tensor metadata only (issue 52): for each row, the path the
+planner takes and the documented reason against the Gluon kernel(s) where it declines them. The rows cover every path
+the planner can return (``FORWARD_PATHS``, ``BACKWARD_PATHS``): a new path without a row fails
+``test_the_table_covers_every_path``. Rows plan as on the H200 (``as_on_the_h200``; metadata of an sm_90 device with
+132 SMs, outside the interpreter), so that the GPU-only forms (the 192 / 128 pass's persistent form, PDL) apply."""
+
+import math
+
+import pytest
+import torch
+
+from sdpa_bwd.engine import launch, planner
+from sdpa_bwd.engine.reasons import Target, TensorMeta
+
+BF16, FP32 = torch.bfloat16, torch.float32
+H200 = Target(interpreter=False, sm_count=132)
+
+
+def metas(B=1, H=4, H_kv=None, H_v=None, S=256, S_kv=None, D=128, Dv=None, dtype=BF16):
+    """Packed (B, H, S, D) metadata of a problem's nine tensors on an sm_90 device; ``H_v``: V's heads where they
+    differ from K's (``H_kv``)."""
+    H_kv, S_kv, Dv = H_kv or H, S_kv or S, Dv or D
+    H_v = H_v or H_kv
+    m = lambda *shape, dt=dtype: TensorMeta.packed(shape, dt, "cuda:0", sm90=True)  # noqa: E731
+    return dict(q=m(B, H, S, D), k=m(B, H_kv, S_kv, D), v=m(B, H_v, S_kv, Dv), o=m(B, H, S, Dv), do=m(B, H, S, Dv),
+                stats=m(B, H, S, dt=FP32), dq=m(B, H, S, D), dk=m(B, H_kv, S_kv, D), dv=m(B, H_v, S_kv, Dv))
+
+
+ATOMIC = launch.BackwardConfig(64, 128, 128, 64, num_warps=8, num_stages=3, dq_mode="atomic")
+
+# (id, direction, problem, call keywords, switches, expected path, a reason expected against the Gluon kernel)
+TABLE = [
+    ("fwd-gluon", "fwd", dict(), dict(right_bound=0), {}, "gluon-fwd", None),
+    ("fwd-triton-fp32", "fwd", dict(dtype=FP32), {}, {}, "triton-fwd", "16-bit only"),
+    ("fwd-triton-any-len", "fwd", dict(dtype=FP32, S=1), {}, {}, "triton-fwd-any-len", "16-bit only"),
+    ("fwd-triton-band", "fwd", dict(), dict(left_bound=8, right_bound=0), {}, "triton-fwd",
+     "a band other than the causal one"),
+    ("fwd-triton-off", "fwd", dict(), {}, dict(gluon_forward=False), "triton-fwd", "switched off"),
+    ("bwd-gluon", "bwd", dict(), dict(right_bound=0), {}, "gluon-bwd", None),
+    ("bwd-gluon-hd64-det", "bwd", dict(D=64), dict(deterministic=True), {}, "gluon-bwd", None),
+    ("bwd-gluon-192", "bwd", dict(D=192, Dv=128), dict(right_bound=0), {}, "gluon-bwd-192", None),
+    ("bwd-gluon-192-det-split", "bwd", dict(D=192, Dv=128), dict(deterministic=True), {},
+     "gluon-bwd-192-det-split", None),
+    ("bwd-triton-fused", "bwd", dict(), dict(right_bound=0), dict(gluon_backward=False), "triton-fused",
+     "switched off (GLUON_BACKWARD"),
+    ("bwd-triton-fused-any-len", "bwd", dict(S=1), dict(right_bound=0), dict(gluon_backward=False),
+     "triton-fused-any-len", "switched off (GLUON_BACKWARD"),
+    ("bwd-triton-separate", "bwd", dict(dtype=FP32), {}, {}, "triton-separate", "16-bit only"),
+    ("bwd-triton-separate-any-len", "bwd", dict(dtype=FP32, S_kv=1), {}, {}, "triton-separate-any-len",
+     "16-bit only"),
+    ("bwd-triton-split-dkdv", "bwd", dict(dtype=FP32, H_kv=2, H_v=4), dict(), {}, "triton-split-dkdv", "16-bit only"),
+    ("bwd-triton-separate-hd96-gqa", "bwd", dict(H=4, H_kv=2, D=96), dict(), {}, "triton-separate",
+     "not D_qk = D_v in"),
+    ("bwd-triton-split-dkdv-any-len", "bwd", dict(dtype=FP32, H_kv=2, H_v=4, S=1), dict(), {},
+     "triton-split-dkdv-any-len", "16-bit only"),
+    ("bwd-triton-atomic", "bwd", dict(), dict(config=ATOMIC), {}, "triton-atomic", "a Triton backward config"),
+    ("bwd-triton-atomic-any-len", "bwd", dict(S=1), dict(config=ATOMIC), {}, "triton-atomic-any-len",
+     "a Triton backward config"),
+    ("bwd-triton-det-off", "bwd", dict(), dict(deterministic=True), dict(gluon_bwd_deterministic=False),
+     "triton-separate", "GLUON_BWD_DETERMINISTIC is off"),
+    ("bwd-triton-causal-short-q", "bwd", dict(S=128, S_kv=256), dict(right_bound=0), {}, "triton-fused",
+     "keys no query sees"),
+]
+
+
+def plan(direction, problem, kw, switches):
+    t = metas(**problem)
+    call = dict(scale=1 / math.sqrt(t["q"].shape[3]), **kw)
+    with launch.switches(**switches):
+        if direction == "fwd":
+            return planner.plan_forward(t["q"], t["k"], t["v"], t["o"], t["stats"], **call)
+        return planner.plan_backward(*(t[n] for n in ("q", "k", "v", "o", "do", "stats", "dq", "dk", "dv")),
+                                     target=H200, **call)
+
+
+@pytest.mark.parametrize("row", TABLE, ids=[r[0] for r in TABLE])
+def test_the_planner_routes_each_row(as_on_the_h200, row):
+    if not launch.attention_fwd_gluon.AVAILABLE:
+        pytest.skip("this Triton has no Gluon Hopper module")
+    _, direction, problem, kw, switches, path, reason = row
+    p = plan(direction, problem, kw, switches)
+    assert p.path == path, f"took {p.path}, expected {path}; not taken: {p.declined}"
+    paths = planner.FORWARD_PATHS if direction == "fwd" else planner.BACKWARD_PATHS
+    assert p.path in paths, f"{p.path}: a path the planner's path list does not name"
+    assert set(p.declined) == set(paths) - {path}, "every path not taken has its reasons"
+    assert all(p.declined[q] for q in p.declined), "a path not taken with no reason"
+    if reason is not None:
+        gluon = "gluon-fwd" if direction == "fwd" else "gluon-bwd-192" if problem.get("D") == 192 else "gluon-bwd"
+        assert any(reason in r for r in p.declined[gluon]), f"{gluon}: {p.declined[gluon]} lacks {reason!r}"
+    assert p.steps and all(isinstance(s.grid, tuple) for s in p.steps)
+
+
+def test_the_table_covers_every_path():
+    covered = {row[5] for row in TABLE}
+    every = set(planner.FORWARD_PATHS) | set(planner.BACKWARD_PATHS)
+    assert covered == every, (f"paths the planner can return without a row here: {sorted(every - covered)}; "
+                              f"rows for paths it does not name: {sorted(covered - every)}")
+
+
+def test_the_planner_needs_no_tensor_and_launches_nothing(monkeypatch):
+    """Metadata of a CPU problem under the interpreter: the Triton kernels at the interpreter's config."""
+    for name in dir(launch):
+        if name.startswith("attention_") and name.endswith(("_kernel", "_any_len")):
+            monkeypatch.setattr(launch, name, None)  # a launch would fail
+    t = {n: TensorMeta.packed(m.shape, m.dtype, "cpu") for n, m in metas(D=64).items()}
+    p = planner.plan_backward(*(t[n] for n in ("q", "k", "v", "o", "do", "stats", "dq", "dk", "dv")), scale=0.125,
+                              target=Target(interpreter=True))
+    assert p.path == "triton-atomic" and p.config == launch._INTERPRETER_BWD
+    assert any("not an sm_90 GPU" in r for r in p.declined["gluon-bwd"])
+    assert [s.kernel for s in p.steps] == ["attention_bwd_preprocess_kernel", "attention_bwd_dkdv_kernel",
+                                           "attention_bwd_dq_convert_kernel"]
+    assert {b.name for b in p.buffers} == {"delta", "lse2", "dq_accum"}
+
+
+def test_explain_prints_the_plan(capsys):
+    from sdpa_bwd.cli import main
+
+    assert main(["explain", "--B", "2", "--H", "16", "--S", "4096", "--D", "128", "--dtype", "bf16", "--causal",
+                 "--device", "sm90"]) == 0
+    out = capsys.readouterr().out
+    if launch.attention_fwd_gluon.AVAILABLE:
+        assert "forward: gluon-fwd" in out and "backward: gluon-bwd" in out
+        assert "attention_bwd_gluon.attention_bwd_gluon_kernel grid (32, 32)" in out
+    assert "not taken:" in out and "side buffers:" in out
+    assert main(["explain", "--H", "4", "--H-kv", "2", "--S", "64", "--D", "64", "--dtype", "fp32",
+                 "--layout", "bshd", "--deterministic", "--device", "cpu"]) == 0
+    out = capsys.readouterr().out
+    assert "forward: triton-fwd" in out and "backward: triton-separate" in out
+    assert "dtype torch.float32: 16-bit only" in out and "not an sm_90 GPU" in out
