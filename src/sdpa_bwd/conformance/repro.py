@@ -95,12 +95,13 @@ def case_record(case: Case, *, judged: bool) -> dict:
 
 
 _HEADER = '''#!/usr/bin/env python3
-"""Standalone reproduction of {case_id!r} on engine {engine!r}, written by `sdpa-bwd repro`.
+"""Standalone reproduction of {case_id!r}
+on engine {engine!r}, written by `sdpa-bwd repro`.
 
 {needs}
-Builds the case's tensors (dims, strides, storage offsets, dtype, values) as the harness did, runs
-{sequence}, calls the engine's backward, compares dQ, dK, dV with the float64 reference below and
-prints the max error of each against the bound used.
+Builds the case's tensors (dims, strides, storage offsets, dtype, values) as the harness did;
+runs{sequence}; calls the engine's backward, compares dQ, dK, dV with the float64 reference
+below and prints the max error of each against the bound used.
 Exit status: 0 the case passes, 1 it fails, 2 the engine declines it.
 Run: python {filename} [--device cpu|cuda]
 """
@@ -170,7 +171,6 @@ import sys
 import torch
 
 ENGINE = @ENGINE@
-CASES = @CASES@
 DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
 NAMES = ("q", "k", "v", "o", "do", "stats", "dq", "dk", "dv")
 
@@ -302,6 +302,12 @@ def outside_writes(c, flats, device):
     return ok
 
 
+# The cases, in the order they run (the failing one last): the harness's description, each tensor's
+# dims, strides, offset, dtype and allocation, the inputs (base64 float32, or None: drawn from the
+# seed) and, for the last, the bound per gradient (None: a rounding floor, see check()).
+CASES = @CASES@
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
@@ -334,11 +340,12 @@ def render(engine: str, case: Case, before: Sequence[Case] = (), filename: str =
     """The standalone file's text for ``case`` on ``engine``, with ``before`` run first."""
     sdpa = SDPA_BACKENDS.get(engine)
     needs = ("Needs PyTorch only." if sdpa else
-             f"Imports sdpa_bwd: {engine!r} has no PyTorch-only form here (install the project, "
-             "e.g. `pip install -e .`)." + (" The seeded defects are test-only variants of our engine."
+             f"Imports sdpa_bwd: {engine!r} has no PyTorch-only form here\n(install the project, "
+             "e.g. `pip install -e .`)." + ("\nThe seeded defects are test-only variants of our engine."
                                              if engine.startswith("triton-defect:") else ""))
-    sequence = (f"{', '.join(c.id for c in before)} first (the cases run before it in the same process: an "
-                "order-dependent failure shows only after them), then the case" if before else "the case alone")
+    sequence = ("\n    " + "\n    ".join(c.id for c in before) + "\nfirst (the cases run before it in the same "
+                "process: an order-dependent failure shows only after them),\nthen the case" if before
+                else " the case alone")
     records = [case_record(c, judged=False) for c in before] + [case_record(case, judged=True)]
     # Python literals (pprint splits the long base64 strings into adjacent pieces); placeholders, not
     # str.format, so that the body's own braces stay as they are.
