@@ -122,3 +122,13 @@ def test_the_isolated_runner_calls_them_order_dependent_beyond_the_replay_limit(
     for i in (1, 3):
         assert results[i].previous_case == group[i - 1].id, verdicts
         assert results[i].replay["verdict"] == "passed" and "order-dependent" in results[i].replay["conclusion"]
+
+
+def test_a_workspace_kept_per_shape_fails_the_values_step(quick):
+    """The values pair: the seeded stale-state variant (stats kept per shape, never refreshed) passes the
+    first and fails the second, whose strides are the same and whose values are new."""
+    group = _groups(quick)["values"]
+    defects.StaleState.reset()
+    stale = DEFECTS["stale-state"]()
+    got = [run_case(stale, c).verdict for c in group]
+    assert got == ["passed", "failed"], ([c.id for c in group], got)
