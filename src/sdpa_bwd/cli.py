@@ -314,7 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
     import importlib
 
     for module in ("sdpa_bwd.conformance.plan.cli", "sdpa_bwd.conformance.claims", "sdpa_bwd.conformance.matrix",
-                   "sdpa_bwd.conformance.diagnose", "sdpa_bwd.engine.explain",
+                   "sdpa_bwd.conformance.diagnose", "sdpa_bwd.conformance.repro", "sdpa_bwd.engine.explain",
                    "sdpa_bwd.bench"):
         try:
             mod = importlib.import_module(module)

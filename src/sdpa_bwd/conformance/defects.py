@@ -102,6 +102,9 @@ class DefectiveTriton(TritonEngine):
 
     defect: ClassVar[str] = "none"
     symptom: ClassVar[str] = ""
+    # The diagnoser's class (conformance.diagnose.decision) that names this defect: its own name,
+    # except where one class of the table covers several variants (stale state).
+    diagnosed_as: ClassVar[str] = ""
     capabilities = replace(TritonEngine.capabilities, forward=False,
                            notes="seeded defect, test only (sdpa_bwd.conformance.defects)")
 
@@ -121,6 +124,10 @@ class DefectiveTriton(TritonEngine):
 
     def tamper(self, problem: Problem, t: Tensors) -> None:
         self._launch(problem, t.q, t.k, t.v, t.o, t.do, t.stats, t.dq, t.dk, t.dv)
+
+    @classmethod
+    def reset(cls) -> None:
+        """Forget any state kept between calls (only the stale-state variants keep some)."""
 
     def _launch_reading_stats_with(self, problem: Problem, t: Tensors, strides) -> None:
         """The correct launch, except that the stats are read at the given (wrong) strides."""
@@ -392,12 +399,47 @@ class StaleState(DefectiveTriton):
         cls._workspace.clear()
 
 
+_NINE = ("q", "k", "v", "o", "do", "stats", "dq", "dk", "dv")
+_INPUTS = ("q", "k", "v", "o", "do", "stats")
+
+
+class StalePlanCache(DefectiveTriton):
+    defect = "stale-plan-cache"
+    diagnosed_as = "stale-state"
+    symptom = ("a launch plan cached on the problem's dims and dtype alone: the first call with those dims fixes "
+               "every tensor's strides, and later calls with the same dims read and write their tensors through "
+               "those strides; a case whose strides differ from an earlier same-dims case fails, alone it passes")
+
+    _plans: ClassVar[dict] = {}
+
+    def tamper(self, problem, t):
+        got = {n: getattr(t, n) for n in _NINE}
+        key = (tuple(tuple(x.shape) for x in got.values()), t.q.dtype, t.q.device.type)
+        plan = StalePlanCache._plans.setdefault(key, {n: tuple(x.stride()) for n, x in got.items()})
+
+        def stale_index(x, name):
+            return element_index(x.shape, plan[name], x.storage_offset(), x.device)
+
+        stale = {n for n, x in got.items() if tuple(x.stride()) != plan[n]}
+        args = {n: read_at(got[n], stale_index(got[n], n)) if n in stale else got[n] for n in _INPUTS}
+        outs = {n: scratch_like(got[n]) if n in stale else got[n] for n in ("dq", "dk", "dv")}
+        self._launch(problem, *(args[n] for n in _INPUTS), *(outs[n] for n in ("dq", "dk", "dv")))
+        for n in ("dq", "dk", "dv"):
+            if n in stale:
+                write_at(got[n], stale_index(got[n], n), outs[n])
+
+    @classmethod
+    def reset(cls) -> None:
+        cls._plans.clear()
+
+
 _CLASSES = (LseBaseFromLayout, DqAccumBatchTerm, HeadDimStrideIgnored, ShortRowsCut, OddStride4Byte,
             StatsStridesIgnored, StatsBatchHeadSwapped, VWithKHeads, AliasedOutputs, DoWithOStrides,
             DqWithQStrides, NonPositiveScale, LowPrecisionAccumulator, UnwrittenTailTile, WrongCausalAlignment,
-            StaleState)
+            StaleState, StalePlanCache)
 for _cls in _CLASSES:
     _cls.name = PREFIX + _cls.defect
+    _cls.diagnosed_as = _cls.diagnosed_as or _cls.defect
     _cls.description = "seeded defect (test only): " + _cls.symptom
 
 DEFECTS: dict[str, type[DefectiveTriton]] = {c.defect: c for c in _CLASSES}

@@ -314,7 +314,8 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
         if replayer is None or not _replay_suspect(r):
             return
         with lock:
-            if len(replays) < replay_limit and not stop.is_set():
+            limited = sum(1 for j in replays if not _always_replayed(cases[j]))
+            if (limited < replay_limit or _always_replayed(cases[i])) and not stop.is_set():
                 replays[i] = replayer.submit(replay_one, slot, i, copy.copy(r))
 
     def run_one(w: Worker, gate: Optional[MemoryGate], i: int, slot: int) -> None:
@@ -381,9 +382,11 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
         # Deterministic choice: the first ``replay_limit`` failing cases in the plan's order.
         # Those already replayed during the case phase keep their replay; the rest run now;
         # replays of later failures that started early are waited for and dropped.
+        # Order probes (plan.order_probes) are always replayed: their verdict is the replay's.
         suspects = [i for i, r in enumerate(results) if r is not None and _replay_suspect(r)]
-        chosen = suspects[:replay_limit]
-        for i in suspects[replay_limit:]:
+        limited = [i for i in suspects if not _always_replayed(cases[i])]
+        chosen = sorted(set(limited[:replay_limit]) | {i for i in suspects if _always_replayed(cases[i])})
+        for i in limited[replay_limit:]:
             results[i].replay = {"skipped": f"over --replay-limit {replay_limit}"}
         replays_t0 = time.perf_counter()
         try:
@@ -406,6 +409,15 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
         for w in spares.values():  # the replays closed their own workers; the spares are left
             w.close()
     return results  # type: ignore[return-value]
+
+
+def _always_replayed(case: Case) -> bool:
+    """An order probe's failure is replayed alone whatever ``--replay-limit`` says: the probe exists to
+    tell an order effect (``order-dependent``) from a failure of the case itself, and only the replay
+    tells them apart (``plan.order_probes``)."""
+    from .plan.order_probes import is_order_probe
+
+    return is_order_probe(case)
 
 
 def _replay_suspect(r: CaseResult) -> bool:

@@ -11,7 +11,8 @@ is the count of cases:
 * **Neighbours belong together.** The plan puts cases that differ only in one
   tensor's strides, or only in their values, back to back so that a stale cache
   keyed by shape shows up as an order effect. A chunk boundary never falls
-  between two neighbours of the same sizes (``same_sizes``).
+  between two neighbours of the same sizes, nor inside an order probe's group
+  (``keep_together``).
 * **Memory is per device, not per worker.** Workers that share a GPU share its
   memory. Dividing the limit by the worker count refused the 2^31-element cases
   outright; ``MemoryGate`` instead lets a case wait until the memory it needs
@@ -44,6 +45,18 @@ def same_sizes(a: Case, b: Case) -> bool:
     return all(getattr(a, k) == getattr(b, k) for k in _SIZES)
 
 
+def keep_together(a: Case, b: Case) -> bool:
+    """True when no chunk may end between ``a`` and the case ``b`` right after it: neighbours of the
+    same sizes and dtype, or an order probe (``plan.order_probes``) and the case before it with the
+    same dims in another dtype (the dtype group: a cache keyed on dims alone shows only if both run
+    in one process, in this order)."""
+    from .plan.order_probes import is_order_probe
+
+    if same_sizes(a, b):
+        return True
+    return is_order_probe(b) and all(getattr(a, k) == getattr(b, k) for k in _SIZES if k != "dtype")
+
+
 @dataclass(frozen=True)
 class Chunk:
     start: int          # index of the first case in the run's case list
@@ -69,7 +82,7 @@ def chunks(cases: Sequence[Case], workers: int, seconds: Sequence[float],
     for i, cost in enumerate(costs):
         acc += cost
         last = i + 1 == len(cases)
-        if last or (acc >= target and not same_sizes(cases[i], cases[i + 1])):
+        if last or (acc >= target and not keep_together(cases[i], cases[i + 1])):
             out.append(Chunk(start, i + 1, acc))
             start, acc = i + 1, 0.0
     return out

@@ -11,6 +11,8 @@ Sweeps, in the order they are run within a level:
 
 ``probe-*``    ill-formed problems (``probes.py``), quick.
 ``reg-*``      one or more per defect class (``regressions.py``).
+``order-*``    back-to-back groups that differ in one tensor's strides, the values
+               or the dtype only (``order_probes.py``), quick.
 ``pair-NNN``   the pairwise rows over every axis (``pairwise.py``): rows
                0-19 asked for quick, 20-79 for standard, the rest nightly.
 ``mask-*``     band bounds at and around their edges, both alignments,
@@ -42,6 +44,7 @@ from .catalog import CATALOG, NIGHTLY_SEQ
 from .cost import LEVELS, LIMITS, assign_level, case_cost
 from .legality import RULES, violations
 from .pairwise import generate_rows
+from .order_probes import order_probes
 from .probes import probes
 from .regressions import regressions
 
@@ -194,6 +197,7 @@ def build_plan() -> list[Case]:
     requested: list[tuple[Case, str]] = []
     requested += [(c, "quick") for c in probes()]
     requested += regressions()
+    requested += order_probes()
     requested += pairwise_cases()
     requested += mask_edge_cases()
     requested += scale_cases()

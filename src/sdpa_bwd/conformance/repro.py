@@ -1,0 +1,430 @@
+"""``sdpa-bwd repro CASE --engine NAME``: a standalone Python file that reproduces one case's failure.
+
+The file builds the case's tensors as the harness does (one flat buffer per allocation, filled with
+NaN so that unwritten outputs show, each tensor a strided view at its dims, strides and storage
+offset; Q, K, V, dO from the case's values; O and stats from a float64 forward), calls the engine the
+way its adapter does, compares dQ, dK, dV with an inline float64 reference and prints, per gradient,
+the max error and the bound used. Exit status: 0 when the case passes, 1 when it fails, 2 when the
+engine declines it.
+
+Values: the inputs Q, K, V, dO are embedded (base64 of float32, the harness's draws) when they take
+under ``EMBED_LIMIT`` bytes together; otherwise the file draws them with ``torch.Generator`` from the
+case's seed in the harness's order (on the CPU the same values; a CUDA generator gives others, which
+reproduces a failure of the engine, not the harness's bits).
+
+Bounds: the harness's own tolerance for each gradient (k x the same-dtype reference's error + a
+rounding floor, ``conformance.compare``), computed on the CPU when the file is written, where the
+case fits ``BOUND_LIMIT`` bytes; otherwise a rounding floor of the dtype, said in the file.
+
+Engines: the ``torch-math``, ``torch-flash``, ``torch-efficient`` and ``torch-cudnn`` adapters are
+written out (``scaled_dot_product_attention`` under ``sdpa_kernel`` and ``torch.autograd.grad``, as
+``backends/torch_sdpa.py`` calls it): the file needs PyTorch only. Any other engine (``triton``,
+``triton-api``, ``triton-defect:<class>``, third-party) is called through ``sdpa_bwd`` (the file
+imports it and says so).
+
+Order: the cases that run before the failing one in the same process are run first in the file (not
+judged, reported): those a run report names (``--report``: an ``order-dependent`` result's
+``previous_case``), those given with ``--after``, or else the plan's neighbours of the same sizes
+right before the case (``schedule.keep_together``; ``--alone`` drops them).
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import pprint
+from pathlib import Path
+from typing import Optional, Sequence
+
+import torch
+
+from ..problem.cases import Case
+from ..problem import TENSORS
+
+EMBED_LIMIT = 1 << 20          # bytes of embedded float32 inputs, all four together
+BOUND_LIMIT = 256 << 20        # a case the harness's bounds are computed for on the CPU when writing
+SDPA_BACKENDS = {"torch-math": "MATH", "torch-flash": "FLASH_ATTENTION", "torch-efficient": "EFFICIENT_ATTENTION",
+                 "torch-cudnn": "CUDNN_ATTENTION"}
+
+
+# ----------------------------------------------------------------------------
+# What the file embeds
+
+
+def _inputs(case: Case) -> dict[str, torch.Tensor]:
+    """Q, K, V, dO as the harness draws them on the CPU (float32, before rounding to the dtype)."""
+    specs = case.to_problem().tensors()
+    gen = torch.Generator(device="cpu").manual_seed(int(case.seed))
+    return {n: torch.randn(specs[n].dims, generator=gen, dtype=torch.float32) for n in ("q", "k", "v", "do")}
+
+
+def _bounds(case: Case) -> Optional[dict[str, float]]:
+    """The harness's tolerance per gradient (from a reference-engine run on the CPU), or None when the
+    case is too large to judge here."""
+    from .plan.cost import case_cost
+    from ..backends.reference import ReferenceEngine
+    from .judge import run_case
+
+    if case_cost(case).bytes > BOUND_LIMIT:
+        return None
+    r = run_case(ReferenceEngine(), case, reruns=1)
+    if not r.checks:
+        return None
+    return {n: float(r.checks[n].tolerance) for n in ("dq", "dk", "dv") if n in r.checks}
+
+
+def case_record(case: Case, *, judged: bool) -> dict:
+    p = case.to_problem()
+    specs = p.tensors()
+    rec = {"id": case.id, "case": case.to_dict(), "dtype": case.dtype, "seed": int(case.seed),
+           "scale": p.effective_scale, "left_bound": p.left_bound, "right_bound": p.right_bound,
+           "alignment": p.alignment, "deterministic": p.deterministic,
+           "tensors": {n: {"dims": list(s.dims), "strides": list(s.strides), "offset": s.offset, "dtype": s.dtype,
+                           "buffer": s.buffer or n} for n, s in specs.items()},
+           "inputs": None, "bounds": None}
+    if 4 * sum(math.prod(specs[n].dims) for n in ("q", "k", "v", "do")) <= EMBED_LIMIT:
+        rec["inputs"] = {n: base64.b64encode(x.contiguous().numpy().tobytes()).decode()
+                         for n, x in _inputs(case).items()}
+    if judged:
+        rec["bounds"] = _bounds(case)
+    return rec
+
+
+# ----------------------------------------------------------------------------
+# The file
+
+
+_HEADER = '''#!/usr/bin/env python3
+"""Standalone reproduction of {case_id!r}
+on engine {engine!r}, written by `sdpa-bwd repro`.
+
+{needs}
+Builds the case's tensors (dims, strides, storage offsets, dtype, values) as the harness did;
+runs{sequence}; calls the engine's backward, compares dQ, dK, dV with the float64 reference
+below and prints the max error of each against the bound used.
+Exit status: 0 the case passes, 1 it fails, 2 the engine declines it.
+Run: python {filename} [--device cpu|cuda]
+"""
+'''
+
+_RUN_SDPA = r'''
+SDPA_BACKEND = @SDPA@   # the torch.nn.attention.SDPBackend member the adapter pins
+
+
+def run_engine(c, views):
+    """The engine's backward into the dQ, dK, dV views; None, or the reasons it declines."""
+    # As sdpa_bwd's torch-* adapters call it: the caller's strided Q, K, V, dO, the backend pinned.
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    q, k, v = (views[n].detach().requires_grad_() for n in ("q", "k", "v"))
+    S_q, S_kv = q.shape[2], k.shape[2]
+    masked = c["left_bound"] is not None or c["right_bound"] is not None
+    causal = (c["left_bound"] is None and c["right_bound"] == 0
+              and (c["alignment"] == "top_left" or S_q == S_kv))
+    kwargs = dict(attn_mask=band_keep(S_q, S_kv, c["left_bound"], c["right_bound"], c["alignment"], q.device)
+                  if masked and not causal else None, is_causal=causal, scale=c["scale"])
+    if k.shape[1] != q.shape[1]:
+        kwargs["enable_gqa"] = True
+    with sdpa_kernel([getattr(SDPBackend, SDPA_BACKEND)]):
+        out = F.scaled_dot_product_attention(q, k, v, **kwargs)
+        grads = torch.autograd.grad(out, (q, k, v), views["do"])
+    for n, g in zip(("dq", "dk", "dv"), grads):
+        views[n].copy_(g)
+    return None
+
+
+'''
+
+_RUN_SDPA_BWD = r'''
+def run_engine(c, views):
+    """The engine's backward into the dQ, dK, dV views; None, or the reasons it declines."""
+    # Through sdpa_bwd: this engine has no PyTorch-only form. Without CUDA, Triton's kernels run
+    # under its interpreter, which must be switched on before triton is first imported.
+    import os
+    if not torch.cuda.is_available():
+        os.environ.setdefault("TRITON_INTERPRET", "1")
+    from sdpa_bwd.backends import get_engine
+    from sdpa_bwd.backends.base import Tensors
+    from sdpa_bwd.problem.cases import Case
+
+    if ENGINE.startswith("triton-defect:"):
+        from sdpa_bwd.conformance.defects import register_defects
+        register_defects()
+    engine = get_engine(ENGINE)
+    problem = Case.from_dict(c["case"]).to_problem()
+    reasons = engine.not_supported_reasons(problem)
+    if reasons:
+        return reasons
+    engine.backward(problem, Tensors(**{n: views[n] for n in NAMES}))
+    return None
+
+
+'''
+
+_BODY = r'''
+import argparse
+import base64
+import math
+import sys
+
+import torch
+
+ENGINE = @ENGINE@
+DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
+NAMES = ("q", "k", "v", "o", "do", "stats", "dq", "dk", "dv")
+
+
+def element_index(dims, strides, offset, device):
+    """Flat storage index of each logical element, shaped dims."""
+    idx = torch.full((), int(offset), dtype=torch.int64, device=device)
+    for d, s in zip(dims, strides):
+        idx = idx[..., None] + torch.arange(int(d), dtype=torch.int64, device=device) * int(s)
+    return idx
+
+
+def band_keep(S_q, S_kv, left, right, alignment, device):
+    """cuDNN's band semantics: query i keeps key j where 1 - left <= j - i - shift <= right."""
+    shift = S_kv - S_q if alignment == "bottom_right" else 0
+    i = torch.arange(S_q, device=device)[:, None]
+    j = torch.arange(S_kv, device=device)[None, :]
+    keep = torch.ones(S_q, S_kv, dtype=torch.bool, device=device)
+    if left is not None:
+        keep &= (j - i) >= 1 - left + shift
+    if right is not None:
+        keep &= (j - i) <= right + shift
+    return keep
+
+
+def expand_heads(t, H_q):
+    return t.repeat_interleave(H_q // t.shape[1], dim=1)
+
+
+def reduce_heads(t, H):
+    B, H_q, S, D = t.shape
+    return t.reshape(B, H, H_q // H, S, D).sum(dim=2)
+
+
+def reference(c, q, k, v, do):
+    """float64: O, stats (natural-log LSE, -inf for a row without keys), dQ, dK, dV."""
+    q, k, v, do = (x.double() for x in (q, k, v, do))
+    H_q = q.shape[1]
+    kk, vv = expand_heads(k, H_q), expand_heads(v, H_q)
+    keep = band_keep(q.shape[2], k.shape[2], c["left_bound"], c["right_bound"], c["alignment"], q.device)
+    s = (q @ kk.transpose(-1, -2)) * c["scale"]
+    s = s.masked_fill(~keep, float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    p = torch.exp(s - lse.masked_fill(torch.isinf(lse), 0.0)[..., None]).masked_fill(~keep, 0.0)
+    o = p @ vv
+    dp = do @ vv.transpose(-1, -2)
+    ds = p * (dp - (p * dp).sum(-1, keepdim=True))
+    dq = ds @ kk * c["scale"]
+    dk = reduce_heads(ds.transpose(-1, -2) @ q * c["scale"], k.shape[1])
+    dv = reduce_heads(p.transpose(-1, -2) @ do, v.shape[1])
+    return o, lse, {"dq": dq, "dk": dk, "dv": dv}
+
+
+def build(c, device):
+    """One NaN-filled flat buffer per allocation, each tensor a strided view into it; inputs written."""
+    specs = c["tensors"]
+    sizes = {}
+    for n in NAMES:
+        sp = specs[n]
+        span = sum((d - 1) * st for d, st in zip(sp["dims"], sp["strides"])) + 1
+        sizes[sp["buffer"]] = max(sizes.get(sp["buffer"], 0), sp["offset"] + span)
+    flats = {b: torch.full((size,), float("nan"), dtype=DTYPES[next(specs[n]["dtype"] for n in NAMES
+                                                                   if specs[n]["buffer"] == b)], device=device)
+             for b, size in sizes.items()}
+    views = {n: flats[specs[n]["buffer"]].as_strided(specs[n]["dims"], specs[n]["strides"], specs[n]["offset"])
+             for n in NAMES}
+
+    def write(n, values):
+        sp = specs[n]
+        idx = element_index(sp["dims"], sp["strides"], sp["offset"], device).reshape(-1)
+        flats[sp["buffer"]][idx] = values.reshape(-1).to(device=device, dtype=flats[sp["buffer"]].dtype)
+
+    if c["inputs"] is not None:   # the harness's own draws, embedded
+        for n in ("q", "k", "v", "do"):
+            raw = base64.b64decode(c["inputs"][n])
+            write(n, torch.frombuffer(bytearray(raw), dtype=torch.float32).reshape(specs[n]["dims"]))
+    else:                         # drawn as the harness draws them (same values on the CPU)
+        gen = torch.Generator(device=device).manual_seed(c["seed"])
+        for n in ("q", "k", "v", "do"):
+            write(n, torch.randn(specs[n]["dims"], generator=gen, dtype=torch.float32, device=device))
+    o, lse, _ = reference(c, views["q"], views["k"], views["v"], views["do"])
+    write("o", o)
+    write("stats", lse.reshape(specs["stats"]["dims"]))
+    return flats, views
+
+
+def outside_writes(c, flats, device):
+    """Per buffer holding an output: elements outside every tensor of it that lost their NaN."""
+    out = {}
+    for b, flat in flats.items():
+        members = [n for n in NAMES if c["tensors"][n]["buffer"] == b]
+        if not any(n in ("dq", "dk", "dv") for n in members):
+            continue
+        inside = torch.zeros(flat.numel(), dtype=torch.bool, device=device)
+        for n in members:
+            sp = c["tensors"][n]
+            inside[element_index(sp["dims"], sp["strides"], sp["offset"], device).reshape(-1)] = True
+        lost = int((~torch.isnan(flat) & ~inside).sum())
+        if lost:
+            out[b] = lost
+    return out
+
+
+@RUN_ENGINE@def check(c, views, flats, device):
+    """Max error per gradient against the float64 reference and the bound used; True when all pass."""
+    _, _, want = reference(c, views["q"], views["k"], views["v"], views["do"])
+    ok = True
+    eps = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** -23}[c["dtype"]]
+    for n in ("dq", "dk", "dv"):
+        got = views[n].double()
+        err = (got - want[n]).abs()
+        worst = float(err.nan_to_num(float("inf")).max()) if err.numel() else 0.0
+        if c["bounds"] is not None:
+            bound, how = c["bounds"][n], "the harness's tolerance (k x same-dtype reference error + floor)"
+        else:
+            reduction = max(views["q"].shape[2], views["k"].shape[2])
+            bound = 8 * eps * float(want[n].abs().max()) * math.sqrt(reduction)
+            how = "8 ulps x max|ref| x sqrt(S) (the harness's tolerance was not computed: case too large)"
+        nan = int(torch.isnan(got).sum())
+        bad = int((err.nan_to_num(float("inf")) > bound).sum())
+        fine = worst <= bound
+        ok &= fine
+        print(f"  {n}: max error {worst:.3e} against bound {bound:.3e} [{how}]: "
+              f"{'ok' if fine else 'FAILS'} ({bad} of {err.numel()} elements over, {nan} NaN: unwritten or NaN read)")
+    stray = outside_writes(c, flats, device)
+    if stray:
+        ok = False
+        print(f"  writes outside the tensors (elements of the allocation no tensor holds): {stray}: FAILS")
+    return ok
+
+
+# The cases, in the order they run (the failing one last): the harness's description, each tensor's
+# dims, strides, offset, dtype and allocation, the inputs (base64 float32, or None: drawn from the
+# seed) and, for the last, the bound per gradient (None: a rounding floor, see check()).
+CASES = @CASES@
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    device = ap.parse_args().device
+    for i, c in enumerate(CASES):
+        last = i == len(CASES) - 1
+        print(("case " if last else "run before it, same process: ") + c["id"])
+        flats, views = build(c, device)
+        reasons = run_engine(c, views)
+        if reasons:
+            print("  the engine declines it: " + "; ".join(reasons))
+            if last:
+                return 2
+            continue
+        if last:
+            ok = check(c, views, flats, device)
+            print(f"{ENGINE} on {c['id']}: " + ("passes" if ok else
+                  "FAILS: a gradient is off by more than its bound (see above); diagnose with "
+                  f"`sdpa-bwd diagnose {c['id']} --engine {ENGINE}`"))
+            return 0 if ok else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+'''
+
+
+def render(engine: str, case: Case, before: Sequence[Case] = (), filename: str = "repro.py") -> str:
+    """The standalone file's text for ``case`` on ``engine``, with ``before`` run first."""
+    sdpa = SDPA_BACKENDS.get(engine)
+    needs = ("Needs PyTorch only." if sdpa else
+             f"Imports sdpa_bwd: {engine!r} has no PyTorch-only form here\n(install the project, "
+             "e.g. `pip install -e .`)." + ("\nThe seeded defects are test-only variants of our engine."
+                                             if engine.startswith("triton-defect:") else ""))
+    sequence = ("\n    " + "\n    ".join(c.id for c in before) + "\nfirst (the cases run before it in the same "
+                "process: an order-dependent failure shows only after them),\nthen the case" if before
+                else " the case alone")
+    records = [case_record(c, judged=False) for c in before] + [case_record(case, judged=True)]
+    # Python literals (pprint splits the long base64 strings into adjacent pieces); placeholders, not
+    # str.format, so that the body's own braces stay as they are.
+    body = (_BODY.replace("@RUN_ENGINE@", _RUN_SDPA if sdpa else _RUN_SDPA_BWD)
+            .replace("@ENGINE@", repr(engine)).replace("@SDPA@", repr(sdpa))
+            .replace("@CASES@", pprint.pformat(records, width=110, sort_dicts=False)))
+    return _HEADER.format(case_id=case.id, engine=engine, needs=needs, sequence=sequence, filename=filename) + body
+
+
+# ----------------------------------------------------------------------------
+# Which cases run before it
+
+
+def neighbours_before(case: Case, pool: Sequence[Case]) -> list[Case]:
+    """The plan's cases right before ``case`` that the runner keeps in its chunk (same sizes, or an
+    order probe's group): what ran before it in the same worker process."""
+    from .schedule import keep_together
+
+    ids = [c.id for c in pool]
+    if case.id not in ids:
+        return []
+    i = ids.index(case.id)
+    start = i
+    while start > 0 and keep_together(pool[start - 1], pool[start]):
+        start -= 1
+    return list(pool[start:i])
+
+
+def _previous_from_report(path: str, engine: str, case_id: str) -> Optional[str]:
+    from .report import load_report
+
+    for r in load_report(path).get("results", []):
+        if r.get("case") == case_id and r.get("engine") == engine:
+            return r.get("previous_case") if r.get("verdict") == "order-dependent" else None
+    raise SystemExit(f"sdpa-bwd repro: {path} has no result of {case_id} on {engine}: "
+                     "give the report of a run of that engine, or leave --report out")
+
+
+def cmd_repro(args) -> int:
+    from .diagnose.command import find_case
+
+    case = find_case(args.case_id, cases_path=args.cases, level=args.level)
+
+    def pool() -> list[Case]:
+        from .plan import load_level
+        from ..problem.cases import load_cases
+
+        if args.cases:
+            return load_cases(args.cases)
+        return list(load_level(args.level or case.level or "quick")) if (args.level or case.level) else []
+
+    if args.report:
+        prev = _previous_from_report(args.report, args.engine, case.id)
+        before = [find_case(prev, cases_path=args.cases, level=args.level)] if prev else []
+    elif args.after:
+        before = [find_case(i, cases_path=args.cases, level=args.level) for i in args.after]
+    elif args.alone:
+        before = []
+    else:
+        before = neighbours_before(case, pool())
+    out = Path(args.output or f"repro-{case.id}-{args.engine.replace(':', '-')}.py")
+    out.write_text(render(args.engine, case, before, filename=out.name), encoding="utf-8")
+    print(f"wrote {out} ({case.id} on {args.engine}"
+          + (f", after {', '.join(c.id for c in before)}" if before else ", alone") + f"): python {out}")
+    return 0
+
+
+def add_commands(subparsers) -> None:
+    from . import defects
+
+    if defects.switch_on():
+        defects.register_defects()
+    p = subparsers.add_parser("repro", help="write a standalone Python file reproducing one case on one engine")
+    p.add_argument("case_id", help="the case's id")
+    p.add_argument("--engine", required=True, help="engine name (torch-* adapters: PyTorch only; others import sdpa_bwd)")
+    p.add_argument("--level", help="a level of the generated plan holding the case (its neighbours run first)")
+    p.add_argument("--cases", help="JSON file of cases holding the case")
+    p.add_argument("--report", help="a run report: an order-dependent result's previous_case runs first")
+    p.add_argument("--after", action="append", metavar="CASE", help="run this case first (repeatable, in order)")
+    p.add_argument("--alone", action="store_true", help="run the case alone, not after its plan neighbours")
+    p.add_argument("-o", "--output", help="the file to write (default repro-CASE-ENGINE.py)")
+    p.set_defaults(func=cmd_repro)
