@@ -306,24 +306,25 @@ class Worker:
             proc.kill()
 
     def close(self) -> None:
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
-            try:
-                self.proc.stdin.close()
-                self.proc.wait(timeout=5)
-            except Exception:  # it does not leave on EOF: it is stuck in the engine
-                self.proc.kill()
-                self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout):
-            try:
-                stream.close()
-            except Exception:
-                pass
-        if self._stderr is not None:
-            self._stderr.close()
-            self._stderr = None
-        self.proc = None
+        # Taken first: the CLI's cleanup of its prestarted pool and the runner's threads may close the same worker
+        # at once (a SIGTERM mid-run), and the second must not find the process gone halfway through.
+        proc, self.proc = self.proc, None
+        stderr, self._stderr = self._stderr, None
+        if proc is not None:
+            if proc.poll() is None:
+                try:
+                    proc.stdin.close()
+                    proc.wait(timeout=5)
+                except Exception:  # it does not leave on EOF: it is stuck in the engine
+                    proc.kill()
+                    proc.wait()
+            for stream in (proc.stdin, proc.stdout):
+                try:
+                    stream.close()
+                except Exception:
+                    pass
+        if stderr is not None:
+            stderr.close()
 
     def __enter__(self):
         return self
