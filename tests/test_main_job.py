@@ -17,6 +17,10 @@ from sdpa_bwd.conformance.judge import FAILING
 pytest.importorskip("sdpa_bwd.conformance.plan")
 pytest.importorskip("triton")
 
+# One xdist worker runs every test here, so the module's report (two engines over the quick level, minutes on the
+# CPU) is made once, not once a worker.
+pytestmark = pytest.mark.xdist_group("main-job")
+
 
 @pytest.fixture(scope="module")
 def quick_report(tmp_path_factory):
