@@ -86,9 +86,7 @@ def ensure_allocator() -> None:
     theirs. Called at the top of every forward and backward call, before any launch (replayed ones too): a
     context-variable read, well under a microsecond. An allocator the caller set on the thread is kept.
     """
-    if _triton_allocator is None:
-        triton.set_allocator(_torch_allocator)
-    elif isinstance(_triton_allocator.get(), _NullAllocator):
+    if _triton_allocator is None or isinstance(_triton_allocator.get(), _NullAllocator):
         triton.set_allocator(_torch_allocator)
 
 
@@ -562,19 +560,9 @@ def _gl_dtype(dtype: torch.dtype):
 
 
 def _bhsd_descriptor(make, t: torch.Tensor, block_rows: int, layout, block_cols: Optional[int] = None):
-    """A descriptor of (B, H, S, D) ``t`` through its own strides, blocks of [1, 1, ``block_rows``, D] (or of
-    ``block_cols`` columns: a chunk of a split head dim, the Gluon forward's D_qk 192 = 128 + 64). A batch
-    or head dimension of one, or of stride 0 (a broadcast), is given as one of a stride the bulk-copy engine
-    takes (the kernel's coordinate there is then 0: ``b % shape``); ``_tma_ok`` has checked the rest."""
-    B, H, S, D = t.shape
-    sb, sh, ss, _ = t.stride()
-    fill = ss * S  # any multiple of 16 bytes: the coordinate is always 0
-    dims, strides = [], []
-    for n, st in ((B, sb), (H, sh)):
-        real = n > 1 and st != 0
-        dims.append(n if real else 1)
-        strides.append(st if real else fill)
-    return make(t, dims + [S, D], strides + [ss, 1], [1, 1, block_rows, block_cols or D], layout)
+    """``make`` (a host descriptor class) over (B, H, S, D) ``t`` through its own strides: ``planner.bhsd_geometry``."""
+    dims, strides, block = planner.bhsd_geometry(t, block_rows, block_cols)
+    return make(t, dims, strides, block, layout)
 
 
 def _side_buffers(B: int, H_q: int, S_q: int, D_qk: int, atomic: bool, device, side_rows: int):

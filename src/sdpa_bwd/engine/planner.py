@@ -101,12 +101,11 @@ class Plan:
 # Steps
 
 
-def _bhsd(name: str, t, block_rows: int, module: str, layout: tuple, block_cols: Optional[int] = None,
-          dtype=None) -> Desc:
-    """A descriptor of (B, H, S, D) ``t`` through its own strides, blocks of [1, 1, ``block_rows``, D] (or of
-    ``block_cols`` columns: a chunk of a split head dim). A batch or head dimension of one, or of stride 0 (a
-    broadcast), is given as one of a stride the bulk-copy engine takes (the kernel's coordinate there is then 0:
-    ``b % shape``); ``_tma_ok`` has checked the rest."""
+def bhsd_geometry(t, block_rows: int, block_cols: Optional[int] = None) -> tuple:
+    """(dims, strides, block) of a descriptor of (B, H, S, D) ``t`` through its own strides, blocks of
+    [1, 1, ``block_rows``, D] (or of ``block_cols`` columns: a chunk of a split head dim). A batch or head dimension
+    of one, or of stride 0 (a broadcast), is given as one of a stride the bulk-copy engine takes (the kernel's
+    coordinate there is then 0: ``b % shape``); ``_tma_ok`` has checked the rest."""
     B, H, S, D = t.shape
     sb, sh, ss, _ = t.stride()
     fill = ss * S  # any multiple of 16 bytes: the coordinate is always 0
@@ -115,8 +114,24 @@ def _bhsd(name: str, t, block_rows: int, module: str, layout: tuple, block_cols:
         real = n > 1 and st != 0
         dims.append(n if real else 1)
         strides.append(st if real else fill)
-    return Desc(name, tuple(dims + [S, D]), tuple(strides + [ss, 1]), (1, 1, block_rows, block_cols or D), module,
-                layout, str(dtype or t.dtype))
+    return dims + [S, D], strides + [ss, 1], [1, 1, block_rows, block_cols or D]
+
+
+def _bhsd(name: str, t, block_rows: int, module: str, layout: tuple, block_cols: Optional[int] = None,
+          dtype=None) -> Desc:
+    """The plan's descriptor of (B, H, S, D) ``t`` (``bhsd_geometry``)."""
+    dims, strides, block = bhsd_geometry(t, block_rows, block_cols)
+    return Desc(name, tuple(dims), tuple(strides), tuple(block), module, layout, str(dtype or t.dtype))
+
+
+def _kv_acc_destinations(q, k, v, dk, dv, kv_acc: bool) -> tuple:
+    """(side buffers, dK's and dV's destinations): zeroed fp32 accumulators of K's and V's dims where query heads
+    share K or V heads and add their partials (DQ_CONVERT then writes them into dK and dV), else dK and dV."""
+    if not kv_acc:
+        return [], (("dk", dk), ("dv", dv))
+    return ([Buffer("dk_acc", tuple(k.shape), fill="zeros"), Buffer("dv_acc", tuple(v.shape), fill="zeros")],
+            (("dk_acc", _packed(k.shape, torch.float32, q.device)),
+             ("dv_acc", _packed(v.shape, torch.float32, q.device))))
 
 
 def _flat(name: str, shape, strides, block, module: str, layout: tuple, dtype) -> Desc:
@@ -439,12 +454,8 @@ def _plan_gluon(t: dict, st, scale: float, causal: bool, deterministic: bool, wi
     buffers = _side(B, H_q, S_q, D, atomic, side)
     head_loop = gluon_head_loop(q, k, v, causal, deterministic, target)
     kv_acc = not head_loop and (H_k != H_q or H_v != H_q)
-    if kv_acc:
-        buffers += [Buffer("dk_acc", tuple(k.shape), fill="zeros"), Buffer("dv_acc", tuple(v.shape), fill="zeros")]
-        outs = ("dk_acc", _packed(k.shape, torch.float32, q.device)), ("dv_acc", _packed(v.shape, torch.float32,
-                                                                                         q.device))
-    else:
-        outs = ("dk", dk), ("dv", dv)
+    acc, outs = _kv_acc_destinations(q, k, v, dk, dv, kv_acc)
+    buffers += acc
     rows = sw.GLUON_BWD_HD64_ROWS if D == 64 else 64  # query rows a streamed tile holds
     if deterministic:
         n = B * H_q * _cdiv(S_q, rows) * 2
@@ -509,12 +520,8 @@ def _plan_gluon192(t: dict, st, scale: float, causal: bool, deterministic: bool,
     # where ODO zeroes the accumulator, it is allocated without a fill; the split form has none (delta stands in)
     atomic = False if split else "odo" if pdl else True
     buffers = _side(B, H_q, S_q, D_qk, atomic, side)
-    if kv_acc:
-        buffers += [Buffer("dk_acc", tuple(k.shape), fill="zeros"), Buffer("dv_acc", tuple(v.shape), fill="zeros")]
-        outs = ("dk_acc", _packed(k.shape, torch.float32, q.device)), ("dv_acc", _packed(v.shape, torch.float32,
-                                                                                         q.device))
-    else:
-        outs = ("dk", dk), ("dv", dv)
+    acc, outs = _kv_acc_destinations(q, k, v, dk, dv, kv_acc)
+    buffers += acc
     g = attention_bwd_gluon_192
     mod = "attention_bwd_gluon_192"
     if deterministic and not (det or split):
