@@ -50,7 +50,7 @@ def per_call_us(fn, calls: int, sync_each: bool) -> float:
 
 def paths(B, H, S, D, causal):
     import sdpa_bwd
-    from sdpa_bwd import launch
+    from sdpa_bwd.engine import launch
 
     q, k, v, do = (torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16) for _ in range(4))
     qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))

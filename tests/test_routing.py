@@ -127,3 +127,29 @@ def test_explain_prints_the_plan(capsys):
     out = capsys.readouterr().out
     assert "forward: triton-fwd" in out and "backward: triton-separate" in out
     assert "dtype torch.float32: 16-bit only" in out and "not an sm_90 GPU" in out
+
+
+def test_the_dq_reduce_takes_the_bulk_copy_path_on_a_gpu_only_where_rows_are_16_byte_aligned():
+    from sdpa_bwd.engine import reasons
+
+    assert reasons._dq_reduce_tma(True, 4, 128, "cuda", False) == reasons._HAS_TMA
+    assert not reasons._dq_reduce_tma(True, 4, 126, "cuda", False), "a 504-byte row pitch is not 16-byte aligned"
+    assert not reasons._dq_reduce_tma(True, 4, 128, "cuda", True), "the interpreter has no descriptor reduce"
+    assert not reasons._dq_reduce_tma(True, 4, 128, "cpu", False)
+    assert not reasons._dq_reduce_tma(False, 4, 128, "cuda", False), "an accumulator off 16 bytes"
+
+
+@pytest.mark.parametrize("device,aligned,interpreter,restaged", [
+    ("cuda:0", False, False, True),   # the miscompiled form: a GPU, a base off 16 bytes
+    ("cuda:0", True, False, False),
+    ("cuda:0", False, True, False),   # the interpreter reads any offset as given
+    ("cpu", False, False, False),
+])
+def test_the_forward_reads_a_misaligned_k_or_v_from_an_aligned_copy_on_a_gpu_only(device, aligned, interpreter,
+                                                                                  restaged):
+    from dataclasses import replace
+
+    from sdpa_bwd.engine import reasons
+
+    k = replace(TensorMeta.packed((1, 2, 64, 96), FP32, device), aligned=aligned)
+    assert reasons.restage_forward_stream(k, interpreter) is restaged

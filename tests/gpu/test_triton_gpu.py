@@ -208,10 +208,25 @@ def test_gpu_softmax_half_case(case, fused, pv_acc, monkeypatch):
     assert seen, "the launcher did not take the patched table"
 
 
-def test_gpu_dq_reduce_takes_the_tma_path():
-    acc = torch.zeros(4 * 128, device="cuda")
-    assert launch._dq_reduce_tma(acc, 4, 128) == launch._HAS_TMA
-    assert not launch._dq_reduce_tma(acc, 4, 126), "a 504-byte row pitch is not 16-byte aligned"
+@pytest.mark.parametrize("k_offset", [1, 0], ids=["k-misaligned", "k-aligned"])
+def test_gpu_fp32_forward_over_a_misaligned_k(k_offset):
+    """The config Triton 3.6 miscompiled over a K at element offset 1 with O 16-byte aligned (the API fuzz's seed
+    738250793, 2026-12-06: O off by 1.09, stats by 0.48); the forward reads such a K from an aligned copy
+    (``reasons.restage_forward_stream``)."""
+    from sdpa_bwd.engine.configs import ForwardConfig
+    from sdpa_bwd.problem import oracle
+
+    gen = torch.Generator(device="cuda").manual_seed(1)
+    B, H, S_q, S_kv, D = 3, 4, 102, 581, 96
+    q, v = (torch.randn(B, H, n, D, generator=gen, device="cuda") for n in (S_q, S_kv))
+    k = torch.randn(B * H * S_kv * D + 8, generator=gen, device="cuda")[k_offset:k_offset + B * H * S_kv * D]
+    k = k.view(B, H, S_kv, D)
+    band = dict(left_bound=397, right_bound=0)
+    want_o, want_stats = oracle.forward(q.double(), k.double(), v.double(), **band)
+    for config in (None, ForwardConfig(block_m=64, block_n=32, num_warps=4, num_stages=2)):
+        o, stats = launch.attention_forward(q, k, v, config=config, **band)
+        assert (o.double() - want_o).abs().max().item() < 1e-4, f"O wrong with config {config}"
+        assert (stats.double() - want_stats).abs().max().item() < 1e-4, f"stats wrong with config {config}"
 
 
 def test_gpu_default_backward_is_repeatable_within_rounding():

@@ -198,6 +198,21 @@ def _span(t: torch.Tensor) -> tuple:
     return (t.untyped_storage().data_ptr(), start, start + (last + 1) * t.element_size())
 
 
+def restage_forward_stream(t: TensorMeta, interpreter: bool) -> bool:
+    """Must the forward read this K or V from a 16-byte-aligned copy rather than the caller's storage?
+
+    Yes on a GPU where its base is not 16-byte aligned. Triton 3.6 compiled the two-stage pipelined float32
+    forward (64 x 32 tiles, 4 warps, head dim 96 padded to 128, both band sides) over a K at element offset 1
+    into code that returned O off by up to 1.09 and stats by 0.48 whenever O's base was 16-byte aligned, as
+    every O the public API allocates is (fuzz seed 738250793; H100, Triton 3.6, 2026-12-06: 3 stages, 8 warps,
+    or 64 x 64 tiles were right, and so was the same config over an aligned K). K and V are the operands the
+    forward's pipelined loops stream through asynchronous copies, and an aligned base is what every other
+    call gives them, so the copy takes such a call onto the code the plan checks. It costs one copy of K or V,
+    for bases users rarely pass (a view at an odd element offset). The interpreter compiles nothing and
+    keeps reading the caller's storage, so the CPU tests still check the kernels' addressing at any offset."""
+    return t is not None and t.device.type == "cuda" and not interpreter and not t.aligned
+
+
 def _outputs_apart(outs, ins) -> bool:
     """True when no output the caller handed in can touch memory of an input or of another output (outputs the
     launcher allocates are apart by construction). The one-launch backward runs DKDV and dQ programs at once:
