@@ -10,10 +10,11 @@ For each shape and path it reports microseconds a call two ways:
   host path's time wherever it exceeds the GPU's);
 * ``sync``: one synchronize after every call (what a caller that syncs each step sees).
 
-Paths: ours through the public API (forward + backward, forward alone, backward alone on a retained graph) and
-our launcher (``launch.attention_forward`` / ``attention_backward``, no custom op, no autograd); cuDNN's and
-flash's SDPA the same three ways. ``--profile`` prints cProfile's top functions of our forward + backward. The JSON
-(``--out``) records the card, the versions and the commit.
+Paths: ours through the public API (forward + backward, forward alone, backward alone on a retained graph), our
+custom ops called directly (``torch.ops.sdpa_bwd.attention_forward`` / ``attention_backward``: dispatch, no
+autograd) and our launcher (``launch.attention_forward`` / ``attention_backward``: no custom op, no autograd);
+cuDNN's and flash's SDPA the same three ways. ``--profile`` prints cProfile's top functions of our forward +
+backward (the backward on the calling thread). The JSON (``--out``) records the card, the versions and the commit.
 """
 
 from __future__ import annotations
@@ -65,7 +66,20 @@ def paths(B, H, S, D, causal):
 
     o_api = api_fwd()
     out["ours-api"] = (api_step, api_fwd, lambda: torch.autograd.grad(o_api, (qg, kg, vg), do, retain_graph=True))
+    # The custom ops called directly (no autograd): between the launcher's row and the API's, this row splits
+    # the API's extra host time into the ops' dispatch and autograd's part (its graph, its device thread).
+    scale = 1.0 / D ** 0.5
+    fwd_op, bwd_op = torch.ops.sdpa_bwd.attention_forward, torch.ops.sdpa_bwd.attention_backward
+    o_op, st_op = fwd_op(q, k, v, scale, None, rb, "top_left")
+
+    def op_step():
+        o2, st2 = fwd_op(q, k, v, scale, None, rb, "top_left")
+        bwd_op(q, k, v, o2, do, st2, scale, None, rb, "top_left", False)
+
+    out["ours-op"] = (op_step, lambda: fwd_op(q, k, v, scale, None, rb, "top_left"),
+                      lambda: bwd_op(q, k, v, o_op, do, st_op, scale, None, rb, "top_left", False))
     o, st = launch.attention_forward(q, k, v, right_bound=rb)
+
     def launcher_step():
         o2, st2 = launch.attention_forward(q, k, v, right_bound=rb)
         launch.attention_backward(q, k, v, o2, do, st2, right_bound=rb)
@@ -100,6 +114,9 @@ def profile(B, H, S, D, causal, calls: int) -> None:
     q, k, v, do = (torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16, requires_grad=True)
                    for _ in range(4))
     step = lambda: torch.autograd.grad(sdpa_bwd.attention(q, k, v, causal=causal), (q, k, v), do)  # noqa: E731
+    # Autograd runs a CUDA backward on its own device thread, where cProfile (this thread's) would not see it:
+    # the profile runs the backward on the calling thread instead.
+    torch.autograd.set_multithreading_enabled(False)
     for _ in range(20):
         step()
     torch.cuda.synchronize()
@@ -109,7 +126,9 @@ def profile(B, H, S, D, causal, calls: int) -> None:
         step()
     torch.cuda.synchronize()
     prof.disable()
-    print(f"cProfile of {calls} forward + backward calls through sdpa_bwd.attention at {(B, H, S, D)}, causal={causal}:")
+    torch.autograd.set_multithreading_enabled(True)
+    print(f"cProfile of {calls} forward + backward calls through sdpa_bwd.attention at {(B, H, S, D)}, "
+          f"causal={causal}:")
     pstats.Stats(prof).sort_stats("tottime").print_stats(30)
 
 
