@@ -1,8 +1,9 @@
 """PyTorch integration of the Triton engine.
 
 * ``attention(q, k, v, *, scale=None, causal=False, left_bound=None, right_bound=None,
-  alignment="top_left") -> o`` -- differentiable; a ``torch.library.custom_op`` with
-  fake and autograd registrations, so it works under ``torch.compile``.
+  alignment="top_left") -> o`` -- differentiable: in eager mode a plain autograd Function over the
+  launcher (the least host time), under ``torch.compile`` the ``torch.library.custom_op`` pair
+  ``sdpa_bwd::attention_forward`` / ``attention_backward`` with fake and autograd registrations.
 * ``forward(q, k, v, *, ...) -> (o, stats)`` and
   ``backward(q, k, v, o, do, stats, *, ..., deterministic=False, dq=None, dk=None, dv=None)
   -> (dq, dk, dv)``: functional forms; caller-given outputs are written through their
@@ -73,13 +74,7 @@ def _attention_backward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o:
                            left_bound: Optional[int], right_bound: Optional[int],
                            alignment: str, deterministic: bool
                            ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    # Gradients take their inputs' layout (empty_like), and the fake below allocates
-    # them the same way: under torch.compile, Inductor asserts that a custom op's real
-    # output strides match its fake's.
-    return launch.attention_backward(q, k, v, o, do, stats, scale=scale, left_bound=left_bound,
-                                     right_bound=right_bound, alignment=alignment,
-                                     deterministic=deterministic, dq=torch.empty_like(q),
-                                     dk=torch.empty_like(k), dv=torch.empty_like(v))
+    return _backward_into_fresh(q, k, v, o, do, stats, scale, left_bound, right_bound, alignment, deterministic)
 
 
 @_attention_backward_op.register_fake
@@ -115,5 +110,40 @@ def attention(q, k, v, *, scale=None, causal=False, left_bound=None, right_bound
     """
     left_bound, right_bound = _resolve_bounds(causal, left_bound, right_bound)
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
-    o, _ = _attention_forward_op(q, k, v, scale, left_bound, right_bound, alignment)
-    return o
+    if torch.compiler.is_compiling():
+        o, _ = _attention_forward_op(q, k, v, scale, left_bound, right_bound, alignment)
+        return o
+    return _EagerAttention.apply(q, k, v, scale, left_bound, right_bound, alignment)
+
+
+class _EagerAttention(torch.autograd.Function):
+    """``attention`` outside torch.compile: the launcher under a plain autograd Function. The custom ops below
+    (what torch.compile traces) give the same results through the dispatcher and their autograd wrapper, which
+    cost host time on every call: a forward + backward with the launcher stubbed out took 107 us through the ops
+    and 36 us through this Function (CPU of the development machine, 2026-12-06), and a short training step is
+    bound by its host time (``benchmarks/bench_host.py``)."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, scale, left_bound, right_bound, alignment):
+        o, stats = launch.attention_forward(q, k, v, scale=scale, left_bound=left_bound, right_bound=right_bound,
+                                            alignment=alignment)
+        ctx.save_for_backward(q, k, v, o, stats)
+        ctx.params = (scale, left_bound, right_bound, alignment)
+        return o
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad_o):
+        q, k, v, o, stats = ctx.saved_tensors
+        scale, left_bound, right_bound, alignment = ctx.params
+        dq, dk, dv = _backward_into_fresh(q, k, v, o, grad_o, stats, scale, left_bound, right_bound, alignment,
+                                          torch.are_deterministic_algorithms_enabled())
+        return dq, dk, dv, None, None, None, None
+
+
+def _backward_into_fresh(q, k, v, o, do, stats, scale, left_bound, right_bound, alignment, deterministic):
+    # Gradients take their inputs' layout (empty_like), and the backward op's fake allocates them the same way:
+    # under torch.compile, Inductor asserts that a custom op's real output strides match its fake's.
+    return launch.attention_backward(q, k, v, o, do, stats, scale=scale, left_bound=left_bound,
+                                     right_bound=right_bound, alignment=alignment, deterministic=deterministic,
+                                     dq=torch.empty_like(q), dk=torch.empty_like(k), dv=torch.empty_like(v))
