@@ -2,6 +2,7 @@
 
 import sys
 import textwrap
+import warnings
 
 import pytest
 import torch
@@ -50,14 +51,38 @@ def test_gpu_adapters_decline_without_cuda(name):
 
 @pytest.mark.parametrize("name,kw,needle", [
     ("torch-math", dict(H_k=2, H_v=1), "H_k = 2 != H_v = 1"),
-    ("torch-flash", dict(left_bound=4, right_bound=0), "takes only is_causal"),
-    ("torch-cudnn", dict(right_bound=0, alignment="bottom_right", S_kv=24), "bottom_right"),
     ("torch-flash", dict(D_v=32), "D_qk = 64 != D_v = 32"),
     ("torch-cudnn", dict(dtype="float32"), "dtype float32"),
 ])
 def test_adapters_decline_what_their_backend_cannot_express(name, kw, needle):
     reasons = get_engine(name).not_supported_reasons(make_problem(B=1, H_q=4, S_q=16, D_qk=64, **kw))
     assert any(needle in r for r in reasons), reasons
+
+
+@pytest.mark.parametrize("name", ["torch-cudnn", "torch-flash", "torch-efficient"])
+@pytest.mark.parametrize("kw", [dict(left_bound=4, right_bound=0), dict(right_bound=0, alignment="bottom_right",
+                                                                          S_kv=24)], ids=["band", "bottom-right"])
+def test_sdpa_adapters_leave_bands_to_the_backends_own_check(name, kw, monkeypatch):
+    """No hand-written decline of a band: the band goes to PyTorch's own dispatch check as the boolean attn_mask the
+    call would pass, and that check's answer (its warning the reason) decides (issue 56: cuDNN takes masks)."""
+    from sdpa_bwd.problem.oracle import band_mask
+
+    engine = get_engine(name)
+    problem = make_problem(B=1, H_q=4, S_q=16, D_qk=64, dtype="float16", **kw)
+    assert not [r for r in engine.not_supported_reasons(problem) if "mask" in r or "alignment" in r]
+    seen = []
+
+    def check(params, debug=False):
+        seen.append(params.attn_mask)
+        warnings.warn("attn_mask is not supported here (the fake check's reason)")
+        return False
+
+    monkeypatch.setattr(torch.backends.cuda, engine.can_use, check)
+    reasons = engine._backend_check(problem, device="cpu")
+    want = band_mask(problem.S_q, problem.S_kv, problem.left_bound, problem.right_bound, problem.alignment, "cpu")
+    assert len(seen) == 1 and seen[0] is not None and torch.equal(seen[0], want), "the check saw another mask"
+    assert reasons == [f"PyTorch's {engine.can_use} says no: attn_mask is not supported here (the fake check's "
+                       "reason)"]
 
 
 def test_malformed_problem_is_rejected_not_declined():

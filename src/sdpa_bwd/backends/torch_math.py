@@ -9,11 +9,8 @@ class TorchMathEngine(TorchSdpaEngine):
     name = "torch-math"
     description = "torch.nn.functional.scaled_dot_product_attention, SDPBackend.MATH"
     backend = SDPBackend.MATH
-    # The math backend takes a boolean attn_mask, so every band is expressible;
-    # it runs anywhere torch does. Deterministic: composite ops, no atomics.
-    capabilities = sdpa_capabilities(devices=("cpu", "cuda"), band_masks=True,
-                                     alignments=("top_left", "bottom_right"), deterministic=True,
-                                     notes="computes in the input dtype")
+    # It runs anywhere torch does (no dispatch check to ask). Deterministic: composite ops, no atomics.
+    capabilities = sdpa_capabilities(devices=("cpu", "cuda"), deterministic=True, notes="computes in the input dtype")
 
     def device(self) -> str:
         import torch

@@ -9,7 +9,12 @@ caller's dQ, dK, dV (PyTorch's SDPA takes no output buffers).
 
 What the backend cannot express is declined with the reason; on CUDA the
 backend's own dispatch checks (``torch.backends.cuda.can_use_*`` with
-``debug=True``) are asked too and their warnings become the reasons.
+``debug=True``) are asked too and their warnings become the reasons. A band
+(any bounds, either alignment) goes to the backend as a boolean ``attn_mask``
+and is declined only where that check refuses the mask: a decline written here
+for a form the backend takes would be a region never tested (PyTorch 2.11's
+cuDNN backend takes boolean masks on an H100, where this adapter used to decline
+every band).
 
 Note: PyTorch's SDPA backward recomputes nothing from the caller's O and stats
 through this public path; the backend's forward produces its own O and
@@ -45,31 +50,26 @@ class TorchSdpaEngine(Engine):
 
     def not_supported_reasons(self, problem: Problem) -> list[str]:
         reasons = super().not_supported_reasons(problem)
-        if self._mask_kind(problem) == "band" and not self.capabilities.band_masks:
-            reasons.append(
-                f"mask left_bound={problem.left_bound}, right_bound={problem.right_bound}, "
-                f"alignment={problem.alignment} (S_q={problem.S_q}, S_kv={problem.S_kv}): "
-                f"torch SDPA's {self.backend.name} backend takes only is_causal (top-left) and no "
-                "attn_mask - use torch-math or torch-flex for bands")
         if not reasons and self.can_use and self.device() == "cuda":
             reasons += self._backend_check(problem)
         return reasons
 
-    def _backend_check(self, problem: Problem) -> list[str]:
-        """Ask PyTorch's own dispatch whether this backend takes these exact tensors."""
+    def _backend_check(self, problem: Problem, device: str = "cuda") -> list[str]:
+        """Ask PyTorch's own dispatch whether this backend takes these exact tensors, mask included."""
         dtype = _TORCH_DTYPES[problem.dtype]
 
         def like(name):
             spec = problem.tensor(name)
-            return torch.empty_strided(spec.dims, spec.strides, dtype=dtype, device="cuda",
+            return torch.empty_strided(spec.dims, spec.strides, dtype=dtype, device=device,
                                        requires_grad=True)
 
         q, k, v = like("q"), like("k"), like("v")
         gqa = problem.H_k != problem.H_q
+        mask, causal = self._attn_mask(problem, device), self._mask_kind(problem) == "causal"
         try:
-            params = torch.backends.cuda.SDPAParams(q, k, v, None, 0.0, self._mask_kind(problem) == "causal", gqa)
+            params = torch.backends.cuda.SDPAParams(q, k, v, mask, 0.0, causal, gqa)
         except TypeError:  # older PyTorch without enable_gqa
-            params = torch.backends.cuda.SDPAParams(q, k, v, None, 0.0, self._mask_kind(problem) == "causal")
+            params = torch.backends.cuda.SDPAParams(q, k, v, mask, 0.0, causal)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             ok = getattr(torch.backends.cuda, self.can_use)(params, debug=True)
@@ -102,7 +102,8 @@ class TorchSdpaEngine(Engine):
 
 
 def sdpa_capabilities(**overrides) -> Capabilities:
-    base = dict(devices=("cuda",), band_masks=False, causal=True, alignments=("top_left",),
+    # Bands and the bottom-right alignment as a boolean attn_mask: the backend's own check says which it takes.
+    base = dict(devices=("cuda",), band_masks=True, causal=True, alignments=("top_left", "bottom_right"),
                 distinct_kv_heads=False, deterministic=False, forward=False, reads_caller_forward=False)
     base.update(overrides)
     return Capabilities(**base)
