@@ -19,7 +19,7 @@ from typing import Optional
 
 import torch
 
-from . import launch
+from . import launch, varlen
 
 
 def _resolve_bounds(causal: bool, left_bound: Optional[int], right_bound: Optional[int]):
@@ -102,14 +102,22 @@ _attention_forward_op.register_autograd(_backward, setup_context=_setup_context)
 
 
 def attention(q, k, v, *, scale=None, causal=False, left_bound=None, right_bound=None,
-              alignment="top_left"):
+              alignment="top_left", cu_seqlens_q=None, cu_seqlens_kv=None, max_seqlen_q=None, max_seqlen_kv=None):
     """Differentiable SDPA on (B, H, S, D) tensors of any strides; returns O (B, H_q, S_q, D_v).
+
+    Packed variable-length sequences: with ``cu_seqlens_q`` and ``cu_seqlens_kv`` (B + 1 cumulative token offsets
+    each, an int32 tensor or a list, as FlashAttention's varlen functions take them) q is (T_q, H_q, D_qk), k
+    (T_kv, H_k, D_qk), v (T_kv, H_v, D_v), the mask applies within each sequence, and O is (T_q, H_q, D_v)
+    (``sdpa_bwd.engine.varlen``). ``max_seqlen_*`` are checked against the offsets when given.
 
     Under ``torch.use_deterministic_algorithms(True)`` the backward is the
     deterministic one.
     """
     left_bound, right_bound = _resolve_bounds(causal, left_bound, right_bound)
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
+    if cu_seqlens_q is not None or cu_seqlens_kv is not None:
+        return _varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv, scale,
+                                 left_bound, right_bound, alignment)
     if torch.compiler.is_compiling():
         o, _ = _attention_forward_op(q, k, v, scale, left_bound, right_bound, alignment)
         return o
@@ -147,3 +155,104 @@ def _backward_into_fresh(q, k, v, o, do, stats, scale, left_bound, right_bound, 
     return launch.attention_backward(q, k, v, o, do, stats, scale=scale, left_bound=left_bound,
                                      right_bound=right_bound, alignment=alignment, deterministic=deterministic,
                                      dq=torch.empty_like(q), dk=torch.empty_like(k), dv=torch.empty_like(v))
+
+
+# ----------------------------------------------------------------------------
+# Packed variable-length sequences
+
+
+def _varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv, scale, left_bound,
+                      right_bound, alignment):
+    if cu_seqlens_q is None or cu_seqlens_kv is None:
+        raise ValueError("only one of cu_seqlens_q / cu_seqlens_kv was given: packed sequences need both (for "
+                         "self-attention pass the same offsets twice)")
+    if torch.compiler.is_compiling():
+        as_tensor = lambda cu: cu if isinstance(cu, torch.Tensor) else torch.tensor(cu, dtype=torch.int32)  # noqa
+        o, _ = _varlen_forward_op(q, k, v, as_tensor(cu_seqlens_q), as_tensor(cu_seqlens_kv), max_seqlen_q,
+                                  max_seqlen_kv, scale, left_bound, right_bound, alignment)
+        return o
+    cu_q, cu_kv = _varlen_offsets(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv)
+    return _EagerVarlenAttention.apply(q, k, v, cu_q, cu_kv, scale, left_bound, right_bound, alignment)
+
+
+def _varlen_offsets(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv):
+    if q.dim() != 3:
+        raise ValueError(f"q has dims {tuple(q.shape)} with cu_seqlens given: packed sequences take (T, H, D) "
+                         "tensors - pass (T, H, D), or drop cu_seqlens for (B, H, S, D)")
+    cu_q = varlen.offsets(cu_seqlens_q, q.shape[0], "cu_seqlens_q")
+    cu_kv = varlen.offsets(cu_seqlens_kv, k.shape[0], "cu_seqlens_kv")
+    varlen.check_batch(q, k, v, cu_q, cu_kv, max_seqlen_q, max_seqlen_kv)
+    return tuple(cu_q), tuple(cu_kv)
+
+
+class _EagerVarlenAttention(torch.autograd.Function):
+    """Packed sequences outside torch.compile (as ``_EagerAttention``: the launcher under a plain Function)."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, cu_q, cu_kv, scale, left_bound, right_bound, alignment):
+        o, stats = varlen.forward(q, k, v, list(cu_q), list(cu_kv), scale=scale, left_bound=left_bound,
+                                  right_bound=right_bound, alignment=alignment)
+        ctx.save_for_backward(q, k, v, o, stats)
+        ctx.params = (cu_q, cu_kv, scale, left_bound, right_bound, alignment)
+        return o
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad_o):
+        q, k, v, o, stats = ctx.saved_tensors
+        cu_q, cu_kv, scale, left_bound, right_bound, alignment = ctx.params
+        dq, dk, dv = varlen.backward(q, k, v, o, grad_o, stats, list(cu_q), list(cu_kv), scale=scale,
+                                     left_bound=left_bound, right_bound=right_bound, alignment=alignment,
+                                     deterministic=torch.are_deterministic_algorithms_enabled())
+        return dq, dk, dv, None, None, None, None, None, None
+
+
+@torch.library.custom_op("sdpa_bwd::varlen_attention_forward", mutates_args=())
+def _varlen_forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqlens_q: torch.Tensor,
+                       cu_seqlens_kv: torch.Tensor, max_seqlen_q: Optional[int], max_seqlen_kv: Optional[int],
+                       scale: float, left_bound: Optional[int], right_bound: Optional[int],
+                       alignment: str) -> tuple[torch.Tensor, torch.Tensor]:
+    cu_q, cu_kv = _varlen_offsets(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv)
+    return varlen.forward(q, k, v, list(cu_q), list(cu_kv), scale=scale, left_bound=left_bound,
+                          right_bound=right_bound, alignment=alignment)
+
+
+@_varlen_forward_op.register_fake
+def _(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv, scale, left_bound, right_bound,
+      alignment):
+    T_q, H_q, _ = q.shape
+    return q.new_empty((T_q, H_q, v.shape[2])), q.new_empty((H_q, T_q), dtype=torch.float32)
+
+
+@torch.library.custom_op("sdpa_bwd::varlen_attention_backward", mutates_args=())
+def _varlen_backward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor, do: torch.Tensor,
+                        stats: torch.Tensor, cu_seqlens_q: torch.Tensor, cu_seqlens_kv: torch.Tensor, scale: float,
+                        left_bound: Optional[int], right_bound: Optional[int], alignment: str,
+                        deterministic: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    cu_q = varlen.offsets(cu_seqlens_q, q.shape[0], "cu_seqlens_q")
+    cu_kv = varlen.offsets(cu_seqlens_kv, k.shape[0], "cu_seqlens_kv")
+    return varlen.backward(q, k, v, o, do, stats, cu_q, cu_kv, scale=scale, left_bound=left_bound,
+                           right_bound=right_bound, alignment=alignment, deterministic=deterministic)
+
+
+@_varlen_backward_op.register_fake
+def _(q, k, v, o, do, stats, cu_seqlens_q, cu_seqlens_kv, scale, left_bound, right_bound, alignment, deterministic):
+    return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+
+
+def _varlen_setup_context(ctx, inputs, output):
+    q, k, v, cu_seqlens_q, cu_seqlens_kv, _, _, scale, left_bound, right_bound, alignment = inputs
+    o, stats = output
+    ctx.save_for_backward(q, k, v, o, stats, cu_seqlens_q, cu_seqlens_kv)
+    ctx.params = (scale, left_bound, right_bound, alignment)
+
+
+def _varlen_backward(ctx, grad_o, grad_stats):
+    q, k, v, o, stats, cu_seqlens_q, cu_seqlens_kv = ctx.saved_tensors
+    scale, left_bound, right_bound, alignment = ctx.params
+    dq, dk, dv = _varlen_backward_op(q, k, v, o, grad_o, stats, cu_seqlens_q, cu_seqlens_kv, scale, left_bound,
+                                     right_bound, alignment, torch.are_deterministic_algorithms_enabled())
+    return dq, dk, dv, None, None, None, None, None, None, None, None
+
+
+_varlen_forward_op.register_autograd(_varlen_backward, setup_context=_varlen_setup_context)

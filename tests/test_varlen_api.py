@@ -1,0 +1,150 @@
+"""Packed variable-length sequences through the public door (``sdpa_bwd.attention`` with ``cu_seqlens_*``), on the
+CPU under Triton's interpreter, against the float64 oracle run sequence by sequence (issue 53)."""
+
+import pytest
+import torch
+
+import sdpa_bwd
+from sdpa_bwd.engine import varlen
+from sdpa_bwd.problem import oracle
+
+
+def _packed(T, H, D, gen, layout="thd"):
+    """A (T, H, D) tensor in one of several storages: token-major packed, head-major (H, T, D) storage, or rows
+    padded past D."""
+    x = torch.randn(T, H, D, generator=gen, dtype=torch.float64)
+    if layout == "hthd":
+        return x.permute(1, 0, 2).contiguous().permute(1, 0, 2).float()
+    if layout == "pad":
+        buf = torch.zeros(T, H, D + 3)
+        buf[:, :, :D] = x
+        return buf[:, :, :D]
+    return x.float()
+
+
+def _oracle(q, k, v, do, cu_q, cu_kv, **mask):
+    """Per-sequence float64 oracle: O, stats (H, T), dQ, dK, dV; tokens outside every sequence 0 (stats -inf)."""
+    T_q, H_q, _ = q.shape
+    o = torch.zeros(T_q, H_q, v.shape[2], dtype=torch.float64)
+    stats = torch.full((H_q, T_q), float("-inf"), dtype=torch.float64)
+    dq, dk, dv = (torch.zeros(t.shape, dtype=torch.float64) for t in (q, k, v))
+    for b in range(len(cu_q) - 1):
+        (s0, s1), (k0, k1) = (cu_q[b], cu_q[b + 1]), (cu_kv[b], cu_kv[b + 1])
+        if s1 == s0:
+            continue
+        seq = lambda t, a, e: t[a:e].double().permute(1, 0, 2).unsqueeze(0)  # noqa: E731
+        qs, ks, vs, dos = seq(q, s0, s1), seq(k, k0, k1), seq(v, k0, k1), seq(do, s0, s1)
+        os_, st = oracle.forward(qs, ks, vs, **mask)
+        gq, gk, gv, _ = oracle.backward(qs, ks, vs, os_, dos, st, **mask)
+        o[s0:s1] = os_[0].permute(1, 0, 2)
+        stats[:, s0:s1] = st[0]
+        dq[s0:s1], dk[k0:k1], dv[k0:k1] = (g[0].permute(1, 0, 2) for g in (gq, gk, gv))
+    return o, stats, dq, dk, dv
+
+
+def _run(q, k, v, do, cu_q, cu_kv, **kw):
+    q, k, v = (t.detach().requires_grad_() for t in (q, k, v))
+    o = sdpa_bwd.attention(q, k, v, cu_seqlens_q=torch.tensor(cu_q, dtype=torch.int32),
+                           cu_seqlens_kv=torch.tensor(cu_kv, dtype=torch.int32), **kw)
+    dq, dk, dv = torch.autograd.grad(o, (q, k, v), do)
+    return o, dq, dk, dv
+
+
+def _err(a, b):
+    return (a.double() - b).abs().max().item()
+
+
+MASKS = {
+    "none": {},
+    "causal-top-left": dict(causal=True),
+    "causal-bottom-right": dict(causal=True, alignment="bottom_right"),
+    "window": dict(left_bound=3, right_bound=1),
+}
+
+
+@pytest.mark.parametrize("mask", list(MASKS), ids=list(MASKS))
+def test_packed_sequences_match_the_oracle_sequence_by_sequence(mask):
+    # lengths 5, 0, 9, 1 of queries and 7, 3, 0, 4 of keys: S_q != S_kv per sequence, empty sequences on both sides
+    cu_q, cu_kv = [0, 5, 5, 14, 15], [0, 7, 10, 10, 14]
+    gen = torch.Generator().manual_seed(53)
+    q, k, v = _packed(15, 4, 16, gen), _packed(14, 2, 16, gen, "hthd"), _packed(14, 1, 8, gen, "pad")
+    do = torch.randn(15, 4, 8, generator=gen)
+    kw = dict(MASKS[mask])
+    o, dq, dk, dv = _run(q, k, v, do, cu_q, cu_kv, **kw)
+    causal = kw.pop("causal", False)
+    if causal:
+        kw["right_bound"] = 0
+    want = _oracle(q, k, v, do, cu_q, cu_kv, **kw)
+    for name, got, ref in zip(("o", "dq", "dk", "dv"), (o, dq, dk, dv), (want[0], *want[2:])):
+        assert _err(got, ref) < 2e-4, f"{name} off the per-sequence oracle by {_err(got, ref):.3g} ({mask})"
+
+
+def test_tokens_outside_every_sequence_are_zero_and_sequence_zero_may_start_late():
+    """Offsets into a larger buffer: sequence 0 starts at token 2, the last ends before T; the tokens outside get
+    O 0, stats -inf and gradients 0, and the sequences' own values match the oracle."""
+    cu_q, cu_kv = [2, 6, 9], [1, 5, 11]
+    gen = torch.Generator().manual_seed(54)
+    q, k, v = _packed(12, 2, 16, gen), _packed(13, 2, 16, gen), _packed(13, 2, 16, gen)
+    do = torch.randn(12, 2, 16, generator=gen)
+    o, dq, dk, dv = _run(q, k, v, do, cu_q, cu_kv)
+    o_ref, _, dq_ref, dk_ref, dv_ref = _oracle(q, k, v, do, cu_q, cu_kv)
+    for got, ref in ((o, o_ref), (dq, dq_ref), (dk, dk_ref), (dv, dv_ref)):
+        assert _err(got, ref) < 2e-4
+    assert not o[:2].any() and not o[9:].any() and not dq[:2].any() and not dk[0].any() and not dk[11:].any()
+    _, stats = varlen.forward(q, k, v, cu_q, cu_kv)
+    assert torch.isinf(stats[:, :2]).all() and torch.isinf(stats[:, 9:]).all()
+
+
+def test_a_sequences_gradients_do_not_depend_on_another_sequences_values():
+    """The side-buffer addressing defect of the issue (a sequence's stats / delta rows taken from a dense stride)
+    would mix sequences: changing sequence 1's inputs must leave sequence 0's gradients bit for bit."""
+    cu = [0, 6, 13]
+    gen = torch.Generator().manual_seed(55)
+    q, k, v, do = (_packed(13, 2, 16, gen) for _ in range(4))
+    first = _run(q, k, v, do, cu, cu, causal=True)
+    q2, k2, v2, do2 = (t.clone() for t in (q, k, v, do))
+    for t in (q2, k2, v2, do2):
+        t[6:] = torch.randn(7, 2, 16, generator=gen)
+    second = _run(q2, k2, v2, do2, cu, cu, causal=True)
+    for a, b in zip(first, second):
+        assert torch.equal(a[:6], b[:6])
+
+
+def test_packed_sequences_under_torch_compile_match_eager():
+    cu_q, cu_kv = [0, 4, 11], [0, 6, 9]
+    gen = torch.Generator().manual_seed(56)
+    q, k, v = _packed(11, 2, 16, gen), _packed(9, 2, 16, gen), _packed(9, 2, 16, gen)
+    do = torch.randn(11, 2, 16, generator=gen)
+    eager = _run(q, k, v, do, cu_q, cu_kv, causal=True)
+
+    def f(q, k, v, cu_q, cu_kv):
+        return sdpa_bwd.attention(q, k, v, cu_seqlens_q=cu_q, cu_seqlens_kv=cu_kv, causal=True)
+
+    compiled = torch.compile(f, backend="aot_eager", fullgraph=True)
+    qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))
+    o = compiled(qg, kg, vg, torch.tensor(cu_q, dtype=torch.int32), torch.tensor(cu_kv, dtype=torch.int32))
+    grads = torch.autograd.grad(o, (qg, kg, vg), do)
+    for a, b in zip(eager, (o, *grads)):
+        assert _err(a, b.double()) < 1e-6
+
+
+@pytest.mark.parametrize("call,match", [
+    (dict(cu_seqlens_q=[0, 5, 3], cu_seqlens_kv=[0, 4, 8]), "decreases at entry 2"),
+    (dict(cu_seqlens_q=[0, 4, 9], cu_seqlens_kv=[0, 4, 8]), "past the 8 tokens"),
+    (dict(cu_seqlens_q=[0, 4, 8], cu_seqlens_kv=[0, 8]), "the same B sequences"),
+    (dict(cu_seqlens_q=[0, 4, 8], cu_seqlens_kv=[0, 4, 8], max_seqlen_q=3), "max_seqlen_q = 3"),
+    (dict(cu_seqlens_q=[0, 4, 8]), "only one of cu_seqlens_q"),
+    (dict(cu_seqlens_q=[-1, 4, 8], cu_seqlens_kv=[0, 4, 8]), "is negative"),
+    (dict(cu_seqlens_q=[8], cu_seqlens_kv=[8]), "B \\+ 1 >= 2 entries"),
+    (dict(cu_seqlens_q=torch.tensor([0.0, 8.0]), cu_seqlens_kv=[0, 8]), "1-D integer tensor"),
+])
+def test_malformed_offsets_are_rejected_with_the_rule_they_break(call, match):
+    q = k = v = torch.randn(8, 2, 16)
+    with pytest.raises(ValueError, match=match):
+        sdpa_bwd.attention(q, k, v, **call)
+
+
+def test_dense_tensors_with_offsets_are_rejected():
+    q = torch.randn(1, 2, 8, 16)
+    with pytest.raises(ValueError, match="packed sequences take \\(T, H, D\\)"):
+        sdpa_bwd.attention(q, q, q, cu_seqlens_q=[0, 8], cu_seqlens_kv=[0, 8])
