@@ -22,30 +22,16 @@ from typing import Optional, Sequence
 
 import torch
 
+from ..problem.ragged import cumulative, lengths_of
 from . import launch
 
 
 def offsets(cu_seqlens, T: int, name: str) -> list[int]:
-    """``cu_seqlens`` (a list, or an integer tensor of B + 1 entries on any device) as a list of ints, checked.
-
-    A CUDA tensor is read back to the host here (one synchronisation a call)."""
-    if isinstance(cu_seqlens, torch.Tensor):
-        if cu_seqlens.dim() != 1 or cu_seqlens.dtype.is_floating_point or cu_seqlens.dtype == torch.bool:
-            raise ValueError(f"{name} is a {cu_seqlens.dtype} tensor of dims {tuple(cu_seqlens.shape)}: cumulative "
-                             "sequence offsets are a 1-D integer tensor (int32, B + 1 entries) - pass that")
-        cu = [int(x) for x in cu_seqlens.tolist()]
-    else:
-        cu = [int(x) for x in cu_seqlens]
-    if len(cu) < 2:
-        raise ValueError(f"{name} = {cu}: it needs B + 1 >= 2 entries (sequence b is tokens cu[b]:cu[b + 1]) - "
-                         "pass [0, T] for one sequence")
-    if cu[0] < 0:
-        raise ValueError(f"{name}[0] = {cu[0]} is negative: offsets index tokens from 0 - pass offsets >= 0")
-    for b in range(len(cu) - 1):
-        if cu[b + 1] < cu[b]:
-            raise ValueError(f"{name} decreases at entry {b + 1} ({cu[b]} -> {cu[b + 1]}): offsets must not "
-                             "decrease (a sequence's length is cu[b + 1] - cu[b] >= 0) - pass the running sum of "
-                             "the lengths")
+    """``cu_seqlens`` (a list, or an integer tensor of B + 1 entries on any device) as a list of ints, checked by
+    the problem model's rules (``problem.ragged.lengths_of``: >= 2 entries, >= 0, never decreasing, int32) and
+    ending inside the T tokens of its tensor. A CUDA tensor is read back to the host here (one synchronisation)."""
+    lengths, base = lengths_of(name, cu_seqlens)
+    cu = list(cumulative(lengths, base))
     if cu[-1] > T:
         raise ValueError(f"{name}[-1] = {cu[-1]} is past the {T} tokens of its tensor: the sequences must lie inside "
                          "the token axis - pass offsets that end at or before T")
