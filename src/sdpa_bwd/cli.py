@@ -269,7 +269,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="engine name (repeatable; default: ours, twice: triton (the launcher) and triton-api "
                           "(sdpa_bwd.attention under autograd, as users call it))")
     run.add_argument("--cases", help="JSON file of cases (default: the built-in list)")
-    run.add_argument("--level", help="a level of the generated test plan: quick, standard, nightly, full")
+    run.add_argument("--level", help="a level of the generated test plan: quick, standard, nightly, full; or "
+                                     "varlen (packed variable-length sequences)")
     run.add_argument("--case", action="append", help="run only the case with this id (repeatable)")
     run.add_argument("--filter", action="append", help="keep cases whose id or description contains this")
     run.add_argument("--json", help="write a machine-readable report here")

@@ -40,6 +40,7 @@ class Capabilities:
     deterministic: bool = True        # can honour deterministic=True
     forward: bool = False             # has a forward that writes O and stats
     reads_caller_forward: bool = True  # backward uses the caller's O and stats (else recomputes them)
+    ragged: bool = False              # packed variable-length sequences (``ragged_backward``; the varlen level)
     notes: str = ""
 
     def to_dict(self) -> dict:
@@ -108,6 +109,41 @@ class Engine:
         if problem.deterministic and not caps.deterministic:
             reasons.append("deterministic=True but this engine has no deterministic backward")
         return reasons
+
+    # -- packed variable-length sequences (problem.ragged.RaggedProblem; the varlen level) ----------------
+    def ragged_offset_reasons(self, cu_seqlens_q, cu_seqlens_kv, total_tokens) -> list[str]:
+        """Why this engine refuses these cumulative offsets for tensors of ``total_tokens`` tokens (empty: it
+        takes them). An engine with a ragged path checks them as its own entry point does; the varlen level's
+        probes hand it malformed ones."""
+        if not self.capabilities.ragged:
+            return [f"{self.name} has no packed variable-length path (capabilities.ragged is False)"]
+        raise NotImplementedError(f"{self.name} declares a ragged path but no ragged_offset_reasons")
+
+    def ragged_not_supported_reasons(self, problem) -> list[str]:
+        """The dense declines that apply to a ragged problem (dtype, head dims, heads, determinism), and the
+        ragged path itself."""
+        if not self.capabilities.ragged:
+            return [f"{self.name} has no packed variable-length path (capabilities.ragged is False) - run the "
+                    "varlen level on an engine that has one"]
+        caps, reasons = self.capabilities, []
+        if problem.dtype not in caps.dtypes:
+            reasons.append(f"dtype {problem.dtype} is not one of {caps.dtypes} - cast the inputs")
+        if max(problem.D_qk, problem.D_v) > caps.max_head_dim:
+            reasons.append(f"head dim {max(problem.D_qk, problem.D_v)} > {caps.max_head_dim}")
+        if problem.D_qk != problem.D_v and not caps.distinct_head_dims:
+            reasons.append(f"D_qk = {problem.D_qk} != D_v = {problem.D_v}: this engine needs equal head dims")
+        if problem.H_k != problem.H_v and not caps.distinct_kv_heads:
+            reasons.append(f"H_k = {problem.H_k} != H_v = {problem.H_v}: this engine needs K and V to have the "
+                           "same head count")
+        if problem.deterministic and not caps.deterministic:
+            reasons.append("deterministic=True but this engine has no deterministic backward")
+        return reasons
+
+    def ragged_backward(self, problem, tensors: Tensors) -> Optional[dict]:
+        raise NotImplementedError(f"{self.name} has no ragged backward")
+
+    def ragged_forward(self, problem, tensors: Tensors) -> None:
+        raise NotImplementedError(f"{self.name} has no ragged forward")
 
     def supports(self, problem: Problem) -> bool:
         return not self.not_supported_reasons(problem)

@@ -15,7 +15,7 @@ from .base import Capabilities, Engine, Tensors
 class ReferenceEngine(Engine):
     name = "reference"
     description = "float64 oracle (sdpa_bwd.problem.oracle) computing on the tensors' device"
-    capabilities = Capabilities(forward=True, notes="exact up to float64 rounding; slow")
+    capabilities = Capabilities(forward=True, ragged=True, notes="exact up to float64 rounding; slow")
 
     def device(self) -> str:
         import torch
@@ -38,3 +38,29 @@ class ReferenceEngine(Engine):
         o, stats = oracle.forward(t.q, t.k, t.v, **self._attrs(problem))
         t.o.copy_(o)
         t.stats.copy_(stats.reshape(t.stats.shape))
+
+    # -- packed variable-length sequences: the per-sequence oracle (problem.ragged_oracle) -------------------
+    def ragged_offset_reasons(self, cu_seqlens_q, cu_seqlens_kv, total_tokens) -> list[str]:
+        from ..problem.ragged import from_cu_seqlens
+
+        try:
+            from_cu_seqlens(cu_seqlens_q, cu_seqlens_kv, total_q=total_tokens, total_kv=total_tokens, H_q=1, D_qk=1)
+        except ValueError as exc:
+            return [str(exc)]
+        return []
+
+    def ragged_backward(self, problem, t: Tensors):
+        from ..problem import ragged_oracle
+
+        dq, dk, dv = ragged_oracle.backward(t.q, t.k, t.v, t.o, t.do, t.stats, problem)
+        t.dq.copy_(dq)
+        t.dk.copy_(dk)
+        t.dv.copy_(dv)
+        return None
+
+    def ragged_forward(self, problem, t: Tensors) -> None:
+        from ..problem import ragged_oracle
+
+        o, stats = ragged_oracle.forward(t.q, t.k, t.v, problem)
+        t.o.copy_(o)
+        t.stats.copy_(stats)

@@ -27,8 +27,9 @@ class TritonEngine(Engine):
     name = "triton"
     description = "sdpa-bwd's Triton kernels (ODO, DQDKDV, DQ_CONVERT; forward), strides everywhere"
     capabilities = Capabilities(dtypes=("float16", "bfloat16", "float32"), max_head_dim=256,
-                                devices=("cuda", "cpu"), deterministic=True, forward=True,
-                                notes="CPU only under TRITON_INTERPRET=1 (slow; small sizes)")
+                                devices=("cuda", "cpu"), deterministic=True, forward=True, ragged=True,
+                                notes="CPU only under TRITON_INTERPRET=1 (slow; small sizes); ragged problems "
+                                      "one sequence a launch (sdpa_bwd.engine.varlen)")
 
     def __init__(self) -> None:
         _ensure_interpreter_without_cuda()
@@ -59,3 +60,46 @@ class TritonEngine(Engine):
         from ..engine.launch import attention_forward
 
         attention_forward(t.q, t.k, t.v, o=t.o, stats=t.stats, **self._attrs(problem))
+
+    # -- packed variable-length sequences: the launcher one sequence at a time (sdpa_bwd.engine.varlen) --------
+    def ragged_offset_reasons(self, cu_seqlens_q, cu_seqlens_kv, total_tokens) -> list[str]:
+        from ..engine import varlen
+
+        try:
+            varlen.offsets(cu_seqlens_q, total_tokens, "cu_seqlens_q")
+            varlen.offsets(cu_seqlens_kv, total_tokens, "cu_seqlens_kv")
+            if len(cu_seqlens_q) != len(cu_seqlens_kv):
+                raise ValueError(f"cu_seqlens_q has {len(cu_seqlens_q)} entries and cu_seqlens_kv "
+                                 f"{len(cu_seqlens_kv)}: both hold B + 1 offsets of the same B sequences")
+        except ValueError as exc:
+            return [str(exc)]
+        return []
+
+    def ragged_not_supported_reasons(self, problem) -> list[str]:
+        from ..engine.launch import triton_not_supported_reasons
+
+        reasons = super().ragged_not_supported_reasons(problem)
+        return reasons + triton_not_supported_reasons(device_type=self.device(), dtype=problem.dtype,
+                                                      d_qk=problem.D_qk, d_v=problem.D_v)
+
+    @staticmethod
+    def _ragged_args(problem, t: Tensors) -> tuple:
+        """(cu_q, cu_kv, stats as varlen takes it): offsets into the tensors' token axes, stats (T, H) transposed."""
+        from ..problem.ragged import cumulative
+
+        stats = t.stats.transpose(0, 1) if problem.stats_form == "t_h" else t.stats
+        return list(cumulative(problem.seqlens_q)), list(cumulative(problem.seqlens_kv)), stats
+
+    def ragged_backward(self, problem, t: Tensors):
+        from ..engine import varlen
+
+        cu_q, cu_kv, stats = self._ragged_args(problem, t)
+        varlen.backward(t.q, t.k, t.v, t.o, t.do, stats, cu_q, cu_kv, deterministic=problem.deterministic,
+                        dq=t.dq, dk=t.dk, dv=t.dv, **self._attrs(problem))
+        return None
+
+    def ragged_forward(self, problem, t: Tensors) -> None:
+        from ..engine import varlen
+
+        cu_q, cu_kv, stats = self._ragged_args(problem, t)
+        varlen.forward(t.q, t.k, t.v, cu_q, cu_kv, o=t.o, stats=stats, **self._attrs(problem))

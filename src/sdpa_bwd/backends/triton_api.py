@@ -4,7 +4,8 @@ Where ``triton`` calls the launcher directly on the calling thread, this engine 
 user does: ``sdpa_bwd.attention`` on the case's Q, K, V (their strides as given), then ``torch.autograd.grad``
 with the case's dO as the output gradient. On CUDA the autograd engine runs that backward on its own device
 thread, so this column also proves what the launcher-level one cannot (Triton's per-thread allocator, the
-custom op's fake and autograd registrations, the op's argument handling).
+autograd Function's saved tensors and argument handling; torch.compile's path through the custom ops is the CPU
+compile tests' and the GPU test's).
 
 What the API cannot take, and what this engine does instead (stated in its capabilities):
 
@@ -47,9 +48,10 @@ class TritonApiEngine(TritonEngine):
                    "stats; the gradients are copied into the caller's dQ, dK, dV)")
     capabilities = Capabilities(
         dtypes=("float16", "bfloat16", "float32"), max_head_dim=256, devices=("cuda", "cpu"),
-        deterministic=True, forward=True, reads_caller_forward=False,
+        deterministic=True, forward=True, reads_caller_forward=False, ragged=True,
         notes="O and stats come from the API's own forward; gradients are copied into the caller's buffers; "
-              "deterministic cases run under torch.use_deterministic_algorithms(True)")
+              "deterministic cases run under torch.use_deterministic_algorithms(True); ragged problems through "
+              "attention(..., cu_seqlens_q=, cu_seqlens_kv=)")
 
     def backward(self, problem: Problem, t: Tensors):
         from ..engine.api import attention
@@ -72,3 +74,48 @@ class TritonApiEngine(TritonEngine):
                                                         problem.alignment)
         t.o.copy_(o)
         t.stats.copy_(stats.view(t.stats.shape))
+
+    # -- packed variable-length sequences: attention(..., cu_seqlens_q=, cu_seqlens_kv=) ------------------------
+    @staticmethod
+    def _offsets(problem) -> tuple:
+        from ..problem.ragged import cumulative
+
+        return (torch.tensor(cumulative(problem.seqlens_q), dtype=torch.int32),
+                torch.tensor(cumulative(problem.seqlens_kv), dtype=torch.int32))
+
+    def ragged_offset_reasons(self, cu_seqlens_q, cu_seqlens_kv, total_tokens) -> list[str]:
+        """What the API says to these offsets over tensors of ``total_tokens`` tokens (one head, D 16)."""
+        from ..engine.api import attention
+
+        x = torch.zeros(max(0, int(total_tokens or 0)), 1, 16, device=self.device())
+        try:
+            attention(x, x, x, cu_seqlens_q=list(cu_seqlens_q), cu_seqlens_kv=list(cu_seqlens_kv))
+        except ValueError as exc:
+            return [str(exc)]
+        return []
+
+    def ragged_backward(self, problem, t: Tensors):
+        from ..engine.api import attention
+
+        cu_q, cu_kv = self._offsets(problem)
+        q, k, v = (x.detach().requires_grad_() for x in (t.q, t.k, t.v))
+        with _deterministic(problem.deterministic):
+            o = attention(q, k, v, scale=problem.effective_scale, left_bound=problem.left_bound,
+                          right_bound=problem.right_bound, alignment=problem.alignment, cu_seqlens_q=cu_q,
+                          cu_seqlens_kv=cu_kv)
+            dq, dk, dv = torch.autograd.grad(o, (q, k, v), t.do)
+        t.dq.copy_(dq)
+        t.dk.copy_(dk)
+        t.dv.copy_(dv)
+        return None
+
+    def ragged_forward(self, problem, t: Tensors) -> None:
+        from ..engine import api  # noqa: F401  (registers the op)
+        from ..problem.ragged_oracle import stats_to_form
+
+        cu_q, cu_kv = self._offsets(problem)
+        o, stats = torch.ops.sdpa_bwd.varlen_attention_forward(t.q, t.k, t.v, cu_q, cu_kv, None, None,
+                                                               problem.effective_scale, problem.left_bound,
+                                                               problem.right_bound, problem.alignment)
+        t.o.copy_(o)
+        t.stats.copy_(stats_to_form(stats, problem))

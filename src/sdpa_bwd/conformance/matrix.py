@@ -31,14 +31,19 @@ from pathlib import Path
 from typing import Sequence
 
 from ..problem.cases import Case
+from .plan.ragged import case_from_dict
 from ..problem.layout import Storage
 from ..problem import TENSORS
 
-AXES = ("dtype", "heads", "head dim", "mask", "lengths", "layout", "determinism", "probes")
+AXES = ("dtype", "heads", "head dim", "mask", "lengths", "layout", "determinism", "probes", "varlen lengths",
+        "varlen stats", "varlen storage", "varlen mask", "varlen dtype", "varlen heads", "varlen head dim",
+        "varlen regressions", "varlen probes")
 
 
 def features(case: Case, result: dict | None = None) -> list[tuple[str, str]]:
-    """The (axis, value) pairs a case exercises."""
+    """The (axis, value) pairs a case exercises (a varlen case names its own: ``RaggedCase.features``)."""
+    if getattr(case, "ragged", False):
+        return case.features()
     if case.purpose == "probe":
         tags = [t.split(":", 1)[1] for t in case.covers if t.startswith("probe:")]
         return [("probes", t) for t in tags or [case.expected_rejection or "probe"]]
@@ -120,7 +125,7 @@ def build(reports: Sequence[dict]) -> dict:
             if not data:
                 raise ValueError(f"result {engine}/{r['case']} has no case_data: the report predates the matrix "
                                  "- run the cases again with this version")
-            case = Case.from_dict(data)
+            case = case_from_dict(data)
             if r.get("failing") or r.get("skip_reason"):
                 failures.append(r)
             for key in features(case, r):

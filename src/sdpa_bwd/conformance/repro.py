@@ -388,6 +388,9 @@ def cmd_repro(args) -> int:
     from .diagnose.command import find_case
 
     case = find_case(args.case_id, cases_path=args.cases, level=args.level)
+    if getattr(case, "ragged", False):
+        raise SystemExit(f"sdpa-bwd repro: {case.id} is a varlen case, for which no standalone script is written "
+                         f"yet - rerun it with: {case.repro(args.engine)}")
 
     def pool() -> list[Case]:
         from .plan import load_level

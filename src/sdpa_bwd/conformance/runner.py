@@ -88,10 +88,11 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 
 def packed_control(case: Case) -> Optional[Case]:
-    """The same values (same sizes, attributes, seed) with every tensor packed BHSD; None if already so."""
+    """The same values (same sizes, attributes, seed) with every tensor packed BHSD; None if already so
+    (or a varlen case, whose layout controls are its own storage axis)."""
     from dataclasses import replace
 
-    if not case.storage and not case.strides and not case.buffers:
+    if getattr(case, "ragged", False) or (not case.storage and not case.strides and not case.buffers):
         return None
     return replace(case, id=case.id + "@packed", storage=(), strides=(), buffers=(), purpose="claim",
                    expected_rejection=None, covers=())

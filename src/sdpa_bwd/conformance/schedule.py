@@ -41,7 +41,9 @@ _SIZES = ("B", "H_q", "H_k", "H_v", "S_q", "S_kv", "D_qk", "D_v", "dtype")
 
 def same_sizes(a: Case, b: Case) -> bool:
     """True when ``a`` and ``b`` describe problems of the same sizes and dtype: neighbours of an
-    order-effect pair (they differ in strides, attributes or values only)."""
+    order-effect pair (they differ in strides, attributes or values only). Varlen cases have no such pairs."""
+    if getattr(a, "ragged", False) or getattr(b, "ragged", False):
+        return False
     return all(getattr(a, k) == getattr(b, k) for k in _SIZES)
 
 

@@ -19,9 +19,10 @@ from typing import Optional
 
 import torch
 
-from ..problem import oracle
+from ..problem import oracle, ragged_oracle
 from ..backends.base import Tensors
 from ..problem import INPUTS, OUTPUTS, TENSORS, Problem, TensorSpec
+from ..problem.ragged import RaggedProblem
 
 GUARD = 256  # elements of poison before and after every buffer
 GUARD_CHUNK = 1 << 26  # buffer elements checked for lost poison at a time
@@ -103,7 +104,8 @@ def materialize(problem: Problem, *, seed: int, device="cpu", forward: bool = Tr
     """Allocate, poison and fill the problem's tensors on ``device``.
 
     Inputs Q, K, V, dO: standard normal from ``seed`` (never zeros). O and stats:
-    the oracle's forward in float64, stored in the problem's dtypes.
+    the oracle's forward in float64, stored in the problem's dtypes (a ``RaggedProblem``'s
+    from the per-sequence oracle, stats in its form, padding NaN).
     """
     specs = problem.tensors()
     groups: dict[str, list[str]] = {}
@@ -138,10 +140,13 @@ def materialize(problem: Problem, *, seed: int, device="cpu", forward: bool = Tr
         # overlaps itself, which copy_ refuses; the last write wins and the
         # oracle reads the view afterwards, so everyone sees the same values.
         _write(buffers[spec.buffer or name].flat, spec, values)
-    if forward:
+    if forward and isinstance(problem, RaggedProblem):
+        o, stats = ragged_oracle.forward(views["q"], views["k"], views["v"], problem)
+    elif forward:
         o, stats = oracle.forward(views["q"], views["k"], views["v"], scale=problem.effective_scale,
                                   left_bound=problem.left_bound, right_bound=problem.right_bound,
                                   alignment=problem.alignment)
+    if forward:
         _write(buffers[specs["o"].buffer or "o"].flat, specs["o"], o)
         _write(buffers[specs["stats"].buffer or "stats"].flat, specs["stats"], stats)
     return Materialized(problem, Tensors(**views), buffers)

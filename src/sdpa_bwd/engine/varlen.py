@@ -61,6 +61,14 @@ def _seq(t: torch.Tensor, start: int, end: int) -> torch.Tensor:
     return t[start:end].permute(1, 0, 2).unsqueeze(0)
 
 
+def _seq_stats(stats: torch.Tensor, b: int, start: int, end: int) -> torch.Tensor:
+    """Sequence b's stats as a (1, H, end - start) view: of a packed (H, T) tensor (any strides, so a (T, H) one
+    passed transposed too) the columns start:end, of a padded (B, H, max_S) one row b's first end - start."""
+    if stats.dim() == 3:
+        return stats[b, :, :end - start].unsqueeze(0)
+    return stats[:, start:end].unsqueeze(0)
+
+
 def _covers(cu: Sequence[int], T: int) -> bool:
     return cu[0] == 0 and cu[-1] == T
 
@@ -72,7 +80,8 @@ def _fresh(ref: torch.Tensor, cu: Sequence[int]) -> torch.Tensor:
 
 def forward(q, k, v, cu_q: list[int], cu_kv: list[int], *, scale: Optional[float] = None, left_bound=None,
             right_bound=None, alignment: str = "top_left", o=None, stats=None):
-    """(O (T_q, H_q, D_v), stats (H_q, T_q) float32) of a packed batch; ``cu_q`` / ``cu_kv`` checked offsets."""
+    """(O (T_q, H_q, D_v), stats (H_q, T_q) float32) of a packed batch; ``cu_q`` / ``cu_kv`` checked offsets.
+    Given ``stats`` may be packed (H_q, T_q) with any strides or padded (B, H_q, max_S_q) (``_seq_stats``)."""
     T_q, H_q, D_qk = q.shape
     D_v = v.shape[2]
     scale = 1.0 / D_qk ** 0.5 if scale is None else float(scale)
@@ -88,14 +97,14 @@ def forward(q, k, v, cu_q: list[int], cu_kv: list[int], *, scale: Optional[float
             continue
         launch.attention_forward(_seq(q, s0, s1), _seq(k, k0, k1), _seq(v, k0, k1), scale=scale,
                                  left_bound=left_bound, right_bound=right_bound, alignment=alignment,
-                                 o=_seq(o, s0, s1), stats=stats[:, s0:s1].unsqueeze(0))
+                                 o=_seq(o, s0, s1), stats=_seq_stats(stats, b, s0, s1))
     return o, stats
 
 
 def backward(q, k, v, o, do, stats, cu_q: list[int], cu_kv: list[int], *, scale: Optional[float] = None,
              left_bound=None, right_bound=None, alignment: str = "top_left", deterministic: bool = False,
              dq=None, dk=None, dv=None):
-    """(dQ, dK, dV) of a packed batch, each with its input's dims; ``stats`` (H_q, T_q) as ``forward`` gives it.
+    """(dQ, dK, dV) of a packed batch, each with its input's dims; ``stats`` as ``forward`` takes it.
     Sequences own disjoint tokens, so every gradient element is written by one sequence's call alone. Given
     outputs have their sequences' tokens written; fresh ones (layout of their input) are 0 outside every sequence."""
     scale = 1.0 / q.shape[2] ** 0.5 if scale is None else float(scale)
@@ -110,7 +119,7 @@ def backward(q, k, v, o, do, stats, cu_q: list[int], cu_kv: list[int], *, scale:
                 dv[k0:k1].zero_()
             continue
         launch.attention_backward(_seq(q, s0, s1), _seq(k, k0, k1), _seq(v, k0, k1), _seq(o, s0, s1),
-                                  _seq(do, s0, s1), stats[:, s0:s1].unsqueeze(0), scale=scale,
+                                  _seq(do, s0, s1), _seq_stats(stats, b, s0, s1), scale=scale,
                                   left_bound=left_bound, right_bound=right_bound, alignment=alignment,
                                   deterministic=deterministic, dq=_seq(dq, s0, s1), dk=_seq(dk, k0, k1),
                                   dv=_seq(dv, k0, k1))

@@ -20,7 +20,12 @@ __all__ = ["LEVELS", "load_level"]
 
 
 def load_level(level: str, *, memory_budget=None, directory=None):
-    """The cases of ``level`` and of every level below it, in run order."""
+    """The cases of ``level`` and of every level below it, in run order; ``varlen``: the packed
+    variable-length cases (``plan.ragged``), generated in code rather than read from a bundle."""
+    if level == "varlen":
+        from .ragged import varlen_cases
+
+        return varlen_cases()
     from .bundles import load_level as _load
 
     return _load(level, memory_budget=memory_budget, directory=directory)

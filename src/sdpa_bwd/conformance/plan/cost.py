@@ -130,10 +130,12 @@ class Cost:
 
 def case_cost(case: Case) -> Cost:
     """The cost of running one case through the runner (probes cost nothing: never executed)."""
-    problem = case.to_problem()
-    specs = problem.tensors()
     if case.purpose == "probe":
         return Cost(0, 0.0, 0.0, 0)
+    if getattr(case, "ragged", False):
+        return _ragged_cost(case.to_problem())
+    problem = case.to_problem()
+    specs = problem.tensors()
     buffers: dict[str, list] = {}
     for name in TENSORS:
         buffers.setdefault(specs[name].buffer or name, []).append(specs[name])
@@ -209,3 +211,13 @@ def human_bytes(n: Optional[int]) -> str:
         if n >= size:
             return f"{n / size:.1f} {unit}"
     return f"{n} B"
+
+
+def _ragged_cost(problem) -> Cost:
+    """A varlen case (``plan.ragged``): its buffers, a float64 copy of each tensor for the oracle, and its
+    products over the kept pairs (forward, backward and the same-dtype reference: ~4.5 x the forward's)."""
+    specs = problem.tensors()
+    buffers = sum((s.storage_size() + 2 * _GUARD) * ITEMSIZE[s.dtype] for s in specs.values())
+    upcast = 8 * 3 * sum(s.numel for s in specs.values())
+    fwd, bwd = problem.flops()
+    return Cost(buffers + upcast, bwd, 2 * (fwd + bwd), max(s.offset + s.storage_size() for s in specs.values()))
