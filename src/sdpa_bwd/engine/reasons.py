@@ -198,7 +198,7 @@ def _span(t: torch.Tensor) -> tuple:
     return (t.untyped_storage().data_ptr(), start, start + (last + 1) * t.element_size())
 
 
-def restage_forward_stream(t: TensorMeta, interpreter: bool) -> bool:
+def restage_forward_stream(device_type: str, aligned: bool, interpreter: bool) -> bool:
     """Must the forward read this K or V from a 16-byte-aligned copy rather than the caller's storage?
 
     Yes on a GPU where its base is not 16-byte aligned. Triton 3.6 compiled the two-stage pipelined float32
@@ -210,7 +210,7 @@ def restage_forward_stream(t: TensorMeta, interpreter: bool) -> bool:
     call gives them, so the copy takes such a call onto the code the plan checks. It costs one copy of K or V,
     for bases users rarely pass (a view at an odd element offset). The interpreter compiles nothing and
     keeps reading the caller's storage, so the CPU tests still check the kernels' addressing at any offset."""
-    return t is not None and t.device.type == "cuda" and not interpreter and not t.aligned
+    return device_type == "cuda" and not interpreter and not aligned
 
 
 def _outputs_apart(outs, ins) -> bool:
