@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 from sdpa_bwd.backends.reference import ReferenceEngine
 from sdpa_bwd.conformance.judge import FAILING, run_case
@@ -119,3 +120,33 @@ def test_a_varlen_case_repro_points_at_the_runner():
     case = varlen_cases()[0]
     assert case.repro("triton") == f"sdpa-bwd run --engine triton --level varlen --case {case.id}"
     assert isinstance(case_from_dict({"kind": "ragged", "id": "x", "seqlens_q": [3]}), RaggedCase)
+
+
+def test_the_njt_adapter_is_right_where_every_tensor_starts_at_its_storage():
+    """``torch-njt`` on the plain case with fresh tensors (storage offset 0) matches the oracle: so where the level
+    finds it wrong, the view offsets the level's tensors have are what PyTorch mishandles, not the adapter."""
+    from sdpa_bwd.backends import get_engine
+    from sdpa_bwd.backends.base import Tensors
+
+    problem = claim_cases()[0].to_problem()
+    gen = torch.Generator().manual_seed(7)
+    q, k, v = (torch.randn(problem.tensor(n).dims, generator=gen) for n in ("q", "k", "v"))
+    do = torch.randn(problem.tensor("do").dims, generator=gen)
+    o, stats = ragged_oracle.forward(q, k, v, problem)
+    t = Tensors(q=q, k=k, v=v, o=o.float(), do=do, stats=stats.float(), dq=torch.empty_like(q),
+                dk=torch.empty_like(k), dv=torch.empty_like(v))
+    get_engine("torch-njt").ragged_backward(problem, t)
+    for got, want in zip((t.dq, t.dk, t.dv), ragged_oracle.backward(q, k, v, o, do, stats, problem)):
+        assert (got.double() - want).abs().max().item() < 1e-4
+
+
+def test_the_njt_adapter_declines_dense_problems_and_bands_and_asks_pytorch_for_the_rest():
+    from sdpa_bwd.backends import get_engine
+    from sdpa_bwd.problem import make_problem
+
+    engine = get_engine("torch-njt")
+    assert "packed variable-length problems only" in engine.not_supported_reasons(
+        make_problem(B=1, H_q=2, S_q=8, D_qk=16))[0]
+    band = next(c for c in claim_cases() if c.left_bound is not None).to_problem()
+    assert any("takes is_causal only" in r for r in engine.ragged_not_supported_reasons(band))
+    assert engine.ragged_not_supported_reasons(claim_cases()[0].to_problem()) == []

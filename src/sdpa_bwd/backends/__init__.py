@@ -24,6 +24,7 @@ _BUILTIN = {
     "torch-efficient": "sdpa_bwd.backends.torch_efficient:TorchEfficientEngine",
     "torch-cudnn": "sdpa_bwd.backends.torch_cudnn:TorchCudnnEngine",
     "torch-flex": "sdpa_bwd.backends.torch_flex:TorchFlexEngine",
+    "torch-njt": "sdpa_bwd.backends.torch_njt:TorchNjtEngine",
 }
 _REGISTERED: dict[str, type] = {}
 
