@@ -2,8 +2,8 @@
 """Mutation testing of the decline rules: does some test fail when a rule is removed or widened?
 
 The rules are the ``raise ValueError`` arms of ``Problem.validate()``'s helpers
-(``src/sdpa_bwd/problem.py``: ``_check_spec``, ``_check_dims``, ``_check_dtypes``,
-``_check_attributes``, ``_check_outputs_well_defined``, and each helper's call
+(``src/sdpa_bwd/problem/model.py``: ``_check_spec``, ``_check_dims``, ``check_dtypes``,
+``check_attributes`` (shared with the ragged problem), ``_check_outputs_well_defined``, and each helper's call
 in ``validate``) and the ``reasons.append`` arms of
 ``launch.triton_not_supported_reasons`` (``src/sdpa_bwd/engine/launch.py``).
 
@@ -52,7 +52,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TARGETS = {
     "problem": dict(
         path="src/sdpa_bwd/problem/model.py",
-        functions=("_check_spec", "_check_dims", "_check_dtypes", "_check_attributes",
+        functions=("_check_spec", "_check_dims", "check_dtypes", "check_attributes",
                    "_check_outputs_well_defined", "validate"),
         tests=("tests/test_problem_rules.py", "tests/test_problem.py", "tests/test_problem_properties.py",
                "tests/test_plan.py::test_probes_are_rejected_with_their_expected_rejection"),

@@ -18,7 +18,7 @@ appending, as xformers' ops do; ``supports()`` is just its negation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import ClassVar, Optional
 
 import torch
@@ -83,16 +83,7 @@ class Engine:
         if dev == "cuda" and not torch.cuda.is_available():
             reasons.append(f"{self.name} runs on CUDA only and no CUDA device is available here "
                            f"(torch {torch.__version__}) - run it on a GPU machine")
-        if problem.dtype not in caps.dtypes:
-            reasons.append(f"dtype {problem.dtype} is not one of {caps.dtypes} - cast the inputs")
-        d = max(problem.D_qk, problem.D_v)
-        if d > caps.max_head_dim:
-            reasons.append(f"head dim {d} (D_qk={problem.D_qk}, D_v={problem.D_v}) > {caps.max_head_dim}")
-        if problem.D_qk != problem.D_v and not caps.distinct_head_dims:
-            reasons.append(f"D_qk = {problem.D_qk} != D_v = {problem.D_v}: this engine needs equal head dims")
-        if problem.H_k != problem.H_v and not caps.distinct_kv_heads:
-            reasons.append(f"H_k = {problem.H_k} != H_v = {problem.H_v}: this engine needs K and V "
-                           "to have the same head count")
+        reasons += self._shape_reasons(problem)
         if (problem.H_k != problem.H_q or problem.H_v != problem.H_q) and not caps.gqa:
             reasons.append(f"H_q = {problem.H_q}, H_k = {problem.H_k}, H_v = {problem.H_v}: "
                            "GQA/MQA is not supported - repeat the K/V heads")
@@ -125,18 +116,24 @@ class Engine:
         if not self.capabilities.ragged:
             return [f"{self.name} has no packed variable-length path (capabilities.ragged is False) - run the "
                     "varlen level on an engine that has one"]
+        reasons = self._shape_reasons(problem)
+        if problem.deterministic and not self.capabilities.deterministic:
+            reasons.append("deterministic=True but this engine has no deterministic backward")
+        return reasons
+
+    def _shape_reasons(self, problem) -> list[str]:
+        """Dtype, head dims and heads against the capabilities: the declines dense and ragged problems share."""
         caps, reasons = self.capabilities, []
         if problem.dtype not in caps.dtypes:
             reasons.append(f"dtype {problem.dtype} is not one of {caps.dtypes} - cast the inputs")
-        if max(problem.D_qk, problem.D_v) > caps.max_head_dim:
-            reasons.append(f"head dim {max(problem.D_qk, problem.D_v)} > {caps.max_head_dim}")
+        d = max(problem.D_qk, problem.D_v)
+        if d > caps.max_head_dim:
+            reasons.append(f"head dim {d} (D_qk={problem.D_qk}, D_v={problem.D_v}) > {caps.max_head_dim}")
         if problem.D_qk != problem.D_v and not caps.distinct_head_dims:
             reasons.append(f"D_qk = {problem.D_qk} != D_v = {problem.D_v}: this engine needs equal head dims")
         if problem.H_k != problem.H_v and not caps.distinct_kv_heads:
-            reasons.append(f"H_k = {problem.H_k} != H_v = {problem.H_v}: this engine needs K and V to have the "
-                           "same head count")
-        if problem.deterministic and not caps.deterministic:
-            reasons.append("deterministic=True but this engine has no deterministic backward")
+            reasons.append(f"H_k = {problem.H_k} != H_v = {problem.H_v}: this engine needs K and V "
+                           "to have the same head count")
         return reasons
 
     def ragged_backward(self, problem, tensors: Tensors) -> Optional[dict]:

@@ -42,7 +42,7 @@ from ..problem import oracle
 from ..problem.cases import Case
 from .compare import TensorCheck, check_tensor
 from .outcome import (FAILING, PASSING, CaseResult, OracleReferences, _PhaseClock, _rerun,  # noqa: F401 (re-exported)
-                      _sync, guard_messages)
+                      _sync, conclude, guard_messages)
 from ..engine.compiles import CompileWatch
 from ..backends import Engine
 from ..problem import OUTPUTS
@@ -162,16 +162,7 @@ def _run_checks(engine: Engine, case: Case, problem, result: CaseResult, reruns:
         clock.lap("forward")
     result.guard = {"written_outside": guard.written_outside, "unwritten": guard.unwritten,
                     "inputs_modified": guard.inputs_modified}
-    failing = [c.summary() for c in result.checks.values() if not c.passed]
-    result.verdict = "passed" if not failing and not messages else "failed"
-    if result.rerun_changed:
-        changed = ", ".join(f"{n} {k} elements" for n, k in result.rerun_changed.items())
-        note = (f"nondeterministic: {changed} changed between {reruns} runs on identical inputs"
-                + (" although the case asked for a deterministic backward" if case.deterministic else ""))
-        if result.verdict == "passed":
-            result.verdict = "nondeterministic"
-        failing.append(note)
-    result.message = "; ".join(messages + failing)
+    conclude(result, messages, reruns, case.deterministic)
 
 
 def _check_forward(engine, case, problem, result, attrs) -> list[str]:

@@ -176,3 +176,17 @@ def _rerun(engine, problem, m, before, side, result: CaseResult, reruns: int) ->
             if count:
                 result.rerun_changed[n] = max(count, result.rerun_changed.get(n, 0))
     return messages
+
+
+def conclude(result: CaseResult, messages: list, reruns: int, deterministic: bool) -> None:
+    """The verdict and message of a case whose checks ran: failed on a failing check or a guard message, else
+    nondeterministic where a rerun changed bits, else passed."""
+    failing = [c.summary() for c in result.checks.values() if not c.passed]
+    result.verdict = "passed" if not failing and not messages else "failed"
+    if result.rerun_changed:
+        changed = ", ".join(f"{n} {k} elements" for n, k in result.rerun_changed.items())
+        if result.verdict == "passed":
+            result.verdict = "nondeterministic"
+        failing.append(f"nondeterministic: {changed} changed between {reruns} runs on identical inputs"
+                       + (" although the case asked for a deterministic backward" if deterministic else ""))
+    result.message = "; ".join(messages + failing)

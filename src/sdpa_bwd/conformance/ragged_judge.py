@@ -23,7 +23,7 @@ from ..backends.base import Engine
 from ..problem import OUTPUTS, oracle, ragged_oracle
 from ..problem.ragged import RaggedProblem
 from .compare import check_tensor
-from .outcome import CaseResult, OracleReferences, _PhaseClock, _rerun, _sync, guard_messages
+from .outcome import CaseResult, OracleReferences, _PhaseClock, _rerun, _sync, conclude, guard_messages
 from .tensors import TORCH_DTYPE, check_outputs, is_poison, materialize, snapshot_inputs
 from .tolerance import reduction_length, tolerance_class
 
@@ -124,15 +124,7 @@ def _run_checks(engine: Engine, case, problem: RaggedProblem, result: CaseResult
     if engine.capabilities.forward:
         messages += _check_forward(engine, case, problem, result)
         clock.lap("forward")
-    failing = [c.summary() for c in result.checks.values() if not c.passed]
-    result.verdict = "passed" if not failing and not messages else "failed"
-    if result.rerun_changed:
-        changed = ", ".join(f"{n} {k} elements" for n, k in result.rerun_changed.items())
-        if result.verdict == "passed":
-            result.verdict = "nondeterministic"
-        failing.append(f"nondeterministic: {changed} changed between {reruns} runs on identical inputs"
-                       + (" although the case asked for a deterministic backward" if case.deterministic else ""))
-    result.message = "; ".join(messages + failing)
+    conclude(result, messages, reruns, case.deterministic)
 
 
 class _RaggedRun:

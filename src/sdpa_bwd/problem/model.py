@@ -378,33 +378,10 @@ class Problem:
                              "one logsumexp per query row of each head")
 
     def _check_dtypes(self) -> None:
-        dtype = self.q.dtype
-        if dtype not in DTYPES:
-            raise ValueError(f"q: dtype {dtype!r} is not one of {DTYPES}")
-        for name in ("k", "v", "o", "do", "dq", "dk", "dv"):
-            if self.tensor(name).dtype != dtype:
-                raise ValueError(f"{name}: dtype {self.tensor(name).dtype!r} differs from q's {dtype!r}: "
-                                 "Q, K, V, O, dO and the gradients share one dtype")
-        if self.stats.dtype != "float32":
-            raise ValueError(f"stats: dtype {self.stats.dtype!r} but the logsumexp is float32")
+        check_dtypes(self)
 
     def _check_attributes(self) -> None:
-        if self.scale is not None and not (isinstance(self.scale, (int, float)) and math.isfinite(self.scale)):
-            raise ValueError(f"scale = {self.scale!r}: the scale must be a finite number (or None for 1/sqrt(D_qk))")
-        if self.alignment not in ALIGNMENTS:
-            raise ValueError(f"alignment = {self.alignment!r}: must be one of {ALIGNMENTS}")
-        for name, value, low in (("left_bound", self.left_bound, 1), ("right_bound", self.right_bound, 0)):
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                raise ValueError(f"{name} = {value!r}: must be an integer or None")
-            if value < low:
-                raise ValueError(f"{name} = {value}: must be >= {low} (cuDNN's band semantics: "
-                                 + ("left_bound = W keeps the diagonal and W - 1 keys to its left"
-                                    if name == "left_bound" else "right_bound = 0 is causal")
-                                 + "); use None for no bound")
-        if not isinstance(self.deterministic, bool):
-            raise ValueError(f"deterministic = {self.deterministic!r}: must be a bool")
+        check_attributes(self)
 
     def _check_outputs_well_defined(self) -> None:
         for name in OUTPUTS:
@@ -478,3 +455,35 @@ def make_problem(
 def problem_of(q, k, v, o, do, stats, dq, dk, dv, **attrs) -> Problem:
     """Describe torch tensors (buffers named by their storage) as a problem."""
     return Problem(**{n: TensorSpec.of(t) for n, t in zip(TENSORS, (q, k, v, o, do, stats, dq, dk, dv))}, **attrs)
+
+
+def check_dtypes(problem) -> None:
+    """The dtype rules shared by the dense and the ragged problem: one dtype for Q ... dV, float32 stats."""
+    dtype = problem.q.dtype
+    if dtype not in DTYPES:
+        raise ValueError(f"q: dtype {dtype!r} is not one of {DTYPES}")
+    for name in ("k", "v", "o", "do", "dq", "dk", "dv"):
+        if problem.tensor(name).dtype != dtype:
+            raise ValueError(f"{name}: dtype {problem.tensor(name).dtype!r} differs from q's {dtype!r}: "
+                             "Q, K, V, O, dO and the gradients share one dtype")
+    if problem.stats.dtype != "float32":
+        raise ValueError(f"stats: dtype {problem.stats.dtype!r} but the logsumexp is float32")
+
+def check_attributes(problem) -> None:
+    """The scale, alignment, band bounds and deterministic flag, shared by the dense and the ragged problem."""
+    if problem.scale is not None and not (isinstance(problem.scale, (int, float)) and math.isfinite(problem.scale)):
+        raise ValueError(f"scale = {problem.scale!r}: the scale must be a finite number (or None for 1/sqrt(D_qk))")
+    if problem.alignment not in ALIGNMENTS:
+        raise ValueError(f"alignment = {problem.alignment!r}: must be one of {ALIGNMENTS}")
+    for name, value, low in (("left_bound", problem.left_bound, 1), ("right_bound", problem.right_bound, 0)):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise ValueError(f"{name} = {value!r}: must be an integer or None")
+        if value < low:
+            raise ValueError(f"{name} = {value}: must be >= {low} (cuDNN's band semantics: "
+                             + ("left_bound = W keeps the diagonal and W - 1 keys to its left"
+                                if name == "left_bound" else "right_bound = 0 is causal")
+                             + "); use None for no bound")
+    if not isinstance(problem.deterministic, bool):
+        raise ValueError(f"deterministic = {problem.deterministic!r}: must be a bool")

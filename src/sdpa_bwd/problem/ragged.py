@@ -31,7 +31,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from .model import ALIGNMENTS, DTYPES, OUTPUTS, TENSORS, TensorSpec, _check_spec, packed_strides
+from .model import OUTPUTS, TENSORS, TensorSpec, _check_spec, check_attributes, check_dtypes
+from .model import packed_strides
 from .model import self_overlap, specs_overlap
 
 STATS_FORMS = ("h_t", "t_h", "padded")
@@ -338,34 +339,10 @@ class RaggedProblem:
                              "dims or name the form it has")
 
     def _check_dtypes(self) -> None:
-        dtype = self.q.dtype
-        if dtype not in DTYPES:
-            raise ValueError(f"q: dtype {dtype!r} is not one of {DTYPES}")
-        for name in ("k", "v", "o", "do", "dq", "dk", "dv"):
-            if self.tensor(name).dtype != dtype:
-                raise ValueError(f"{name}: dtype {self.tensor(name).dtype!r} differs from q's {dtype!r}: "
-                                 "Q, K, V, O, dO and the gradients share one dtype")
-        if self.stats.dtype != "float32":
-            raise ValueError(f"stats: dtype {self.stats.dtype!r} but the logsumexp is float32")
+        check_dtypes(self)
 
     def _check_attributes(self) -> None:
-        # The dense problem's rules, word for word: a sequence is a dense problem with B = 1.
-        if self.scale is not None and not (isinstance(self.scale, (int, float)) and math.isfinite(self.scale)):
-            raise ValueError(f"scale = {self.scale!r}: the scale must be a finite number (or None for 1/sqrt(D_qk))")
-        if self.alignment not in ALIGNMENTS:
-            raise ValueError(f"alignment = {self.alignment!r}: must be one of {ALIGNMENTS}")
-        for name, value, low in (("left_bound", self.left_bound, 1), ("right_bound", self.right_bound, 0)):
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                raise ValueError(f"{name} = {value!r}: must be an integer or None")
-            if value < low:
-                raise ValueError(f"{name} = {value}: must be >= {low} (cuDNN's band semantics: "
-                                 + ("left_bound = W keeps the diagonal and W - 1 keys to its left"
-                                    if name == "left_bound" else "right_bound = 0 is causal")
-                                 + "); use None for no bound")
-        if not isinstance(self.deterministic, bool):
-            raise ValueError(f"deterministic = {self.deterministic!r}: must be a bool")
+        check_attributes(self)   # the dense problem's rules: a sequence is a dense problem with B = 1
 
     def _check_outputs_well_defined(self) -> None:
         for name in OUTPUTS:
