@@ -25,6 +25,7 @@ _BUILTIN = {
     "torch-cudnn": "sdpa_bwd.backends.torch_cudnn:TorchCudnnEngine",
     "torch-flex": "sdpa_bwd.backends.torch_flex:TorchFlexEngine",
     "torch-njt": "sdpa_bwd.backends.torch_njt:TorchNjtEngine",
+    "torch-flash-cpu-op": "sdpa_bwd.backends.torch_flash_cpu_op:TorchFlashCpuOpEngine",
 }
 _REGISTERED: dict[str, type] = {}
 
