@@ -546,7 +546,7 @@ def _plan_gluon192(t: dict, st, scale: float, causal: bool, deterministic: bool,
     args = (*descs, Ref(outs[0][0]), Ref(outs[1][0]), *outs[0][1].stride(), *outs[1][1].stride(),
             H_q, H_q // H_k, H_q // H_v, S_q, S_kv, side, scale * LOG2E, scale, int(causal),
             Ref("counter" if persist else "delta"), B * H_q,  # delta stands in for the counter it does not read
-            # not read (the removed in-pass dQ conversion's), kept so that the launch and the compiled code stay the same
+            # not read (the removed in-pass dQ conversion's): kept, so that launch and compiled code stay as before
             Ref("dq_accum"), Ref("dq_accum"), *dq.stride()[:3])
     stages = 3 if sw.GLUON_BWD192_THREE_STAGES else 2
     # head groups under the mask

@@ -285,14 +285,14 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     """Why the Gluon backward (``kernels.attention_bwd_gluon``) does not take this call; empty: it does.
 
     It runs on the H200 (sm_90) only, outside Triton's interpreter, for 16-bit Q, K, V, dO of a head dim in
-    ``GLUON_BWD_HEAD_DIMS`` (D_qk = D_v: 64, 128; under the causal mask those in ``GLUON_BWD_CAUSAL_HEAD_DIMS``, both),
-    or of D_qk 192 / D_v 128 (``kernels.attention_bwd_gluon_192``, under the masks in ``GLUON_BWD_192``; in
-    deterministic mode only where ``GLUON_BWD192_DET_SPLIT`` (S_q a multiple of 4) lets it in, in its persistent form,
-    with K and V heads of their own), that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and
-    dV bulk-reduced into fp32 accumulators; at 192 / 128 added by atomics), scale > 0, no band but the causal one
-    with its diagonal at 0 (and S_q >= S_kv under it), in deterministic mode where ``GLUON_BWD_DETERMINISTIC`` lets
-    it in (on by default since 2026-12-02: dQ's reduces, and GQA's dK and dV reduces, then take turns), with outputs
-    that touch no input. The Triton kernels take the rest."""
+    ``GLUON_BWD_HEAD_DIMS`` (D_qk = D_v: 64, 128; under the causal mask those in ``GLUON_BWD_CAUSAL_HEAD_DIMS``,
+    both), or of D_qk 192 / D_v 128 (``kernels.attention_bwd_gluon_192``, under the masks in ``GLUON_BWD_192``; in
+    deterministic mode only where ``GLUON_BWD192_DET_SPLIT`` (S_q a multiple of 4) lets it in, in its persistent
+    form, with K and V heads of their own), that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing
+    (GQA, MQA: dK and dV bulk-reduced into fp32 accumulators; at 192 / 128 added by atomics), scale > 0, no band but
+    the causal one with its diagonal at 0 (and S_q >= S_kv under it), in deterministic mode where
+    ``GLUON_BWD_DETERMINISTIC`` lets it in (on by default since 2026-12-02: dQ's reduces, and GQA's dK and dV
+    reduces, then take turns), with outputs that touch no input. The Triton kernels take the rest."""
     reasons = _gluon_reasons(q, sw.GLUON_BACKWARD, "GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD", config, "backward")
     B, H_q, S_q, D_qk = q.shape
     S_kv, D_v = k.shape[2], v.shape[3]

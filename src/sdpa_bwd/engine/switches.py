@@ -163,9 +163,9 @@ GLUON_BWD192_PERSIST = os.environ.get("SDPA_BWD_GLUON_BWD192_PERSIST", "1") != "
 
 # The 192 / 128 backward's Q / dO stages (``attention_bwd_gluon_192``'s ``STAGES``): three, so that the loader
 # runs two tiles ahead of the consumers, in the bytes of the second P / dS buffer (the handshakes a tile already takes
-# order a single buffer's reuse) and the shared memory left (231,600 B of 232,448); or two, as before. The forms with
-# an exchange (pair, dS; since removed) kept two. On by default: the kernel 0.565 against 0.574 ms causal at (1,16,4096) bf16, 1.066
-# against 1.091 non-causal, the same gradients bit for bit (2026-12-03, H200, docs/data/h200-2026-12-03k/run3,
+# order a single buffer's reuse) and the shared memory left (231,600 B of 232,448); or two, as before (the forms with
+# an exchange, pair and dS, since removed, kept two). On by default: the kernel 0.565 against 0.574 ms causal at
+# (1,16,4096) bf16, 1.066 against 1.091 non-causal, the same gradients bit for bit (2026-12-03, H200, docs/data/h200-2026-12-03k/run3,
 # tools/ab192.py --switch gluon_bwd192_three_stages); the full plan on it as before (run6/). The tile-ahead first
 # product (docs/data/h200-2026-12-03f), which the third stage was to allow, is still 8% slower (run4/).
 # $SDPA_BWD_GLUON_BWD192_THREE_STAGES=0 or the switch gluon_bwd192_three_stages sets it.

@@ -503,12 +503,12 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         whose programs take the same blocks in the same order one after another (``_loader_persist``), the next
         claimed through the zeroed int32 counter at ``ctr_ptr``; ``n_bh``: B H_q. ``dqa_ptr``, ``dqo_ptr`` and
         ``dqo_sb`` / ``dqo_sh`` / ``dqo_ss`` are not read: the arguments of dQ's conversion inside the pass (removed
-        2026-12-06), kept so that the launch and the compiled code stay the same. ``dka_out`` / ``dkb_out`` / ``dvo_out`` (persistent form only): the launcher's
-        descriptors of dK's two column chunks ([64, 128] and [64, 64] blocks) and of dV, which the consumers store a
-        block's dK and dV through (``_block_out_tma``); else stand-ins with 128-column blocks (Q's), not read, and
-        ``dk_ptr`` / ``dv_ptr`` take pointer stores. ``NO_DQ`` (deterministic mode's
-        split form, persistent form only): dK and dV only, no dQ product and no reduce; the launcher runs
-        the Triton kernels' dQ pass after it."""
+        2026-12-06), kept so that the launch and the compiled code stay the same. ``dka_out`` / ``dkb_out`` /
+        ``dvo_out`` (persistent form only): the launcher's descriptors of dK's two column chunks ([64, 128] and [64, 64]
+        blocks) and of dV, which the consumers store a block's dK and dV through (``_block_out_tma``); else stand-ins
+        with 128-column blocks (Q's), not read, and ``dk_ptr`` / ``dv_ptr`` take pointer stores. ``NO_DQ``
+        (deterministic mode's split form, persistent form only): dK and dV only, no dQ product and no reduce; the
+        launcher runs the Triton kernels' dQ pass after it."""
         gl.static_assert(q_desc.block_type.shape[3] == COLS0, "Q's first chunk: 128 columns")
         gl.static_assert(qb_desc.block_type.shape[3] == D_QK - COLS0, "Q's second chunk: 64 columns")
         gl.static_assert(PERSIST or not NO_DQ, "the split form is the persistent form's")
@@ -554,7 +554,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
             loader = (q_desc, qb_desc, do_desc, k_desc, kb_desc, v_desc, k_smem, kb_smem, v_smem, q_smem, qb_smem,
                       do_smem, kv_bar, kv_empty, item_smem, q_ready, do_ready, q_empty, do_empty, lse_desc, dlt_desc,
                       lse_smem, dlt_smem, ctr_ptr, n_items, n_blocks, HEAD_GROUP, H, G_k, G_v, S_q, S_side, causal, 0)
-            if NO_DQ:  # a stand-in of four elements            elif NO_DQ:  # a stand-in of four elements for the note, which says "the split form: no dQ"
+            if NO_DQ:  # a stand-in of four elements for the note, which says "the split form: no dQ"
                 nodq = gl.allocate_shared_memory(gl.int32, [4], gl.SwizzledSharedLayout(1, 1, 1, [0]))
                 gl.warp_specialize([(_consumer_persist, common + (dq0_smem, dq0_desc) + tail + (nodq,)),
                                     (_consumer_persist, common + (dq1_smem, dq1_desc) + tail + (nodq,)),
