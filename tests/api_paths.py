@@ -15,7 +15,7 @@ GLUON, GLUON192 = "attention_bwd_gluon_kernel", "attention_bwd_gluon_192_kernel"
 DKDV, DQ, FUSED = "attention_bwd_dkdv_kernel", "attention_bwd_dq_kernel", "attention_bwd_fused_kernel"
 
 # Kernels only a switch that is off by default reaches (a form that lost its measurement, to leave the code).
-SWITCH_ONLY = {"attention_bwd_gluon_192_k128_kernel": "GLUON_BWD192_K128"}
+SWITCH_ONLY: dict = {}
 
 
 def _case(name, **kw):

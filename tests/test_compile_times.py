@@ -177,21 +177,6 @@ def test_16_bit_backward_is_the_gluon_kernel_as_on_the_h200(D, monkeypatch):
     assert ct.GLUON_BWD_KERNEL in det and not any(k.startswith("attention_bwd_dkdv") for k in det), sorted(det)
     assert dict(det[ct.GLUON_BWD_KERNEL].constexprs)["DETERMINISTIC"] is True
     assert dict(det[ct.GLUON_BWD_KERNEL].signature)["dk_out"].startswith("tensordesc<fp32[1, 1, 64,")
-    # GQA's head loop (off by default: measured at parity, 2026-12-03, H200): switched on, where a program per K/V head
-    # and key block fills the H200 twice over, the plain GQA call is the head-loop form, its dK and dV descriptors
-    # 16-bit (stored, no accumulators); under the mask, in deterministic mode, with K and V heads shared unalike,
-    # or where the programs are too few, the fp32 form
-    big = dict(B=1, H_q=32, H_k=8, H_v=8, S_q=8192, D_qk=D, D_v=D, dtype="bfloat16")
-    assert dict(by_kernel(Case("g", **big))[ct.GLUON_BWD_KERNEL].constexprs)["HEAD_LOOP"] is launch.GLUON_BWD_HEAD_LOOP
-    monkeypatch.setattr(launch, "GLUON_BWD_HEAD_LOOP", True)
-    loop = by_kernel(Case("g", **big))[ct.GLUON_BWD_KERNEL]
-    assert dict(loop.constexprs)["HEAD_LOOP"] is True, dict(loop.constexprs)
-    assert dict(loop.signature)["dk_out"].startswith("tensordesc<bf16[1, 1, 64,"), dict(loop.signature)
-    assert "attention_bwd_dq_convert_kernel" in by_kernel(Case("g", **big))  # dQ's conversion only
-    for other in (dict(big, right_bound=0), dict(big, deterministic=True), dict(big, H_v=4), dict(big, S_q=1024)):
-        k = by_kernel(Case("g", **other))[ct.GLUON_BWD_KERNEL]
-        assert dict(k.constexprs)["HEAD_LOOP"] is False, (other, dict(k.constexprs))
-    assert dict(gqa[ct.GLUON_BWD_KERNEL].constexprs)["HEAD_LOOP"] is False  # 2 x 2 x 2 programs: too few
 
 
 def test_192_128_16_bit_backward_is_the_gluon_192_kernel_as_on_the_h200(monkeypatch):
@@ -214,36 +199,27 @@ def test_192_128_16_bit_backward_is_the_gluon_192_kernel_as_on_the_h200(monkeypa
     assert ct.GLUON_BWD192_KERNEL in own and not any(k.startswith("attention_bwd_dkdv") for k in own), sorted(own)
     assert {"attention_bwd_preprocess_kernel", "attention_bwd_dq_convert_kernel"} <= set(own), sorted(own)
     g = own[ct.GLUON_BWD192_KERNEL]
-    # dK's and dV's head-dim strides of 1 specialise (Triton folds an int argument equal to 1); the pair form
-    # (launch.GLUON_BWD192_PAIR) and the dS exchange (GLUON_BWD192_SHARE_DS) are off by default; three Q / dO stages
-    # (GLUON_BWD192_THREE_STAGES) and the persistent form (GLUON_BWD192_PERSIST) on; dQ converted in the pass
-    # (GLUON_BWD192_FUSED_DQ) only under the causal mask, so not here
-    assert dict(g.constexprs) == {"HEAD_GROUP": 1, "PAIR": False, "PERSIST": launch.GLUON_BWD192_PERSIST,
-                                  "SHARE_DS": False,
-                                  "STAGES": 3 if launch.GLUON_BWD192_THREE_STAGES else 2, "FUSED_DQ": 0,
-                                  "DET": False, "NO_DQ": False, "dk_sd": 1, "dv_sd": 1}, dict(g.constexprs)
+    # dK's and dV's head-dim strides of 1 specialise (Triton folds an int argument equal to 1); three Q / dO stages
+    # (GLUON_BWD192_THREE_STAGES) and the persistent form (GLUON_BWD192_PERSIST) on
+    assert dict(g.constexprs) == {"HEAD_GROUP": 1, "PERSIST": launch.GLUON_BWD192_PERSIST,
+                                  "STAGES": 3 if launch.GLUON_BWD192_THREE_STAGES else 2, "NO_DQ": False,
+                                  "dk_sd": 1, "dv_sd": 1}, dict(g.constexprs)
     assert g.maxnreg == attention_bwd_gluon_192.MAX_REGS
     assert dict(g.signature)["dk_ptr"] == "*bf16"
     causal = by_kernel(Case("g", right_bound=0, **base))[ct.GLUON_BWD192_KERNEL]
     assert dict(causal.constexprs)["HEAD_GROUP"] == launch.GLUON_HEAD_GROUP
     gqa = by_kernel(Case("g", H_k=1, H_v=2, **base))[ct.GLUON_BWD192_KERNEL]
     assert (dict(gqa.signature)["dk_ptr"], dict(gqa.signature)["dv_ptr"]) == ("*fp32", "*fp32")
-    with launch.switches(gluon_bwd192_deterministic=False, gluon_bwd192_det_split=False):
+    with launch.switches(gluon_bwd192_det_split=False):
         det = by_kernel(Case("g", deterministic=True, **base))
     assert ct.GLUON_BWD192_KERNEL not in det and any(k.startswith("attention_bwd_dq") for k in det), sorted(det)
-    # deterministic mode in the persistent pass where its switch lets it in: DET, in head groups without the
-    # mask too; shared K/V heads still go to the Triton kernels (the split form, on by default, off)
-    with launch.switches(gluon_bwd192_deterministic=True, gluon_bwd192_persist=True, gluon_bwd192_det_split=False):
-        own_det = by_kernel(Case("g", deterministic=True, **base))
-        gqa_det = by_kernel(Case("g", deterministic=True, H_k=1, H_v=2, **base))
-    c = dict(own_det[ct.GLUON_BWD192_KERNEL].constexprs)
-    assert (c["DET"], c["PERSIST"], c["HEAD_GROUP"], c["FUSED_DQ"]) == (True, True, launch.GLUON_HEAD_GROUP, 0), c
-    assert ct.GLUON_BWD192_KERNEL not in gqa_det, sorted(gqa_det)
-    # deterministic mode's split form: the pass with NO_DQ (no turns, no head groups without the mask),
-    # then the Triton dQ pass, and no DQ_CONVERT; taken before the turns where both switches are on
-    with launch.switches(gluon_bwd192_det_split=True, gluon_bwd192_deterministic=True, gluon_bwd192_persist=True):
+    # deterministic mode's split form: the pass with NO_DQ (no head groups without the mask), then the Triton dQ
+    # pass, and no DQ_CONVERT; shared K/V heads still go to the Triton kernels
+    with launch.switches(gluon_bwd192_det_split=True, gluon_bwd192_persist=True):
         split = by_kernel(Case("g", deterministic=True, **base))
+        gqa_det = by_kernel(Case("g", deterministic=True, H_k=1, H_v=2, **base))
     c = dict(split[ct.GLUON_BWD192_KERNEL].constexprs)
-    assert (c.get("NO_DQ"), c["DET"], c["PERSIST"], c["HEAD_GROUP"], c["FUSED_DQ"]) == (True, False, True, 1, 0), c
+    assert (c.get("NO_DQ"), c["PERSIST"], c["HEAD_GROUP"]) == (True, True, 1), c
+    assert ct.GLUON_BWD192_KERNEL not in gqa_det, sorted(gqa_det)
     assert any(k.startswith("attention_bwd_dq_kernel") for k in split), sorted(split)
     assert "attention_bwd_dq_convert_kernel" not in split, sorted(split)

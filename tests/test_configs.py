@@ -115,25 +115,15 @@ def test_forward_takes_the_causal_entry_only_for_a_causal_mask(monkeypatch):
         assert seen == [causal], f"{bounds}: the table was asked for causal={seen}, expected {causal}"
 
 
-def test_storage_apart_counts_views_of_one_buffer_as_shared():
-    """The concurrent dQ pass's aliasing test is by storage, conservative: views of one buffer are not
-    apart even where their elements are (tests/gpu checks that the launcher then keeps the sequential
-    order)."""
-    buf = torch.empty(3, 1, 2, 8, 16, dtype=torch.bfloat16)
-    assert not launch._storage_apart(buf[0], (buf[1], buf[2]))
-    assert not launch._storage_apart(buf[0], (torch.empty(1), buf[2]))
-    assert launch._storage_apart(buf[0], (torch.empty_like(buf[1]), torch.empty(4)))
-
-
 def test_switches_put_every_switch_back_and_reject_unknown_names():
-    before = (launch.HEAD_GROUP, launch.DV_AFTER_DP, launch.CONCURRENT_DQ)
+    before = (launch.HEAD_GROUP, launch.DV_AFTER_DP, launch.GLUON_PDL)
     try:
-        with launch.switches(head_group=5, dv_after_dp=True, concurrent_dq=not before[2]):
-            assert (launch.HEAD_GROUP, launch.DV_AFTER_DP, launch.CONCURRENT_DQ) == (5, True, not before[2])
+        with launch.switches(head_group=5, dv_after_dp=True, gluon_pdl=not before[2]):
+            assert (launch.HEAD_GROUP, launch.DV_AFTER_DP, launch.GLUON_PDL) == (5, True, not before[2])
             raise RuntimeError("inside the block")
     except RuntimeError:
         pass
-    assert (launch.HEAD_GROUP, launch.DV_AFTER_DP, launch.CONCURRENT_DQ) == before
+    assert (launch.HEAD_GROUP, launch.DV_AFTER_DP, launch.GLUON_PDL) == before
     with launch.switches(dv_after_dp=False):
         assert launch.HEAD_GROUP == before[0] and launch.DV_AFTER_DP is False
     for bad in (dict(head_grup=4), dict(head_group=0), dict(gluon_bwd_hd64_rows=96)):
@@ -142,7 +132,7 @@ def test_switches_put_every_switch_back_and_reject_unknown_names():
                 raise AssertionError(f"{bad} entered the block")
         except ValueError:
             pass
-        assert (launch.HEAD_GROUP, launch.DV_AFTER_DP, launch.CONCURRENT_DQ) == before
+        assert (launch.HEAD_GROUP, launch.DV_AFTER_DP, launch.GLUON_PDL) == before
 
 
 def test_hd128_causal_has_its_measured_config():

@@ -186,23 +186,3 @@ def test_dq_pass_on_pointers_where_the_config_says_so(case, fused, monkeypatch):
         assert flags and not any(flags), f"the dQ programs' K/V descriptor flag at each launch: {flags}"
     finally:
         launch.set_tma_mode(before)
-
-
-def test_fused_launch_is_never_chained_off_cuda(monkeypatch):
-    """``launch.TRITON_BWD_PDL`` chains the fused launch to ODO by programmatic dependent launch, a CUDA feature:
-    on any other device (the interpreter here) neither ODO nor the fused kernel is told to, and the result is the
-    unchained one's, bit for bit. (tests/gpu/test_triton_gpu.py checks the chained launch on the GPU.)"""
-    fused_table(monkeypatch)
-    q, k, v, o, do, stats = _small(5)
-    expect = launch.attention_backward(q, k, v, o, do, stats)
-    seen = []
-    launched(monkeypatch, seen, targets=[(launch, n) for n in BACKWARD_KERNELS]
-             + [(launch, "attention_bwd_preprocess_kernel")])
-    with launch.switches(triton_bwd_pdl=True):
-        got = launch.attention_backward(q, k, v, o, do, stats)
-    asked = {name: (kw.get("PDL"), kw.get("launch_pdl")) for name, kw in seen}
-    assert "attention_bwd_fused_kernel" in asked, f"the fused launch was not taken: {asked}"
-    assert all(pdl in (None, False) and not lp for pdl, lp in asked.values()), (
-        f"launches with PDL asked on a {q.device.type} device: {asked}; programmatic dependent launch is CUDA's")
-    for name, a, b in zip(("dq", "dk", "dv"), got, expect):
-        assert torch.equal(a, b), f"{name} with triton_bwd_pdl on differs from the call without it"

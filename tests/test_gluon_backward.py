@@ -47,13 +47,13 @@ def compile_reports():
 
 @pytest.fixture(scope="module")
 def compiled(compile_reports):
-    return {(r["D"], r["ROWS"], r["grouped"], r["tma_epilogue"], r["deterministic"], r["head_loop"], r["det_up"]): r
+    return {(r["D"], r["ROWS"], r["grouped"], r["tma_epilogue"], r["deterministic"], r["det_up"]): r
             for r in compile_reports if "kernel" not in r}
 
 
 @pytest.fixture(scope="module")
 def compiled192(compile_reports):
-    return {(r["grouped"], r["pair"], r["persist"], r["share_ds"], r["stages"], r["tma_out"], r["det"]): r
+    return {(r["grouped"], r["persist"], r["stages"], r["tma_out"]): r
             for r in compile_reports if r.get("kernel") == "attention_bwd_gluon_192" and not r.get("no_dq")}
 
 
@@ -63,16 +63,14 @@ def compiled192_no_dq(compile_reports):
     return {r["tma_out"]: r for r in compile_reports if r.get("kernel") == "attention_bwd_gluon_192" and r.get("no_dq")}
 
 
-# (grouped, TMA epilogue, deterministic, head loop, det up): the eleven compiles the launcher makes (shared K/V
-# heads' accumulators always take dK, dV's bulk reduces through the TMA epilogue; GQA's head loop stores them as 16
-# bits; deterministic mode under the causal mask walks up with descending turns, DET_UP)
-VARIANTS = [(False, True, False, False, False), (False, False, False, False, False), (True, True, False, False, False),
-            (False, True, True, False, False), (False, False, True, False, False), (True, True, True, False, False),
-            (False, True, False, True, False), (False, False, False, True, False),
-            (False, True, True, False, True), (False, False, True, False, True), (True, True, True, False, True)]
+# (grouped, TMA epilogue, deterministic, det up): the nine compiles the launcher makes (shared K/V heads'
+# accumulators always take dK, dV's bulk reduces through the TMA epilogue; deterministic mode under the causal mask
+# walks up with descending turns, DET_UP)
+VARIANTS = [(False, True, False, False), (False, False, False, False), (True, True, False, False),
+            (False, True, True, False), (False, False, True, False), (True, True, True, False),
+            (False, True, True, True), (False, False, True, True), (True, True, True, True)]
 VARIANT_IDS = ["own-kv-tma-store", "own-kv-pointer-store", "gqa", "det-tma-store", "det-pointer-store", "gqa-det",
-               "gqa-loop-tma-store", "gqa-loop-pointer-store", "det-up-tma-store", "det-up-pointer-store",
-               "gqa-det-up"]
+               "det-up-tma-store", "det-up-pointer-store", "gqa-det-up"]
 
 
 # (head dim, query tile rows): hd64 at FlashAttention-3's 128 rows (the launcher's) and at 64 (A/B runs)
@@ -117,9 +115,9 @@ def test_gluon_backward_phase_stamps_compile_in_only_where_asked(compiled):
 
 @COMPILES
 @pytest.mark.parametrize("D,rows", SHAPES, ids=[f"hd{d}-rows{r}" for d, r in SHAPES])
-@pytest.mark.parametrize("grouped,tma,det,loop,up", VARIANTS, ids=VARIANT_IDS)
-def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows, grouped, tma, det, loop, up):
-    r = compiled[(D, rows, grouped, tma, det, loop, up)]
+@pytest.mark.parametrize("grouped,tma,det,up", VARIANTS, ids=VARIANT_IDS)
+def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows, grouped, tma, det, up):
+    r = compiled[(D, rows, grouped, tma, det, up)]
     # tile bodies a consumer: two peeled (the causal diagonal's) and the loop; deterministic mode's walk down
     # peels the first too (the loop takes dK's product in flight from a wgmma); its walk up (DET_UP) is the default
     # order's
@@ -180,8 +178,8 @@ def test_gluon_backward_deterministic_compile_takes_turns(compiled, D, rows, gro
     ``cp.async.bulk.wait_group 0``) with a release add on its counter; with shared K/V heads (GQA) each consumer's
     epilogue also spins for dV's and dK's turns, waits for both reduces written and passes both on. Nothing of it
     in the consumers' tile bodies, little more shared memory (four mbarriers), and spills bounded."""
-    r = compiled[(D, rows, grouped, tma, True, False, up)]
-    free = compiled[(D, rows, grouped, tma, False, False, False)]
+    r = compiled[(D, rows, grouped, tma, True, up)]
+    free = compiled[(D, rows, grouped, tma, False, False)]
     seen = {n: r[n] for n in ("turn_spins", "proxy_fences_global", "written_waits", "release_adds")}
     gqa = 2 if grouped else 0  # per consumer: two spins (and their fences), one written-wait, two adds
     expected = dict(turn_spins=2 + 2 * gqa, proxy_fences_global=2 + 2 * gqa, written_waits=2 + gqa,
@@ -202,24 +200,19 @@ def test_gluon_backward_deterministic_compile_takes_turns(compiled, D, rows, gro
         f"over the bound {bound}: see what it keeps live over the loop (attention_bwd_gluon._main_loop's order)")
 
 
-# (pair, persist, share_ds, stages, tma_out, det): each form as the launcher compiles it by default, and the single
-# form at two stages too (``launch.GLUON_BWD192_THREE_STAGES`` off); the persistent form with dK and dV by pointer
-# stores (shared K/V heads, layouts the bulk-copy engine cannot address) and by bulk copies (heads of their own);
-# its deterministic mode with either (``DET``, heads of their own)
-FORMS192 = {"single": (False, False, False, 3, False, False), "single-2st": (False, False, False, 2, False, False),
-            "pairs": (True, False, False, 2, False, False), "persist": (False, True, False, 3, False, False),
-            "share-ds": (False, False, True, 2, False, False), "persist-tma": (False, True, False, 3, True, False),
-            "persist-det": (False, True, False, 3, True, True), "persist-det-ptr": (False, True, False, 3, False, True)}
+# (persist, stages, tma_out): each form as the launcher compiles it by default, and the single form at two stages
+# too (``launch.GLUON_BWD192_THREE_STAGES`` off); the persistent form with dK and dV by pointer stores (shared K/V
+# heads, layouts the bulk-copy engine cannot address) and by bulk copies (heads of their own)
+FORMS192 = {"single": (False, 3, False), "single-2st": (False, 2, False), "persist": (True, 3, False),
+            "persist-tma": (True, 3, True)}
 
 
 def _own_kv_only(f) -> bool:
-    """The forms the launcher takes only for heads with K and V of their own: the bulk-copy epilogue, deterministic
-    mode."""
-    return f[4] or f[5]
+    """The forms the launcher takes only for heads with K and V of their own: the bulk-copy epilogue."""
+    return f[2]
 
 
-# every form for heads with K and V of their own and shared ones, but the bulk-copy epilogue and deterministic mode,
-# the former's alone
+# every form for heads with K and V of their own and shared ones, but the bulk-copy epilogue, the former's alone
 FORMS192_CALLS = [(g, f) for g in (False, True) for f in FORMS192 if not (g and _own_kv_only(FORMS192[f]))]
 
 
@@ -228,38 +221,25 @@ FORMS192_CALLS = [(g, f) for g in (False, True) for f in FORMS192 if not (g and 
                          ids=[f"{'gqa' if g else 'own-kv'}-{f}" for g, f in FORMS192_CALLS])
 def test_gluon_backward_192_compiles_overlapped_unserialised_and_unspilled(compiled192, grouped, form):
     """The D_qk 192 / D_v 128 kernel (``attention_bwd_gluon_192``: S and dP split between the consumers, dK's and dQ's
-    columns as FlashAttention-3's column split): in each of its tile bodies (the peeled diagonal's and the loop's; the
-    pair form peels a second, the odd block's diagonal) each consumer waits for dQ with dK in flight (wait_group 1);
-    40 wgmma a body (consumer 0: dP 8 k-steps, dQ 4 from dS in registers, dK 4; consumer 1: S 8 + 4 k-steps over
-    D_qk's 128 + 64 columns, dV 4, dQ 4, dK 4); dQ's one reduce a body a consumer; ptxas neither serialises the
-    products nor spills (the point of the split: the key split would hold 224 registers of accumulators a thread);
-    dK and dV by atomic adds into the fp32 accumulators where K/V heads are shared (``_store_rows``), by stores
-    otherwise. The pair form: its shared memory plus the exchange's bytes fit, and each body sends its
-    half by asynchronous remote stores (consumer 0 8 a thread, consumer 1 4: 16-byte slots of [64, 64] and [64, 32]
-    fp32) and reads the partner's back as many times, under the two consumers' and the loader's cluster barriers
-    at start and end. The persistent form: the same two bodies, the loader's one claim of a block (an
-    atomic add), and spills only where a program moves from one block to the next (its loop-invariant arguments
-    over the tiles, reloaded for a block's epilogue; Triton 3.6 and 3.9: 156-160 B own K/V, 420-488 B GQA at two
-    stages; 216-240 B and 772-780 B at three), which the bound below keeps from growing unseen. Three stages (the
-    single and persistent forms) take one P / dS buffer for the third stage's bytes: the same products,
-    waits and reduces, and the shared memory still under the H200's. The dS exchange: the pair form's
-    cluster barriers, each consumer's dQ products (own dS and the partner's, 4 + 4 k-steps) in the tile bodies after
-    the first and after the loop (the first tile has no previous one to finish), 4 16-byte remote stores of dS a body
-    (consumer 0), 4 mailbox loads in each consumer's finish, and the pair form's shared memory bound with
-    ``DS_EXTRA``. The persistent form's bulk-copy epilogue: three bulk stores (dK's two chunks and dV) and
-    no fp32 atomics. Deterministic mode: three bodies a consumer (the walk down's first tile, its loop, its
-    diagonal's last), whose dQ the two dQ writers reduce (4 + 2 boxes of [64, 32] fp32 from one warp each, where a
-    consumer's four warps issue one box each: 6 reduce instructions, as 2 a body would count)."""
-    pair, persist, share_ds, stages, tma_out, det = FORMS192[form]
+    columns as FlashAttention-3's column split): in each of its tile bodies (the peeled diagonal's and the loop's)
+    each consumer waits for dQ with dK in flight (wait_group 1); 40 wgmma a body (consumer 0: dP 8 k-steps, dQ 4
+    from dS in registers, dK 4; consumer 1: S 8 + 4 k-steps over D_qk's 128 + 64 columns, dV 4, dQ 4, dK 4); dQ's
+    one reduce a body a consumer; ptxas neither serialises the products nor spills (the point of the split: the key
+    split would hold 224 registers of accumulators a thread); dK and dV by atomic adds into the fp32 accumulators
+    where K/V heads are shared (``_store_rows``), by stores otherwise. The persistent form: the same two bodies, the
+    loader's one claim of a block (an atomic add), and spills only where a program moves from one block to the next
+    (its loop-invariant arguments over the tiles, reloaded for a block's epilogue; Triton 3.6 and 3.9: 156-160 B own
+    K/V, 420-488 B GQA at two stages; 216-240 B and 772-780 B at three), which the bound below keeps from growing
+    unseen. Three stages take one P / dS buffer for the third stage's bytes: the same products, waits and reduces,
+    and the shared memory still under the H200's. The persistent form's bulk-copy epilogue: three bulk stores (dK's
+    two chunks and dV) and no fp32 atomics."""
+    persist, stages, tma_out = FORMS192[form]
     assert set(compiled192) == {(g,) + f for g in (False, True) for f in FORMS192.values()
                                 if not (g and _own_kv_only(f))}, (
         f"tools/gluon_bwd_compile.py compiled the 192 kernel as {sorted(compiled192)}")
     r = compiled192[(grouped,) + FORMS192[form]]
-    bodies = 3 if pair or share_ds or det else 2
-    if share_ds:  # consumer 1 waits for dV with dK in flight; consumer 0 leaves dK in flight without a wait
-        waits, wgmma, reduces = bodies, 32 * bodies + 16 * 2 + 16, 2 * 2 + 2
-    else:
-        waits, wgmma, reduces = 2 * bodies, 40 * bodies, 2 * bodies
+    bodies = 2
+    waits, wgmma, reduces = 2 * bodies, 40 * bodies, 2 * bodies
     assert r["waits"].count(1) == waits, (
         f"saw product waits {r['waits']}: expected {waits} waits with dK in flight (wait_group 1) over {bodies} tile "
         "bodies. Check attention_bwd_gluon_192._tile")
@@ -274,62 +254,22 @@ def test_gluon_backward_192_compiles_overlapped_unserialised_and_unspilled(compi
     assert r["bulk_stores"] == 3 * tma_out, (
         f"{r['bulk_stores']} bulk stores: expected dK's two column chunks and dV's exactly in the persistent form's "
         "bulk-copy epilogue (attention_bwd_gluon_192._block_out_tma)")
-    extra = 49280 if pair else 16512 if share_ds else 0
-    asked = r["shared"] + (-(-r["shared"] // 128) * 128 - r["shared"] + extra if extra else 0)
-    assert asked <= H200_SHARED, f"the 192 kernel asks for {asked} B of shared memory"
+    assert r["shared"] <= H200_SHARED, f"the 192 kernel asks for {r['shared']} B of shared memory"
     assert (r["atomic_adds"] > 0) == grouped, (
         f"{r['atomic_adds']} fp32 atomic adds: expected them exactly where dK's and dV's pointers are the fp32 "
         "accumulators of shared K/V heads (attention_bwd_gluon_192._store_rows)")
-    exchange = {k: r[k] for k in ("remote_stores", "mail_loads", "cluster_barriers", "remote_arrives")}
-    if pair:
-        expected = dict(remote_stores=12 * bodies, mail_loads=12 * bodies, cluster_barriers=6, remote_arrives=0)
-    elif share_ds:  # its mailbox reads are 32-bit loads, as Triton's own: not counted
-        expected = dict(remote_stores=4 * bodies, mail_loads=0, cluster_barriers=6, remote_arrives=6)
-    else:
-        expected = dict.fromkeys(exchange, 0)
-    assert exchange == expected, (
-        f"saw the exchange's instructions {exchange}, expected {expected}: the pair form sends and reads 8 + 4 "
-        "16-byte fp32 slots a body; the dS exchange sends 4 slots of dS a body from consumer 0 and frees the mailbox "
-        "(a remote arrival) in each of its 6 finishes; each cluster form's three partitions take the cluster "
-        "barrier twice; the other forms have none. Check attention_bwd_gluon_192._pair_send / _pair_finish, "
-        "_ds_send / _ds_finish")
-
-
-@COMPILES
-@pytest.mark.parametrize("tma_out", [True, False], ids=["bulk-copy-out", "pointer-out"])
-def test_gluon_backward_192_deterministic_compile_takes_turns_in_its_writers(compiled192, tma_out):
-    """Deterministic mode at 192 / 128 (``DET``): each of its two dQ writers (``_dq_writer``) spins for the
-    turn on an acquire load, waits for its reduce's writes (``cp.async.bulk.wait_group 0``, not only the read) and
-    passes the turn on by a release add: two of each, none in the consumers, none in any other form. Its shared
-    memory grows by the writers' notes and mbarriers alone, and fits."""
-    det = compiled192[(False, False, True, False, 3, tma_out, True)]
-    plain = compiled192[(False, False, True, False, 3, tma_out, False)]
-    seen = {n: det[n] for n in ("turn_spins", "written_waits", "turn_passes")}
-    assert seen == dict(turn_spins=2, written_waits=2, turn_passes=2), (
-        f"saw {seen}: expected one turn spin, one wait for the reduce's writes and one release add in each of the two "
-        "dQ writers (attention_bwd_gluon_192._dq_writer, attention_bwd_gluon._dq_wait_turn / _dq_signal)")
-    for key, r in compiled192.items():
-        if not key[-1]:
-            ordering = {n: r[n] for n in ("turn_spins", "written_waits", "turn_passes")}
-            assert set(ordering.values()) == {0}, (
-                f"the 192 form {key} carries deterministic mode's ordering instructions {ordering}: they belong to DET")
-    assert plain["shared"] < det["shared"] <= plain["shared"] + 256, (
-        f"deterministic mode asks for {det['shared']} B of shared memory against {plain['shared']} without it: only "
-        "the writers' notes (two int32s each) and (staged, free) mbarriers should be added")
-    assert det["shared"] <= H200_SHARED, f"deterministic mode asks for {det['shared']} B of shared memory"
 
 
 @COMPILES
 def test_gluon_backward_192_split_form_computes_no_dq(compiled192_no_dq, compiled192):
     """Deterministic mode's split form at 192 / 128 (``NO_DQ``): the persistent pass without dQ, so no bulk
-    reduce, no turn, 16 fewer wgmma than the default form's 80 (consumer 0's dQ columns 0-127: 8 k-steps, consumer
-    1's 128-191 over both K chunks' keys: 8), and no spill; dK and dV still go out by the bulk-copy engine."""
+    reduce, 16 fewer wgmma than the default form's 80 (consumer 0's dQ columns 0-127: 8 k-steps, consumer 1's
+    128-191 over both K chunks' keys: 8), and no spill; dK and dV still go out by the bulk-copy engine."""
     assert compiled192_no_dq, "tools/gluon_bwd_compile.py compiled no NO_DQ form"
     for tma_out, r in compiled192_no_dq.items():
-        plain = compiled192[(False, False, True, False, 3, tma_out, False)]
-        seen = {n: r[n] for n in ("bulk_reduces", "turn_spins", "written_waits", "turn_passes", "tile_counts")}
-        assert set(seen.values()) == {0}, (
-            f"the split form (tma_out {tma_out}) reduces or orders dQ {seen}: it computes none; check "
+        plain = compiled192[(False, True, 3, tma_out)]
+        assert r["bulk_reduces"] == 0, (
+            f"the split form (tma_out {tma_out}) has {r['bulk_reduces']} bulk reduces: it computes no dQ; check "
             "attention_bwd_gluon_192._tile's NO_DQ branches")
         assert r["wgmma"] == plain["wgmma"] - 16, (
             f"the split form has {r['wgmma']} wgmma against the default form's {plain['wgmma']}: expected exactly "
@@ -370,8 +310,8 @@ def test_gluon_backward_takes_what_it_addresses(as_on_the_h200, dtype, causal, H
 def test_gluon_backward_takes_192_128_outside_deterministic_mode(as_on_the_h200, causal, H_kv):
     """D_qk 192 / D_v 128 (``attention_bwd_gluon_192``): taken under the masks in ``GLUON_BWD_192`` (by
     default both), K/V heads shared or not; left to the Triton kernels where ``GLUON_BWD_192`` leaves its mask
-    out, and in deterministic mode while its forms' switches are off (``GLUON_BWD192_DETERMINISTIC`` by default; the
-    split form's, on by default, here), each with a reason that names it."""
+    out, and in deterministic mode while its split form's switch is off (on by default; off here), each with a reason
+    that names it."""
     if not launch.attention_bwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
     q, k, _, _ = _tensors(d=192, H_kv=H_kv)
@@ -392,35 +332,6 @@ def test_gluon_backward_takes_192_128_outside_deterministic_mode(as_on_the_h200,
             pass
 
 
-@pytest.mark.parametrize("H_kv", [2, 1], ids=["own-kv", "mqa"])
-def test_gluon_backward_192_deterministic_only_where_its_switch_form_and_heads_allow(as_on_the_h200, monkeypatch,
-                                                                                      H_kv):
-    """Deterministic mode at 192 / 128 (``GLUON_BWD192_DETERMINISTIC``; the split form's switch, on by default,
-    off here): with the switch off the Triton kernels take it and the reason names the switch; with it
-    on, the persistent form takes heads with K and V of their own, and declines shared ones (their dK, dV are added by
-    atomics) and any other form (no turns), each with a reason that names it."""
-    if not launch.attention_bwd_gluon.AVAILABLE:
-        pytest.skip("this Triton has no Gluon Hopper module")
-    q, k, _, _ = _tensors(d=192, H_kv=H_kv)
-    _, _, v, do = _tensors(d=128, H_kv=H_kv)
-    monkeypatch.setattr(launch, "_bwd192_persist", lambda q: True)  # the persistent form, as on the GPU
-    for causal in (False, True):
-        kw = dict(causal=causal, banded=causal, deterministic=True)
-        with launch.switches(gluon_bwd_192=("causal", "nc"), gluon_bwd192_deterministic=False,
-                             gluon_bwd192_det_split=False):
-            assert any("GLUON_BWD192_DETERMINISTIC is off" in r for r in _reasons(q, k, v, do, **kw))
-        with launch.switches(gluon_bwd_192=("causal", "nc"), gluon_bwd192_deterministic=True,
-                             gluon_bwd192_det_split=False):
-            reasons = _reasons(q, k, v, do, **kw)
-            if H_kv == 2:
-                assert reasons == [], f"deterministic mode with K and V heads of their own declined: {reasons}"
-            else:
-                assert any("shared K/V heads" in r for r in reasons), reasons
-            monkeypatch.setattr(launch, "_bwd192_persist", lambda q: False)
-            assert any("persistent form" in r for r in _reasons(q, k, v, do, **kw))
-            monkeypatch.setattr(launch, "_bwd192_persist", lambda q: True)
-
-
 def test_gluon_backward_192_deterministic_takes_the_split_form_by_default(as_on_the_h200, monkeypatch):
     """Deterministic calls at 192 / 128 with K and V heads of their own go to the persistent pass's split form with
     the switches as they ship (``GLUON_BWD192_DET_SPLIT`` on since 2026-12-06: 1.07-1.08x of the default's time on
@@ -434,15 +345,14 @@ def test_gluon_backward_192_deterministic_takes_the_split_form_by_default(as_on_
     for causal in (False, True):
         reasons = _reasons(q, k, v, do, causal=causal, banded=causal, deterministic=True)
         assert reasons == [], f"a deterministic 192 / 128 call with heads of its own declined by default: {reasons}"
-        assert launch._bwd192_det_split(q), "the launcher would take the turn-taking form, not the split one"
+        assert launch._bwd192_det_split(q), "the launcher would send it to the Triton kernels"
 
 
 @pytest.mark.parametrize("H_kv", [2, 1], ids=["own-kv", "mqa"])
 def test_gluon_backward_192_split_form_only_where_its_switch_rows_and_heads_allow(as_on_the_h200, monkeypatch, H_kv):
-    """Deterministic mode's split form at 192 / 128 (``GLUON_BWD192_DET_SPLIT``; the turn-taking form's switch
-    off): the persistent pass takes heads with K and V of their own where S_q is a multiple of 4 (the Triton dQ pass
-    after it reads the side buffers packed); other S_q, shared heads and other forms are declined with a reason that
-    names the rule."""
+    """Deterministic mode's split form at 192 / 128 (``GLUON_BWD192_DET_SPLIT``): the persistent pass takes heads
+    with K and V of their own where S_q is a multiple of 4 (the Triton dQ pass after it reads the side buffers
+    packed); other S_q, shared heads and the non-persistent form are declined with a reason that names the rule."""
     if not launch.attention_bwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
     monkeypatch.setattr(launch, "_bwd192_persist", lambda q: True)  # the persistent form, as on the GPU
@@ -451,8 +361,7 @@ def test_gluon_backward_192_split_form_only_where_its_switch_rows_and_heads_allo
         _, _, v, do = _tensors(d=128, H_kv=H_kv, S=S)
         for causal in (False, True):
             kw = dict(causal=causal, banded=causal, deterministic=True)
-            with launch.switches(gluon_bwd_192=("causal", "nc"), gluon_bwd192_deterministic=False,
-                                 gluon_bwd192_det_split=True):
+            with launch.switches(gluon_bwd_192=("causal", "nc"), gluon_bwd192_det_split=True):
                 reasons = _reasons(q, k, v, do, **kw)
                 if S % 4:
                     assert any("multiple of 4" in r for r in reasons), reasons
@@ -466,22 +375,13 @@ def test_gluon_backward_192_split_form_only_where_its_switch_rows_and_heads_allo
                     monkeypatch.setattr(launch, "_bwd192_persist", lambda q: True)
 
 
-def test_bwd192_forms_follow_the_switches_on_cuda_only():
-    """``launch._bwd192_forms``: the 192 pass's form from its switches, one at a time in the order the launcher takes
-    them (128 keys, pairs, dS exchange, persistent), and none of them off CUDA."""
-    meta = torch.empty(0, device="meta")
+def test_bwd192_persist_follows_its_switch_on_cuda_only():
+    """``launch._bwd192_persist``: the 192 pass's persistent form where ``GLUON_BWD192_PERSIST`` is on, on CUDA only."""
     cuda_like = type("T", (), {"device": torch.device("cuda", 0)})()
-    assert launch._bwd192_forms(meta) == (False, False, False, False)
-    with launch.switches(gluon_bwd192_k128=False, gluon_bwd192_pair=False, gluon_bwd192_share_ds=False,
-                         gluon_bwd192_persist=True):
-        assert launch._bwd192_forms(cuda_like) == (False, False, False, True)
-        with launch.switches(gluon_bwd192_pair=True):
-            assert launch._bwd192_forms(cuda_like) == (False, True, False, False)
-        with launch.switches(gluon_bwd192_k128=True, gluon_bwd192_pair=True):
-            assert launch._bwd192_forms(cuda_like) == (True, False, False, False)
-        with launch.switches(gluon_bwd192_share_ds=True):
-            assert launch._bwd192_forms(cuda_like) == (False, False, True, False)
+    with launch.switches(gluon_bwd192_persist=True):
         assert launch._bwd192_persist(cuda_like) and not launch._bwd192_persist(torch.empty(0))
+    with launch.switches(gluon_bwd192_persist=False):
+        assert not launch._bwd192_persist(cuda_like)
 
 
 def test_gluon_backward_det_up_switch_sets_restores_and_checks_head_dims():
@@ -614,58 +514,15 @@ def test_dq_block_is_half_a_tile_in_whole_products(D, rows):
             dq_block(D, rows, True)
 
 
-@pytest.mark.parametrize("switch,name", [("gluon_bwd192_pair", "GLUON_BWD192_PAIR"),
-                                         ("gluon_bwd192_persist", "GLUON_BWD192_PERSIST"),
-                                         ("gluon_bwd192_share_ds", "GLUON_BWD192_SHARE_DS"),
+@pytest.mark.parametrize("switch,name", [("gluon_bwd192_persist", "GLUON_BWD192_PERSIST"),
                                          ("gluon_bwd192_three_stages", "GLUON_BWD192_THREE_STAGES"),
-                                         ("gluon_bwd192_k128", "GLUON_BWD192_K128"),
-                                         ("gluon_bwd192_deterministic", "GLUON_BWD192_DETERMINISTIC"),
-                                         ("gluon_bwd192_det_split", "GLUON_BWD192_DET_SPLIT"),
-                                         ("triton_bwd_pdl", "TRITON_BWD_PDL")])
+                                         ("gluon_bwd192_tma_epilogue", "GLUON_BWD192_TMA_EPILOGUE"),
+                                         ("gluon_bwd192_det_split", "GLUON_BWD192_DET_SPLIT")])
 def test_gluon_bwd192_form_switch_sets_and_restores(switch, name):
     before = getattr(launch, name)
     with launch.switches(**{switch: not before}):
-        # == (not is): GLUON_BWD192_DETERMINISTIC is an int, its timing probes 2-4 beside on (1)
         assert getattr(launch, name) == (not before), f"the switch {switch} did not set launch.{name}"
     assert getattr(launch, name) == before, f"launch.{name} was not restored after the switch {switch}"
-
-
-@COMPILES
-@pytest.mark.parametrize("grouped", [False, True], ids=["own-kv", "gqa"])
-def test_gluon_backward_192_k128_compiles_and_fits(compile_reports, grouped):
-    """The 128-key 192 / 128 kernel (``attention_bwd_gluon_192_k128``): its shared memory (K and V of 128
-    keys, two Q / dO stages in 64-column chunks, two P and two dS tiles, two [64, 64] fp32 staging buffers) under the
-    H200's; 96 wgmma (consumer 1: S 3 x 4 k-steps, dP 8, dV 4, dQ's chunk over both key halves 8, dK 3 x 4; consumer
-    0 the same and its second dQ chunk, 8 more); three bulk reduces (consumer 0's chunks 0 and 2, consumer 1's
-    chunk 1); ptxas does not serialise the products; its spills bounded (Triton 3.6: 436 B, 3.9: 308-344 B, the
-    products' shared-memory descriptors reloaded in the loop) so that growth is seen; fp32 atomic adds exactly
-    where dK's and dV's pointers are the accumulators of shared K/V heads."""
-    rs = [r for r in compile_reports if r.get("kernel") == "attention_bwd_gluon_192_k128" and r["grouped"] == grouped]
-    assert len(rs) == 1, f"tools/gluon_bwd_compile.py compiled the 128-key kernel {len(rs)} times (grouped={grouped})"
-    r = rs[0]
-    assert r["shared"] <= H200_SHARED, f"the 128-key kernel asks for {r['shared']} B of shared memory"
-    assert r["wgmma"] == 96, f"saw {r['wgmma']} wgmma instructions in the 128-key kernel, expected 96"
-    assert r["bulk_reduces"] == 3, f"{r['bulk_reduces']} bulk reduces in the 128-key kernel, expected 3 (dQ chunks)"
-    assert not r["wgmma_serialized"], "ptxas serialises the 128-key kernel's wgmma (C7512 / C7515)"
-    assert all(a <= 512 for a in r["spill_bytes"]), (
-        f"the 128-key kernel spills {r['spill_bytes']} B (stores, loads) over 512: see what its consumers keep live "
-        "over the tiles (attention_bwd_gluon_192_k128._consumer)")
-    assert (r["atomic_adds"] > 0) == grouped, f"{r['atomic_adds']} fp32 atomic adds (grouped={grouped})"
-
-
-def test_pair_form_fits_the_h200_with_its_exchange_bytes():
-    """The launcher asks the pair form's shared memory plus ``PAIR_EXTRA`` (two mailboxes a consumer, 16 KB and 8 KB
-    each, and their mbarriers), which ``_pair_base`` subtracts from the end of the dynamic shared memory as a literal
-    (49280) and ``_pair_init`` and the exchange address past it: the constants must agree."""
-    import inspect
-
-    from sdpa_bwd.engine.kernels import attention_bwd_gluon_192 as g
-
-    assert g.PAIR_EXTRA == 2 * (64 * 64 + 64 * 32) * 4 + 128 == 49280, (
-        f"PAIR_EXTRA is {g.PAIR_EXTRA}: _pair_base, _pair_init, _pair_send and _pair_finish address it as 49280 "
-        "bytes (mailboxes at + 24576 b + 16384 c, mbarriers at + 49152); change them together")
-    src = inspect.getsource(g)
-    assert "sub.u32 $0, $0, 49280" in src and "[$1+49152]" in src, "the kernel's literal offsets moved: see above"
 
 
 def test_gluon_bwd_dq_rows_switch_sets_and_restores():

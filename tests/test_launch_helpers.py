@@ -36,17 +36,3 @@ def test_cached_config_tables_match_the_uncached_ones():
                     for causal in (False, True):
                         assert launch.backward_config(d_qk, d_v, dtype, device, det, causal) == \
                             launch.backward_config.__wrapped__(d_qk, d_v, dtype, device, det, causal)
-
-
-@given(st.integers(1, 4), st.integers(1, 40), st.integers(1, 20000), st.booleans())
-def test_bwd192_counters_hold_the_claim_counter_then_one_per_tile_part_where_fused(B, H_q, S_q, fused):
-    """The 192 kernel's persistent form reads its block claim counter at 0 and, converting dQ in the pass
-    (``FUSED_DQ``), the counter of (batch and head bh, 64-row query tile i, column part c) at 1 + (bh n_tiles + i) 2
-    + c: the buffer must hold the last of them, all zeros."""
-    c = launch._bwd192_counters(B, H_q, S_q, fused, torch.device("cpu"))
-    n_tiles = -(-S_q // 64)
-    last = 1 + ((B * H_q - 1) * n_tiles + n_tiles - 1) * 2 + 1
-    assert c.dtype == torch.int32 and c.numel() == (last + 1 if fused else 1), (
-        f"B={B}, H_q={H_q}, S_q={S_q}, fused={fused}: {c.numel()} counters, expected "
-        f"{last + 1 if fused else 1} (the kernel's highest index {last} + 1 where fused); see launch._bwd192_counters")
-    assert not c.any(), "the counters must start at zero: counts only go up"

@@ -7,7 +7,7 @@
 
 The comment above each table names the record it was run for (a ``docs/data/`` folder: card and date) and what
 it measured. A variant is (name, tma, config or None, knobs): ``knobs`` are launch-level switches set for that
-variant alone (``launch.switches``: ``head_group``, ``dv_after_dp``, ``concurrent_dq``). A row may name a storage
+variant alone (``launch.switches``: ``head_group``, ``dv_after_dp``, ``gluon_backward``). A row may name a storage
 layout (benchmarks/common.py's ``make``).
 ``--warm-only --shard i/n`` runs each of its share of the variants once, untimed, so that n
 processes started side by side fill Triton's cache before the timed run compiles nothing.
@@ -236,9 +236,8 @@ FWD_VARIANTS_S7B = {
          ("128/64 8w s4", "on", FC(128, 64, 8, 4, head_group=16)),
          ("128/128 8w s2", "on", FC(128, 128, 8, 2, head_group=16)), ("64/64 4w s3", "on", FC(64, 64, 4, 3, head_group=16))],
 }
-# s7c (h200-2026-12-01f): the dQ pass on a second stream beside the DKDV pass (launch.CONCURRENT_DQ),
-# against one after the other, on every benchmark shape (BHSD, bf16). Predicted: the DKDV pass's last
-# wave (7.8 waves of 132 programs at (2,16,4096,128)) filled by dQ programs, 2-4% off the backward.
+# The benchmark shapes (BHSD, bf16), s7c's rows (h200-2026-12-01f: its table timed the dQ pass on a second
+# stream, a form removed 2026-12-06; docs/perf-log.md).
 ROWS_S7C = [
     (2, 16, 16, 4096, 128, False, torch.bfloat16), (2, 16, 16, 4096, 128, True, torch.bfloat16),
     (1, 16, 16, 8192, 128, False, torch.bfloat16), (1, 16, 16, 8192, 128, True, torch.bfloat16),
@@ -246,21 +245,14 @@ ROWS_S7C = [
     (1, 32, 8, 8192, 128, False, torch.bfloat16), (1, 32, 8, 8192, 128, True, torch.bfloat16),
     (1, 16, 16, 4096, (192, 128), False, torch.bfloat16), (1, 16, 16, 4096, (192, 128), True, torch.bfloat16),
 ]
-_S7C = [("sequential", "on", None, dict(concurrent_dq=False)), ("concurrent", "on", None, dict(concurrent_dq=True)),
-        ("sequential again", "on", None, dict(concurrent_dq=False)),
-        ("concurrent again", "on", None, dict(concurrent_dq=True))]
-BWD_VARIANTS_S7C = {(192, 128): _S7C, 128: _S7C, 64: _S7C}
-FWD_VARIANTS_S7C = {(192, 128): [], 128: [], 64: []}
 # s8b (2026-12-01, H200, h200-2026-12-01g): the hd128 DKDV pass on one warpgroup (two programs an SM) for causal masks
 # only. The s7b run had it 1.054 -> 1.007 ms at (2,16,4096,128) causal and 1.707 -> 1.760 non-causal: a config that
-# depends on the mask. Checked here on every causal hd128 benchmark shape (GQA and fp16 too), with the concurrent dQ
-# pass now on by default; and the concurrent pass against the sequential order once more at hd64, where s8's default
-# rows came out 7% (nc) and 90% (causal) slower than s7c's.
+# depends on the mask. Checked here on every causal hd128 benchmark shape (GQA and fp16 too). (Its run also timed the
+# dQ pass on a second stream, a form removed 2026-12-06.)
 ROWS_S8B = [
     (2, 16, 16, 4096, 128, True, torch.bfloat16), (1, 16, 16, 8192, 128, True, torch.bfloat16),
     (1, 32, 8, 8192, 128, True, torch.bfloat16), (2, 16, 16, 4096, 128, True, torch.float16),
     (2, 16, 16, 4096, 128, False, torch.bfloat16),
-    (4, 16, 16, 2048, 64, True, torch.bfloat16), (4, 16, 16, 2048, 64, False, torch.bfloat16),
 ]
 
 
@@ -272,12 +264,9 @@ def _one_wg(stages=3, late=True, group=8, dq_stages=3):
 BWD_VARIANTS_S8B = {
     128: [("default", "on", None), ("1wg s3 late", "on", _one_wg()), ("1wg s3 late hg16", "on", _one_wg(group=16)),
           ("1wg s3 early", "on", _one_wg(late=False)), ("1wg s4 late", "on", _one_wg(stages=4)),
-          ("1wg s3 late dq s2", "on", _one_wg(dq_stages=2)),
-          ("default sequential", "on", None, dict(concurrent_dq=False))],
-    64: [("default", "on", None), ("sequential", "on", None, dict(concurrent_dq=False)),
-         ("default again", "on", None), ("sequential again", "on", None, dict(concurrent_dq=False))],
+          ("1wg s3 late dq s2", "on", _one_wg(dq_stages=2))],
 }
-FWD_VARIANTS_S8B = {128: [], 64: []}
+FWD_VARIANTS_S8B = {128: []}
 # s9 (prepared 2026-12-01, run in h200-2026-12-01h): hd256's DKDV pass on 8 warps over 64 keys has each warpgroup
 # compute the same S^T and dP^T rows (the 192/128 defect found in h200-2026-12-01f), and so does its dQ pass (64 rows on
 # 8 warps). Local sm_90a compile (Triton 3.6, TMA on): the table's DKDV 204 HGMMA, 840 B of stack; split into a dK pass
@@ -446,8 +435,8 @@ FWD_VARIANTS_S15 = {128: _halves(FC(128, 128, 8, 3, head_group=4)), 64: _halves(
                     (192, 128): _halves(FC(128, 64, 8, 3, head_group=4))}
 BWD_VARIANTS_S15 = {k: [] for k in FWD_VARIANTS_S15}
 # s16 (2026-12-01, H200, h200-2026-12-01k): the DKDV and dQ passes as one launch (BackwardConfig.fused_dq): the dQ
-# programs start after the DKDV pass's and take the SMs its last wave leaves idle, as the concurrent dQ pass of s7c / s8
-# did (+1-4% on the GPU-bound rows, but 41-77 us of host time for the stream switch), here with no host cost and one
+# programs start after the DKDV pass's and take the SMs its last wave leaves idle, as the dQ pass on a second stream of
+# s7c / s8 did (+1-4% on the GPU-bound rows, but 41-77 us of host time for the stream switch), here with no host cost and one
 # launch fewer. Predicted from the waves: (2,16,4096,128) nc 7.76 DKDV waves + 7.76 dQ waves of 0.75 the length, 14.0 ->
 # 13.6 units, -3%; GQA 8k nc -3%; causal rows less (their tails are already short). Local sm_90a compile (Triton 3.6):
 # the fused kernel with the dQ branch first spills as the two kernels apart (297 + 0 against 304 + 0 STL at hd128 TMA);
@@ -595,30 +584,12 @@ BWD_VARIANTS_S26 = {
     64: [("gluon", "on", None, _HD64_CAUSAL), ("triton", "on", None, _TRITON),
          ("gluon again", "on", None, _HD64_CAUSAL), ("triton again", "on", None, _TRITON)]}
 FWD_VARIANTS_S26 = {d: [] for d in (64, 128)}
-# s29 (2026-12-03, H200, h200-2026-12-03a): GQA's head loop in the Gluon backward (a program per K/V head and key block
-# walking the 4 query heads that share it, dK and dV in registers throughout and stored; ``launch.GLUON_BWD_HEAD_LOOP``)
-# against a program per query head adding dK, dV partials into zeroed fp32 accumulators converted after (the form of
-# 2026-12-02, h200-2026-12-02a). Predicted: 2-5% off each GQA non-causal row (the accumulators' zeroing, reduces and
-# conversions, ~0.1 ms at (1,32/8,8192,128), and three quarters of the programs' fixed costs, ~2.5%), the layouts alike.
-# Each row interleaved, against cuDNN. Measured (docs/data/h200-2026-12-03a): each tile dividing by the tiles a head:
-# the kernel 1.022x slower, the call 1.012x; the tile and head carried over the loop instead: kernel 0.996x, call 1.003x
-# (geomeans of loop / acc over the seven rows). Parity: the head loop stays off by default
-# (``launch.GLUON_BWD_HEAD_LOOP``); the variants turn it on and off explicitly.
-ROWS_S29 = [(1, 32, 8, 8192, 128, False, torch.bfloat16), (1, 32, 8, 8192, 128, False, torch.bfloat16, "bshd"),
-            (1, 32, 8, 8192, 128, False, torch.bfloat16, "sbhd"),
-            (1, 32, 8, 8192, 128, False, torch.bfloat16, "bshd_pad"), (1, 32, 8, 8192, 128, False, torch.float16),
-            (2, 32, 8, 8192, 64, False, torch.bfloat16), (4, 32, 8, 4096, 128, False, torch.bfloat16)]
-_NO_LOOP = dict(gluon_bwd_head_loop=False)
-_LOOP = dict(gluon_bwd_head_loop=True)
-BWD_VARIANTS_S29 = {d: [("loop", "on", None, _LOOP), ("acc", "on", None, _NO_LOOP), ("loop again", "on", None, _LOOP),
-                        ("acc again", "on", None, _NO_LOOP)] for d in (64, 128)}
-FWD_VARIANTS_S29 = {d: [] for d in (64, 128)}
 # s45 (prepared 2026-12-05, run on an H100, h100-2026-12-05a): deterministic mode at D_qk 192 / D_v 128 runs the Triton
 # kernels (by default: the Gluon 192 pass's deterministic form is off), at 1.16-1.17 of the default since
 # h200-2026-12-04d made the default faster (bar 1.15). Its DKDV and dQ passes have one warp and stage count (4 warps, 3
 # stages), so they can run as one launch (``BackwardConfig.fused_dq``): the dQ programs fill the SMs the DKDV pass's
-# last wave leaves idle (hd128 causal, h200-2026-12-01k: 0-8%); or the dQ pass on a second stream (``concurrent_dq``);
-# the fused launch chained to ODO (``triton_bwd_pdl``). Predicted: 2-4% off the deterministic call causal, 1-2%
+# last wave leaves idle (hd128 causal, h200-2026-12-01k: 0-8%); or the dQ pass on a second stream; the fused launch
+# chained to ODO (those two forms removed 2026-12-06, their variants with them). Predicted: 2-4% off the deterministic call causal, 1-2%
 # non-causal, PDL ~1% more. "gluon" is the default mode's call (the denominator); the rest are the Triton path that
 # deterministic calls take. Measured (an H100, docs/data/h100-2026-12-05a): the fused launch 10-20% slower than the
 # passes apart in every row and head group, PDL 0-1%, the second stream even.
@@ -630,7 +601,6 @@ BWD_VARIANTS_S45 = {(192, 128): [
     ("gluon", "on", None), ("triton", "on", _T192), ("fused", "on", _T192_FUSED),
     ("fused g8", "on", dataclasses.replace(_T192_FUSED, head_group=8)),
     ("fused g2", "on", dataclasses.replace(_T192_FUSED, head_group=2)),
-    ("fused pdl", "on", _T192_FUSED, dict(triton_bwd_pdl=True)), ("concurrent", "on", _T192, dict(concurrent_dq=True)),
     ("fused s2", "on", dataclasses.replace(_T192_FUSED, num_stages=2, dq_num_stages=2)),
     ("triton again", "on", _T192), ("fused again", "on", _T192_FUSED), ("gluon again", "on", None)]}
 FWD_VARIANTS_S45 = {(192, 128): []}
@@ -653,7 +623,7 @@ BWD_VARIANTS_S46 = {(192, 128): [
     ("triton again", "on", _T192), ("gluon again", "on", None)]}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
-          "s7c": (ROWS_S7C, BWD_VARIANTS_S7C, FWD_VARIANTS_S7C), "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
+          "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
           "s9": (ROWS_S9, BWD_VARIANTS_S9, FWD_VARIANTS_S9), "s10": (ROWS_S10, BWD_VARIANTS_S10, FWD_VARIANTS_S10),
           "s12": (ROWS_S12, BWD_VARIANTS_S12, FWD_VARIANTS_S12), "s13": (ROWS_S13, BWD_VARIANTS_S13, FWD_VARIANTS_S13),
           "s14": (ROWS_S14, BWD_VARIANTS_S14, FWD_VARIANTS_S14), "s15": (ROWS_S15, BWD_VARIANTS_S15, FWD_VARIANTS_S15),
@@ -665,7 +635,6 @@ TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VAR
           "s25": (ROWS_S25, BWD_VARIANTS_S25, FWD_VARIANTS_S25),
           "s25b": (ROWS_S25B, BWD_VARIANTS_S25B, FWD_VARIANTS_S25B),
           "s26": (ROWS_S26, BWD_VARIANTS_S26, FWD_VARIANTS_S26),
-          "s29": (ROWS_S29, BWD_VARIANTS_S29, FWD_VARIANTS_S29),
           "s45": (ROWS_S45, BWD_VARIANTS_S45, FWD_VARIANTS_S45),
           "s46": (ROWS_S45, BWD_VARIANTS_S46, FWD_VARIANTS_S45)}
 

@@ -69,7 +69,7 @@ FAMILY = {"attention_fwd_kernel": "fwd", "attention_bwd_preprocess_kernel": "odo
           "attention_bwd_dq_convert_kernel": "dq_convert", GLUON_KERNEL: "fwd", GLUON_BWD_KERNEL: "dkdv",
           GLUON_BWD192_KERNEL: "dkdv"}
 ANY_LEN_SUFFIX = "_any_len"
-H200_SMS = 132  # the H200's SMs (launch._sm_count), which the launcher's GQA head-loop rule counts programs against
+H200_SMS = 132  # the H200's SMs (launch._sm_count), which the 192 / 128 persistent pass's grid counts
 _TRITON_DTYPE = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "int8": "i8", "int32": "i32"}
 ALLOC_ALIGN = 512          # the CUDA caching allocator hands out 512-byte aligned blocks
 _BUFFER_SPACING = 1 << 40  # fake buffers never share an address range

@@ -4,16 +4,15 @@ deterministic mode on the Triton kernels (the path deterministic calls took befo
 its dQ reduces), interleaved over rounds, each a ``triton.testing.do_bench`` median.
 
     PYTHONPATH=src python3 tools/det_perf.py [--out DIR] [--rounds 3]
-    PYTHONPATH=src python3 tools/det_perf.py --shapes 8,9 --free-turns [--dtype fp16]   # 192 / 128
+    PYTHONPATH=src python3 tools/det_perf.py --shapes 8,9 [--dtype fp16]   # 192 / 128
 
 Both Gluon modes run with the kernel's deterministic form and hd64 under the mask let in (the switches
 ``gluon_bwd_deterministic`` and ``gluon_bwd_causal_head_dims``; the launcher's defaults leave both to the Triton
 kernels since this tool measured the deterministic form slower than theirs on 2026-12-02, h200-2026-12-02c).
-At D_qk 192 / D_v 128 (rows 8 and 9) "det" is the persistent 192 pass's deterministic form (``DET``, the switch
-``gluon_bwd192_deterministic``; off by default, so that deterministic calls there take the Triton kernels:
-"triton_det"), and "det_free" gives every dQ turn of its tile counters at once; "det_p2".."det_p4"
-(``--det-probes``) are the dQ writers' timing probes (no turn spin; nor written-wait and release add; nor reduce),
-"det_split" (``--split``) the split form: dK and dV in the Gluon pass, dQ by the Triton dQ pass (on by default).
+At D_qk 192 / D_v 128 (rows 8 and 9) "det" is the persistent 192 pass's split form (``NO_DQ``, the switch
+``gluon_bwd192_det_split``, on by default: dK and dV in the Gluon pass, dQ by the Triton dQ pass). (The pass's
+turn-taking form and its writers' probes, which ``--free-turns`` / ``--det-probes`` timed there, were removed on
+2026-12-06; docs/perf-log.md.)
 The issue's bar: deterministic within 15% of the default (det/default <= 1.15). Each row also says which
 backward each mode took (``gluon_backward_reasons``),
 whether two deterministic calls gave bitwise the same dQ, dK, dV, and how far the deterministic dQ is from
@@ -42,17 +41,10 @@ MODES = ("default", "det", "triton_det")
 
 def _path(args, band, det: bool) -> str:
     q, k, v, o, do, stats = args
-    with launch.switches(gluon_bwd_deterministic=True, gluon_bwd_causal_head_dims=(64, 128),
-                         gluon_bwd192_deterministic=True):
+    with launch.switches(gluon_bwd_deterministic=True, gluon_bwd_causal_head_dims=(64, 128)):
         reasons = launch.gluon_backward_reasons(q, k, v, do, scale=q.shape[-1] ** -0.5, causal=bool(band), hi_off=0,
                                                 banded=bool(band), deterministic=det, apart=True)
     return "gluon" if not reasons else "triton (" + "; ".join(reasons) + ")"
-
-
-def _given(counters):
-    """The 192 pass's counters with every tile's turn given (2^30), its block claim counter left at zero."""
-    counters[1:].fill_(1 << 30)
-    return counters
 
 
 def main() -> None:
@@ -68,18 +60,12 @@ def main() -> None:
     ap.add_argument("--orders", action="store_true", help="also time mode det_down: deterministic mode under the "
                     "causal mask in the walk down with ascending turns (the first deterministic form), where the "
                     "launcher's GLUON_BWD_DET_UP takes the walk up; and det_up, the walk up at every head dim")
-    ap.add_argument("--det-probes", default="", help="comma-separated timing probes of the 192 pass's dQ writers to "
-                    "time (modes det_p<N>): 2 no turn spin, 3 nor written-wait and release add, 4 nor reduce "
-                    "(their bits may vary; 4 adds no dQ)")
-    ap.add_argument("--split", action="store_true", help="also time mode det_split: deterministic mode at 192 / 128 "
-                    "as the Gluon pass's split form (dK, dV in the pass, then the Triton dQ pass)")
-    ap.add_argument("--check", default="", help="comma-separated modes (e.g. det_split) whose five calls must agree bit "
+    ap.add_argument("--check", default="", help="comma-separated modes (e.g. det) whose five calls must agree bit "
                     "for bit, reported with their gradients' distance to the default's")
     a = ap.parse_args()
     groups = [int(g) for g in a.head_groups.split(",") if g]
     modes = MODES + tuple(f"det_g{g}" for g in groups) + (("det_free",) if a.free_turns else ()) \
-        + (("det_down", "det_up") if a.orders else ()) + tuple(f"det_p{p}" for p in a.det_probes.split(",") if p) \
-        + (("det_split",) if a.split else ())
+        + (("det_down", "det_up") if a.orders else ())
     rows = [ROWS[int(i)] for i in a.shapes.split(",") if i] or ROWS
     os.makedirs(a.out, exist_ok=True)
     print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name(), flush=True)
@@ -103,21 +89,15 @@ def main() -> None:
             switch = {"det_down": {"gluon_bwd_det_up": ()}, "det_up": {"gluon_bwd_det_up": (64, 128)}}.get(mode, {})
             if mode.startswith("det_g"):
                 switch = {"head_group": int(mode[5:])}
-            if mode == "det_split":  # the 192 pass's split form (launch.GLUON_BWD192_DET_SPLIT)
-                switch = {"gluon_bwd192_det_split": True}
-            if mode.startswith("det_p"):  # the 192 pass's dQ writers' timing probes (launch.GLUON_BWD192_DETERMINISTIC)
-                switch = {"gluon_bwd192_deterministic": int(mode[5:])}
-            counters, counters192 = launch._dq_turn_counters, launch._bwd192_counters
+            counters = launch._dq_turn_counters
             if mode == "det_free":  # every turn given already: the kernel's form without its waits
                 launch._dq_turn_counters = lambda *shape: counters(*shape).fill_(1 << 30)
-                # (the 192 pass's tile counters; its block claim counter, the first, stays at zero)
-                launch._bwd192_counters = lambda *shape: _given(counters192(*shape))
             try:
-                with launch.switches(**{**dict(gluon_bwd_deterministic=True, gluon_bwd_causal_head_dims=(64, 128),
-                                                 gluon_bwd192_deterministic=True), **switch}):
+                with launch.switches(**{**dict(gluon_bwd_deterministic=True, gluon_bwd_causal_head_dims=(64, 128)),
+                                        **switch}):
                     return launch.attention_backward(*args, **band, deterministic=mode != "default")
             finally:
-                launch._dq_turn_counters, launch._bwd192_counters = counters, counters192
+                launch._dq_turn_counters = counters
 
         default, det1, det2 = call("default"), call("det"), call("det")
         repeat = all(torch.equal(x, y) for x, y in zip(det1, det2))

@@ -5,8 +5,8 @@
 
 One JSON line per dtype (default: bf16 and fp16), head dim (``attention_bwd_gluon.HEAD_DIMS``), query tile rows
 (``QUERY_ROWS``) and variant (``grouped``: GQA's, dK and dV bulk-reduced; ``tma_epilogue``: dK and dV by TMA store,
-else by pointer stores; ``deterministic``: dQ's reduces taken in turn; ``head_loop``: GQA's head loop, a program
-walking the query heads of its K/V head, dK and dV stored):
+else by pointer stores; ``deterministic``: dQ's reduces taken in turn; ``det_up``: their order under the causal
+mask):
 the shared memory, the number of wgmma instructions, each
 product wait's outstanding count (``wgmma.wait_group N``), the partitions' register budgets (``setmaxnreg``),
 ptxas -v's registers, spills and serialisation verdict (``gluon_probe_common.compile_report``), and how the
@@ -28,19 +28,17 @@ import re
 import sys
 
 
-# (grouped, tma_epilogue, deterministic, head_loop, det_up) as the launcher compiles them: shared K/V heads'
-# accumulators always take the TMA epilogue (in deterministic mode their dK, dV reduces take turns too);
-# GQA's head loop stores 16-bit dK and dV either way, and is never deterministic; deterministic mode
+# (grouped, tma_epilogue, deterministic, det_up) as the launcher compiles them: shared K/V heads' accumulators
+# always take the TMA epilogue (in deterministic mode their dK, dV reduces take turns too); deterministic mode
 # under the causal mask walks up with descending turns (``DET_UP``)
-VARIANTS = ((False, True, False, False, False), (False, False, False, False, False), (True, True, False, False, False),
-            (False, True, True, False, False), (False, False, True, False, False), (True, True, True, False, False),
-            (False, True, False, True, False), (False, False, False, True, False),
-            (False, True, True, False, True), (False, False, True, False, True), (True, True, True, False, True))
+VARIANTS = ((False, True, False, False), (False, False, False, False), (True, True, False, False),
+            (False, True, True, False), (False, False, True, False), (True, True, True, False),
+            (False, True, True, True), (False, False, True, True), (True, True, True, True))
 
 
 def variant_signature(dtype: str, D: int = 128, grouped: bool = False, tma_epilogue: bool = True, rows: int = 64,
                       deterministic: bool = False, stamps: bool = False, head_group: int = 1,
-                      head_loop: bool = False, det_up: bool = False, dq_by_rows: bool = None) -> tuple:
+                      det_up: bool = False, dq_by_rows: bool = None) -> tuple:
     """(signature, constexprs) of a form of the kernel as the launcher compiles it, its descriptors
     (``planner._plan_gluon``) as signature strings: see ``compile_variant``. ``dq_by_rows``: how the
     consumers split a tile's dQ (``attention_bwd_gluon.dq_block``); None, the launcher's default
@@ -74,17 +72,17 @@ def variant_signature(dtype: str, D: int = 128, grouped: bool = False, tma_epilo
         sig["dq_sem_ptr"] = "*i32"
     sig["stamp_ptr"] = "*i64" if stamps else "*fp32"  # the phase stamps' build (tools/phase_stamps.py), or none
     consts = dict(D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows, HEAD_GROUP=head_group, DETERMINISTIC=deterministic,
-                  HEAD_LOOP=head_loop, DET_UP=det_up)
+                  HEAD_LOOP=False, DET_UP=det_up)  # the head loop's switch was removed: the launcher passes False
     return sig, consts
 
 
 def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogue: bool = True,
-                    rows: int = 64, deterministic: bool = False, stamps: bool = False, head_loop: bool = False,
-                    det_up: bool = False, dq_by_rows: bool = None) -> dict:
+                    rows: int = 64, deterministic: bool = False, stamps: bool = False, det_up: bool = False,
+                    dq_by_rows: bool = None) -> dict:
     """``grouped``: the GQA variant, dK and dV added into fp32 accumulators (``dk_out``, ``dv_out`` fp32
     descriptors); ``tma_epilogue``: dK and dV leave by the bulk-copy engine (``_consumer_tma``), else by pointer
     stores; ``deterministic``: dQ's reduces in turn (``dq_sem_ptr`` int32 counters, else fp32 like the
-    launcher's); ``head_loop``: GQA's head loop (``HEAD_LOOP``); ``det_up``: deterministic mode's order under the
+    launcher's); ``det_up``: deterministic mode's order under the
     causal mask (``DET_UP``); ``dq_by_rows``: see ``variant_signature``."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import compile_report
@@ -95,7 +93,7 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
     if dq_by_rows is None:
         dq_by_rows = rows >= 128
     sig, consts = variant_signature(dtype, D, grouped, tma_epilogue, rows, deterministic, stamps,
-                                    head_loop=head_loop, det_up=det_up, dq_by_rows=dq_by_rows)
+                                    det_up=det_up, dq_by_rows=dq_by_rows)
     report = compile_report(fn, sig, consts, maxnreg=g.MAX_REGS, with_ptx=True)
     ptx = report.pop("ptx")
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
@@ -111,38 +109,24 @@ def compile_variant(dtype: str, D: int = 128, grouped: bool = False, tma_epilogu
     report["proxy_fences_global"] = ptx.count("fence.proxy.async.global")
     report["timer_reads"] = ptx.count("%globaltimer")
     return dict(dtype=dtype, grouped=grouped, tma_epilogue=tma_epilogue, deterministic=deterministic, stamps=stamps,
-                head_loop=head_loop, det_up=det_up, dq_by_rows=dq_by_rows, **report)
+                det_up=det_up, dq_by_rows=dq_by_rows, **report)
 
 
-# The 192 kernel's compiles (pair, persist, share_ds, stages): the single form at three stages (the launcher's
-# default) and two, the pair form and the dS exchange at two, the persistent form at three.
-FORMS_192 = ((False, False, False, 3, False, False), (False, False, False, 2, False, False),
-             (True, False, False, 2, False, False), (False, True, False, 3, False, False),
-             (False, False, True, 2, False, False), (False, True, False, 3, True, False),
-             (False, True, False, 3, True, True), (False, True, False, 3, False, True))
+# The 192 kernel's compiles (persist, stages, tma_out): the single form at three stages (the launcher's default with
+# GLUON_BWD192_PERSIST off) and two, the persistent form at three with pointer stores and with the bulk-copy epilogue.
+FORMS_192 = ((False, 3, False), (False, 2, False), (True, 3, False), (True, 3, True))
 
 
-def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: bool = False,
-                share_ds: bool = False, stages: int = 2, k128: bool = False, fused: int = 0,
-                tma_out: bool = False, det: bool = False, no_dq: bool = False) -> dict:
+def compile_192(dtype: str, grouped: bool = False, persist: bool = False, stages: int = 2, tma_out: bool = False,
+                no_dq: bool = False) -> dict:
     """The D_qk 192 / D_v 128 kernel (``attention_bwd_gluon_192``) as the launcher compiles it
     (``planner._plan_gluon192``): ``grouped``: shared K/V heads, dK and dV added into fp32 accumulators
-    (``dk_ptr``, ``dv_ptr`` fp32), else stored as 16 bits; under the causal mask's head groups. ``pair``: the
-    clusters-of-two form (``PAIR``, dQ's column halves), with its exchange's instructions counted: ``mapa``
-    (addresses in the partner), ``remote_stores`` / ``mail_loads`` (its half sent by asynchronous stores, the
-    partner's read back), ``cluster_barriers`` (arrive-and-wait pairs). ``persist``: the persistent form
-    (``PERSIST``), with its ``claims`` (the counter's atomic adds) counted. ``share_ds``: the dS exchange
-    (``SHARE_DS``), its remote stores and mailbox loads counted as the pair form's. ``stages``: the Q / dO stages
-    (``STAGES``: 3 with one P / dS buffer). ``k128``: the 128-key kernel instead
-    (``attention_bwd_gluon_192_k128``; the same arguments, no form flags). ``fused``: the persistent form
-    converting dQ in the pass at that ``FUSED_DQ`` level (2 and 3 its timing probes), its acq_rel counter
-    adds counted (``tile_counts``). ``tma_out``: the persistent form storing dK and dV by the bulk-copy engine
-    (descriptors of dK's two column chunks and of dV, as the launcher's ``_gluon_bwd192_out_descriptors``),
-    its copies counted (``bulk_stores``); else the stand-ins the launcher passes (Q's first chunk's blocks). ``det``:
-    the persistent form in deterministic mode (``DET``: a dQ writer warp a consumer), with its turns' spins
-    (``turn_spins``, acquire loads), waits for a reduce's writes (``written_waits``) and release adds
-    (``turn_passes``) counted. ``no_dq``: the persistent form's split form of deterministic mode (``NO_DQ``:
-    dK and dV only, the Triton dQ pass after it)."""
+    (``dk_ptr``, ``dv_ptr`` fp32), else stored as 16 bits; under the causal mask's head groups. ``persist``: the
+    persistent form (``PERSIST``), with its ``claims`` (the counter's atomic adds) counted. ``stages``: the Q / dO
+    stages (``STAGES``: 3 with one P / dS buffer). ``tma_out``: the persistent form storing dK and dV by the
+    bulk-copy engine (descriptors of dK's two column chunks and of dV, as the launcher's), its copies counted
+    (``bulk_stores``); else the stand-ins the launcher passes (Q's first chunk's blocks). ``no_dq``: the persistent
+    form's split form of deterministic mode (``NO_DQ``: dK and dV only, the Triton dQ pass after it)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from gluon_probe_common import compile_report, desc_signature, signature_of
     from triton.experimental.gluon import language as gl
@@ -150,9 +134,6 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
     from sdpa_bwd.engine.kernels import attention_bwd_gluon_192 as g
 
     fn = g.attention_bwd_gluon_192_kernel
-    if k128:
-        from sdpa_bwd.engine.kernels import attention_bwd_gluon_192_k128 as g128
-        fn = g128.attention_bwd_gluon_192_k128_kernel
     gdt = {"bf16": gl.bfloat16, "fp16": gl.float16}[dtype]
     name = {"bf16": "bfloat16", "fp16": "float16"}[dtype]
     sig = signature_of(fn, dtype, fp32_ptrs=("dqa_ptr",) + (("dk_ptr", "dv_ptr") if grouped else ()),
@@ -163,33 +144,21 @@ def compile_192(dtype: str, grouped: bool = False, pair: bool = False, persist: 
         sig[p] = desc_signature(64, name, [1, 1, 64, cols], g.host_layout(kind, gdt))
     outs = (("dka_out", "qa", 128), ("dkb_out", "qb", 64), ("dvo_out", "v", 128)) if tma_out else \
         tuple((p, "qa", 128) for p in ("dka_out", "dkb_out", "dvo_out"))
-    for p, kind, cols in outs if not k128 else ():
+    for p, kind, cols in outs:
         sig[p] = desc_signature(64, name, [1, 1, 64, cols], g.host_layout(kind, gdt))
     for p, kind, cols in (("dq0_desc", "dq0", 128), ("dq1_desc", "dq1", 64)):
-        sig[p] = desc_signature(64, "float32", [64, cols // (1 + pair)],
-                                g.host_layout(kind + "h" * pair, gdt))
+        sig[p] = desc_signature(64, "float32", [64, cols], g.host_layout(kind, gdt))
     for p in ("lse_desc", "dlt_desc"):
         sig[p] = desc_signature(64, "float32", [64], g.host_layout("side", gdt))
-    consts = dict(HEAD_GROUP=8) if k128 else dict(HEAD_GROUP=8, PAIR=pair, PERSIST=persist, SHARE_DS=share_ds,
-                                                  STAGES=stages, FUSED_DQ=fused, DET=det, NO_DQ=no_dq)
+    consts = dict(HEAD_GROUP=8, PERSIST=persist, STAGES=stages, NO_DQ=no_dq)
     report = compile_report(fn, sig, consts, maxnreg=g.MAX_REGS, with_ptx=True)
     ptx = report.pop("ptx")
     report["bulk_reduces"] = ptx.count("cp.reduce.async.bulk.tensor")
     report["atomic_adds"] = len(re.findall(r"\bred\.[\w.]*add\.f32|atom\.[\w.]*add\.f32", ptx))
-    report["mapa"] = ptx.count("mapa.shared::cluster")
-    report["remote_stores"] = ptx.count("st.async.shared::cluster")
-    report["mail_loads"] = ptx.count("ld.shared.v4.f32")  # the pair form's (the dS exchange's read as Triton's do)
-    report["remote_arrives"] = ptx.count("mbarrier.arrive.release.cluster.shared::cluster")
-    report["cluster_barriers"] = ptx.count("barrier.cluster.wait")
     report["claims"] = ptx.count("atom.global.add.u32")
     report["bulk_stores"] = len(re.findall(r"cp\.async\.bulk\.tensor\.\dd\.global\.shared", ptx))
-    report["tile_counts"] = len(re.findall(r"atom\.[\w.]*acq_rel[\w.]*add", ptx))
-    report["turn_spins"] = ptx.count("ld.acquire.gpu.global.b32")
-    report["written_waits"] = len(re.findall(r"cp\.async\.bulk\.wait_group 0;", ptx))
-    report["turn_passes"] = ptx.count("red.release.gpu.global.add.s32")
-    return dict(kernel="attention_bwd_gluon_192" + "_k128" * k128, dtype=dtype, grouped=grouped, pair=pair,
-                persist=persist, share_ds=share_ds, stages=stages, fused=fused, tma_out=tma_out, det=det, no_dq=no_dq,
-                **report)
+    return dict(kernel="attention_bwd_gluon_192", dtype=dtype, grouped=grouped, persist=persist, stages=stages,
+                tma_out=tma_out, no_dq=no_dq, **report)
 
 
 def main(argv) -> None:
@@ -203,22 +172,19 @@ def main(argv) -> None:
     for dtype in argv or ["bf16", "fp16"]:
         for D in HEAD_DIMS:
             for rows in QUERY_ROWS[D]:
-                for grouped, tma_epilogue, deterministic, head_loop, det_up in VARIANTS:
+                for grouped, tma_epilogue, deterministic, det_up in VARIANTS:
                     print(json.dumps(compile_variant(dtype, D, grouped, tma_epilogue, rows, deterministic,
-                                                     head_loop=head_loop, det_up=det_up)), flush=True)
-        for grouped in (False, True):  # each form at the launcher's stages (three where it takes them), and the
-            # single form at two as well (``launch.GLUON_BWD192_THREE_STAGES`` off); the persistent form's bulk-copy
-            # epilogue where the launcher takes it, heads with K and V of their own, and its deterministic
-            # mode with either epilogue, heads of their own too
-            for pair, persist, share_ds, stages, tma_out, det in FORMS_192:
-                if (tma_out or det) and grouped:
+                                                     det_up=det_up)), flush=True)
+        for grouped in (False, True):  # each form at the launcher's stages, and the single form at two as well
+            # (``launch.GLUON_BWD192_THREE_STAGES`` off); the persistent form's bulk-copy epilogue where the launcher
+            # takes it, heads with K and V of their own
+            for persist, stages, tma_out in FORMS_192:
+                if tma_out and grouped:
                     continue
-                print(json.dumps(compile_192(dtype, grouped, pair, persist, share_ds, stages, tma_out=tma_out,
-                                             det=det)), flush=True)
+                print(json.dumps(compile_192(dtype, grouped, persist, stages, tma_out=tma_out)), flush=True)
             if not grouped:  # deterministic mode's split form: dK and dV only, heads of their own
                 print(json.dumps(compile_192(dtype, False, persist=True, stages=3, tma_out=True, no_dq=True)),
                       flush=True)
-            print(json.dumps(compile_192(dtype, grouped, k128=True)), flush=True)  # the 128-key kernel
 
 
 if __name__ == "__main__":

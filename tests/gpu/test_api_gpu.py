@@ -48,8 +48,7 @@ def _run_path(name: str) -> dict:
 
     # By object, not by __name__: a kernel's _any_len twin wraps the same Python function.
     names = {}
-    for module in (launch, launch.attention_fwd_gluon, launch.attention_bwd_gluon, launch.attention_bwd_gluon_192,
-                   launch.attention_bwd_gluon_192_k128):
+    for module in (launch, launch.attention_fwd_gluon, launch.attention_bwd_gluon, launch.attention_bwd_gluon_192):
         for n, obj in vars(module).items():
             if re.fullmatch(r"attention_\w+_kernel(_any_len)?", n):
                 names.setdefault(id(obj), n)

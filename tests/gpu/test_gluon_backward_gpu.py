@@ -20,7 +20,7 @@ from test_fused_backward import launched as spy_launches  # noqa: E402
 from test_triton_kernels import BSHD, SBHD, SBHD_DSTEP, TMA_ODD, TMA_PAD, Case, Layout, run_case  # noqa: E402
 
 from sdpa_bwd.engine import launch, launch_cache  # noqa: E402
-from sdpa_bwd.engine.kernels import attention_bwd_gluon, attention_bwd_gluon_192, attention_bwd_gluon_192_k128  # noqa: E402
+from sdpa_bwd.engine.kernels import attention_bwd_gluon, attention_bwd_gluon_192  # noqa: E402
 
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
@@ -137,7 +137,7 @@ TRITON_CASES = [
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=64, D_v=128, dtype="bf16", seed=425),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="fp32", seed=418),
     # D_qk 192 / D_v 128 in deterministic mode where S_q is not a multiple of 4 (the split form, on by default,
-    # needs it; GLUON_BWD192_DETERMINISTIC off, its default), and with dO's head-dim stride 2
+    # needs it), and with dO's head-dim stride 2
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=302, S_kv=302, D_qk=192, D_v=128, dtype="bf16", deterministic=True,
          seed=492),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=192, D_v=128, dtype="fp16", right_bound=0, do=DSTEP,
@@ -194,8 +194,8 @@ GLUON192_CASES = [
          k=BSHD, v=SBHD, dq=BSHD, dk=SBHD, seed=491),
     Case(B=1, H_q=16, H_k=16, H_v=16, S_q=4096, S_kv=4096, D_qk=192, D_v=128, dtype="bf16", right_bound=0,
          seed=494),
-    # over 8192 query rows: a key block's 130 tiles counted 128 at a time by the fused conversion, into padded dQ
-    # rows; then a dQ whose head dim is not packed, which the fused conversion leaves to DQ_CONVERT
+    # over 8192 query rows (130 query tiles a key block), into padded dQ rows; then a dQ whose head dim is not
+    # packed
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=8260, S_kv=8260, D_qk=192, D_v=128, dtype="fp16", right_bound=0, dq=PAD,
          seed=495),
     Case(B=2, H_q=2, H_k=2, H_v=2, S_q=333, S_kv=300, D_qk=192, D_v=128, dtype="bf16", right_bound=0, dq=DSTEP,
@@ -203,18 +203,14 @@ GLUON192_CASES = [
 ]
 
 
-FORMS192 = ("pairs", "single", "single-2st", "persist", "persist-ptr", "persist-fused", "share-ds", "k128")
+FORMS192 = ("single", "single-2st", "persist", "persist-ptr")
 
 
 def _form_switches(form):
-    """The launch switches of a 192 kernel form: clusters of two summing dQ halves (``PAIR``), one program a block
-    (at three Q / dO stages, the launcher's default, or two: "single-2st"), persistent programs
-    (``PERSIST``, three stages, dK and dV by bulk copies where the launcher takes them; "persist-ptr": by
-    pointer stores; "persist-fused": converting dQ in the pass, ``FUSED_DQ``), clusters of two exchanging dS
-    (``SHARE_DS``), or the 128-key kernel (``attention_bwd_gluon_192_k128``)."""
-    return dict(gluon_bwd192_pair=form == "pairs", gluon_bwd192_persist=form.startswith("persist"),
-                gluon_bwd192_share_ds=form == "share-ds", gluon_bwd192_three_stages=form != "single-2st",
-                gluon_bwd192_k128=form == "k128", gluon_bwd192_fused_dq=form == "persist-fused",
+    """The launch switches of a 192 kernel form: one program a block (at three Q / dO stages, the launcher's default
+    with GLUON_BWD192_PERSIST off, or two: "single-2st"), or persistent programs (``PERSIST``, three stages, dK and
+    dV by bulk copies where the launcher takes them; "persist-ptr": by pointer stores)."""
+    return dict(gluon_bwd192_persist=form.startswith("persist"), gluon_bwd192_three_stages=form != "single-2st",
                 gluon_bwd192_tma_epilogue=form == "persist")
 
 
@@ -226,34 +222,19 @@ def _tma_out_takes(case):
     return own and all(t.d_step == 1 and t.row_gap % 8 == 0 and t.offset % 8 == 0 for t in (case.dk, case.dv))
 
 
-def _fused_dq_takes(case):
-    """Whether the persistent form converts this case's dQ in the pass (``planner._plan_gluon192``): under the
-    causal mask, into a dQ whose head dim is packed and whose rows start on 16 bytes (offset and gaps in whole
-    8-element groups)."""
-    dq = case.dq
-    return (case.right_bound == 0 and case.left_bound is None and dq.d_step == 1 and dq.row_gap % 8 == 0
-            and dq.offset % 8 == 0)
-
-
 def _form_stages(form):
-    """The Q / dO stages the launcher gives a 192 form: three where it takes them (no exchange), else two."""
-    return 2 if form in ("pairs", "share-ds", "single-2st") else 3
+    """The Q / dO stages the launcher gives a 192 form: three unless GLUON_BWD192_THREE_STAGES is off."""
+    return 2 if form == "single-2st" else 3
 
 
 @pytest.mark.parametrize("form", FORMS192)
 @pytest.mark.parametrize("case", GLUON192_CASES, ids=[c.id() for c in GLUON192_CASES])
 def test_gpu_gluon_backward_192_case(case, form, monkeypatch):
-    """Every 192 case in every form: clusters of two programs summing dQ's partials in each other's shared memory
-    (``PAIR``: an odd count of key blocks leaves a partner past S_kv, and under the mask the odd block takes
-    its partner's diagonal tile masked whole), one program each, and persistent programs that claim blocks one after
-    another (``PERSIST``: blocks of several heads and lengths through one program's stages), and clusters
-    of two exchanging their dS tiles (``SHARE_DS``: each program's dQ columns over both key blocks, the
-    partner's K loaded too; an odd block count and the odd block's masked first tile as the pair form's). One
-    program a block runs at three Q / dO stages with one P / dS buffer (the default) and at two."""
+    """Every 192 case in every form: one program a block, and persistent programs that claim blocks one after
+    another (``PERSIST``: blocks of several heads and lengths through one program's stages). One program a block
+    runs at three Q / dO stages with one P / dS buffer and at two."""
     seen = []
-    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel"),
-                                                         (attention_bwd_gluon_192_k128,
-                                                          "attention_bwd_gluon_192_k128_kernel")])
+    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel")])
     outs = []
     real_descriptor = launch._descriptor  # the executor makes every descriptor a plan names through it
 
@@ -271,19 +252,11 @@ def test_gpu_gluon_backward_192_case(case, form, monkeypatch):
     assert bool(outs) == want_tma, (
         f"dK and dV were {'' if outs else 'not '}stored by bulk copies in the {form} form: expected "
         f"{'' if want_tma else 'not '}(planner._plan_gluon192's tma_out rule), for {case.repro()}")
-    if form == "k128":  # 128 keys a program: its own kernel, no form flags
-        names = {name for name, kw in seen}
-        assert names == {"attention_bwd_gluon_192_k128_kernel"}, (
-            f"the backward launched {sorted(names)} with the k128 switch on: expected the 128-key kernel alone for "
-            f"{case.repro()}")
-        return
-    forms = [(kw.get("PAIR"), kw.get("PERSIST"), kw.get("SHARE_DS"), kw.get("STAGES"), kw.get("FUSED_DQ"))
-             for name, kw in seen]
-    want = (form == "pairs", form.startswith("persist"), form == "share-ds", _form_stages(form),
-            form == "persist-fused" and _fused_dq_takes(case))
+    forms = [(kw.get("PERSIST"), kw.get("STAGES")) for name, kw in seen]
+    want = (form.startswith("persist"), _form_stages(form))
     assert forms and set(forms) == {want}, (
-        f"the 192 kernel was launched with (PAIR, PERSIST, SHARE_DS, STAGES, FUSED_DQ) {forms}: expected {want}, as "
-        f"the {form} form's switches say, for {case.repro()}")
+        f"the 192 kernel was launched with (PERSIST, STAGES) {forms}: expected {want}, as the {form} form's switches "
+        f"say, for {case.repro()}")
 
 
 def _inputs192(seed, shape=(2, 4, 1000), causal=True, H_kv=None):
@@ -302,9 +275,8 @@ def _inputs192(seed, shape=(2, 4, 1000), causal=True, H_kv=None):
 def test_gpu_gluon_backward_192_agrees_with_triton_and_replays(H_kv, causal, form):
     """At 192 / 128 the column-split kernel and the Triton kernels agree within bf16 rounding on one problem, and
     the launch cache's replay for new tensors matches the full launcher's result on them (GQA: the replay zeroes
-    accumulators of its own), not the first call's. In each form: the pair form's replay launches the compiled
-    kernel through its patched launch metadata (clusters of two, the exchange's shared memory), the persistent
-    form's takes a fresh zeroed counter (a reused one would start past every block)."""
+    accumulators of its own), not the first call's. In each form: the persistent form's replay takes a fresh zeroed
+    counter (a reused one would start past every block)."""
     with launch.switches(**_form_switches(form)):
         _agrees_with_triton_and_replays(H_kv, causal)
 
@@ -330,47 +302,10 @@ def _agrees_with_triton_and_replays(H_kv, causal):
     launch_cache.clear()
 
 
-# Deterministic mode in the persistent 192 pass (``DET``): every 192 case with K and V heads of their own, in
-# deterministic mode, through run_case (the oracle, poisoned outputs, a second call bit for bit); with dK and dV by
-# bulk copies where the launcher takes them, and by pointer stores on three of them (long and short S, S_q > S_kv)
+# Deterministic mode's split form in the persistent 192 pass: every 192 case with K and V heads of their own, in
+# deterministic mode, through run_case (the oracle, poisoned outputs, a second call bit for bit)
 DET192_CASES = [dataclasses.replace(c, deterministic=True) for c in GLUON192_CASES
                 if c.H_k == c.H_q and c.H_v == c.H_q]
-DET192_CALLS = [(c, True) for c in DET192_CASES] + [(c, False) for c in DET192_CASES if c.seed in (481, 484, 488)]
-
-
-def _det192_switches(tma_out=True):
-    """The persistent form in deterministic mode, the other forms off (the split form too: on by default since stop
-    47, it is taken before the turns)."""
-    return dict(gluon_bwd192_deterministic=True, gluon_bwd192_det_split=False, gluon_bwd192_persist=True,
-                gluon_bwd192_pair=False, gluon_bwd192_share_ds=False, gluon_bwd192_k128=False, gluon_bwd192_fused_dq=0,
-                gluon_bwd192_tma_epilogue=tma_out, gluon_bwd_192=("causal", "nc"))
-
-
-@pytest.mark.parametrize("case,tma_out", DET192_CALLS,
-                         ids=[f"{c.id()}-{'bulk-copy-out' if t else 'pointer-out'}" for c, t in DET192_CALLS])
-def test_gpu_gluon_backward_192_deterministic_case(case, tma_out, monkeypatch):
-    """Deterministic mode at 192 / 128 in the persistent Gluon pass: dQ's reduces in ascending key blocks for every
-    query tile by the dQ writers, the tiles walked from the last down; right against the oracle and bitwise the same
-    at a second call, and launched as ``DET`` (not handed to the Triton kernels)."""
-    seen = []
-    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel")])
-    launch_cache.clear()
-    with launch.switches(**_det192_switches(tma_out)):
-        run_case(case)
-    launch_cache.clear()
-    dets = [kw.get("DET") for name, kw in seen]
-    assert dets and all(dets), (
-        f"the 192 kernel was launched with DET {dets}: expected the deterministic persistent form at every call of "
-        f"{case.repro()} (gluon_backward_reasons, planner._plan_gluon192)")
-
-
-@pytest.mark.parametrize("causal", [True, False], ids=["causal", "nc"])
-def test_gpu_gluon_backward_192_deterministic_repeats_bit_for_bit(causal, monkeypatch):
-    """At (1,16,4096) bf16, where 64 key blocks add into every query tile (default mode's unordered sums differ
-    from call to call there: the plan's dims-192-128 cases come out "nondeterministic"), five deterministic calls,
-    the first and the fourth through the full launcher and the rest the launch cache's replays (fresh counters),
-    give bitwise the same dQ, dK and dV, within bf16 rounding of the Triton kernels' deterministic path."""
-    _five_calls_alike(monkeypatch, _det192_switches(), "DET", 31, causal)
 
 
 def _five_calls_alike(monkeypatch, switches: dict, flag: str, seed: int, causal: bool) -> None:
@@ -394,7 +329,7 @@ def _five_calls_alike(monkeypatch, switches: dict, flag: str, seed: int, causal:
             diff = (a.float() - b.float()).abs().max().item()
             assert torch.equal(a, b), (f"{name} of deterministic call {i} ({flag}) differs from the first by up to "
                                        f"{diff:.3e}")
-    with launch.switches(gluon_bwd192_deterministic=False, gluon_bwd192_det_split=False):
+    with launch.switches(gluon_bwd192_det_split=False):
         triton = launch.attention_backward(*inputs, deterministic=True, **band)
     launch_cache.clear()
     for name, a, b in zip(("dq", "dk", "dv"), runs[0], triton):
@@ -403,8 +338,9 @@ def _five_calls_alike(monkeypatch, switches: dict, flag: str, seed: int, causal:
 
 
 def _split192_switches():
-    """Deterministic mode's split form (``GLUON_BWD192_DET_SPLIT``), the turn-taking form off."""
-    return dict(_det192_switches(), gluon_bwd192_deterministic=False, gluon_bwd192_det_split=True)
+    """Deterministic mode's split form (``GLUON_BWD192_DET_SPLIT``) in the persistent pass, under both masks."""
+    return dict(gluon_bwd192_det_split=True, gluon_bwd192_persist=True, gluon_bwd192_tma_epilogue=True,
+                gluon_bwd_192=("causal", "nc"))
 
 
 @pytest.mark.parametrize("case", DET192_CASES, ids=[c.id() for c in DET192_CASES])
@@ -432,35 +368,6 @@ def test_gpu_gluon_backward_192_split_form_repeats_bit_for_bit(causal, monkeypat
     """At (1,16,4096) bf16, five calls in the split form (the first and fourth through the full launcher, the rest
     replays) give bitwise the same dQ, dK and dV, within bf16 rounding of the Triton kernels' deterministic path."""
     _five_calls_alike(monkeypatch, _split192_switches(), "NO_DQ", 32, causal)
-
-
-def test_gpu_gluon_backward_192_fused_leaves_a_dq_of_another_dtype_to_dq_convert(monkeypatch):
-    """The fused conversion (``FUSED_DQ``) writes Q's 16 bits, so a caller's dQ of the other 16-bit dtype
-    (legal: DQ_CONVERT writes dQ's own) goes to DQ_CONVERT, and comes out right (a review fix of 2026-12-04, first
-    run on the device the same day, H200): fp16 dQ of bf16 inputs against the Triton kernels' bf16 dQ, and the same call
-    into a bf16 dQ taking the fused form."""
-    seen = []
-    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon_192, "attention_bwd_gluon_192_kernel")])
-    inputs, band = _inputs192(21, causal=True)
-    q = inputs[0]
-    launch_cache.clear()
-    with launch.switches(gluon_bwd192_persist=True, gluon_bwd192_fused_dq=1):
-        dq16 = torch.full(q.shape, float("nan"), dtype=torch.float16, device="cuda")
-        other = launch.attention_backward(*inputs, dq=dq16, **band)[0]
-        own = launch.attention_backward(*inputs, **band)[0]
-    launch_cache.clear()
-    with launch.switches(gluon_bwd_192=()):
-        want = launch.attention_backward(*inputs, **band)[0].float()
-    launch_cache.clear()
-    fused = [kw.get("FUSED_DQ") for name, kw in seen]
-    assert fused == [0, 1], (
-        f"the 192 kernel's FUSED_DQ over a fp16 dQ then a bf16 one (bf16 inputs) was {fused}: expected [0, 1], the "
-        f"fused form only where dQ has Q's dtype (planner._plan_gluon192's rule)")
-    assert other.dtype == torch.float16 and other.data_ptr() == dq16.data_ptr(), "dQ was not written into the caller's"
-    for name, got in (("fp16 dQ (DQ_CONVERT)", other), ("bf16 dQ (fused)", own)):
-        rel = ((got.float() - want).norm() / want.norm()).item()
-        assert rel < 1e-2, (f"{name}: {rel:.2e} relative to the Triton kernels' dQ, over 1e-2: the conversion wrote "
-                            f"the wrong bits or missed tiles; see planner._plan_gluon192's fused rule")
 
 
 @pytest.mark.parametrize("case", TRITON_CASES, ids=[c.id() for c in TRITON_CASES])
@@ -499,15 +406,11 @@ def _inputs(seed, shape=(2, 4, 640, 128), causal=True, H_kv=None):
     return (q, k, v, o, do, stats), band
 
 
-@pytest.mark.parametrize("H_kv,causal", [(None, True), (1, True), (2, False)],
-                         ids=["heads-own-kv", "mqa", "gqa-head-loop"])
-def test_gpu_gluon_backward_replays_with_other_tensors(H_kv, causal, monkeypatch):
+@pytest.mark.parametrize("H_kv,causal", [(None, True), (1, True), (2, False)], ids=["heads-own-kv", "mqa", "gqa"])
+def test_gpu_gluon_backward_replays_with_other_tensors(H_kv, causal):
     """The launch cache replays the Gluon launches for new tensors of the same call: within the bulk reduce's
-    summation-order noise of the full launcher's result on the same inputs, and not the first call's (MQA: the
-    replay allocates zeroed dK, dV accumulators of its own; GQA without the mask: the head loop, let in at this
-    size, stores dK and dV into the replay's own)."""
-    monkeypatch.setattr(launch, "GLUON_BWD_HEAD_LOOP", True)  # off by default (at parity, 2026-12-03, H200)
-    monkeypatch.setattr(launch, "GLUON_BWD_HEAD_LOOP_MIN_WAVES", 0)
+    summation-order noise of the full launcher's result on the same inputs, and not the first call's (MQA, GQA: the
+    replay allocates zeroed dK, dV accumulators of its own)."""
     launch_cache.clear()
     first, band = _inputs(9, causal=causal, H_kv=H_kv)
     launch.attention_backward(*first, **band)
@@ -532,69 +435,6 @@ def test_gpu_gluon_and_triton_backwards_agree(H_kv, D):
     for name, a, b in zip(("dq", "dk", "dv"), g, t):
         rel = ((a.float() - b.float()).norm() / b.float().norm()).item()
         assert rel < 1e-2, f"{name}: Gluon and Triton backwards differ by {rel:.2e} (relative)"
-
-
-# GQA's head loop (``HEAD_LOOP``: a program per K/V head and key block walks the query heads sharing them, dK and dV
-# stored, no accumulators), let in at any size here: tails, layouts, pointer stores (dk=DSTEP), MQA, S_q under one
-# tile (each head given a past-S_q tile whose zeros land in the next head's dQ rows), S_q exactly one tile,
-# broadcast Q, hd64, many programs and tiles
-HEAD_LOOP_CASES = [
-    Case(B=1, H_q=4, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", seed=470),
-    Case(B=2, H_q=8, H_k=2, H_v=2, S_q=777, S_kv=650, D_qk=128, D_v=128, dtype="fp16",
-         q=BSHD, k=SBHD, v=PAD, do=BSHD, dk=DSTEP, dv=BSHD, seed=471),
-    Case(B=3, H_q=4, H_k=1, H_v=1, S_q=3, S_kv=70, D_qk=128, D_v=128, dtype="fp16",
-         k=Layout(broadcast="h"), seed=472),
-    Case(B=2, H_q=6, H_k=3, H_v=3, S_q=1531, S_kv=999, D_qk=64, D_v=64, dtype="bf16", q=SBHD, k=BSHD, v=BSHD,
-         dq=DSTEP, seed=473),
-    Case(B=2, H_q=4, H_k=2, H_v=2, S_q=128, S_kv=333, D_qk=64, D_v=64, dtype="fp16",
-         q=Layout("bshd", broadcast="b"), seed=474),
-    Case(B=1, H_q=32, H_k=8, H_v=8, S_q=4096, S_kv=4096, D_qk=128, D_v=128, dtype="bf16", seed=475),
-    Case(B=2, H_q=4, H_k=2, H_v=2, S_q=64, S_kv=64, D_qk=128, D_v=128, dtype="bf16", seed=476),
-    Case(B=1, H_q=8, H_k=1, H_v=1, S_q=1000, S_kv=2000, D_qk=128, D_v=128, dtype="bf16", dv=SBHD, seed=477),
-]
-
-
-@pytest.mark.parametrize("case", HEAD_LOOP_CASES, ids=[c.id() for c in HEAD_LOOP_CASES])
-def test_gpu_gluon_backward_gqa_head_loop(case, monkeypatch):
-    """GQA without the mask through the head loop (``launch.gluon_head_loop``, its program-count floor lowered
-    to 0 so that small problems take it too): right against the oracle, and every Gluon launch of the case took
-    the loop's form (grid B H_k, 16-bit dK and dV)."""
-    monkeypatch.setattr(launch, "GLUON_BWD_HEAD_LOOP", True)
-    monkeypatch.setattr(launch, "GLUON_BWD_HEAD_LOOP_MIN_WAVES", 0)
-    seen = []
-    spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon, "attention_bwd_gluon_kernel")])
-    launch_cache.clear()
-    try:
-        run_case(case)
-    finally:
-        launch_cache.clear()
-    loops = [kw.get("HEAD_LOOP") for name, kw in seen]
-    assert loops and all(loops), (
-        f"the Gluon backward's launches took HEAD_LOOP {loops} for {case.repro()}: expected the head loop in each "
-        "(launch.gluon_head_loop)")
-
-
-def test_gpu_gqa_head_loop_agrees_with_the_accumulators(monkeypatch):
-    """The head loop and the fp32 accumulators' form on one GQA problem agree within bf16 rounding, and the loop's
-    call takes less peak memory (no fp32 dK, dV accumulators)."""
-    monkeypatch.setattr(launch, "GLUON_BWD_HEAD_LOOP_MIN_WAVES", 0)
-    args, band = _inputs(12, (2, 8, 2048, 128), causal=False, H_kv=2)
-    runs = {}
-    for loop in (False, True):
-        with launch.switches(gluon_bwd_head_loop=loop):
-            launch_cache.clear()
-            torch.cuda.synchronize()
-            torch.cuda.reset_peak_memory_stats()
-            base = torch.cuda.memory_allocated()
-            grads = launch.attention_backward(*args, **band)
-            torch.cuda.synchronize()
-            runs[loop] = grads, torch.cuda.max_memory_allocated() - base
-    launch_cache.clear()
-    (looped, loop_peak), (acc, acc_peak) = runs[True], runs[False]
-    for name, a, b in zip(("dq", "dk", "dv"), looped, acc):
-        rel = ((a.float() - b.float()).norm() / b.float().norm()).item()
-        assert rel < 1e-2, f"{name}: the head loop and the accumulators differ by {rel:.2e} (relative)"
-    assert loop_peak < acc_peak, f"peak {loop_peak} B with the head loop against {acc_peak} B with accumulators"
 
 
 HD64_CASES = [c for c in GLUON_CASES if c.D_qk == 64]

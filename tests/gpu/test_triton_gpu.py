@@ -154,31 +154,6 @@ def test_gpu_fused_backward_changes_no_bit(shape, monkeypatch):
         assert torch.equal(a, b), f"{name} from the one-launch backward differs from the passes apart at {shape}"
 
 
-@pytest.mark.parametrize("shape", [(1, 4, 4, 777, 192, 128, None), (1, 4, 4, 1000, 192, 128, 0),
-                                   (2, 12, 12, 1500, 128, 128, 0)])
-def test_gpu_fused_backward_chained_to_odo_changes_no_bit(shape, monkeypatch):
-    """The one-launch backward as ODO's programmatic dependent (``launch.TRITON_BWD_PDL``, ab_perf --table s45's
-    candidate for deterministic mode at 192/128): ODO and the fused kernel are told so, and every gradient is bitwise
-    the unchained call's, at its first call and at the launch cache's replay of it."""
-    from test_fused_backward import launched
-    B, H_q, H_kv, S, D_qk, D_v, rb = shape
-    q, k, v, do, o, st = _bf16_problem(15, B, H_q, H_kv, H_kv, S, D_qk, D_v, rb)
-    monkeypatch.setattr(launch, "GLUON_BACKWARD", "off")
-    patched_table(monkeypatch, "backward_config", fused_dq=True, dq_num_warps=None, dq_num_stages=None)
-    expect = launch.attention_backward(q, k, v, o, do, st, right_bound=rb, deterministic=True)
-    seen = []
-    launched(monkeypatch, seen, targets=[(launch, n) for n in ("attention_bwd_fused_kernel",
-                                                                "attention_bwd_preprocess_kernel")])
-    with launch.switches(triton_bwd_pdl=True):
-        runs = [launch.attention_backward(q, k, v, o, do, st, right_bound=rb, deterministic=True) for _ in range(2)]
-    asked = {name: (kw.get("PDL"), kw.get("launch_pdl")) for name, kw in seen}
-    assert asked == {"attention_bwd_preprocess_kernel": (True, None), "attention_bwd_fused_kernel": (True, True)}, (
-        f"ODO must let its dependent start (PDL) and the fused kernel be launched as one (launch_pdl): {asked}")
-    for got in runs:
-        for name, a, b in zip(("dq", "dk", "dv"), got, expect):
-            assert torch.equal(a, b), f"{name} from the chained launch differs from the unchained one at {shape}"
-
-
 @pytest.mark.parametrize("case", GPU_CASES, ids=[c.id() for c in GPU_CASES])
 def test_gpu_fused_softmax_case(case, monkeypatch):
     """The forward's fused softmax (ForwardConfig.fused_softmax: the table's at hd64, hd128 causal and hd256) on
@@ -261,46 +236,6 @@ def test_gpu_start_order_and_dv_after_dp_change_no_bit(band):
     for key, outs in runs.items():
         for name, a, b in zip(("o", "stats", "dq", "dk", "dv"), base, outs):
             assert torch.equal(a, b), f"{name} with HEAD_GROUP, DV_AFTER_DP = {key} differs from (1, False)"
-
-
-@pytest.mark.parametrize("shape", [(2, 12, 4, 4, 1500, 128, 128), (1, 4, 1, 2, 777, 192, 128), (3, 8, 8, 8, 300, 64, 64)])
-def test_gpu_concurrent_dq_pass_changes_no_bit(shape, monkeypatch):
-    """The dQ pass on a second stream beside the DKDV pass (launch.CONCURRENT_DQ) computes the same
-    products: every gradient bitwise equal to the one-after-the-other order, GQA, H_k != H_v (two DKDV
-    passes) and the 192/128 split included; and the caller's stream sees finished gradients without
-    synchronising (a product on it right after the call)."""
-    B, H_q, H_k, H_v, S, D_qk, D_v = shape
-    q, k, v, do, o, st = _bf16_problem(12, B, H_q, H_k, H_v, S, D_qk, D_v, 0)
-    side_calls = []
-    side_stream = launch._side_stream
-    monkeypatch.setattr(launch, "_side_stream", lambda dev: side_calls.append(dev) or side_stream(dev))
-    runs = {}
-    for concurrent in (False, True):
-        side_calls.clear()
-        # the Triton backward's passes (hd128 GQA would run the Gluon one)
-        with launch.switches(concurrent_dq=concurrent, gluon_backward=False):
-            grads = launch.attention_backward(q, k, v, o, do, st, right_bound=0)
-        runs[concurrent] = tuple(g.float().sum() for g in grads), tuple(g.clone() for g in grads)
-        assert len(side_calls) == int(concurrent), (
-            f"CONCURRENT_DQ={concurrent}: the side stream was taken {len(side_calls)} times; the comparison below "
-            "would compare the sequential order with itself")
-    for name, a, b in zip(("dq", "dk", "dv"), runs[False][1], runs[True][1]):
-        assert torch.equal(a, b), f"{name} with the dQ pass on a second stream differs from the sequential order"
-    for name, a, b in zip(("dq", "dk", "dv"), runs[False][0], runs[True][0]):
-        assert torch.equal(a, b), f"{name}'s sum, taken on the caller's stream right after the call, differs"
-
-
-def test_gpu_concurrent_dq_pass_not_taken_when_outputs_share_a_buffer(monkeypatch):
-    """dQ, dK and dV handed in as views of one buffer: the launcher keeps the sequential order."""
-    gen = torch.Generator().manual_seed(13)
-    q, k, v, do = (torch.randn(1, 2, 256, 64, generator=gen).cuda().bfloat16() for _ in range(4))
-    o, st = launch.attention_forward(q, k, v)
-    buf = torch.empty(3, 1, 2, 256, 64, device="cuda", dtype=torch.bfloat16)
-    side_calls = []
-    monkeypatch.setattr(launch, "_side_stream", lambda dev: side_calls.append(dev))
-    with launch.switches(concurrent_dq=True):
-        launch.attention_backward(q, k, v, o, do, st, dq=buf[0], dk=buf[1], dv=buf[2])
-    assert not side_calls, "the dQ pass went to the side stream although dQ shares its storage with dK and dV"
 
 
 try:

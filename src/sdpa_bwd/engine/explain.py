@@ -70,9 +70,7 @@ def format_plan(plan) -> str:
     title = "forward" if plan.direction == "fwd" else "backward"
     lines = [f"{title}: {plan.path}", f"  config: {plan.config if plan.config is not None else '- (a Gluon kernel)'}"]
     for i, s in enumerate(plan.steps, 1):
-        extra = (f", clusters of two (+{s.clusters} B shared)" if s.clusters else "") + \
-            (", on a second stream" if s.stream == "side" else "")
-        lines.append(f"  launch {i}: {s.kernel} grid {tuple(s.grid)}{extra}")
+        lines.append(f"  launch {i}: {s.kernel} grid {tuple(s.grid)}")
         lines.append("    keywords: " + ", ".join(f"{k}={v!r}" for k, v in s.kwargs.items()))
         lines.append("    arguments: " + ", ".join(_arg(a) for a in s.args))
     if plan.buffers:

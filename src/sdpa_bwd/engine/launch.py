@@ -44,7 +44,7 @@ from .kernels import (  # noqa: F401 - the executor resolves a step's kernel by 
     attention_fwd_kernel_any_len,
 )
 from .kernels import (  # noqa: F401 - a step names a Gluon kernel as "module.kernel", found here
-    attention_bwd_gluon, attention_bwd_gluon_192, attention_bwd_gluon_192_k128, attention_fwd_gluon)
+    attention_bwd_gluon, attention_bwd_gluon_192, attention_fwd_gluon)
 from .planner import Desc, Ref
 from .reasons import TensorMeta, interpreter_active
 
@@ -52,16 +52,8 @@ MAX_HEAD_DIM = 256
 SUPPORTED_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 _DTYPE_NAMES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32,
                 "fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
-_SIDE_STREAMS: dict = {}
 # The modules whose names this one re-exports; setting one of their names here sets it there (``_Module``).
 _PLANNING = (sw, reasons, planner, configs)
-
-
-def _side_stream(device: torch.device) -> torch.cuda.Stream:
-    key = device.index if device.index is not None else torch.cuda.current_device()
-    if key not in _SIDE_STREAMS:
-        _SIDE_STREAMS[key] = torch.cuda.Stream(device=key)
-    return _SIDE_STREAMS[key]
 
 
 try:  # Triton >= 3.3 keeps the allocator in a ContextVar: one value per thread (and per asyncio task)
@@ -147,10 +139,9 @@ def _sources() -> tuple:
 
 def _call_key(kind: str, tensors, scalars):
     """The launch cache's key for a call (``sdpa_bwd.engine.launch_cache``), or None where a call must take the
-    full path: the cache off, the autotuner on (its choice may change between calls), or the dQ pass on a
-    second stream. Besides the tensors and the call's scalars it holds the value of every module-level name
+    full path: the cache off, or the autotuner on (its choice may change between calls). Besides the tensors and the call's scalars it holds the value of every module-level name
     the launcher and the planner read (``_globals_read``) and the current CUDA device (Triton launches there)."""
-    if not launch_cache.ENABLED or sw.CONCURRENT_DQ or tuning.enabled():
+    if not launch_cache.ENABLED or tuning.enabled():
         return None
     device = torch.cuda.current_device() if tensors[0].device.type == "cuda" else interpreter_active()
     return (kind, tuple(map(launch_cache.tensor_key, tensors)), launch_cache.alias_pattern(tensors), scalars,
@@ -371,15 +362,10 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     if S_kv == 0:
         return dq, dk, dv
     dev = q.device
-    # the runtime facts a second stream for the dQ pass needs (CONCURRENT_DQ); never where dQ shares storage
-    concurrent_ok = bool(sw.CONCURRENT_DQ and dev.type == "cuda" and torch.cuda.is_available()
-                         and not torch.cuda.is_current_stream_capturing()
-                         and reasons._storage_apart(dq, (q, k, v, o, do, stats, dk, dv)))
     m = TensorMeta.of
     plan = planner.plan_backward(
         m(q), m(k), m(v), m(o), m(do), m(stats), m(dq), m(dk), m(dv), scale=scale, left_bound=left_bound,
         right_bound=right_bound, alignment=alignment, deterministic=deterministic, config=config, apart=apart,
-        concurrent_ok=concurrent_ok,
         tuner=_tuner("bwd", q, k, v, left_bound, right_bound, deterministic,
                      lambda c: attention_backward(q, k, v, o, do, stats, scale=scale, left_bound=left_bound,
                                                   right_bound=right_bound, alignment=alignment,
@@ -434,25 +420,14 @@ def _dq_turn_counters(q, k, v, rows: int):
     return torch.zeros(n, dtype=torch.int32, device=q.device)
 
 
-def _bwd192_counters(B: int, H_q: int, S_q: int, fused: bool, device):
-    """The 192 kernel's persistent form's zeroed int32 counters: the block claim counter, then where it converts dQ
-    in the pass (``FUSED_DQ``) or takes turns one per (batch and head, query tile of 64 rows, column part), which the
-    kernel indexes as 1 + ((b H_q + h) n_tiles + i) 2 + c. Fresh zeros a call (a replay too)."""
-    n = 1 + (B * H_q * -(-S_q // attention_bwd_gluon_192.QUERY_ROWS) * 2 if fused else 0)
-    return torch.zeros(n, dtype=torch.int32, device=device)
-
-
 def _allocate(plan, ns: dict, device) -> None:
-    """The plan's side buffers into ``ns``, in the plan's order (the counters through the two functions above)."""
+    """The plan's side buffers into ``ns``, in the plan's order (the turn counters through the function above)."""
     for b in plan.buffers:
         if b.fill == "alias":
             ns[b.name] = ns[b.alias]
         elif b.name == "sems":
             rows = next(s.kwargs["ROWS"] for s in plan.steps if "ROWS" in s.kwargs)
             ns[b.name] = _dq_turn_counters(ns["q"], ns["k"], ns["v"], rows)
-        elif b.name == "counter":
-            B, H_q, S_q = ns["q"].shape[:3]
-            ns[b.name] = _bwd192_counters(B, H_q, S_q, b.shape[0] > 1, device)
         else:
             make = torch.zeros if b.fill == "zeros" else torch.empty
             ns[b.name] = make(b.shape, dtype=_BUFFER_DTYPES[b.dtype], device=device)
@@ -482,13 +457,9 @@ def _descriptor(d: Desc, ns: dict):
 
 def _execute(rec, plan, ns: dict) -> None:
     """The plan's launches through the recorder: each step's kernel, grid, arguments (a ``Ref`` is the tensor of that
-    name in ``ns``, a ``Desc`` a descriptor made over one, each made once a step) and keywords. A step on the "side"
-    stream (``CONCURRENT_DQ``) runs there after ODO's launch, and the caller's stream waits for it; so every tensor
-    this call touches is free for reuse on that stream afterwards (no record_stream needed)."""
+    name in ``ns``, a ``Desc`` a descriptor made over one, each made once a step) and keywords."""
     ns.setdefault("stamps", sw.GLUON_BWD_STAMPS)
-    concurrent = any(s.stream == "side" for s in plan.steps)
-    main = side = None
-    for i, step in enumerate(plan.steps):
+    for step in plan.steps:
         made = {}
         args = []
         for a in step.args:
@@ -499,19 +470,7 @@ def _execute(rec, plan, ns: dict) -> None:
                     made[a] = _descriptor(a, ns)
                 a = made[a]
             args.append(a)
-        fn = _kernel_object(step.kernel)
-        if step.clusters:
-            _as_clusters_of_two(fn, step.grid, tuple(args), step.kwargs, step.clusters)
-        if step.stream == "side":
-            with torch.cuda.stream(side):
-                rec.launch(fn, step.grid, *args, **step.kwargs)
-            main.wait_stream(side)
-        else:
-            rec.launch(fn, step.grid, *args, **step.kwargs)
-        if i == 0 and concurrent:
-            dev = ns["q"].device
-            main, side = torch.cuda.current_stream(dev), _side_stream(dev)
-            side.wait_stream(main)  # after ODO
+        rec.launch(_kernel_object(step.kernel), step.grid, *args, **step.kwargs)
 
 
 def _launch_odo(rec, o, do, stats, st, delta, lse2, d_v_pad: int, wide: bool, side_rows: int, zero_acc=None,
@@ -537,22 +496,6 @@ def _kv_accumulators(q, k, v):
     if k.shape[1] == q.shape[1] and v.shape[1] == q.shape[1]:
         return None
     return tuple(torch.zeros(t.shape, dtype=torch.float32, device=t.device) for t in (k, v))
-
-
-def _as_clusters_of_two(fn, grid, args, kw, extra: int) -> None:
-    """Compile ``fn`` for this launch (without launching it) and make its compiled kernel launch as clusters of two
-    programs with ``extra`` bytes of shared memory past its own: the launcher Triton 3.6 generates launches
-    ``grid[0] * num_ctas`` programs along the first dim in clusters of ``num_ctas`` and gives the kernel the
-    metadata's shared bytes, which it reads from ``packed_metadata`` at each launch (its own and the launch
-    cache's replays). The kernel, compiled for one CTA, addresses its partner through distributed shared memory
-    and the extra bytes from the end of its dynamic shared memory (``attention_bwd_gluon_192._pair_base``)."""
-    kernel = fn.warmup(*args, grid=grid, **kw)
-    meta = kernel.metadata
-    if meta.num_ctas != 1 or len(kernel.packed_metadata) != 3:
-        raise RuntimeError(f"{meta.name}: compiled for {meta.num_ctas} CTAs with launch metadata "
-                           f"{kernel.packed_metadata}; the pair form is written for one CTA a program and Triton "
-                           "3.6's (num_warps, num_ctas, shared) metadata. Turn it off with gluon_bwd192_pair=False")
-    kernel.packed_metadata = (meta.num_warps, 2, -(-meta.shared // 128) * 128 + extra)
 
 
 def _gl_dtype(dtype: torch.dtype):

@@ -21,11 +21,11 @@ import torch
 from . import switches as sw
 from .configs import (BackwardConfig, ForwardConfig, _cdiv, backward_config, d_qk_chunks, forward_config,
                       head_dim_pad, with_dq_mode)
-from .kernels import attention_bwd_gluon, attention_bwd_gluon_192, attention_bwd_gluon_192_k128, attention_fwd_gluon
+from .kernels import attention_bwd_gluon, attention_bwd_gluon_192, attention_fwd_gluon
 from .reasons import (  # noqa: F401 - the names explain.py and the tests read here too
-    Target, TensorMeta, _bwd192_det_split, _bwd192_forms, _device_sm_count, _dot_precision, _dq_reduce_tma, _kernel,
-    _offsets, _tma_ok, _use_tma, _wide, gluon_backward_reasons, gluon_forward_reasons, gluon_head_loop,
-    gluon_side_rows, interpreter_active)
+    Target, TensorMeta, _bwd192_det_split, _bwd192_persist, _device_sm_count, _dot_precision, _dq_reduce_tma,
+    _kernel, _offsets, _tma_ok, _use_tma, _wide, gluon_backward_reasons, gluon_forward_reasons, gluon_side_rows,
+    interpreter_active)
 
 LOG2E = 1.4426950408889634
 
@@ -73,15 +73,11 @@ class Buffer:
 
 @dataclass(frozen=True)
 class Step:
-    """One launch: ``kernel`` (a name in ``launch`` or ``module.name`` of a Gluon kernel), grid, arguments, keywords;
-    ``clusters``: launched as clusters of two programs with that many extra bytes of shared memory;
-    ``stream``: "side" for the dQ pass beside the DKDV pass (``CONCURRENT_DQ``)."""
+    """One launch: ``kernel`` (a name in ``launch`` or ``module.name`` of a Gluon kernel), grid, arguments, keywords."""
     kernel: str
     grid: tuple
     args: tuple
     kwargs: dict
-    clusters: int = 0
-    stream: str = "main"
 
 
 @dataclass(frozen=True)
@@ -178,7 +174,7 @@ def _triton_bwd_constexprs(q, D_v: int, cfg: BackwardConfig, has_left: bool, has
 
 
 def _dq_pass_step(cfg: BackwardConfig, t: dict, scale: float, lo_off: int, hi_off: int, tma: bool,
-                  common: dict, stream: str = "main") -> Step:
+                  common: dict) -> Step:
     """The Triton kernels' dQ pass (``cfg``'s BLOCK_M2 / BLOCK_N2 tiles, its own warps and stages): dQ written
     through its strides from Q, K, V, dO and ODO's side buffers, packed S_q rows a head. The Triton backward's last
     pass, and deterministic mode's dQ after the 192 / 128 Gluon pass's split form (``GLUON_BWD192_DET_SPLIT``)."""
@@ -192,8 +188,7 @@ def _dq_pass_step(cfg: BackwardConfig, t: dict, scale: float, lo_off: int, hi_of
                  H_q, H_q // H_k, H_q // H_v, S_q, S_kv, scale * LOG2E, scale, lo_off, hi_off),
                 dict(BLOCK_M=cfg.block_m2, BLOCK_N=cfg.block_n2, TMA=tma, HEAD_GROUP=sw.HEAD_GROUP or cfg.head_group,
                      **dict(common, num_warps=cfg.dq_num_warps or cfg.num_warps,
-                            num_stages=cfg.dq_num_stages or cfg.num_stages)),
-                stream=stream)
+                            num_stages=cfg.dq_num_stages or cfg.num_stages)))
 
 
 def _any_len_declines(paths, taken: str, specialised: bool) -> dict:
@@ -300,13 +295,12 @@ def _packed(shape, dtype, device) -> TensorMeta:
 
 def plan_backward(q, k, v, o, do, stats, dq, dk, dv, *, scale: float, left_bound=None, right_bound=None,
                   alignment="top_left", deterministic: bool = False, config: Optional[BackwardConfig] = None,
-                  apart: bool = True, concurrent_ok: bool = False, target: Optional[Target] = None,
+                  apart: bool = True, target: Optional[Target] = None,
                   tuner: Optional[Callable] = None) -> Plan:
     """The backward's plan (all tensors' metadata, the outputs' included; ``scale`` resolved): the Gluon backward
     where ``gluon_backward_reasons`` finds nothing against it (at D_qk 192 / D_v 128 its column-split pass), else the
     Triton kernels at ``config`` (or ``_BWD_OVERRIDE``, the autotuner's ``tuner(d_qk_pad, d_v_pad, causal)``, the
-    table's). ``concurrent_ok``: the dQ pass may run on a second stream (a CUDA device, not capturing, dQ's storage
-    its own); ``target``: the interpreter flag and the SM count."""
+    table's). ``target``: the interpreter flag and the SM count."""
     target = target or Target(interpreter_active())
     B, H_q, S_q, D_qk = q.shape
     H_k, S_kv, H_v, D_v = k.shape[1], k.shape[2], v.shape[1], v.shape[3]
@@ -334,11 +328,9 @@ def plan_backward(q, k, v, o, do, stats, dq, dk, dv, *, scale: float, left_bound
     dev = q.device
     atomic = cfg.dq_mode == "atomic"
     buffers = _side(B, H_q, S_q, D_qk, atomic, S_q)
-    concurrent = not atomic and sw.CONCURRENT_DQ and concurrent_ok
     one_dkdv_pass = H_k == H_v and not cfg.split_dkdv
-    fused = cfg.fused_dq and not atomic and not concurrent and one_dkdv_pass and apart
-    pdl = fused and sw.TRITON_BWD_PDL and dev.type == "cuda"  # the fused launch as ODO's programmatic dependent
-    steps = [_odo_step(o, do, stats, st, d_v_pad, wide, S_q, pdl=pdl)]
+    fused = cfg.fused_dq and not atomic and one_dkdv_pass and apart
+    steps = [_odo_step(o, do, stats, st, d_v_pad, wide, S_q)]
     common = _triton_bwd_constexprs(q, D_v, cfg, has_left, has_right, wide)
     qk_scale_log2 = scale * LOG2E
     tma_qdo = _use_tma(q, do)  # DKDV streams Q and dO
@@ -370,8 +362,7 @@ def plan_backward(q, k, v, o, do, stats, dq, dk, dv, *, scale: float, left_bound
              *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(), *dk.stride(), *dv.stride(),
              B, H_q, H_k, H_q // H_k, H_q // H_v, S_q, S_kv, qk_scale_log2, scale, lo_off, hi_off),
             dict(BLOCK_M1=cfg.block_m1, BLOCK_N1=cfg.block_n1, BLOCK_M2=cfg.block_m2, BLOCK_N2=cfg.block_n2,
-                 TMA_QDO=tma_qdo, TMA_KV=tma_kv, HEAD_GROUP=head_group, DV_AFTER_DP=dv_after_dp, PDL=pdl, **common,
-                 **(dict(launch_pdl=True) if pdl else {}))))
+                 TMA_QDO=tma_qdo, TMA_KV=tma_kv, HEAD_GROUP=head_group, DV_AFTER_DP=dv_after_dp, **common)))
     elif one_dkdv_pass:
         # One program per (b, kv head, key block) owns both dK and dV rows.
         dkdv(H_k, True, True, atomic)
@@ -380,12 +371,9 @@ def plan_backward(q, k, v, o, do, stats, dq, dk, dv, *, scale: float, left_bound
         # one owns dV rows per V head.
         dkdv(H_k, True, False, atomic)
         dkdv(H_v, False, True, False)
-    if concurrent:
-        # Submitted after the DKDV pass, so that its shorter programs fill that pass's last wave.
-        steps.append(_dq_pass_step(cfg, t, scale, lo_off, hi_off, tma_kv, common, stream="side"))
     if atomic:
         steps.append(_convert_step("dq_accum", "dq", dq, scale, qk_chunk, qk_split, wide))
-    elif not concurrent and not fused:
+    elif not fused:
         steps.append(_dq_pass_step(cfg, t, scale, lo_off, hi_off, tma_kv, common))
     base = "triton-fused" if fused else "triton-split-dkdv" if not one_dkdv_pass else \
         "triton-atomic" if atomic else "triton-separate"
@@ -399,7 +387,6 @@ def plan_backward(q, k, v, o, do, stats, dq, dk, dv, *, scale: float, left_bound
     facts = {
         "triton-fused": [not cfg.fused_dq and "the config's fused_dq is off (the table has it for hd128 causal "
                          "16-bit only)", atomic and "dQ in the atomic mode",
-                         concurrent and "the dQ pass runs on a second stream (CONCURRENT_DQ)",
                          not one_dkdv_pass and "two DKDV passes (H_k != H_v, or the config's split_dkdv)",
                          not apart and "an output touches an input or another output: the passes must run apart"],
         "triton-split-dkdv": [one_dkdv_pass and "one DKDV pass owns dK and dV (H_k == H_v, the config's split_dkdv "
@@ -429,7 +416,7 @@ def _gluon_declines(taken: str, split192: bool, deterministic: bool, q, reasons)
         out["gluon-bwd"] = ("head dims (192, 128): D_qk != D_v, the column-split kernel's",)
         other = "gluon-bwd-192-det-split" if taken == "gluon-bwd-192" else "gluon-bwd-192"
         out[other] = (("not deterministic mode" if not deterministic else
-                       "deterministic mode in its turn-taking form (GLUON_BWD192_DET_SPLIT off or S_q not a "
+                       "deterministic mode outside the split form (GLUON_BWD192_DET_SPLIT off or S_q not a "
                        "multiple of 4)") if other.endswith("split") else
                       "deterministic mode's split form (GLUON_BWD192_DET_SPLIT: dQ by the Triton dQ pass)",)
     return out
@@ -442,9 +429,7 @@ def _plan_gluon(t: dict, st, scale: float, causal: bool, deterministic: bool, wi
     accumulators of K's and V's dims, and DQ_CONVERT's kernel writes them into dK and dV afterwards.
     ``deterministic``: dQ's partials (and shared heads' dK, dV partials) added in a fixed order, by zeroed int32
     turn counters: one per (batch and head, query tile, consumer) for dQ's, then where K or V heads are shared one
-    per (batch and K head, key block of 128, consumer) for dK's and one per (batch and V head, ...) for dV's. Where
-    ``gluon_head_loop`` says so, a program walks all query heads of its K/V head instead, and dK, dV are stored as
-    for heads of their own."""
+    per (batch and K head, key block of 128, consumer) for dK's and one per (batch and V head, ...) for dV's."""
     q, k, v, o, do, stats, dq, dk, dv = (t[n] for n in _CALL)
     B, H_q, S_q, D = q.shape
     H_k, H_v, S_kv = k.shape[1], v.shape[1], k.shape[2]
@@ -452,8 +437,7 @@ def _plan_gluon(t: dict, st, scale: float, causal: bool, deterministic: bool, wi
     pdl = sw.GLUON_PDL and q.device.type == "cuda"
     atomic = "odo" if pdl else True  # where ODO zeroes the accumulator, it is allocated without a fill
     buffers = _side(B, H_q, S_q, D, atomic, side)
-    head_loop = gluon_head_loop(q, k, v, causal, deterministic, target)
-    kv_acc = not head_loop and (H_k != H_q or H_v != H_q)
+    kv_acc = H_k != H_q or H_v != H_q
     acc, outs = _kv_acc_destinations(q, k, v, dk, dv, kv_acc)
     buffers += acc
     rows = sw.GLUON_BWD_HD64_ROWS if D == 64 else 64  # query rows a streamed tile holds
@@ -483,14 +467,14 @@ def _plan_gluon(t: dict, st, scale: float, causal: bool, deterministic: bool, wi
              _flat("lse2", (n_side,), (1,), (rows,), mod, ("side", D, rows, DTYPE), q.dtype),
              _flat("delta", (n_side,), (1,), (rows,), mod, ("side", D, rows, DTYPE), q.dtype))
     steps.append(Step(
-        f"{mod}.attention_bwd_gluon_kernel", (_cdiv(S_kv, 2 * keys), B * (H_k if head_loop else H_q)),
+        f"{mod}.attention_bwd_gluon_kernel", (_cdiv(S_kv, 2 * keys), B * H_q),
         (*descs, Ref("sems" if deterministic else "dq_accum"), Ref("dq_accum" if sw.GLUON_BWD_STAMPS is None
                                                                    else "stamps"),
          *outs[0][1].stride(), *outs[1][1].stride(),
          H_q, H_q // H_k, H_q // H_v, S_q, S_kv, side, scale * LOG2E, scale, int(causal)),
         dict(D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows,
              HEAD_GROUP=(sw.HEAD_GROUP or sw.GLUON_HEAD_GROUP) if causal or deterministic else 1,
-             DETERMINISTIC=deterministic, HEAD_LOOP=head_loop,
+             DETERMINISTIC=deterministic, HEAD_LOOP=False,  # the kernel's head loop, whose switch was removed
              DET_UP=deterministic and causal and D in sw.GLUON_BWD_DET_UP, num_warps=4, maxnreg=g.MAX_REGS, **more)))
     steps.append(_convert_step("dq_accum", "dq", dq, scale, D, 0, wide, pdl))
     if kv_acc:  # dK's partials were scaled in the kernel
@@ -505,18 +489,17 @@ def _plan_gluon192(t: dict, st, scale: float, causal: bool, deterministic: bool,
     accumulator) and DQ_CONVERT, in D_qk's 128 + 64 chunks as the Triton kernels' atomic mode. Where K or V heads
     are shared (GQA, MQA), each query head's program adds its dK and dV (dK scaled) into zeroed fp32 accumulators
     of K's and V's dims (atomic adds), which DQ_CONVERT's kernel writes into dK and dV afterwards. ``deterministic``
-    (``gluon_backward_reasons`` lets it in persistent, heads of their own): dQ's reduces in turn (``DET``), over
-    the counters the fused conversion would use; or, in the split form (``GLUON_BWD192_DET_SPLIT``), the pass
-    computes dK and dV only (``NO_DQ``: no accumulator, no DQ_CONVERT) and the Triton kernels' dQ pass dQ."""
+    (``gluon_backward_reasons`` lets it in persistent, heads of their own, in the split form
+    ``GLUON_BWD192_DET_SPLIT``): the pass computes dK and dV only (``NO_DQ``: no accumulator, no DQ_CONVERT) and the
+    Triton kernels' dQ pass dQ."""
     q, k, v, o, do, stats, dq, dk, dv = (t[n] for n in _CALL)
     B, H_q, S_q, D_qk = q.shape
     H_k, H_v, S_kv, D_v = k.shape[1], v.shape[1], k.shape[2], v.shape[3]
     side = gluon_side_rows(S_q)
     pdl = sw.GLUON_PDL and q.device.type == "cuda"
     kv_acc = H_k != H_q or H_v != H_q
-    k128, pair, share_ds, persist = _bwd192_forms(q)
+    persist = _bwd192_persist(q)
     split = deterministic and persist and not kv_acc and _bwd192_det_split(q)
-    det = deterministic and persist and not kv_acc and not split
     # where ODO zeroes the accumulator, it is allocated without a fill; the split form has none (delta stands in)
     atomic = False if split else "odo" if pdl else True
     buffers = _side(B, H_q, S_q, D_qk, atomic, side)
@@ -524,31 +507,22 @@ def _plan_gluon192(t: dict, st, scale: float, causal: bool, deterministic: bool,
     buffers += acc
     g = attention_bwd_gluon_192
     mod = "attention_bwd_gluon_192"
-    if deterministic and not (det or split):
-        raise RuntimeError(f"deterministic 192/128 call in a form without turns (persistent {persist}, shared K/V "
+    if deterministic and not split:
+        raise RuntimeError(f"deterministic 192/128 call outside the split form (persistent {persist}, shared K/V "
                            f"heads {kv_acc}): gluon_backward_reasons should have sent it to the Triton "
                            "kernels; this is a launcher bug, report it with the call's shapes")
-    # converting dQ in the pass: under the causal mask only (without it every key block adds into every query tile,
-    # so a head's last block to finish would convert all of its tiles alone), into a dQ of Q's dtype (the kernel
-    # writes the inputs' 16 bits; a caller's dQ of another dtype goes to DQ_CONVERT, which writes dQ's own) whose head
-    # dim is packed and whose rows start on 16 bytes (its stores are four columns wide)
-    fused = bool(persist and not (det or split) and sw.GLUON_BWD192_FUSED_DQ and causal and dq.dtype == q.dtype
-                 and dq.stride(3) == 1 and dq.data_ptr() % 16 == 0 and all(s % 8 == 0 for s in dq.stride()[:3]))
-    # dK and dV by the bulk-copy engine at each block's end (the persistent form's, not beside the fused conversion,
-    # which counts a block's reduces as its last bulk groups): 16-bit outputs of Q's dtype it can address, and heads
-    # of their own (shared ones add into the fp32 accumulators)
-    tma_out = (persist and not fused and not kv_acc and sw.GLUON_BWD192_TMA_EPILOGUE and dk.dtype == q.dtype
+    # dK and dV by the bulk-copy engine at each block's end (the persistent form's): 16-bit outputs of Q's dtype it
+    # can address, and heads of their own (shared ones add into the fp32 accumulators)
+    tma_out = (persist and not kv_acc and sw.GLUON_BWD192_TMA_EPILOGUE and dk.dtype == q.dtype
                and dv.dtype == q.dtype and _tma_ok(dk) and _tma_ok(dv))
-    # the persistent form's zeroed block counter (and, converting dQ in the pass or in deterministic mode, one per
-    # (batch and head, query tile of 64 rows, column part)), fresh zeros a call (a replay too)
+    # the persistent form's zeroed block counter, fresh zeros a call (a replay too)
     if persist:
-        buffers.append(Buffer("counter", (1 + (B * H_q * _cdiv(S_q, g.QUERY_ROWS) * 2 if fused or det else 0),),
-                              dtype="int32", fill="zeros"))
+        buffers.append(Buffer("counter", (1,), dtype="int32", fill="zeros"))
     steps = [_odo_step(o, do, stats, st, head_dim_pad(D_v), wide, side, "dq_accum" if pdl and not split else None,
                        _numel(buffers, "dq_accum"), pdl)]
     more = dict(launch_pdl=True) if pdl else {}
     blocks = _cdiv(S_kv, g.KEYS_PER_PROGRAM)
-    grid = (_cdiv(blocks, 2) if pair or share_ds else blocks, B * H_q)  # clusters of two: the first dim counts them
+    grid = (blocks, B * H_q)
     if persist:  # one program an SM (its shared memory holds one), the blocks claimed through a zeroed counter
         grid = (min(blocks * B * H_q, _device_sm_count(q, target)), 1)
     rows, keys, a = g.QUERY_ROWS, g.KEYS_PER_PROGRAM, g.COLS0_
@@ -563,41 +537,32 @@ def _plan_gluon192(t: dict, st, scale: float, causal: bool, deterministic: bool,
     n_side = B * H_q * side
     descs = (four("q", q, rows, "qa", a), four("q", q, rows, "qb", b), four("k", k, keys, "qa", a),
              four("k", k, keys, "qb", b), four("v", v, keys, "v", v.shape[3]), four("do", do, rows, "v", do.shape[3]),
-             _flat("dq_accum", (n, D_qk), (D_qk, 1), (rows, a // (1 + pair)), mod, ("dq0h" if pair else "dq0", DTYPE),
+             _flat("dq_accum", (n, D_qk), (D_qk, 1), (rows, a), mod, ("dq0", DTYPE),
                    q.dtype),
-             _flat("dq_accum", (n, D_qk), (D_qk, 1), (rows, b // (1 + pair)), mod, ("dq1h" if pair else "dq1", DTYPE),
+             _flat("dq_accum", (n, D_qk), (D_qk, 1), (rows, b), mod, ("dq1", DTYPE),
                    q.dtype),
              _flat("lse2", (n_side,), (1,), (rows,), mod, ("side", DTYPE), q.dtype),
              _flat("delta", (n_side,), (1,), (rows,), mod, ("side", DTYPE), q.dtype))
     args = (*descs, Ref(outs[0][0]), Ref(outs[1][0]), *outs[0][1].stride(), *outs[1][1].stride(),
             H_q, H_q // H_k, H_q // H_v, S_q, S_kv, side, scale * LOG2E, scale, int(causal),
             Ref("counter" if persist else "delta"), B * H_q,  # delta stands in for the counter it does not read
-            Ref("dq_accum"), Ref("dq" if fused else "dq_accum"), *dq.stride()[:3])
-    stages = 3 if sw.GLUON_BWD192_THREE_STAGES and not (pair or share_ds) else 2
-    # head groups under the mask, and in deterministic mode without it too: a head's key blocks then start a group's
-    # width of claims apart, not together, so that few wait at once on the turns of the blocks below them
-    kw = dict(HEAD_GROUP=(sw.HEAD_GROUP or sw.GLUON_HEAD_GROUP) if causal or det else 1, PAIR=pair, PERSIST=persist,
-              SHARE_DS=share_ds, STAGES=stages, FUSED_DQ=int(sw.GLUON_BWD192_FUSED_DQ) if fused else 0,
-              DET=sw.GLUON_BWD192_DETERMINISTIC if det and sw.GLUON_BWD192_DETERMINISTIC > 1 else det,
+            # not read (the removed in-pass dQ conversion's): kept, so that launch and compiled code stay as before
+            Ref("dq_accum"), Ref("dq_accum"), *dq.stride()[:3])
+    stages = 3 if sw.GLUON_BWD192_THREE_STAGES else 2
+    # head groups under the mask
+    kw = dict(HEAD_GROUP=(sw.HEAD_GROUP or sw.GLUON_HEAD_GROUP) if causal else 1, PERSIST=persist, STAGES=stages,
               num_warps=4, maxnreg=g.MAX_REGS, **more, **(dict(NO_DQ=True) if split else {}))
     # dK's two column chunks and dV as descriptors, or Q's first chunk's three times, which the kernel reads as "no"
     outs_d = ((four("dk", dk, keys, "qa", a), four("dk", dk, keys, "qb", dk.shape[3] - a),
                four("dv", dv, keys, "v", dv.shape[3])) if tma_out else (descs[0],) * 3)
-    if k128:  # 128 keys a program: the same arguments, no form flags
-        g128 = attention_bwd_gluon_192_k128
-        steps.append(Step("attention_bwd_gluon_192_k128.attention_bwd_gluon_192_k128_kernel",
-                          (_cdiv(S_kv, g128.KEYS_PER_PROGRAM), B * H_q), args[:-5],
-                          dict(HEAD_GROUP=kw["HEAD_GROUP"], num_warps=4, maxnreg=g128.MAX_REGS, **more)))
-    else:
-        steps.append(Step(f"{mod}.attention_bwd_gluon_192_kernel", grid, args + outs_d, kw,
-                          clusters=(g.PAIR_EXTRA if pair else g.DS_EXTRA) if pair or share_ds else 0))
+    steps.append(Step(f"{mod}.attention_bwd_gluon_192_kernel", grid, args + outs_d, kw))
     qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype)
     if split:  # dQ by the Triton kernels' dQ pass, its deterministic config's tiles, from the same side buffers
         cfg = backward_config(head_dim_pad(D_qk), head_dim_pad(D_v), q.dtype, q.device.type, True, causal)
         # (the Gluon pass's masks: none, or the causal one with its diagonal at 0, so both band offsets are 0)
         steps.append(_dq_pass_step(cfg, t, scale, 0, 0, cfg.dq_kv_tma and _use_tma(k, v),
                                    _triton_bwd_constexprs(q, D_v, cfg, False, causal, wide)))
-    elif not fused:  # the fused pass has written dQ itself
+    else:
         steps.append(_convert_step("dq_accum", "dq", dq, scale, qk_chunk, qk_split, wide, pdl))
     if kv_acc:  # dK's partials were scaled in the kernel
         steps.append(_convert_step("dk_acc", "dk", dk, 1.0, qk_chunk, qk_split, wide))

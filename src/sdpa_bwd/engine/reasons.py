@@ -1,7 +1,7 @@
 """The routing rules the planner applies (issue 52, 2026-12-06: out of ``launch.py``, unchanged): what it reads of a
 tensor (``TensorMeta``) and of the device (``Target``), when the bulk-copy engine addresses a tensor (``_tma_ok``),
 the band offsets, and why each Gluon kernel does or does not take a call (``gluon_forward_reasons``,
-``gluon_backward_reasons``) with the 192 / 128 pass's forms and the head loop."""
+``gluon_backward_reasons``) with the 192 / 128 pass's forms."""
 
 from __future__ import annotations
 
@@ -183,12 +183,6 @@ def gluon_side_rows(S_q: int) -> int:
 # Reasons
 
 
-def _storage_apart(t: torch.Tensor, others) -> bool:
-    """True when ``t``'s storage is none of ``others``' (a cheap, conservative aliasing test)."""
-    base = t.untyped_storage().data_ptr()
-    return all(o.untyped_storage().data_ptr() != base for o in others)
-
-
 def _span(t: torch.Tensor) -> tuple:
     """(storage, first byte, one past the last byte) of the memory ``t`` can touch."""
     if t.numel() == 0:
@@ -274,16 +268,6 @@ def gluon_forward_reasons(q, k, v, o, stats, *, scale: float, causal: bool, hi_o
     return reasons
 
 
-def _bwd192_forms(q):
-    """(k128, pair, share_ds, persist): the 192 / 128 pass's form as its switches and Q's device choose it."""
-    cuda = q.device.type == "cuda"
-    k128 = sw.GLUON_BWD192_K128 and cuda
-    pair = sw.GLUON_BWD192_PAIR and not k128 and cuda
-    share_ds = sw.GLUON_BWD192_SHARE_DS and not (pair or k128) and cuda
-    persist = sw.GLUON_BWD192_PERSIST and not (pair or share_ds or k128) and cuda
-    return k128, pair, share_ds, persist
-
-
 def _bwd192_det_split(q) -> bool:
     """Whether a deterministic 192 / 128 call in the Gluon pass takes its split form (``GLUON_BWD192_DET_SPLIT``:
     dK and dV in the pass, dQ by the Triton kernels' dQ pass): the switch, and S_q's rows packed in the pass's side
@@ -292,20 +276,8 @@ def _bwd192_det_split(q) -> bool:
 
 
 def _bwd192_persist(q) -> bool:
-    """Whether the 192 / 128 pass runs in its persistent form for Q's device (``_bwd192_forms``)."""
-    return _bwd192_forms(q)[3]
-
-
-def gluon_head_loop(q, k, v, causal: bool, deterministic: bool, target: Optional[Target] = None) -> bool:
-    """Whether the Gluon backward's programs walk a K/V head's query heads (``GLUON_BWD_HEAD_LOOP``): GQA with K
-    and V heads shared alike, no mask, not deterministic, and B H_k cdiv(S_kv, 128) programs that fill the GPU's
-    SMs at least ``GLUON_BWD_HEAD_LOOP_MIN_WAVES`` times."""
-    B, H_q = q.shape[:2]
-    H_k, H_v, S_kv = k.shape[1], v.shape[1], k.shape[2]
-    if not sw.GLUON_BWD_HEAD_LOOP or causal or deterministic or H_k != H_v or H_k == H_q:
-        return False
-    programs = B * H_k * _cdiv(S_kv, 2 * attention_bwd_gluon.KEYS_PER_CONSUMER)
-    return programs >= sw.GLUON_BWD_HEAD_LOOP_MIN_WAVES * _device_sm_count(q, target)
+    """Whether the 192 / 128 pass runs in its persistent form for Q's device (``GLUON_BWD192_PERSIST``, CUDA only)."""
+    return bool(sw.GLUON_BWD192_PERSIST and q.device.type == "cuda")
 
 
 def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: int, banded: bool,
@@ -313,15 +285,14 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     """Why the Gluon backward (``kernels.attention_bwd_gluon``) does not take this call; empty: it does.
 
     It runs on the H200 (sm_90) only, outside Triton's interpreter, for 16-bit Q, K, V, dO of a head dim in
-    ``GLUON_BWD_HEAD_DIMS`` (D_qk = D_v: 64, 128; under the causal mask those in ``GLUON_BWD_CAUSAL_HEAD_DIMS``, both),
-    or of D_qk 192 / D_v 128 (``kernels.attention_bwd_gluon_192``, under the masks in ``GLUON_BWD_192``; in
-    deterministic mode only where ``GLUON_BWD192_DETERMINISTIC`` or ``GLUON_BWD192_DET_SPLIT`` (S_q a multiple of 4)
-    lets it in, in its persistent form, with K and V heads
-    of their own), that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and
-    dV bulk-reduced into fp32 accumulators; at 192 / 128 added by atomics), scale > 0, no band but the causal one
-    with its diagonal at 0 (and S_q >= S_kv under it), in deterministic mode where ``GLUON_BWD_DETERMINISTIC`` lets
-    it in (on by default since 2026-12-02: dQ's reduces, and GQA's dK and dV reduces, then take turns), with outputs
-    that touch no input. The Triton kernels take the rest."""
+    ``GLUON_BWD_HEAD_DIMS`` (D_qk = D_v: 64, 128; under the causal mask those in ``GLUON_BWD_CAUSAL_HEAD_DIMS``,
+    both), or of D_qk 192 / D_v 128 (``kernels.attention_bwd_gluon_192``, under the masks in ``GLUON_BWD_192``; in
+    deterministic mode only where ``GLUON_BWD192_DET_SPLIT`` (S_q a multiple of 4) lets it in, in its persistent
+    form, with K and V heads of their own), that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing
+    (GQA, MQA: dK and dV bulk-reduced into fp32 accumulators; at 192 / 128 added by atomics), scale > 0, no band but
+    the causal one with its diagonal at 0 (and S_q >= S_kv under it), in deterministic mode where
+    ``GLUON_BWD_DETERMINISTIC`` lets it in (on by default since 2026-12-02: dQ's reduces, and GQA's dK and dV
+    reduces, then take turns), with outputs that touch no input. The Triton kernels take the rest."""
     reasons = _gluon_reasons(q, sw.GLUON_BACKWARD, "GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD", config, "backward")
     B, H_q, S_q, D_qk = q.shape
     S_kv, D_v = k.shape[2], v.shape[3]
@@ -333,16 +304,15 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
             reasons.append(f"head dims (192, 128) {'under the causal mask' if causal else 'without a mask'}: "
                            f"{mask!r} is not in GLUON_BWD_192 {sorted(sw.GLUON_BWD_192)} ($SDPA_BWD_GLUON_BWD_192)")
         split = _bwd192_det_split(q)
-        if deterministic and not (sw.GLUON_BWD192_DETERMINISTIC or split):
-            reasons.append("deterministic mode at head dims (192, 128): GLUON_BWD192_DETERMINISTIC is off (the switch "
-                           "gluon_bwd192_deterministic, $SDPA_BWD_GLUON_BWD192_DET), and GLUON_BWD192_DET_SPLIT "
-                           + ("(the switch gluon_bwd192_det_split) is too" if not sw.GLUON_BWD192_DET_SPLIT else
+        if deterministic and not split:
+            reasons.append("deterministic mode at head dims (192, 128): GLUON_BWD192_DET_SPLIT "
+                           + ("(the switch gluon_bwd192_det_split) is off" if not sw.GLUON_BWD192_DET_SPLIT else
                               f"takes S_q a multiple of 4 only (S_q = {S_q}: its dQ pass reads the side buffers "
                               "packed)") + ", so the Triton kernels' deterministic path takes it")
         elif deterministic and not _bwd192_persist(q):
-            reasons.append("deterministic mode at head dims (192, 128): its forms (turns, split) are the persistent "
-                           "form's (GLUON_BWD192_PERSIST on, the pair, dS-exchange and 128-key forms off), so the "
-                           "Triton kernels' deterministic path takes it")
+            reasons.append("deterministic mode at head dims (192, 128): its split form is the persistent form's "
+                           "(GLUON_BWD192_PERSIST on, a CUDA device), so the Triton kernels' deterministic path "
+                           "takes it")
         elif deterministic and (H_k != H_q or H_v != H_q):
             reasons.append(f"deterministic mode at head dims (192, 128) with shared K/V heads (H_q, H_k, H_v = "
                            f"{(H_q, H_k, H_v)}): the column-split kernel adds their dK, dV partials by atomics in no "

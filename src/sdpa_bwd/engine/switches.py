@@ -35,17 +35,6 @@ _HAS_TMA = hasattr(triton.language, "make_tensor_descriptor")  # device-side des
 # (tools/ab_perf.py); None: the config's own. $SDPA_BWD_HEAD_GROUP sets the first.
 HEAD_GROUP: Optional[int] = int(os.environ["SDPA_BWD_HEAD_GROUP"]) if os.environ.get("SDPA_BWD_HEAD_GROUP") else None
 DV_AFTER_DP: Optional[bool] = None
-# The dQ pass on a second stream, beside the DKDV pass (both need only ODO's side buffers): its
-# programs fill the SMs the DKDV pass's last wave leaves idle. Measured 2026-12-01 on the H200 (ab_perf
-# --table s7c, docs/data/h200-2026-12-01f): hd64 rows 3.5-4.5% faster, the rest within +-2% (geomean 1.0095
-# over the ten BHSD bf16 shapes); every output bitwise equal (tests/gpu); the full plan with it on gives the
-# sequential order's verdicts (546 passed, 38 rejected, pair-015; docs/data/h200-2026-12-01g). Off by default all
-# the same ($SDPA_BWD_CONCURRENT_DQ=1 turns it on): it costs 41-77 us of host time a call (tools/host_overhead.py:
-# 252-296 against 211-219 us), and with it on the benchmark's hd64 rows (0.32 ms of GPU time) came out host-bound in
-# half their timings (0.32 or 0.55 ms for the same row; one det/default of 1.28; docs/data/h200-2026-12-01g). Never
-# where dQ shares storage with another tensor of the call (the order would then decide the result; the
-# problem model rejects such calls, the launcher may be handed them directly).
-CONCURRENT_DQ: bool = os.environ.get("SDPA_BWD_CONCURRENT_DQ", "0") == "1"
 
 
 def set_head_group(n: Optional[int]) -> None:
@@ -115,16 +104,6 @@ GLUON_BWD_192 = frozenset(m for m in os.environ.get("SDPA_BWD_GLUON_BWD_192", "c
 # $SDPA_BWD_GLUON_PDL (1 or 0).
 GLUON_PDL = os.environ.get("SDPA_BWD_GLUON_PDL", "1") == "1"
 
-# The Triton kernels' fused launch (``BackwardConfig.fused_dq``) chained to ODO the same way: ODO lets it
-# start once its programs have begun, and each of its programs waits for ODO's writes (``griddepcontrol.wait``) before
-# anything else. Deterministic calls at 192 / 128 take the Triton kernels, 1.16-1.17 of the default's time
-# (2026-12-04, H200), whose side kernels' boundaries cost ~1% of the Gluon call (GLUON_PDL above). Off: measured
-# (2026-12-05, an H100, docs/data/h100-2026-12-05a/run2, tools/ab_perf.py --table s45) the fused launch there is 10-20%
-# slower than the two passes apart (0.755-0.773 against 0.686-0.698 ms causal, 1.446-1.456 against 1.225-1.227
-# non-causal), and PDL gains it 0-1%; bitwise the unchained launch (GPU tests). $SDPA_BWD_TRITON_BWD_PDL=1 or the switch
-# triton_bwd_pdl turns it on.
-TRITON_BWD_PDL = os.environ.get("SDPA_BWD_TRITON_BWD_PDL", "0") == "1"
-
 # Deterministic calls in the Gluon backward, its dQ reduces taken in turn by a dQ writer warp a consumer
 # (``DETERMINISTIC``; GQA's dK, dV reduces in turn in the epilogue, lower query heads first): bitwise repeatable,
 # and with dQ writer warps (2026-12-02, H200, docs/data/h200-2026-12-02f/run3, tools/det_perf.py) 1.00-1.07x of the
@@ -145,18 +124,6 @@ GLUON_BWD_DETERMINISTIC_GQA = os.environ.get("SDPA_BWD_GLUON_BWD_DET_GQA", "1") 
 # $SDPA_BWD_GLUON_BWD_DET_UP (e.g. "64,128", or "" for none) or the switch gluon_bwd_det_up (an iterable of head
 # dims) replaces the set.
 GLUON_BWD_DET_UP = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_DET_UP", "64").split(",") if d)
-# GQA without the mask and outside deterministic mode, K and V heads shared alike (H_k = H_v < H_q): a program per
-# (batch, K/V head, key block) walks the query heads sharing them (the kernel's ``HEAD_LOOP``), its dK and dV in
-# registers throughout and stored once, in place of a program per query head adding dK, dV partials into zeroed
-# fp32 accumulators that a conversion writes out; only where those programs fill the GPU at least
-# GLUON_BWD_HEAD_LOOP_MIN_WAVES times over (fewer, larger programs leave SMs idle on small problems: MQA's one K/V
-# head). Off by default ($SDPA_BWD_GLUON_BWD_HEAD_LOOP=1 or the switch gluon_bwd_head_loop turns it on): measured
-# (2026-12-03, H200, docs/data/h200-2026-12-03a/run2 and run3, tools/ab_perf.py --table s29, seven GQA 32/8 rows,
-# interleaved) at parity, not the 2-5% predicted: the kernel 0.996x of the accumulators' form (2.2% slower while each
-# tile divided by the tiles a head to find its head, run2/), the call 1.003x; what it saves is memory (the two fp32
-# accumulators of K's and V's size, 67 MB at (1,32/8,8192,128)) and the conversions' ~0.03 ms.
-GLUON_BWD_HEAD_LOOP = os.environ.get("SDPA_BWD_GLUON_BWD_HEAD_LOOP", "0") == "1"
-GLUON_BWD_HEAD_LOOP_MIN_WAVES = 2
 # Where an int64 tensor of (programs, attention_bwd_gluon.STAMP_SLOTS) (tools/phase_stamps.py), the Gluon backward's
 # programs write their phase stamps into it (a diagnostic build of the kernel; None: the stamps compile away).
 GLUON_BWD_STAMPS: Optional[torch.Tensor] = None
@@ -183,16 +150,6 @@ GLUON_BWD_HD64_ROWS = 128
 # sets it.
 GLUON_BWD_DQ_ROWS = os.environ.get("SDPA_BWD_GLUON_BWD_DQ_ROWS", "1") != "0"
 
-# The 192 / 128 backward as clusters of two programs (``attention_bwd_gluon_192``'s ``PAIR``): key blocks
-# 2j and 2j + 1 of a head sum their dQ partials in each other's shared memory (asynchronous remote stores, summed and
-# reduced under the next tile's first product) and each bulk-reduces a column half, halving the kernel's reduce bytes
-# into L2 (48 KB of fp32 a 64-key tile, which bound it: docs/data/h200-2026-12-03f). Under the mask the odd block of a
-# pair takes one more tile, its partner's diagonal, fully masked. Off by default: it is even with one program each, not
-# faster (kernel (1,16,4096) bf16 causal 0.582 against 0.571 ms, non-causal 1.067 against 1.085; 2026-12-03, H200,
-# docs/data/h200-2026-12-03i/run6; the halved reduces alone would give 0.483, run3/, and the remote stores take most
-# of that back). $SDPA_BWD_GLUON_BWD192_PAIR=1 or the switch gluon_bwd192_pair turns it on.
-GLUON_BWD192_PAIR = os.environ.get("SDPA_BWD_GLUON_BWD192_PAIR", "0") == "1"
-
 # The 192 / 128 backward as a persistent kernel (``attention_bwd_gluon_192``'s ``PERSIST``): one program an
 # SM, each taking key blocks in the start order one after another (the next claimed through a zeroed counter), so that
 # a block's K and V load under the last block's dK / dV stores and its Q and dO tiles stream on through the same stages.
@@ -204,41 +161,15 @@ GLUON_BWD192_PAIR = os.environ.get("SDPA_BWD_GLUON_BWD192_PAIR", "0") == "1"
 # $SDPA_BWD_GLUON_BWD192_PERSIST=0 or the switch gluon_bwd192_persist turns it off.
 GLUON_BWD192_PERSIST = os.environ.get("SDPA_BWD_GLUON_BWD192_PERSIST", "1") != "0"
 
-# The 192 / 128 backward's dS exchange (``attention_bwd_gluon_192``'s ``SHARE_DS``): clusters of two programs
-# (key blocks 2j, 2j + 1, as the pair form) that send each other their 16-bit dS tile (8 KB a tile, a third of the pair
-# form's fp32 halves) and each take dQ over both key blocks for its own columns (rank 0: 0-127, rank 1: 128-191), so
-# each program bulk-reduces half the bytes on average. Off by default: it is correct (GPU tests 62/62 over four forms)
-# but slower (2026-12-03, H200, docs/data/h200-2026-12-03j/run4: kernel 0.681 against 0.571 ms causal bf16, 1.273
-# against 1.083 non-causal), rank 0 still reducing 32 KB a tile and its owning consumer taking both blocks' dQ products
-# in its chain. $SDPA_BWD_GLUON_BWD192_SHARE_DS=1 or the switch gluon_bwd192_share_ds turns it on.
-GLUON_BWD192_SHARE_DS = os.environ.get("SDPA_BWD_GLUON_BWD192_SHARE_DS", "0") == "1"
-
 # The 192 / 128 backward's Q / dO stages (``attention_bwd_gluon_192``'s ``STAGES``): three, so that the loader
 # runs two tiles ahead of the consumers, in the bytes of the second P / dS buffer (the handshakes a tile already takes
-# order a single buffer's reuse) and the shared memory left (231,600 B of 232,448); or two, as before. The forms with
-# an exchange (pair, dS) keep two. On by default: the kernel 0.565 against 0.574 ms causal at (1,16,4096) bf16, 1.066
-# against 1.091 non-causal, the same gradients bit for bit (2026-12-03, H200, docs/data/h200-2026-12-03k/run3,
+# order a single buffer's reuse) and the shared memory left (231,600 B of 232,448); or two, as before (the forms with
+# an exchange, pair and dS, since removed, kept two). On by default: the kernel 0.565 against 0.574 ms causal at
+# (1,16,4096) bf16, 1.066 against 1.091 non-causal, the same gradients bit for bit (2026-12-03, H200, docs/data/h200-2026-12-03k/run3,
 # tools/ab192.py --switch gluon_bwd192_three_stages); the full plan on it as before (run6/). The tile-ahead first
 # product (docs/data/h200-2026-12-03f), which the third stage was to allow, is still 8% slower (run4/).
 # $SDPA_BWD_GLUON_BWD192_THREE_STAGES=0 or the switch gluon_bwd192_three_stages sets it.
 GLUON_BWD192_THREE_STAGES = os.environ.get("SDPA_BWD_GLUON_BWD192_THREE_STAGES", "1") != "0"
-
-# The 192 / 128 backward with 128 keys a program (``kernels.attention_bwd_gluon_192_k128``): each consumer
-# warpgroup owns 64 keys with all their columns, and the Q / dO tiles and dQ's reduces serve 128 keys, half the L2
-# traffic of the 64-key programs (cuDNN's pass moves half our L2 bytes, by Nsight Compute's counters, 2026-12-04,
-# docs/data/h200-2026-12-04a; and under the card's power cap a call's time follows its energy). Not persistent, two
-# stages; the other 192 forms' switches do not apply to it. Off by default until measured faster.
-# $SDPA_BWD_GLUON_BWD192_K128=1 or the switch gluon_bwd192_k128 turns it on.
-GLUON_BWD192_K128 = os.environ.get("SDPA_BWD_GLUON_BWD192_K128", "0") == "1"
-
-# The 192 / 128 backward's dQ converted inside its persistent pass (``attention_bwd_gluon_192``'s ``FUSED_DQ``):
-# a zeroed counter per (batch and head, query tile, column part) after the claim counter; at the end of each key
-# block a consumer counts the tiles whose reduces have landed and converts those whose count it completed, so no
-# DQ_CONVERT follows the pass (leaving it out made the call 3.1% faster sustained: 2026-12-04, H200,
-# docs/data/h200-2026-12-04b). Causal calls only, into a dQ whose head dim is packed; the rest keep DQ_CONVERT.
-# $SDPA_BWD_GLUON_BWD192_FUSED_DQ=1 or the switch gluon_bwd192_fused_dq turns it on; 2 and 3 are the kernel's timing
-# probes (dQ never written: the count alone, the wait alone), for tools/sustained192.py.
-GLUON_BWD192_FUSED_DQ = int(os.environ.get("SDPA_BWD_GLUON_BWD192_FUSED_DQ", "0"))
 
 # The persistent 192 / 128 pass storing each key block's dK and dV by the bulk-copy engine, staged in the consumers'
 # dQ staging buffers (``attention_bwd_gluon_192._block_out_tma``), where dK and dV have Q's dtype and the
@@ -247,65 +178,41 @@ GLUON_BWD192_FUSED_DQ = int(os.environ.get("SDPA_BWD_GLUON_BWD192_FUSED_DQ", "0"
 # $SDPA_BWD_GLUON_BWD192_TMA_EPILOGUE=0 or the switch gluon_bwd192_tma_epilogue turns it off.
 GLUON_BWD192_TMA_EPILOGUE = os.environ.get("SDPA_BWD_GLUON_BWD192_TMA_EPILOGUE", "1") == "1"
 
-# Deterministic mode at 192 / 128 in the persistent Gluon pass (``attention_bwd_gluon_192``'s ``DET``): dQ's
-# partials bulk-reduced in ascending key blocks for every query tile by a dQ writer warp a consumer, over a zeroed turn
-# counter per (batch and head, query tile, column part), the blocks' tiles walked from the last down, the blocks
-# started in head groups (GLUON_HEAD_GROUP) with or without the mask; heads with K and V of their own only (shared
-# heads' dK and dV are added by atomics in no order). Without it, deterministic calls at 192 / 128 take the Triton
-# kernels: 1.16-1.17 of the default's time (2026-12-04, H200; bar 1.15). Off: right and bitwise repeatable (GPU
-# tests, 2026-12-05, an H100) but slower, 1.38-1.40x of the default against the Triton path's 1.03-1.10x there
-# (docs/data/h100-2026-12-05a/run1, tools/det_perf.py --shapes 8,9). $SDPA_BWD_GLUON_BWD192_DET=1 or the switch
-# gluon_bwd192_deterministic turns it on.
-# 2-4 are the dQ writers' timing probes (the kernel's DET: no turn spin; nor written-wait and release add;
-# nor reduce), which tools/det_perf.py --det-probes times: their bits may vary, probe 4's dQ is never added. On the
-# H100 (docs/data/h100-2026-12-05a/run4): 1.15-1.21x, 1.02-1.05x, 0.82x of the default (the form 1.38-1.39x): each
-# writer's serial cycle (acquire spin, reduce, wait for its writes, release add) is longer than a consumer's tile.
-GLUON_BWD192_DETERMINISTIC = int(os.environ.get("SDPA_BWD_GLUON_BWD192_DET", "0"))
-
 # Deterministic mode at 192 / 128 as the persistent Gluon pass's split form (``attention_bwd_gluon_192``'s ``NO_DQ``):
 # the pass computes dK and dV only (no dQ product, no reduce, no turn), then the Triton kernels' dQ pass
 # computes dQ; heads with K and V of their own, S_q a multiple of 4 (the dQ pass reads the side buffers packed, the
-# pass in rows of gluon_side_rows). Written because the turn-taking form ran 1.38-1.40x of the default on an H100 and
-# the Triton path's DKDV pass is about what the Gluon pass takes without dQ: on the H200, where the Gluon pass is the
-# faster of the two, predicted 1.03-1.11x causal, 1.06-1.15x non-causal (docs/perf-log.md, 2026-12-05). On since
-# 2026-12-06: right and bitwise repeatable (GPU tests 14/14), 1.095-1.122x of the default causal and 1.091-1.100x
-# non-causal at (1,16,4096) bf16 / fp16 on the H200, where the Triton path took 1.16-1.22x (docs/data/h200-2026-12-06a).
-# Taken before the turn-taking form where both are on. $SDPA_BWD_GLUON_BWD192_DET_SPLIT=0 or the switch
-# gluon_bwd192_det_split turns it off.
+# pass in rows of gluon_side_rows). Written because the turn-taking form (dQ writers taking turns; removed 2026-12-06)
+# ran 1.38-1.40x of the default on an H100 and the Triton path's DKDV pass is about what the Gluon pass takes without
+# dQ: on the H200, where the Gluon pass is the faster of the two, predicted 1.03-1.11x causal, 1.06-1.15x non-causal
+# (docs/perf-log.md, 2026-12-05). On since 2026-12-06: right and bitwise repeatable (GPU tests 14/14), 1.095-1.122x of
+# the default causal and 1.091-1.100x non-causal at (1,16,4096) bf16 / fp16 on the H200, where the Triton path took
+# 1.16-1.22x (docs/data/h200-2026-12-06a). $SDPA_BWD_GLUON_BWD192_DET_SPLIT=0 or the switch gluon_bwd192_det_split
+# turns it off.
 GLUON_BWD192_DET_SPLIT = os.environ.get("SDPA_BWD_GLUON_BWD192_DET_SPLIT", "1") == "1"
 
-_SWITCHES = ("head_group", "dv_after_dp", "concurrent_dq", "gluon_forward", "gluon_backward",
-             "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
-             "gluon_bwd_deterministic", "gluon_bwd_head_loop", "gluon_bwd_192", "gluon_bwd_det_up", "gluon_pdl",
-             "gluon_bwd_dq_rows", "gluon_bwd192_pair", "gluon_bwd192_persist", "gluon_bwd192_share_ds",
-             "gluon_bwd192_three_stages", "gluon_bwd192_k128", "gluon_bwd192_fused_dq",
-             "gluon_bwd192_tma_epilogue", "triton_bwd_pdl", "gluon_bwd192_deterministic", "gluon_bwd192_det_split")
+_SWITCHES = ("head_group", "dv_after_dp", "gluon_forward", "gluon_backward", "gluon_bwd_tma_epilogue",
+             "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows", "gluon_bwd_deterministic",
+             "gluon_bwd_192", "gluon_bwd_det_up", "gluon_pdl", "gluon_bwd_dq_rows", "gluon_bwd192_persist",
+             "gluon_bwd192_three_stages", "gluon_bwd192_tma_epilogue", "gluon_bwd192_det_split")
 
 
 @contextlib.contextmanager
 def switches(**values):
     """Set the launch-level A/B switches for a block and put them back after it (tools/ab_perf.py, tests):
     ``head_group`` (``set_head_group``), ``dv_after_dp`` (``DV_AFTER_DP``; None: each config's own),
-    ``concurrent_dq`` (``CONCURRENT_DQ``), ``gluon_forward`` (``GLUON_FORWARD`` "auto" or "off"),
-    ``gluon_backward`` (``GLUON_BACKWARD``, likewise), ``gluon_bwd_tma_epilogue`` (``GLUON_BWD_TMA_EPILOGUE``),
-    ``gluon_bwd_head_dims`` (``GLUON_BWD_HEAD_DIMS``, an iterable of head dims), ``gluon_bwd_causal_head_dims``
-    (``GLUON_BWD_CAUSAL_HEAD_DIMS``, likewise), ``gluon_bwd_hd64_rows`` (``GLUON_BWD_HD64_ROWS``),
-    ``gluon_bwd_deterministic`` (``GLUON_BWD_DETERMINISTIC``), ``gluon_bwd_head_loop`` (``GLUON_BWD_HEAD_LOOP``),
+    ``gluon_forward`` (``GLUON_FORWARD`` "auto" or "off"), ``gluon_backward`` (``GLUON_BACKWARD``, likewise),
+    ``gluon_bwd_tma_epilogue`` (``GLUON_BWD_TMA_EPILOGUE``), ``gluon_bwd_head_dims`` (``GLUON_BWD_HEAD_DIMS``, an
+    iterable of head dims), ``gluon_bwd_causal_head_dims`` (``GLUON_BWD_CAUSAL_HEAD_DIMS``, likewise),
+    ``gluon_bwd_hd64_rows`` (``GLUON_BWD_HD64_ROWS``), ``gluon_bwd_deterministic`` (``GLUON_BWD_DETERMINISTIC``),
     ``gluon_bwd_192`` (``GLUON_BWD_192``, an iterable of "causal" and "nc"), ``gluon_bwd_det_up``
     (``GLUON_BWD_DET_UP``, an iterable of head dims), ``gluon_pdl`` (``GLUON_PDL``), ``gluon_bwd_dq_rows``
-    (``GLUON_BWD_DQ_ROWS``), ``gluon_bwd192_pair`` (``GLUON_BWD192_PAIR``), ``gluon_bwd192_persist``
-    (``GLUON_BWD192_PERSIST``), ``gluon_bwd192_share_ds`` (``GLUON_BWD192_SHARE_DS``), ``gluon_bwd192_three_stages``
-    (``GLUON_BWD192_THREE_STAGES``), ``gluon_bwd192_k128`` (``GLUON_BWD192_K128``), ``gluon_bwd192_fused_dq``
-    (``GLUON_BWD192_FUSED_DQ``), ``gluon_bwd192_tma_epilogue`` (``GLUON_BWD192_TMA_EPILOGUE``), ``triton_bwd_pdl``
-    (``TRITON_BWD_PDL``), ``gluon_bwd192_deterministic`` (``GLUON_BWD192_DETERMINISTIC``), ``gluon_bwd192_det_split``
-    (``GLUON_BWD192_DET_SPLIT``). A switch not named keeps
-    its value."""
-    global HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE
-    global GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC
-    global GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR
-    global GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128
-    global GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE, TRITON_BWD_PDL, GLUON_BWD192_DETERMINISTIC
-    global GLUON_BWD192_DET_SPLIT
+    (``GLUON_BWD_DQ_ROWS``), ``gluon_bwd192_persist`` (``GLUON_BWD192_PERSIST``), ``gluon_bwd192_three_stages``
+    (``GLUON_BWD192_THREE_STAGES``), ``gluon_bwd192_tma_epilogue`` (``GLUON_BWD192_TMA_EPILOGUE``),
+    ``gluon_bwd192_det_split`` (``GLUON_BWD192_DET_SPLIT``). A switch not named keeps its value."""
+    global HEAD_GROUP, DV_AFTER_DP, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE, GLUON_BWD_HEAD_DIMS
+    global GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC, GLUON_BWD_192
+    global GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PERSIST, GLUON_BWD192_THREE_STAGES
+    global GLUON_BWD192_TMA_EPILOGUE, GLUON_BWD192_DET_SPLIT
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
@@ -321,12 +228,10 @@ def switches(**values):
     if not det_up <= set(attention_bwd_gluon.HEAD_DIMS):
         raise ValueError(f"gluon_bwd_det_up {sorted(det_up)}: the Gluon backward's deterministic orders are for head "
                          f"dims {attention_bwd_gluon.HEAD_DIMS}; pass a subset")
-    before = (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
-              GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
-              GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
-              GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128,
-              GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE, TRITON_BWD_PDL, GLUON_BWD192_DETERMINISTIC,
-              GLUON_BWD192_DET_SPLIT)
+    before = (HEAD_GROUP, DV_AFTER_DP, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE, GLUON_BWD_HEAD_DIMS,
+              GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC, GLUON_BWD_192,
+              GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PERSIST, GLUON_BWD192_THREE_STAGES,
+              GLUON_BWD192_TMA_EPILOGUE, GLUON_BWD192_DET_SPLIT)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -336,8 +241,6 @@ def switches(**values):
             set_head_group(values["head_group"])
         if "dv_after_dp" in values:
             DV_AFTER_DP = None if values["dv_after_dp"] is None else bool(values["dv_after_dp"])
-        if "concurrent_dq" in values:
-            CONCURRENT_DQ = bool(values["concurrent_dq"])
         if "gluon_bwd_tma_epilogue" in values:
             GLUON_BWD_TMA_EPILOGUE = bool(values["gluon_bwd_tma_epilogue"])
         if "gluon_bwd_head_dims" in values:
@@ -348,8 +251,6 @@ def switches(**values):
             GLUON_BWD_HD64_ROWS = rows
         if "gluon_bwd_deterministic" in values:
             GLUON_BWD_DETERMINISTIC = bool(values["gluon_bwd_deterministic"])
-        if "gluon_bwd_head_loop" in values:
-            GLUON_BWD_HEAD_LOOP = bool(values["gluon_bwd_head_loop"])
         if "gluon_bwd_192" in values:
             GLUON_BWD_192 = masks
         if "gluon_bwd_det_up" in values:
@@ -358,33 +259,19 @@ def switches(**values):
             GLUON_PDL = bool(values["gluon_pdl"])
         if "gluon_bwd_dq_rows" in values:
             GLUON_BWD_DQ_ROWS = bool(values["gluon_bwd_dq_rows"])
-        if "gluon_bwd192_pair" in values:
-            GLUON_BWD192_PAIR = bool(values["gluon_bwd192_pair"])
         if "gluon_bwd192_persist" in values:
             GLUON_BWD192_PERSIST = bool(values["gluon_bwd192_persist"])
-        if "gluon_bwd192_share_ds" in values:
-            GLUON_BWD192_SHARE_DS = bool(values["gluon_bwd192_share_ds"])
         if "gluon_bwd192_three_stages" in values:
             GLUON_BWD192_THREE_STAGES = bool(values["gluon_bwd192_three_stages"])
-        if "gluon_bwd192_k128" in values:
-            GLUON_BWD192_K128 = bool(values["gluon_bwd192_k128"])
-        if "gluon_bwd192_fused_dq" in values:
-            GLUON_BWD192_FUSED_DQ = int(values["gluon_bwd192_fused_dq"])
         if "gluon_bwd192_tma_epilogue" in values:
             GLUON_BWD192_TMA_EPILOGUE = bool(values["gluon_bwd192_tma_epilogue"])
-        if "triton_bwd_pdl" in values:
-            TRITON_BWD_PDL = bool(values["triton_bwd_pdl"])
-        if "gluon_bwd192_deterministic" in values:
-            GLUON_BWD192_DETERMINISTIC = int(values["gluon_bwd192_deterministic"])
         if "gluon_bwd192_det_split" in values:
             GLUON_BWD192_DET_SPLIT = bool(values["gluon_bwd192_det_split"])
         yield
     finally:
-        (HEAD_GROUP, DV_AFTER_DP, CONCURRENT_DQ, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE,
-         GLUON_BWD_HEAD_DIMS, GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC,
-         GLUON_BWD_HEAD_LOOP, GLUON_BWD_192, GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PAIR,
-         GLUON_BWD192_PERSIST, GLUON_BWD192_SHARE_DS, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_K128,
-         GLUON_BWD192_FUSED_DQ, GLUON_BWD192_TMA_EPILOGUE, TRITON_BWD_PDL, GLUON_BWD192_DETERMINISTIC,
+        (HEAD_GROUP, DV_AFTER_DP, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE, GLUON_BWD_HEAD_DIMS,
+         GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC, GLUON_BWD_192, GLUON_BWD_DET_UP,
+         GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PERSIST, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_TMA_EPILOGUE,
          GLUON_BWD192_DET_SPLIT) = before
 
 

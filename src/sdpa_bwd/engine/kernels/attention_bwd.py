@@ -570,21 +570,18 @@ def attention_bwd_fused_kernel(
     D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr,
     HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr, DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr,
     TMA_QDO: tl.constexpr = False, TMA_KV: tl.constexpr = False, D_QK_SPLIT: tl.constexpr = 0,
-    HEAD_GROUP: tl.constexpr = 1, DV_AFTER_DP: tl.constexpr = False, PDL: tl.constexpr = False,
+    HEAD_GROUP: tl.constexpr = 1, DV_AFTER_DP: tl.constexpr = False,
 ):
     """The DKDV pass and the separate dQ pass as one launch, on one axis of programs.
 
     For the separate dQ mode with one DKDV pass owning both dK and dV (H_k == H_v, so H_owner = H_k). The
     first cdiv(S_kv, BLOCK_N1) * n_batch * H_owner programs are the DKDV pass's, in that pass's start order;
     the rest are the dQ pass's, in its own. The hardware starts programs in order, so the dQ programs take
-    the SMs that the DKDV pass's last wave leaves idle, as the dQ pass on a second stream did (launch
-    .CONCURRENT_DQ), without a stream switch and with one launch fewer. Each program writes only its own
+    the SMs that the DKDV pass's last wave leaves idle, as a dQ pass on a second stream would, without a
+    stream switch and with one launch fewer. Each program writes only its own
     rows, so the result is the two kernels' bit for bit. ``TMA_QDO``: the DKDV programs stream Q and dO
-    through descriptors; ``TMA_KV``: the dQ programs stream K and V so. ``PDL``: launched as ODO's programmatic
-    dependent (``launch.TRITON_BWD_PDL``), so every program first waits for ODO's writes (lse2, delta).
+    through descriptors; ``TMA_KV``: the dQ programs stream K and V so.
     """
-    if PDL:
-        gdc_wait()
     lin = tl.program_id(0)
     n_key_tiles = tl.cdiv(S_kv, BLOCK_N1)
     n_dkdv = n_key_tiles * (n_batch * H_owner)

@@ -99,8 +99,9 @@ the first head's first two tiles are peeled (each head has at least two), the ti
 are carried over the loop (dividing by the tiles a head every tile cost the kernel 2%), and it compiles to the
 plain form's spills (hd128 TMA epilogue 8 / 13 B, one reload in the loop). Measured at parity with the
 accumulators' form (kernel 0.996x, call 1.003x over seven GQA 32/8 rows, 2026-12-03, H200,
-docs/data/h200-2026-12-03a/run3), so the launcher leaves it off by default (``launch.GLUON_BWD_HEAD_LOOP``); it saves
-the accumulators' memory.
+docs/data/h200-2026-12-03a/run3); its switch was removed on 2026-12-06 and the launcher passes ``HEAD_LOOP`` False.
+Its branches stay in this kernel: without them (and their arguments to the partitions) Triton 3.6 lays out the default
+form's shared memory 128 B smaller (every mbarrier's offset moves), so the default code would not be the same.
 
 Measured (2026-12-02, H200, docs/data/h200-2026-12-02b/run2, ``bench_backward.py --peers cudnn --no-split``, the whole
 backward with ODO, the accumulators' zeroing and the conversions): 0.90-0.99 of cuDNN's time on the hd128

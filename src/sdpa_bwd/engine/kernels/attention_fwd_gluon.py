@@ -133,7 +133,7 @@ if AVAILABLE:
         return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, n, 16])
 
     @gluon.jit
-    def program_tile(HEAD_GROUP: gl.constexpr, COSTLIEST_FIRST_IS_LAST: gl.constexpr, CLUSTER: gl.constexpr = 1):
+    def program_tile(HEAD_GROUP: gl.constexpr, COSTLIEST_FIRST_IS_LAST: gl.constexpr):
         """(tile, head) of this program of a (tiles, heads) grid, started in groups of HEAD_GROUP heads, costliest
         tile first across each group's heads (longest-processing-time first): the Triton kernels' start order
         (``attention_fwd.program_tile``, whose docstring has the why), written again here because a Gluon kernel
@@ -141,14 +141,9 @@ if AVAILABLE:
         query block sees every key, the backward's first key block every query); HEAD_GROUP = 1 is the plain
         head-by-head order, costliest tile first within each head, read off the grid's own ids: the group
         arithmetic there moved Triton 3.6's spills into the backward's hd64 loop (11% slower, 2026-12-02, H200,
-        docs/data/h200-2026-12-02c/run4). ``CLUSTER``: programs a cluster, consecutive along the grid's first dim, that
-        share their (tile, head) in the same order over clusters (the 192 backward's pair form, where the tile is a pair
-        of key blocks)."""
+        docs/data/h200-2026-12-02c/run4)."""
         n_tiles = gl.num_programs(0)
         pid = gl.program_id(0)
-        if CLUSTER > 1:
-            n_tiles = n_tiles // CLUSTER
-            pid = pid // CLUSTER
         if HEAD_GROUP == 1:
             rank = pid
             if COSTLIEST_FIRST_IS_LAST:
