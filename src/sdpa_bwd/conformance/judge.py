@@ -81,7 +81,10 @@ def run_case(engine: Engine, case: Case, *, source: Optional[str] = None, reruns
     if getattr(case, "ragged", False):  # a varlen case (plan.ragged.RaggedCase): its own steps, same verdicts
         from .ragged_judge import run_ragged_case
 
-        return run_ragged_case(engine, case, source=source, reruns=reruns)
+        with CompileWatch() as watch:  # which Triton kernels it compiled or loaded, as a dense case records
+            result = run_ragged_case(engine, case, source=source, reruns=reruns)
+        result.compiles = watch.summary()
+        return result
     if reruns < 1:
         raise ValueError(f"reruns = {reruns}: the engine must run at least once")
     started = time.perf_counter()
