@@ -20,7 +20,6 @@ from types import SimpleNamespace
 from typing import Optional
 
 from ..backends.base import Engine
-from ..engine.compiles import CompileWatch
 from ..problem import OUTPUTS, oracle, ragged_oracle
 from ..problem.ragged import RaggedProblem
 from .compare import check_tensor
@@ -87,11 +86,7 @@ def run_ragged_case(engine: Engine, case, *, source: Optional[str] = None, rerun
         if reasons:
             result.verdict, result.reasons, result.message = "declined", reasons, reasons[0]
             return result
-        with CompileWatch() as watch:  # which Triton kernels the case compiled or loaded, as a dense case records
-            try:
-                _run_checks(engine, case, problem, result, reruns)
-            finally:
-                result.compiles = watch.summary()
+        _run_checks(engine, case, problem, result, reruns)
     except Exception as exc:  # the engine raised: record it, keep going
         result.verdict = "error"
         result.message = f"{type(exc).__name__}: {exc}".strip()
