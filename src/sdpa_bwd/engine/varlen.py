@@ -39,7 +39,9 @@ def offsets(cu_seqlens, T: int, name: str) -> list[int]:
 
 
 def check_batch(q, k, v, cu_q: list[int], cu_kv: list[int], max_seqlen_q: Optional[int],
-           max_seqlen_kv: Optional[int]) -> None:
+                max_seqlen_kv: Optional[int]) -> None:
+    """The batch's rules beyond each offset list's own: (T, H, D) tensors, one B for both lists, as many value
+    tokens as key tokens, ``max_seqlen_*`` (where given) covering the longest sequence."""
     for name, t in (("q", q), ("k", k), ("v", v)):
         if t.dim() != 3:
             raise ValueError(f"{name} has dims {tuple(t.shape)}: packed sequences take (T, H, D) tensors (tokens, "
