@@ -50,7 +50,6 @@ def test_gpu_adapters_decline_without_cuda(name):
 
 
 @pytest.mark.parametrize("name,kw,needle", [
-    ("torch-math", dict(H_k=2, H_v=1), "H_k = 2 != H_v = 1"),
     ("torch-flash", dict(D_v=32), "D_qk = 64 != D_v = 32"),
     ("torch-cudnn", dict(dtype="float32"), "dtype float32"),
 ])
@@ -83,6 +82,14 @@ def test_sdpa_adapters_leave_bands_to_the_backends_own_check(name, kw, monkeypat
     assert len(seen) == 1 and seen[0] is not None and torch.equal(seen[0], want), "the check saw another mask"
     assert reasons == [f"PyTorch's {engine.can_use} says no: attn_mask is not supported here (the fake check's "
                        "reason)"]
+
+
+def test_the_math_backend_takes_k_and_v_heads_of_their_own():
+    """SDPA's enable_gqa takes H_k != H_v on the math backend (torch 2.13, 2026-12-06): no hand-written decline."""
+    from sdpa_bwd.problem.cases import Case
+
+    case = Case("kv-heads-apart", B=1, H_q=4, H_k=2, H_v=1, S_q=12, D_qk=16, seed=3)
+    assert run_case(get_engine("torch-math"), case).verdict == "passed"
 
 
 def test_malformed_problem_is_rejected_not_declined():

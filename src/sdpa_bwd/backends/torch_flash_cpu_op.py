@@ -15,10 +15,12 @@ What it converts, and how it learned the form:
 * a band: the operator takes ``is_causal`` (top-left) or an additive ``attn_mask`` of Q's dtype (a boolean one it
   refuses: "Attention mask is the same data type as query"), so a band becomes 0 / -inf in Q's dtype.
 
-Declines: the shapes the operator raises on (D_qk != D_v: "Q/K/V should have the same head size"; K/V heads
-other than Q's: it has no GQA argument) are in the capabilities; anything else goes to PyTorch's own CPU kernel
-choice (``torch._fused_sdp_choice``), and where that would not take its flash kernel the case is declined with
-the kernel it would take.
+Declines: the shape the operator raises on (D_qk != D_v: "Q/K/V should have the same head size") is in the
+capabilities; anything else goes to PyTorch's own CPU kernel choice (``torch._fused_sdp_choice``, asked with
+``enable_gqa`` where K or V has fewer heads than Q), and where that would not take its flash kernel the case is
+declined with the kernel it would take. The operator itself takes GQA (K and V heads dividing Q's) and is right
+there; given H_k != H_v, which the choice sends to the math kernel, it returns values of 1e35 without a word (torch
+2.13, 2026-12-06), so that form is only reachable by calling the operator past PyTorch's routing.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ class TorchFlashCpuOpEngine(Engine):
     name = "torch-flash-cpu-op"
     description = ("aten._scaled_dot_product_flash_attention_for_cpu_backward on the caller's Q, K, V, O, dO and "
                    "stats (PyTorch's CPU flash kernel, operator level)")
-    capabilities = Capabilities(devices=("cpu",), gqa=False, distinct_kv_heads=False, distinct_head_dims=False,
+    capabilities = Capabilities(devices=("cpu",), distinct_head_dims=False,
                                 forward=True, reads_caller_forward=True,
                                 notes="our stats passed as its logsumexp (same form; rows with no key take its "
                                       "forward's value); bands as an additive mask in Q's dtype")
@@ -67,7 +69,8 @@ class TorchFlashCpuOpEngine(Engine):
                                              dtype=dtype)
         mask, causal = self._mask(problem, dtype)
         chosen = torch._fused_sdp_choice(like("q"), like("k"), like("v"), mask, 0.0, causal,
-                                         scale=problem.effective_scale, enable_gqa=False)
+                                         scale=problem.effective_scale,
+                                         enable_gqa=problem.H_k != problem.H_q or problem.H_v != problem.H_q)
         flash = int(torch.nn.attention.SDPBackend.FLASH_ATTENTION)
         if chosen != flash:
             name = torch.nn.attention.SDPBackend(chosen).name

@@ -64,7 +64,7 @@ class TorchSdpaEngine(Engine):
                                        requires_grad=True)
 
         q, k, v = like("q"), like("k"), like("v")
-        gqa = problem.H_k != problem.H_q
+        gqa = problem.H_k != problem.H_q or problem.H_v != problem.H_q
         mask, causal = self._attn_mask(problem, device), self._mask_kind(problem) == "causal"
         try:
             params = torch.backends.cuda.SDPAParams(q, k, v, mask, 0.0, causal, gqa)
@@ -90,7 +90,7 @@ class TorchSdpaEngine(Engine):
         q, k, v = (x.detach().requires_grad_() for x in (t.q, t.k, t.v))
         kwargs = dict(attn_mask=self._attn_mask(problem, q.device),
                       is_causal=self._mask_kind(problem) == "causal", scale=problem.effective_scale)
-        if problem.H_k != problem.H_q:
+        if problem.H_k != problem.H_q or problem.H_v != problem.H_q:
             kwargs["enable_gqa"] = True
         with sdpa_kernel([self.backend]):
             out = F.scaled_dot_product_attention(q, k, v, **kwargs)
@@ -102,8 +102,9 @@ class TorchSdpaEngine(Engine):
 
 
 def sdpa_capabilities(**overrides) -> Capabilities:
-    # Bands and the bottom-right alignment as a boolean attn_mask: the backend's own check says which it takes.
+    # Bands and the bottom-right alignment as a boolean attn_mask, K and V heads of their own through enable_gqa:
+    # the backend's own check says which it takes (the math backend takes H_k != H_v: torch 2.13, CPU, 2026-12-06).
     base = dict(devices=("cuda",), band_masks=True, causal=True, alignments=("top_left", "bottom_right"),
-                distinct_kv_heads=False, deterministic=False, forward=False, reads_caller_forward=False)
+                deterministic=False, forward=False, reads_caller_forward=False)
     base.update(overrides)
     return Capabilities(**base)
