@@ -1,0 +1,59 @@
+"""Every decline an adapter writes by hand, held against the reason it was measured for (issue 56).
+
+A hand-written decline (a capability narrower than the permissive default) keeps a region of the plan from ever
+reaching the backend, so each one is listed here with why it stays; a new one fails this test until it is listed,
+and a listed one that is gone fails it until its entry goes. Entries marked "not measured" are the next GPU
+session's to measure (the backend's own dispatch check runs after them, so dropping one hands that region to it).
+"""
+
+from sdpa_bwd.backends import engine_names, get_engine
+from sdpa_bwd.backends.base import Capabilities
+
+FIELDS = ("dtypes", "max_head_dim", "devices", "band_masks", "causal", "alignments", "gqa", "distinct_kv_heads",
+          "distinct_head_dims", "deterministic")
+
+CUDA_ONLY = "PyTorch's CUDA kernel: no CPU implementation behind this backend"
+NONDETERMINISTIC = ("not measured: its backward is not claimed deterministic; a deterministic case would need "
+                    "torch.use_deterministic_algorithms and PyTorch's own refusal instead")
+
+HAND_WRITTEN = {
+    ("torch-flash", "dtypes"): "not measured: FlashAttention-2 kernels are 16-bit only (can_use_flash_attention)",
+    ("torch-flash", "max_head_dim"): "not measured: FlashAttention-2 takes head dims up to 256",
+    ("torch-flash", "devices"): CUDA_ONLY,
+    ("torch-flash", "distinct_head_dims"): "not measured: FlashAttention-2 needs D_qk == D_v",
+    ("torch-flash", "deterministic"): NONDETERMINISTIC,
+    ("torch-efficient", "devices"): CUDA_ONLY,
+    ("torch-efficient", "deterministic"): NONDETERMINISTIC,
+    ("torch-cudnn", "dtypes"): "not measured: cuDNN's SDPA is 16-bit only (can_use_cudnn_attention)",
+    ("torch-cudnn", "max_head_dim"): "not measured: cuDNN's SDPA takes head dims up to 256",
+    ("torch-cudnn", "devices"): CUDA_ONLY,
+    ("torch-cudnn", "deterministic"): NONDETERMINISTIC,
+    ("torch-flex", "devices"): "FlexAttention compiles Triton kernels for CUDA here",
+    ("torch-flex", "distinct_kv_heads"): "not measured: flex_attention's enable_gqa needs H_k == H_v",
+    ("torch-flex", "deterministic"): NONDETERMINISTIC,
+    ("torch-njt", "deterministic"): NONDETERMINISTIC,
+    ("torch-flash-cpu-op", "devices"): "the operator is the CPU flash kernel (aten::_scaled_dot_product_flash_"
+                                       "attention_for_cpu)",
+    ("torch-flash-cpu-op", "distinct_head_dims"): "measured 2026-12-06, torch 2.13 CPU: the operator raises "
+                                                  "'Q/K/V should have the same head size' for D_qk != D_v",
+}
+
+
+def _hand_written() -> set:
+    default = Capabilities()
+    out = set()
+    for name in engine_names():
+        if not name.startswith("torch-"):
+            continue
+        caps = get_engine(name).capabilities
+        out |= {(name, f) for f in FIELDS if getattr(caps, f) != getattr(default, f)}
+    return out
+
+
+def test_every_hand_written_decline_of_an_adapter_is_listed_with_its_reason():
+    found = _hand_written()
+    unlisted, stale = found - set(HAND_WRITTEN), set(HAND_WRITTEN) - found
+    assert not unlisted, (f"adapters decline by hand without a listed reason: {sorted(unlisted)} - let the "
+                          "backend's own check decide, or list the decline here with the measurement behind it")
+    assert not stale, f"listed declines the adapters no longer write: {sorted(stale)} - drop their entries"
+    assert all(reason.strip() for reason in HAND_WRITTEN.values())
