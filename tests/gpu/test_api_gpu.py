@@ -6,7 +6,8 @@ thread that launches, issue 51).
   that every kernel the launcher can launch has one), forward and backward, with the kernels each launched;
 * a random-layout fuzz against the float64 oracle (``--api-fuzz-seed``, ``--api-fuzz-cases``);
 * ``torch.compile(fullgraph=True)`` of a small transformer block on views of one fused QKV projection;
-* two Python threads calling forward + backward at once.
+* two Python threads calling forward + backward at once;
+* the varlen level's claims and regressions (packed sequences, ``cu_seqlens_*``) through the launcher and the API.
 
 Run on the device machine: ``PYTHONPATH=src python3 -m pytest -q -m gpu tests/gpu/test_api_gpu.py``.
 """
@@ -197,3 +198,28 @@ def _two_threads() -> list:
 
 def test_two_threads_call_forward_and_backward_at_once():
     assert in_fresh_process(_two_threads) == ["passed", "passed"]
+
+
+# ----------------------------------------------------------------------------
+# Packed variable-length sequences
+
+
+def _varlen_level() -> list:
+    """The varlen level's claims and regressions on the launcher's door and the API's (GPU kernels, GPU sizes of
+    the level: a few hundred tokens), each verdict with its message."""
+    from sdpa_bwd.backends import get_engine
+    from sdpa_bwd.conformance.plan.ragged import claim_cases, regression_cases
+    from sdpa_bwd.conformance.runner import run_case
+
+    bad = []
+    for engine in ("triton", "triton-api"):
+        for case in claim_cases() + regression_cases():
+            r = run_case(get_engine(engine), case, reruns=2)
+            if r.verdict != "passed":
+                bad.append(f"{engine} {case.id} ({case.describe()}): {r.verdict}: {r.message[:300]}")
+    return bad
+
+
+def test_packed_sequences_through_both_doors():
+    bad = in_fresh_process(_varlen_level)
+    assert not bad, "\n".join(bad)
