@@ -171,7 +171,8 @@ def test_junit_maps_verdicts(tmp_path, fault_engines):
     from sdpa_bwd.conformance.junit import write_junit
 
     results = run_cases(get_engine("test-breaks-padded"), TINY[:2], progress=False)
-    results += run_cases(get_engine("torch-math"), [BUILTIN_CASES[7]], progress=False)  # declines H_k != H_v
+    # H_k != H_v: PyTorch's CPU kernel choice takes the math kernel, so the flash operator's adapter declines it
+    results += run_cases(get_engine("torch-flash-cpu-op"), [BUILTIN_CASES[7]], progress=False)
     write_junit(results, tmp_path / "j.xml")
     root = ET.parse(tmp_path / "j.xml").getroot()
     suites = {s.get("name"): s for s in root}
@@ -180,8 +181,8 @@ def test_junit_maps_verdicts(tmp_path, fault_engines):
     failing = padded.find("testcase[@name='tiny-1']/failure")
     assert failing is not None and "repro: sdpa-bwd run --engine test-breaks-padded --case tiny-1" in failing.text
     assert padded.find("testcase[@name='tiny-0']/failure") is None
-    skipped = suites["sdpa_bwd.torch-math"].find("testcase[@name='mqa-hk-ne-hv']/skipped")
-    assert skipped is not None and "H_k = 2 != H_v = 1" in skipped.get("message")
+    skipped = suites["sdpa_bwd.torch-flash-cpu-op"].find("testcase[@name='mqa-hk-ne-hv']/skipped")
+    assert skipped is not None and "takes MATH, not its flash kernel" in skipped.get("message")
 
 
 def test_cli_run_isolated_reports_fault_and_exit_code(tmp_path, fault_engines):
