@@ -27,13 +27,14 @@ def env(tmp_path, monkeypatch):
 
 def test_harvest_writes_one_claims_file_per_engine_and_arch(env):
     tmp, run = env
-    assert main(run + ["--engine", "reference", "--engine", "torch-math", "--json", str(tmp / "r.json")]) == 0
+    assert main(run + ["--engine", "reference", "--engine", "torch-flash-cpu-op", "--json", str(tmp / "r.json")]) == 0
     assert main(["claims", "harvest", str(tmp / "r.json"), "--out", str(tmp / "claims")]) == 0
     ref = json.loads((tmp / "claims" / "reference" / "cpu.json").read_text())
-    math_ = json.loads((tmp / "claims" / "torch-math" / "cpu.json").read_text())
+    flash = json.loads((tmp / "claims" / "torch-flash-cpu-op" / "cpu.json").read_text())
     assert (ref["engine"], ref["arch"]) == ("reference", "cpu")
     assert sorted(ref["cases"]) == sorted(c.id for c in CASES)
-    assert "mqa-hk-ne-hv" not in math_["cases"] and math_["not_claimed"] == 1  # declined: no claim
+    # H_k != H_v: PyTorch's CPU choice sends it to the math kernel, so the flash operator's adapter declines it
+    assert "mqa-hk-ne-hv" not in flash["cases"] and flash["not_claimed"] == 1  # declined: no claim
 
 
 def test_claimed_case_that_fails_now_is_a_broken_claim(env):
