@@ -139,3 +139,27 @@ def test_dense_tensors_with_offsets_are_rejected():
     q = torch.randn(1, 2, 8, 16)
     with pytest.raises(ValueError, match="packed sequences take \\(T, H, D\\)"):
         sdpa_bwd.attention(q, q, q, cu_seqlens_q=[0, 8], cu_seqlens_kv=[0, 8])
+
+
+def test_runs_of_equal_lengths_take_one_launcher_call_each(monkeypatch):
+    """A packed batch of equal lengths is one dense (B, H, S, D) call, not one a sequence; lengths 5, 5, 7, 5 are
+    three runs (5 x 2, 7, 5)."""
+    from sdpa_bwd.engine import launch
+
+    calls = []
+    for name in ("attention_forward", "attention_backward"):
+        real = getattr(launch, name)
+        monkeypatch.setattr(launch, name, lambda *a, _real=real, _name=name, **kw: calls.append(
+            (_name, tuple(a[0].shape))) or _real(*a, **kw))
+    gen = torch.Generator().manual_seed(57)
+    for cu, want in (([0, 8, 16, 24], [(3, 2, 8, 16)]), ([0, 5, 10, 17, 22], [(2, 2, 5, 16), (1, 2, 7, 16),
+                                                                              (1, 2, 5, 16)])):
+        calls.clear()
+        T = cu[-1]
+        q, k, v, do = (_packed(T, 2, 16, gen) for _ in range(4))
+        o, dq, dk, dv = _run(q, k, v, do, cu, cu, causal=True)
+        assert [s for n, s in calls if n == "attention_forward"] == want
+        assert [s for n, s in calls if n == "attention_backward"] == want
+        want_o, _, *grads = _oracle(q, k, v, do, cu, cu, right_bound=0)
+        for got, ref in zip((o, dq, dk, dv), (want_o, *grads)):
+            assert _err(got, ref) < 2e-4

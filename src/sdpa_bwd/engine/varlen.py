@@ -8,11 +8,12 @@ stats are packed (H_q, T_q), natural-log LSE, as FlashAttention's varlen forward
 sequence (before ``cu_seqlens[0]`` or after ``cu_seqlens[-1]``) attend to nothing: O 0, stats -inf, and their
 gradients 0.
 
-How it runs: each sequence is a dense (1, H, S, D) problem over views of the packed tensors (the token axis is the
-S axis, its stride the token stride), and the dense launcher runs it, side buffers included (a sequence's stats
-are the view ``stats[:, start:end]``, so no row of the stats is addressed from a dense stride). That is right on
-every layout the dense kernels take, and costs one forward launch and one backward call a sequence: the host time
-grows with the number of sequences, so a batch of many short sequences is host-bound. A kernel whose programs
+How it runs: each run of consecutive sequences with the same lengths is a dense (n, H, S, D) problem over views of
+the packed tensors (the token axis is the S axis, its stride the token stride; n sequences of S tokens apart), and
+the dense launcher runs it, side buffers included (a run's stats are a view of the packed or padded stats, so no
+row of the stats is addressed from a dense stride). That is right on every layout the dense kernels take, and
+costs one forward launch and one backward call a run: a batch of equal lengths is one call, but the host time of a
+batch of many different lengths grows with their number, so many short sequences of mixed lengths are host-bound. A kernel whose programs
 map to (sequence, tile) pairs is the form that removes it; this one is the reference it must match.
 """
 
@@ -58,17 +59,32 @@ def check_batch(q, k, v, cu_q: list[int], cu_kv: list[int], max_seqlen_q: Option
                              f"longest sequence - pass {longest} or more (or None)")
 
 
-def _seq(t: torch.Tensor, start: int, end: int) -> torch.Tensor:
-    """Tokens start:end of a (T, H, D) tensor as a (1, H, end - start, D) view."""
-    return t[start:end].permute(1, 0, 2).unsqueeze(0)
+def _runs(cu_q: Sequence[int], cu_kv: Sequence[int]) -> list[tuple[int, int, int, int, int, int]]:
+    """(first sequence, count, first query token, S_q, first key token, S_kv) of each run of consecutive sequences
+    with the same lengths: its tokens lie back to back, so one (count, H, S, D) view holds the run and one launch
+    computes it (a packed batch of equal lengths is one launch, not one a sequence)."""
+    out: list = []
+    for b in range(len(cu_q) - 1):
+        s_q, s_kv = cu_q[b + 1] - cu_q[b], cu_kv[b + 1] - cu_kv[b]
+        if out and (out[-1][3], out[-1][5]) == (s_q, s_kv):
+            b0, n, s0, _, k0, _ = out[-1]
+            out[-1] = (b0, n + 1, s0, s_q, k0, s_kv)
+        else:
+            out.append((b, 1, cu_q[b], s_q, cu_kv[b], s_kv))
+    return out
 
 
-def _seq_stats(stats: torch.Tensor, b: int, start: int, end: int) -> torch.Tensor:
-    """Sequence b's stats as a (1, H, end - start) view: of a packed (H, T) tensor (any strides, so a (T, H) one
-    passed transposed too) the columns start:end, of a padded (B, H, max_S) one row b's first end - start."""
+def _run(t: torch.Tensor, start: int, n: int, length: int) -> torch.Tensor:
+    """Tokens start:start + n * length of a (T, H, D) tensor as an (n, H, length, D) view."""
+    return t[start:start + n * length].unflatten(0, (n, length)).permute(0, 2, 1, 3)
+
+
+def _run_stats(stats: torch.Tensor, b0: int, n: int, start: int, length: int) -> torch.Tensor:
+    """A run's stats as an (n, H, length) view: of a packed (H, T) tensor (any strides, so a (T, H) one passed
+    transposed too) the run's columns, of a padded (B, H, max_S) one its rows' first ``length`` entries."""
     if stats.dim() == 3:
-        return stats[b, :, :end - start].unsqueeze(0)
-    return stats[:, start:end].unsqueeze(0)
+        return stats[b0:b0 + n, :, :length]
+    return stats[:, start:start + n * length].unflatten(1, (n, length)).permute(1, 0, 2)
 
 
 def _covers(cu: Sequence[int], T: int) -> bool:
@@ -93,13 +109,12 @@ def forward(q, k, v, cu_q: list[int], cu_kv: list[int], *, scale: Optional[float
         stats = torch.empty((H_q, T_q), dtype=torch.float32, device=q.device)
         if not _covers(cu_q, T_q):
             stats.fill_(float("-inf"))
-    for b in range(len(cu_q) - 1):
-        (s0, s1), (k0, k1) = (cu_q[b], cu_q[b + 1]), (cu_kv[b], cu_kv[b + 1])
-        if s1 == s0:
+    for b0, n, s0, s_q, k0, s_kv in _runs(cu_q, cu_kv):
+        if s_q == 0:
             continue
-        launch.attention_forward(_seq(q, s0, s1), _seq(k, k0, k1), _seq(v, k0, k1), scale=scale,
+        launch.attention_forward(_run(q, s0, n, s_q), _run(k, k0, n, s_kv), _run(v, k0, n, s_kv), scale=scale,
                                  left_bound=left_bound, right_bound=right_bound, alignment=alignment,
-                                 o=_seq(o, s0, s1), stats=_seq_stats(stats, b, s0, s1))
+                                 o=_run(o, s0, n, s_q), stats=_run_stats(stats, b0, n, s0, s_q))
     return o, stats
 
 
@@ -113,16 +128,15 @@ def backward(q, k, v, o, do, stats, cu_q: list[int], cu_kv: list[int], *, scale:
     dq = _fresh(q, cu_q) if dq is None else dq
     dk = _fresh(k, cu_kv) if dk is None else dk
     dv = _fresh(v, cu_kv) if dv is None else dv
-    for b in range(len(cu_q) - 1):
-        (s0, s1), (k0, k1) = (cu_q[b], cu_q[b + 1]), (cu_kv[b], cu_kv[b + 1])
-        if s1 == s0:
-            if k1 > k0:  # keys no query reads: their gradients are 0
-                dk[k0:k1].zero_()
-                dv[k0:k1].zero_()
+    for b0, n, s0, s_q, k0, s_kv in _runs(cu_q, cu_kv):
+        if s_q == 0:
+            if s_kv:  # keys no query reads: their gradients are 0
+                dk[k0:k0 + n * s_kv].zero_()
+                dv[k0:k0 + n * s_kv].zero_()
             continue
-        launch.attention_backward(_seq(q, s0, s1), _seq(k, k0, k1), _seq(v, k0, k1), _seq(o, s0, s1),
-                                  _seq(do, s0, s1), _seq_stats(stats, b, s0, s1), scale=scale,
-                                  left_bound=left_bound, right_bound=right_bound, alignment=alignment,
-                                  deterministic=deterministic, dq=_seq(dq, s0, s1), dk=_seq(dk, k0, k1),
-                                  dv=_seq(dv, k0, k1))
+        launch.attention_backward(_run(q, s0, n, s_q), _run(k, k0, n, s_kv), _run(v, k0, n, s_kv),
+                                  _run(o, s0, n, s_q), _run(do, s0, n, s_q), _run_stats(stats, b0, n, s0, s_q),
+                                  scale=scale, left_bound=left_bound, right_bound=right_bound, alignment=alignment,
+                                  deterministic=deterministic, dq=_run(dq, s0, n, s_q), dk=_run(dk, k0, n, s_kv),
+                                  dv=_run(dv, k0, n, s_kv))
     return dq, dk, dv
