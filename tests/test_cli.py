@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from sdpa_bwd.cli import main
 
 
@@ -156,3 +158,60 @@ def test_a_sigterm_after_the_cases_still_leaves_the_whole_report(tmp_path, monke
     assert code == 3
     results = json.loads(out.read_text())["results"]
     assert [r["case"] for r in results] == ["gqa"] and results[0]["verdict"] == "passed"
+
+
+def test_engine_runs_overlap_from_the_first_ones_last_chunk_and_report_in_engine_order(monkeypatch):
+    """`sdpa-bwd run` with two engines in worker processes: the second engine's run starts once the first has
+    handed out its last chunk (its ``drained`` event), not after the first's last case; both share the memory
+    gates and one progress display; the report keeps the engines' order."""
+    import threading
+
+    from sdpa_bwd import cli
+    from sdpa_bwd.conformance import runner
+    from sdpa_bwd.conformance.judge import CaseResult
+
+    events, first_may_end = [], threading.Event()
+    gates_seen = []
+
+    def fake_run_isolated(name, cases, *, drained, gates, halts, bar, **kw):
+        events.append(f"{name} start")
+        gates_seen.append(id(gates))
+        if name == "reference":
+            drained.set()  # every chunk handed out; the last case still running
+            assert first_may_end.wait(10), "the second engine's run did not start before the first ended"
+        else:
+            first_may_end.set()
+        events.append(f"{name} end")
+        return [CaseResult(case_id=c.id, engine=name, verdict="passed") for c in cases]
+
+    monkeypatch.setattr(runner, "run_isolated", fake_run_isolated)
+    results = []
+    monkeypatch.setattr("sdpa_bwd.conformance.report.write_json", lambda res, path, extra: results.extend(res))
+    code = cli.main(["run", "--engine", "reference", "--engine", "torch-math", "--case", "bhsd", "--workers", "2",
+                     "--no-progress", "--json", "unused.json"])
+    assert code == 0
+    assert events == ["reference start", "torch-math start", "torch-math end", "reference end"]
+    assert [r.engine for r in results] == ["reference", "torch-math"]
+    assert len(set(gates_seen)) == 1, "the overlapping runs must share their devices' memory gates"
+
+
+def test_a_failing_engine_run_stops_the_others_and_raises(monkeypatch):
+    """An exception in one engine's run (a runner bug) reaches the caller, and the other runs are halted rather
+    than left running their workers."""
+    from sdpa_bwd import cli
+    from sdpa_bwd.conformance import runner
+
+    halted = []
+
+    def fake_run_isolated(name, cases, *, drained, halts, **kw):
+        halts.append(lambda: halted.append(name))
+        drained.set()
+        if name == "torch-math":
+            raise RuntimeError("runner bug")
+        return []
+
+    monkeypatch.setattr(runner, "run_isolated", fake_run_isolated)
+    with pytest.raises(RuntimeError, match="runner bug"):
+        cli.main(["run", "--engine", "reference", "--engine", "torch-math", "--case", "bhsd", "--workers", "2",
+                  "--no-progress"])
+    assert sorted(halted) == ["reference", "torch-math"]

@@ -159,3 +159,35 @@ def test_measured_seconds_replace_estimates_and_make_finer_chunks():
     # a case the report lacks keeps the model's estimate
     del measured[cases[50].id]
     assert max(p.seconds for p in plan_chunks(cases, 2, estimates, measured)) < 5
+
+
+def test_on_an_empty_triton_cache_each_kernel_familys_first_case_gets_its_own_chunk():
+    """The quick level's cold run on an H100 (2026-12-06) waited 62 s on one worker that held three pairwise
+    cases, each compiling its own kernels: with the compile estimate each such case is a chunk of its own,
+    dispatched before the cheap ones; probes compile nothing."""
+    from sdpa_bwd.conformance.schedule import COLD_COMPILE_S, cold_compile_seconds
+
+    cases = [Case(f"pair-{i}", D_qk=d, dtype=t) for i, (d, t) in
+             enumerate([(16, "float32"), (64, "bfloat16"), (96, "float16"), (256, "float32")])]
+    cases += [Case(f"same-{i}", D_qk=64, S_q=32 + i) for i in range(12)]  # one family (bf16 hd64) again
+    cases.append(Case("probe", D_qk=48, purpose="probe", expected_rejection="the dims"))
+    extra = cold_compile_seconds(cases)
+    assert extra[:4] == [COLD_COMPILE_S] * 4 and set(extra[4:]) == {0.0}
+    parts = dispatch_order(chunks(cases, workers=4, seconds=[0.05 + e for e in extra]))
+    firsts = [p for p in parts[:4]]
+    assert sorted(p.start for p in firsts) == [0, 1, 2, 3] and all(len(p) == 1 for p in firsts)
+
+
+def test_the_cold_cache_check_reads_tritons_cache_folder(tmp_path, monkeypatch):
+    from sdpa_bwd.engine.compiles import triton_cache_dir, triton_cache_empty
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    assert triton_cache_dir() == str(tmp_path / "cache")
+    assert triton_cache_empty()  # missing
+    (tmp_path / "cache").mkdir()
+    assert triton_cache_empty()  # empty
+    (tmp_path / "cache" / "ABC123").mkdir()
+    assert not triton_cache_empty()
+    monkeypatch.delenv("TRITON_CACHE_DIR")
+    monkeypatch.setenv("TRITON_HOME", str(tmp_path))
+    assert triton_cache_dir() == str(tmp_path / ".triton" / "cache")

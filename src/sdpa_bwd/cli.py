@@ -181,48 +181,103 @@ def _cmd_run(args, console, pool) -> int:
 
 
 def _run_engines(args, cases, source, skips, arch, results, done, console, phases, pool=()) -> None:
+    """Each engine's run, its results added to ``results`` in engine order. In worker processes the runs
+    overlap: an engine's run starts when the one before has handed its last chunk to a worker, so that its
+    workers take the cores the last cases leave idle (on a cold Triton cache the second engine's cases load most
+    of their kernels from the first's compiles by then)."""
+    import concurrent.futures
+    import threading
+
     from .conformance import claims as claims_mod
-    from .backends import get_engine
-    from .engine.compiles import compile_totals
     from .conformance.report import load_report
-    from .conformance.runner import run_cases, run_isolated
-    from .conformance.schedule import measured_seconds
+    from .conformance.runner import progress_bar
+    from .engine.compiles import triton_cache_empty
 
     earlier = [load_report(p) for p in args.timings or []]  # --timings: measured seconds per case
-    for name in args.engine or DEFAULT_ENGINES:
-        engine = get_engine(name)
-        skip_now = {e.case: f"the skip list {skips.path} says: {e.reason}" for e in skips.entries_for(name)
-                    if e.action == "skip"} if skips else {}
-        memory_limit = _memory_limit_bytes(engine, args.memory_limit)
-        skip_now.update(_over_memory(cases, memory_limit))
-        console.print(f"[bold]{name}[/] on {engine.device()}: {len(cases)} cases, {args.reruns} run(s) each"
-                      + ("" if args.in_process else f", {args.workers} worker process(es)"))
-        timing: dict = {}
-        if args.in_process:
-            engine_results = run_cases(engine, cases, source=source, progress=not args.no_progress,
-                                       reruns=args.reruns, skip=skip_now, on_result=done.append)
-        else:
-            engine_results = run_isolated(name, cases, source=source, reruns=args.reruns, timeout=args.timeout,
-                                          workers=args.workers, replay=not args.no_replay,
-                                          replay_limit=args.replay_limit, controls=not args.no_controls,
-                                          progress=not args.no_progress, skip=skip_now, on_result=done.append,
-                                          memory_limit=memory_limit,
-                                          measured=measured_seconds(earlier, name) if earlier else None,
-                                          machine="gpu" if engine.device() == "cuda" else "cpu", timing=timing,
-                                          pool=pool if name == (args.engine or DEFAULT_ENGINES)[0] else None)
-            timing.update(compile_totals(engine_results))
-            phases[name] = timing
-            console.print(f"{name}: cases {timing.get('cases_s', 0):.1f} s"
-                          + (f", replays {timing['replays_s']:.1f} s" if "replays_s" in timing else "")
-                          + (f"; Triton compiled {timing['compiled']} kernels ({timing['compile_s']:.0f} s) "
-                             f"in {timing['cases_compiling']} cases, loaded {timing['loaded']} from its cache"
-                             if "compiled" in timing else ""))
+    names = args.engine or DEFAULT_ENGINES
+    outs: dict = {}
+    if args.in_process:
+        for name in names:
+            outs[name] = _run_engine(args, name, cases, source, skips, earlier, done, console, phases)
+    else:
+        drained = [threading.Event() for _ in names]
+        bar = progress_bar() if not args.no_progress and len(cases) > 1 else None
+        # Read once, before any engine compiles: the later engines' first cases compile too (the API's
+        # outputs are laid out as no launcher case's are).
+        shared = {"gates": {}, "halts": [], "bar": bar, "cache_empty": triton_cache_empty()}
+
+        def body(i: int, name: str) -> None:
+            if i:
+                drained[i - 1].wait()
+            outs[name] = _run_engine(args, name, cases, source, skips, earlier, done, console, phases,
+                                     pool=pool if i == 0 else None, drained=drained[i], **shared)
+
+        if bar is not None:
+            bar.start()
+        runner = concurrent.futures.ThreadPoolExecutor(len(names), thread_name_prefix="sdpa-bwd-engine")
+        try:
+            futures = [runner.submit(body, i, name) for i, name in enumerate(names)]
+            for future in futures:
+                future.result()  # a signal interrupts this wait in the main thread
+        except BaseException:  # SIGTERM or ^C: stop every run (their threads end once their workers are killed)
+            for drain in drained:
+                drain.set()
+            for halt in list(shared["halts"]):
+                halt()
+            runner.shutdown(wait=False, cancel_futures=True)
+            raise
+        finally:
+            if bar is not None:
+                bar.stop()
+        runner.shutdown()
+    for name in names:
+        engine_results = outs[name]
         if skips:
             skips.apply(name, engine_results)
         if args.enforce_claims:
-            claims = claims_mod.enforce(args.enforce_claims, name, arch, engine_results)
-            console.print(claims)
+            console.print(claims_mod.enforce(args.enforce_claims, name, arch, engine_results))
         results += engine_results
+
+
+def _run_engine(args, name, cases, source, skips, earlier, done, console, phases, pool=None, cache_empty=False,
+                **overlap) -> list:
+    """One engine's results: in this process (``--in-process``) or in worker processes (``overlap``: the
+    arguments ``run_isolated`` takes for runs that overlap)."""
+    from .backends import get_engine
+    from .conformance.runner import run_cases, run_isolated
+    from .conformance.schedule import measured_seconds
+    from .engine.compiles import compile_totals
+
+    engine = get_engine(name)
+    skip_now = {e.case: f"the skip list {skips.path} says: {e.reason}" for e in skips.entries_for(name)
+                if e.action == "skip"} if skips else {}
+    memory_limit = _memory_limit_bytes(engine, args.memory_limit)
+    skip_now.update(_over_memory(cases, memory_limit))
+    console.print(f"[bold]{name}[/] on {engine.device()}: {len(cases)} cases, {args.reruns} run(s) each"
+                  + ("" if args.in_process else f", {args.workers} worker process(es)"))
+    if args.in_process:
+        return run_cases(engine, cases, source=source, progress=not args.no_progress, reruns=args.reruns,
+                         skip=skip_now, on_result=done.append)
+    timing: dict = {}
+    machine = "gpu" if engine.device() == "cuda" else "cpu"
+    cold = engine.compiles_triton and machine == "gpu" and cache_empty
+    engine_results = run_isolated(name, cases, source=source, reruns=args.reruns, timeout=args.timeout,
+                                  workers=args.workers, replay=not args.no_replay, replay_limit=args.replay_limit,
+                                  controls=not args.no_controls, progress=not args.no_progress, skip=skip_now,
+                                  on_result=done.append, memory_limit=memory_limit,
+                                  measured=measured_seconds(earlier, name) if earlier else None,
+                                  machine=machine, timing=timing, pool=pool, cold_cache=cold, **overlap)
+    timing.update(compile_totals(engine_results))
+    if cold:
+        timing["cold_cache"] = True
+    phases[name] = timing
+    console.print(f"{name}: cases {timing.get('cases_s', 0):.1f} s"
+                  + (f", replays {timing['replays_s']:.1f} s" if "replays_s" in timing else "")
+                  + (f"; Triton compiled {timing['compiled']} kernels ({timing['compile_s']:.0f} s) "
+                     f"in {timing['cases_compiling']} cases, loaded {timing['loaded']} from its cache"
+                     if "compiled" in timing else "")
+                  + (" (Triton's cache was empty at the start)" if cold else ""))
+    return engine_results
 
 
 def cmd_info(args) -> int:

@@ -68,6 +68,9 @@ class Engine:
     name: ClassVar[str] = "abstract"
     capabilities: ClassVar[Capabilities] = Capabilities()
     description: ClassVar[str] = ""
+    # Does a case of this engine compile Triton kernels where Triton's disk cache lacks them? The runner then
+    # estimates a cold cache's compiles into its schedule (``conformance.schedule.cold_compile_seconds``).
+    compiles_triton: ClassVar[bool] = False
 
     def device(self) -> str:
         """Where this engine wants its tensors: 'cuda' if it can and CUDA is here, else 'cpu'."""

@@ -50,6 +50,7 @@ def _mask_mod(problem: Problem, device):
 
 class TorchFlexEngine(Engine):
     name = "torch-flex"
+    compiles_triton = True
     description = "torch.nn.attention.flex_attention under torch.compile, band masks as a BlockMask"
     capabilities = Capabilities(dtypes=("float16", "bfloat16", "float32"), devices=("cuda",),
                                 distinct_kv_heads=False, deterministic=False, forward=False,

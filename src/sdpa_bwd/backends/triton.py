@@ -25,6 +25,7 @@ def _ensure_interpreter_without_cuda() -> None:
 
 class TritonEngine(Engine):
     name = "triton"
+    compiles_triton = True
     description = "sdpa-bwd's Triton kernels (ODO, DQDKDV, DQ_CONVERT; forward), strides everywhere"
     capabilities = Capabilities(dtypes=("float16", "bfloat16", "float32"), max_head_dim=256,
                                 devices=("cuda", "cpu"), deterministic=True, forward=True, ragged=True,

@@ -124,6 +124,41 @@ def plan_chunks(cases: Sequence[Case], workers: int, estimates: Sequence[float],
     return chunks(cases, workers, seconds, MEASURED_CHUNKS_PER_WORKER)
 
 
+# A kernel family's first case on an empty Triton cache: 294 s of compiling over 208 kernels in the quick
+# level's cold run on 16 workers of an H100 host, 4-5 kernels a pairwise case (2026-12-06, docs/perf-log.md).
+COLD_COMPILE_S = 6.0
+
+
+def kernel_family(case) -> tuple:
+    """What decides which kernels (and which of their specialisations) a case compiles, to the scheduler's
+    accuracy: dtype, head dims, mask sides and alignment, head sharing, determinism, packed sequences."""
+    get = lambda name, default=None: getattr(case, name, default)  # noqa: E731 (dense and varlen cases)
+    D_v = get("D_v") if get("D_v") is not None else get("D_qk")
+    H_k = get("H_k") if get("H_k") is not None else get("H_q")
+    H_v = get("H_v") if get("H_v") is not None else H_k
+    return (get("dtype"), get("D_qk"), D_v, get("left_bound") is None, get("right_bound") is None,
+            get("alignment"), H_k != get("H_q"), H_v != get("H_q"), get("deterministic"), get("ragged", False))
+
+
+def cold_compile_seconds(cases: Sequence[Case]) -> list[float]:
+    """Seconds each case adds compiling on an empty Triton cache: ``COLD_COMPILE_S`` for the first case of each
+    kernel family in plan order, 0 for the rest. The chunks then put each compiling case (the pairwise cases
+    each start a family) in a chunk of its own, costliest first, rather than three in one worker's chunk: the
+    quick level's cold run waited 62 s on one worker's three pairwise cases while the others had finished
+    (2026-12-06, H100). Estimates only where the cache is empty (``engine.compiles.triton_cache_empty``): a warm
+    run compiles nothing and keeps its chunks."""
+    seen: set = set()
+    out = []
+    for case in cases:
+        if getattr(case, "purpose", None) == "probe":  # refused before any launch: compiles nothing
+            out.append(0.0)
+            continue
+        family = kernel_family(case)
+        out.append(0.0 if family in seen else COLD_COMPILE_S)
+        seen.add(family)
+    return out
+
+
 def dispatch_order(parts: Sequence[Chunk]) -> list[Chunk]:
     """Costliest first; ties keep plan order, so a run's schedule is the same every time."""
     return sorted(parts, key=lambda c: (-c.seconds, c.start))

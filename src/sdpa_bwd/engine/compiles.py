@@ -21,6 +21,7 @@ or on a Triton without the listener, the watch records nothing and says so in ``
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 import threading
 from typing import Any, Optional
@@ -170,3 +171,20 @@ def compile_totals(results) -> dict:
     return {"compiled": sum(w["compiled"] for w in watched), "loaded": sum(w["loaded"] for w in watched),
             "compile_s": round(sum(w["compile_s"] for w in watched), 1),
             "cases_compiling": sum(1 for w in watched if w["compiled"])}
+
+
+def triton_cache_dir() -> str:
+    """Where Triton keeps compiled kernels on disk: ``TRITON_CACHE_DIR``, else ``$TRITON_HOME/.triton/cache``
+    (``TRITON_HOME`` defaulting to the home folder), as Triton 3.6 and 3.9 decide it."""
+    home = os.environ.get("TRITON_HOME") or os.path.expanduser("~")
+    return os.environ.get("TRITON_CACHE_DIR") or os.path.join(home, ".triton", "cache")
+
+
+def triton_cache_empty() -> bool:
+    """True when Triton's disk cache holds no kernel: a run now compiles every kernel it needs (a fresh machine,
+    a CI job without a kept cache)."""
+    try:
+        with os.scandir(triton_cache_dir()) as entries:
+            return next(entries, None) is None
+    except (FileNotFoundError, NotADirectoryError):
+        return True
