@@ -129,7 +129,9 @@ def profile(B, H, S, D, causal, calls: int) -> None:
     torch.autograd.set_multithreading_enabled(True)
     print(f"cProfile of {calls} forward + backward calls through sdpa_bwd.attention at {(B, H, S, D)}, "
           f"causal={causal}:")
-    pstats.Stats(prof).sort_stats("tottime").print_stats(30)
+    stats = pstats.Stats(prof)
+    stats.sort_stats("tottime").print_stats(30)
+    stats.sort_stats("cumulative").print_stats(40)
 
 
 def main() -> int:

@@ -204,22 +204,28 @@ def test_two_threads_call_forward_and_backward_at_once():
 # Packed variable-length sequences
 
 
-def _varlen_level() -> list:
-    """The varlen level's claims and regressions on the launcher's door and the API's (GPU kernels, GPU sizes of
-    the level: a few hundred tokens), each verdict with its message."""
+def _varlen_level(part: int, parts: int) -> list:
+    """Every ``parts``-th of the varlen level's claims and regressions, from ``part``, on the launcher's door and
+    the API's (GPU kernels, GPU sizes of the level: a few hundred tokens), each miss with its verdict and message.
+    Bits that change between two runs miss only where the case asked for determinism (GQA's dK / dV reductions
+    are atomic by default)."""
     from sdpa_bwd.backends import get_engine
     from sdpa_bwd.conformance.plan.ragged import claim_cases, regression_cases
     from sdpa_bwd.conformance.runner import run_case
 
     bad = []
     for engine in ("triton", "triton-api"):
-        for case in claim_cases() + regression_cases():
+        for case in (claim_cases() + regression_cases())[part::parts]:
             r = run_case(get_engine(engine), case, reruns=2)
-            if r.verdict != "passed":
+            if r.verdict != "passed" and (r.verdict != "nondeterministic" or r.deterministic_requested):
                 bad.append(f"{engine} {case.id} ({case.describe()}): {r.verdict}: {r.message[:300]}")
     return bad
 
 
 def test_packed_sequences_through_both_doors():
-    bad = in_fresh_process(_varlen_level)
+    # Serially the two doors' ~60 cases compile ~120 kernels (~5 minutes on an H100's host, 2026-12-06): the
+    # cases go to fresh processes in parallel, as the fuzz's do.
+    parts = max(1, min(8, (os.cpu_count() or 1) // 2))
+    with ProcessPoolExecutor(max_workers=parts, mp_context=multiprocessing.get_context("spawn")) as pool:
+        bad = sum((f.result(timeout=900) for f in [pool.submit(_varlen_level, i, parts) for i in range(parts)]), [])
     assert not bad, "\n".join(bad)
