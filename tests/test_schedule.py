@@ -165,14 +165,16 @@ def test_on_an_empty_triton_cache_each_kernel_familys_first_case_gets_its_own_ch
     """The quick level's cold run on an H100 (2026-12-06) waited 62 s on one worker that held three pairwise
     cases, each compiling its own kernels: with the compile estimate each such case is a chunk of its own,
     dispatched before the cheap ones; probes compile nothing."""
-    from sdpa_bwd.conformance.schedule import COLD_COMPILE_S, cold_compile_seconds
+    from sdpa_bwd.conformance.schedule import cold_compile_seconds, compile_seconds
 
     cases = [Case(f"pair-{i}", D_qk=d, dtype=t) for i, (d, t) in
              enumerate([(16, "float32"), (64, "bfloat16"), (96, "float16"), (256, "float32")])]
     cases += [Case(f"same-{i}", D_qk=64, S_q=32 + i) for i in range(12)]  # one family (bf16 hd64) again
     cases.append(Case("probe", D_qk=48, purpose="probe", expected_rejection="the dims"))
     extra = cold_compile_seconds(cases)
-    assert extra[:4] == [COLD_COMPILE_S] * 4 and set(extra[4:]) == {0.0}
+    assert extra[:4] == [compile_seconds(c) for c in cases[:4]] and set(extra[4:]) == {0.0}
+    assert extra[3] > extra[2] > extra[1]  # float32 hd256 > fp16 hd96 > bf16 hd64: the costliest dispatched first
+    assert dispatch_order(chunks(cases, workers=4, seconds=[0.05 + e for e in extra]))[0].start == 3
     parts = dispatch_order(chunks(cases, workers=4, seconds=[0.05 + e for e in extra]))
     firsts = [p for p in parts[:4]]
     assert sorted(p.start for p in firsts) == [0, 1, 2, 3] and all(len(p) == 1 for p in firsts)

@@ -124,8 +124,9 @@ def plan_chunks(cases: Sequence[Case], workers: int, estimates: Sequence[float],
     return chunks(cases, workers, seconds, MEASURED_CHUNKS_PER_WORKER)
 
 
-# A kernel family's first case on an empty Triton cache: 294 s of compiling over 208 kernels in the quick
-# level's cold run on 16 workers of an H100 host, 4-5 kernels a pairwise case (2026-12-06, docs/perf-log.md).
+# A kernel family's first case on an empty Triton cache, at head dim 64 in a 16-bit dtype: the quick level's cold
+# run on 16 workers of an H100 host compiled 4-5 kernels a pairwise case in 6-10 s at head dims 16-64, 11-23 s at
+# 96-192 and 29-51 s at 256, float32 the slowest of each (2026-12-06, docs/perf-log.md); see compile_seconds.
 COLD_COMPILE_S = 6.0
 
 
@@ -140,8 +141,18 @@ def kernel_family(case) -> tuple:
             get("alignment"), H_k != get("H_q"), H_v != get("H_q"), get("deterministic"), get("ragged", False))
 
 
+def compile_seconds(case) -> float:
+    """A kernel family's compiles on a cold cache: ``COLD_COMPILE_S`` at head dim 64 and below, growing with the
+    larger head dim (the tiles, so the code, grow with it), half again for float32. Order matters more than
+    size here: the costliest compiles must start first (a float32 hd256 case compiling for 51 s from 14 s into
+    the run ended the quick level's cold run, 2026-12-06)."""
+    D_qk = getattr(case, "D_qk", 64) or 64
+    D_v = getattr(case, "D_v", None) or D_qk
+    return COLD_COMPILE_S * max(1.0, max(D_qk, D_v) / 64) * (1.5 if getattr(case, "dtype", "") == "float32" else 1.0)
+
+
 def cold_compile_seconds(cases: Sequence[Case]) -> list[float]:
-    """Seconds each case adds compiling on an empty Triton cache: ``COLD_COMPILE_S`` for the first case of each
+    """Seconds each case adds compiling on an empty Triton cache: ``compile_seconds`` for the first case of each
     kernel family in plan order, 0 for the rest. The chunks then put each compiling case (the pairwise cases
     each start a family) in a chunk of its own, costliest first, rather than three in one worker's chunk: the
     quick level's cold run waited 62 s on one worker's three pairwise cases while the others had finished
@@ -154,7 +165,7 @@ def cold_compile_seconds(cases: Sequence[Case]) -> list[float]:
             out.append(0.0)
             continue
         family = kernel_family(case)
-        out.append(0.0 if family in seen else COLD_COMPILE_S)
+        out.append(0.0 if family in seen else compile_seconds(case))
         seen.add(family)
     return out
 
