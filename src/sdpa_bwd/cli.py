@@ -181,57 +181,22 @@ def _cmd_run(args, console, pool) -> int:
 
 
 def _run_engines(args, cases, source, skips, arch, results, done, console, phases, pool=()) -> None:
-    """Each engine's run, its results added to ``results`` in engine order. In worker processes the runs
-    overlap: an engine's run starts when the one before has handed its last chunk to a worker, so that its
-    workers take the cores the last cases leave idle (on a cold Triton cache the second engine's cases load most
-    of their kernels from the first's compiles by then)."""
-    import concurrent.futures
-    import threading
-
+    """Each engine's run in turn, its results added to ``results``. (Overlapping the runs, the next engine's
+    workers starting once the one before had handed out its last chunk, lost on an H100, 2026-12-06: the quick
+    level's cold run took 89 and 107 s on two hosts against 104 s in turn, and in the full level the 32 worker
+    processes' CUDA contexts and caches, outside the memory gates' count, ran the card out of memory in 42
+    cases; docs/perf-log.md.)"""
     from .conformance import claims as claims_mod
     from .conformance.report import load_report
-    from .conformance.runner import progress_bar
     from .engine.compiles import triton_cache_empty
 
     earlier = [load_report(p) for p in args.timings or []]  # --timings: measured seconds per case
-    names = args.engine or DEFAULT_ENGINES
-    outs: dict = {}
-    if args.in_process:
-        for name in names:
-            outs[name] = _run_engine(args, name, cases, source, skips, earlier, done, console, phases)
-    else:
-        drained = [threading.Event() for _ in names]
-        bar = progress_bar() if not args.no_progress and len(cases) > 1 else None
-        # Read once, before any engine compiles: the later engines' first cases compile too (the API's
-        # outputs are laid out as no launcher case's are).
-        shared = {"gates": {}, "halts": [], "bar": bar, "cache_empty": triton_cache_empty()}
-
-        def body(i: int, name: str) -> None:
-            if i:
-                drained[i - 1].wait()
-            outs[name] = _run_engine(args, name, cases, source, skips, earlier, done, console, phases,
-                                     pool=pool if i == 0 else None, drained=drained[i], **shared)
-
-        if bar is not None:
-            bar.start()
-        runner = concurrent.futures.ThreadPoolExecutor(len(names), thread_name_prefix="sdpa-bwd-engine")
-        try:
-            futures = [runner.submit(body, i, name) for i, name in enumerate(names)]
-            for future in futures:
-                future.result()  # a signal interrupts this wait in the main thread
-        except BaseException:  # SIGTERM or ^C: stop every run (their threads end once their workers are killed)
-            for drain in drained:
-                drain.set()
-            for halt in list(shared["halts"]):
-                halt()
-            runner.shutdown(wait=False, cancel_futures=True)
-            raise
-        finally:
-            if bar is not None:
-                bar.stop()
-        runner.shutdown()
-    for name in names:
-        engine_results = outs[name]
+    # Read once, before any engine compiles: the later engines' first cases compile too (the API's outputs are
+    # laid out as no launcher case's are).
+    cache_empty = triton_cache_empty()
+    for i, name in enumerate(args.engine or DEFAULT_ENGINES):
+        engine_results = _run_engine(args, name, cases, source, skips, earlier, done, console, phases,
+                                     pool=pool if i == 0 else None, cache_empty=cache_empty)
         if skips:
             skips.apply(name, engine_results)
         if args.enforce_claims:
@@ -239,10 +204,9 @@ def _run_engines(args, cases, source, skips, arch, results, done, console, phase
         results += engine_results
 
 
-def _run_engine(args, name, cases, source, skips, earlier, done, console, phases, pool=None, cache_empty=False,
-                **overlap) -> list:
-    """One engine's results: in this process (``--in-process``) or in worker processes (``overlap``: the
-    arguments ``run_isolated`` takes for runs that overlap)."""
+def _run_engine(args, name, cases, source, skips, earlier, done, console, phases, pool=None,
+                cache_empty=False) -> list:
+    """One engine's results: in this process (``--in-process``) or in worker processes."""
     from .backends import get_engine
     from .conformance.runner import run_cases, run_isolated
     from .conformance.schedule import measured_seconds
@@ -266,7 +230,7 @@ def _run_engine(args, name, cases, source, skips, earlier, done, console, phases
                                   controls=not args.no_controls, progress=not args.no_progress, skip=skip_now,
                                   on_result=done.append, memory_limit=memory_limit,
                                   measured=measured_seconds(earlier, name) if earlier else None,
-                                  machine=machine, timing=timing, pool=pool, cold_cache=cold, **overlap)
+                                  machine=machine, timing=timing, pool=pool, cold_cache=cold)
     timing.update(compile_totals(engine_results))
     if cold:
         timing["cold_cache"] = True

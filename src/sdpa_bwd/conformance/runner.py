@@ -161,24 +161,12 @@ def prestart_workers(workers: int, engine: str, timeout: float = 300.0) -> list:
     return pool
 
 
-_GATES_LOCK = threading.Lock()  # runs that overlap share their devices' memory gates
-
-
-def progress_bar():
-    """The runner's rich progress display (one task a engine's run; runs that overlap share one)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), TextColumn("{task.fields[current]}"), transient=True)
-
-
 def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = None, reruns: int = 2,
                  timeout: float = 300.0, workers: int = 1, replay: bool = True, replay_limit: int = 20,
                  controls: bool = True, progress: bool = True, skip: Optional[dict] = None,
                  on_result=None, memory_limit: Optional[int] = None, machine: str = "cpu",
                  timing: Optional[dict] = None, measured: Optional[dict] = None,
-                 pool: Optional[list] = None, cold_cache: bool = False, drained: Optional[threading.Event] = None,
-                 bar=None, gates: Optional[dict] = None, halts: Optional[list] = None) -> list[CaseResult]:
+                 pool: Optional[list] = None, cold_cache: bool = False) -> list[CaseResult]:
     """Run ``cases`` against the engine named ``engine`` in worker processes.
 
     Cases go to ``workers`` processes in contiguous chunks of about equal
@@ -203,11 +191,6 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     part whose environment it has; it closes them all, used or not.
     ``cold_cache``: Triton's disk cache is empty and the engine compiles Triton kernels: the estimates add
     each kernel family's compiles (``schedule.cold_compile_seconds``).
-    Runs of several engines may overlap (``sdpa-bwd run``): ``drained`` is set once every chunk has been handed
-    to a worker (the next engine's run may start beside this one's last cases), ``bar`` is a shared rich
-    ``Progress`` to add this run's task to, and ``gates`` (device -> ``MemoryGate``) is shared, so that the runs
-    together reserve no more of a device than its limit. ``halts``, a list, receives this run's ``halt``, for a
-    caller whose run is on another thread to stop it (kill its workers) when the caller is stopped.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -235,21 +218,16 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     parts = plan_chunks(cases, workers, seconds, measured)
     todo = deque(dispatch_order(parts) if workers > 1 else parts)  # one worker: the plan's order
     devices = [e.get("CUDA_VISIBLE_DEVICES") for e in envs]
-    if not memory_limit:
-        gates = {}
-    else:
-        shared = gates if gates is not None else {}
-        with _GATES_LOCK:
-            for key in set(devices):
-                shared.setdefault(key, MemoryGate(memory_limit, slots=devices.count(key)))
-        gates = shared
+    gates = {key: MemoryGate(memory_limit, slots=devices.count(key)) for key in set(devices)} \
+        if memory_limit else {}
     lock = threading.Lock()
     live: set = set()   # workers running now: killed when the run is stopped
-    own_bar = task = None
-    if bar is not None:
-        task = bar.add_task(engine, total=len(cases), current="")
-    elif progress and len(cases) > 1:
-        bar = own_bar = progress_bar()
+    bar = task = None
+    if progress and len(cases) > 1:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                       TimeElapsedColumn(), TextColumn("{task.fields[current]}"), transient=True)
         task = bar.add_task(engine, total=len(cases), current="")
         bar.start()
 
@@ -292,9 +270,6 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
                 vars(r).update(vars(future.result()))
             else:
                 r.replay = {"skipped": "the run was stopped before this case was replayed alone"}
-
-    if halts is not None:
-        halts.append(halt)
 
     # Replays of failing cases alone in fresh processes start as soon as a failure is found, on
     # up to two threads beside the workers, instead of after the last case (a serial tail of
@@ -378,8 +353,6 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
                         if not todo:
                             return
                         chunk = todo.popleft()
-                        if not todo and drained is not None:
-                            drained.set()
                     for i in range(chunk.start, chunk.stop):
                         if stop.is_set():
                             return
@@ -403,10 +376,8 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     finally:
         for w in pool:   # started for parts this run did not have
             w.close()
-        if drained is not None:  # every chunk handed out, or the run stopped: either way the next may start
-            drained.set()
-        if own_bar is not None:
-            own_bar.stop()
+        if bar is not None:
+            bar.stop()
         if timing is not None:
             timing["cases_s"] = round(time.perf_counter() - t0, 3)
         if gates and timing is not None:
