@@ -14,7 +14,12 @@ Paths: ours through the public API (forward + backward, forward alone, backward 
 custom ops called directly (``torch.ops.sdpa_bwd.attention_forward`` / ``attention_backward``: dispatch, no
 autograd) and our launcher (``launch.attention_forward`` / ``attention_backward``: no custom op, no autograd);
 cuDNN's and flash's SDPA the same three ways. ``--profile`` prints cProfile's top functions of our forward +
-backward (the backward on the calling thread). The JSON (``--out``) records the card, the versions and the commit.
+backward (the backward on the calling thread). ``--calling-thread`` runs every path's backward on the calling
+thread (``torch.autograd.set_multithreading_enabled(False)``) instead of autograd's CUDA device thread, where
+Python runs slower: on an H100 host (2026-12-06) a Python loop took 2.5 us there against 1.5 on the calling
+thread, a Triton launch 18.3 against 13.7, and a forward + backward through ``sdpa_bwd.attention`` 581 against
+289 us (PyTorch's open pull request 192004 keeps one-device graphs on the calling thread for this reason). The JSON
+(``--out``) records the card, the versions, the commit and the thread.
 """
 
 from __future__ import annotations
@@ -138,6 +143,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--calls", type=int, default=300)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--calling-thread", action="store_true",
+                    help="run backwards on the calling thread (torch.autograd.set_multithreading_enabled(False))")
     ap.add_argument("--out", help="write bench_host.json here (a folder)")
     args = ap.parse_args()
     if not torch.cuda.is_available():
@@ -149,7 +156,10 @@ def main() -> int:
     except OSError:
         commit = None
     rows = []
-    print(f"{card}, torch {torch.__version__}; us a call (loop: back to back, one sync; sync: a sync each call)")
+    thread = "calling" if args.calling_thread else "device"
+    torch.autograd.set_multithreading_enabled(not args.calling_thread)
+    print(f"{card}, torch {torch.__version__}; us a call (loop: back to back, one sync; sync: a sync each call); "
+          f"backward on autograd's {thread} thread")
     for shape in SHAPES:
         for name, (step, fwd, bwd) in paths(*shape).items():
             row = {"shape": shape[:4], "causal": shape[4], "path": name}
@@ -164,7 +174,8 @@ def main() -> int:
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         with open(os.path.join(args.out, "bench_host.json"), "w") as f:
-            json.dump({"card": card, "torch": torch.__version__, "commit": commit, "rows": rows}, f, indent=1)
+            json.dump({"card": card, "torch": torch.__version__, "commit": commit, "backward_thread": thread,
+                       "rows": rows}, f, indent=1)
     return 0
 
 
