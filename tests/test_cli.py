@@ -159,3 +159,17 @@ def test_a_sigterm_after_the_cases_still_leaves_the_whole_report(tmp_path, monke
     results = json.loads(out.read_text())["results"]
     assert [r["case"] for r in results] == ["gqa"] and results[0]["verdict"] == "passed"
 
+
+
+@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="checks a machine without CUDA")
+@pytest.mark.parametrize("engine, level", [("torch-cudnn", None), ("torch-flex", "varlen")])
+def test_a_cuda_only_adapter_declines_every_case_on_a_machine_without_cuda(engine, level, tmp_path):
+    """The README's promise: the GPU adapters decline on a machine without CUDA. `sdpa-bwd run` crashed instead,
+    asking torch.cuda for the free memory of a device this machine does not have (found 2026-12-06)."""
+    report = tmp_path / "r.json"
+    args = ["run", "--engine", engine, "--no-progress", "--json", str(report), "--workers", "1"]
+    args += ["--level", level, "--filter", "varlen-00"] if level else ["--case", "bhsd"]
+    assert main(args) == 0
+    results = json.loads(report.read_text())["results"]
+    assert results and {r["verdict"] for r in results} <= {"declined", "rejected"}
+    assert any("GPU machine" in " ".join(r.get("reasons", [])) or "CUDA" in r.get("message", "") for r in results)

@@ -52,9 +52,9 @@ def _memory_limit_bytes(engine, limit_gib: Optional[float]) -> int:
     memory gate (``sdpa_bwd.conformance.schedule.MemoryGate``), not by splitting it in advance."""
     if limit_gib is not None:
         return int(limit_gib * (1 << 30))
-    if engine.device() == "cuda":
-        import torch
+    import torch
 
+    if engine.device() == "cuda" and torch.cuda.is_available():  # a CUDA-only engine here without CUDA declines
         return int(0.8 * torch.cuda.mem_get_info()[0])
     return 4 << 30
 
