@@ -87,6 +87,7 @@ def test_the_memory_limit_is_per_device_and_not_split_between_workers(monkeypatc
             return "cuda"
 
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda *a: (130 << 30, 140 << 30))
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     limit = _memory_limit_bytes(OnCuda(), None)
     assert limit == int(0.8 * (130 << 30))
     assert _memory_limit_bytes(OnCuda(), 3.0) == 3 << 30
