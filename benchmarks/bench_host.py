@@ -27,12 +27,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
 import torch
 import torch.nn.functional as F
+from common import git_commit
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 SHAPES = [(1, 2, 128, 64, True), (16, 16, 512, 64, False), (4, 8, 1024, 128, True)]  # B, H, S, D, causal
@@ -151,10 +151,7 @@ def main() -> int:
         print("bench_host.py needs a CUDA device", file=sys.stderr)
         return 2
     card = torch.cuda.get_device_name()
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    except OSError:
-        commit = None
+    commit = git_commit()
     rows = []
     thread = "calling" if args.calling_thread else "device"
     torch.autograd.set_multithreading_enabled(not args.calling_thread)

@@ -29,10 +29,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
+from common import git_commit
 
 LENGTH_MEDIAN, LENGTH_SIGMA, LENGTH_MIN, LENGTH_MAX = 512, 1.0, 16, 8192
 
@@ -130,7 +130,7 @@ def main() -> int:
         print("bench_varlen.py needs a CUDA device", file=sys.stderr)
         return 2
     card = torch.cuda.get_device_name()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    commit = git_commit()
     print(f"{card}, torch {torch.__version__}, Triton {triton.__version__}; forward + backward, ms (ratio: the "
           "path's time / ours, above 1 means ours is faster)")
     rows = []
