@@ -142,10 +142,15 @@ def test_dense_tensors_with_offsets_are_rejected():
 
 
 def test_runs_of_equal_lengths_take_one_launcher_call_each(monkeypatch):
-    """A packed batch of equal lengths is one dense (B, H, S, D) call, not one a sequence; lengths 5, 5, 7, 5 are
-    three runs (5 x 2, 7, 5)."""
+    """The per-run path: a packed batch of equal lengths is one dense (B, H, S, D) call, not one a sequence;
+    lengths 5, 5, 7, 5 are three runs (5 x 2, 7, 5). (With ONE_LAUNCH on, a batch of several runs takes the
+    one-launch kernels instead: tests/test_varlen_kernel.py.)"""
     from sdpa_bwd.engine import launch
 
+    monkeypatch.setattr(varlen, "ONE_LAUNCH", False)
+    # the launch cache reads, once a process, the names the launchers' code reads: from the real functions, not
+    # from the wrappers below (no varlen test before this one may have called the dense launcher)
+    launch._sources()
     calls = []
     for name in ("attention_forward", "attention_backward"):
         real = getattr(launch, name)

@@ -30,7 +30,8 @@ class TritonEngine(Engine):
     capabilities = Capabilities(dtypes=("float16", "bfloat16", "float32"), max_head_dim=256,
                                 devices=("cuda", "cpu"), deterministic=True, forward=True, ragged=True,
                                 notes="CPU only under TRITON_INTERPRET=1 (slow; small sizes); ragged problems "
-                                      "a launcher call a run of equal lengths (sdpa_bwd.engine.varlen)")
+                                      "one launch of each kernel for a batch of mixed lengths, a launcher "
+                                      "call for one run of equal lengths (sdpa_bwd.engine.varlen)")
 
     def __init__(self) -> None:
         _ensure_interpreter_without_cuda()
@@ -62,7 +63,7 @@ class TritonEngine(Engine):
 
         attention_forward(t.q, t.k, t.v, o=t.o, stats=t.stats, **self._attrs(problem))
 
-    # -- packed variable-length sequences: the launcher a run of equal lengths at a time (sdpa_bwd.engine.varlen) -
+    # -- packed variable-length sequences: one launch a kernel, or the launcher a run at a time (engine.varlen) ---
     def ragged_offset_reasons(self, cu_seqlens_q, cu_seqlens_kv, total_tokens) -> list[str]:
         from ..engine import varlen
 

@@ -186,9 +186,39 @@ def _dq_pass_step(cfg: BackwardConfig, t: dict, scale: float, lo_off: int, hi_of
                 (Ref("q"), Ref("k"), Ref("v"), Ref("do"), Ref("dq"), Ref("lse2"), Ref("delta"),
                  *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(),
                  H_q, H_q // H_k, H_q // H_v, S_q, S_kv, scale * LOG2E, scale, lo_off, hi_off),
-                dict(BLOCK_M=cfg.block_m2, BLOCK_N=cfg.block_n2, TMA=tma, HEAD_GROUP=sw.HEAD_GROUP or cfg.head_group,
-                     **dict(common, num_warps=cfg.dq_num_warps or cfg.num_warps,
-                            num_stages=cfg.dq_num_stages or cfg.num_stages)))
+                dq_pass_constexprs(cfg, tma, common))
+
+
+def dq_pass_constexprs(cfg: BackwardConfig, tma: bool, common: dict) -> dict:
+    """The dQ pass's keywords: ``cfg``'s BLOCK_M2 / BLOCK_N2 tiles, its own warps and stages, over ``common``
+    (``_triton_bwd_constexprs``)."""
+    return dict(BLOCK_M=cfg.block_m2, BLOCK_N=cfg.block_n2, TMA=tma, HEAD_GROUP=sw.HEAD_GROUP or cfg.head_group,
+                **dict(common, num_warps=cfg.dq_num_warps or cfg.num_warps,
+                       num_stages=cfg.dq_num_stages or cfg.num_stages))
+
+
+def dkdv_pass_constexprs(cfg: BackwardConfig, compute_dk: bool, compute_dv: bool, atomic_dq: bool, tma: bool,
+                         dq_tma: bool, common: dict) -> dict:
+    """The DKDV pass's keywords: ``cfg``'s BLOCK_M1 / BLOCK_N1 tiles, which of dK and dV it owns, whether it adds
+    dQ's partials (``atomic_dq``, by bulk reduce where ``dq_tma``), over ``common`` (``_triton_bwd_constexprs``)."""
+    return dict(BLOCK_M=cfg.block_m1, BLOCK_N=cfg.block_n1, COMPUTE_DK=compute_dk, COMPUTE_DV=compute_dv,
+                ATOMIC_DQ=atomic_dq, TMA=tma, DQ_TMA=atomic_dq and dq_tma, HEAD_GROUP=sw.HEAD_GROUP or cfg.head_group,
+                DV_AFTER_DP=cfg.dv_after_dp if sw.DV_AFTER_DP is None else sw.DV_AFTER_DP, **common)
+
+
+def triton_fwd_constexprs(cfg: ForwardConfig, q, D_v: int, scale: float, has_left: bool, has_right: bool,
+                          wide: bool, tma: bool) -> dict:
+    """The Triton forward's keywords for Q (its head dim's chunks under ``cfg``) and D_v: tiles, band flags, dot
+    precision, WIDE, TMA, start order, the fused softmax (taken only where scale > 0), warps and stages."""
+    D_qk = q.shape[3]
+    qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype, cfg.split_d_qk)
+    fused = cfg.fused_softmax and scale > 0  # the scale fold needs max(s x) = s max(x)
+    return dict(BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n,
+                D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, D_V=D_v, D_V_PAD=head_dim_pad(D_v),
+                HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=_dot_precision(q.dtype, q.device.type),
+                WIDE=wide, TMA=tma, HEAD_GROUP=sw.HEAD_GROUP or cfg.head_group,
+                FUSED_SOFTMAX=fused, PV_ACC=fused if cfg.pv_accumulate is None else cfg.pv_accumulate,
+                num_warps=cfg.num_warps, num_stages=cfg.num_stages)
 
 
 def _any_len_declines(paths, taken: str, specialised: bool) -> dict:
@@ -249,18 +279,12 @@ def plan_forward(q, k, v, o, stats, *, scale: float, left_bound=None, right_boun
         return Plan("fwd", "gluon-fwd", declined, None, (), (step,))
     cfg = config or (tuner(d_qk_pad, d_v_pad, causal) if tuner is not None else None) \
         or forward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type, causal)
-    qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype, cfg.split_d_qk)
-    fused = cfg.fused_softmax and scale > 0  # the scale fold needs max(s x) = s max(x)
     step = Step(kernel, (_cdiv(S_q, cfg.block_m), B * H_q),
                 (Ref("q"), Ref("k"), Ref("v"), Ref("o"), Ref("stats"),
                  *q.stride(), *k.stride(), *v.stride(), *o.stride(), *st,
                  H_q, S_q, S_kv, H_q // H_k, H_q // H_v, scale * LOG2E, lo_off, hi_off),
-                dict(BLOCK_M=cfg.block_m, BLOCK_N=cfg.block_n,
-                     D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, D_V=D_v, D_V_PAD=d_v_pad,
-                     HAS_LEFT=has_left, HAS_RIGHT=has_right, DOT_PRECISION=_dot_precision(q.dtype, q.device.type),
-                     WIDE=_wide(q, k, v, o, stats), TMA=_use_tma(k, v), HEAD_GROUP=sw.HEAD_GROUP or cfg.head_group,
-                     FUSED_SOFTMAX=fused, PV_ACC=fused if cfg.pv_accumulate is None else cfg.pv_accumulate,
-                     num_warps=cfg.num_warps, num_stages=cfg.num_stages))
+                triton_fwd_constexprs(cfg, q, D_v, scale, has_left, has_right, _wide(q, k, v, o, stats),
+                                      _use_tma(k, v)))
     declined = {"gluon-fwd": tuple(reasons)}
     declined.update(_any_len_declines(FORWARD_PATHS, triton_path, kernel == "attention_fwd_kernel"))
     return Plan("fwd", triton_path, declined, cfg, (), (step,))
@@ -347,9 +371,7 @@ def plan_backward(q, k, v, o, do, stats, dq, dk, dv, *, scale: float, left_bound
             (Ref("q"), Ref("k"), Ref("v"), Ref("do"), Ref("dk"), Ref("dv"), Ref("lse2"), Ref("delta"),
              Ref("dq_accum"), *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
              H_q, owner_heads, H_q // H_k, H_q // H_v, S_q, S_kv, qk_scale_log2, scale, lo_off, hi_off),
-            dict(BLOCK_M=cfg.block_m1, BLOCK_N=cfg.block_n1, COMPUTE_DK=compute_dk, COMPUTE_DV=compute_dv,
-                 ATOMIC_DQ=atomic_dq, TMA=tma_qdo, DQ_TMA=atomic_dq and dq_tma, HEAD_GROUP=head_group,
-                 DV_AFTER_DP=dv_after_dp, **common)))
+            dkdv_pass_constexprs(cfg, compute_dk, compute_dv, atomic_dq, tma_qdo, dq_tma, common)))
 
     if fused:
         # One launch: the DKDV programs (one per (b, kv head, key block), owning both dK and dV rows), then

@@ -8,13 +8,28 @@ stats are packed (H_q, T_q), natural-log LSE, as FlashAttention's varlen forward
 sequence (before ``cu_seqlens[0]`` or after ``cu_seqlens[-1]``) attend to nothing: O 0, stats -inf, and their
 gradients 0.
 
-How it runs: each run of consecutive sequences with the same lengths is a dense (n, H, S, D) problem over views of
-the packed tensors (the token axis is the S axis, its stride the token stride; n sequences of S tokens apart), and
-the dense launcher runs it, side buffers included (a run's stats are a view of the packed or padded stats, so no
-row of the stats is addressed from a dense stride). That is right on every layout the dense kernels take, and
-costs one forward launch and one backward call a run: a batch of equal lengths is one call, but the host time of a
-batch of many different lengths grows with their number, so many short sequences of mixed lengths are host-bound. A kernel whose programs
-map to (sequence, tile) pairs is the form that removes it; this one is the reference it must match.
+How it runs. A batch of more than one run of equal lengths takes the one-launch path (``_one_launch``): one launch
+of each Triton kernel covers the whole batch, its programs mapped to (tile, (sequence, head)) pairs over a grid of
+(cdiv(longest sequence, tile), B * heads). The kernels' ``VARLEN`` form takes (1, H, T, D) views of the packed
+tensors (batch strides passed as 0) and the offsets as int32 device tensors; each program reads its sequence's first
+tokens and lengths from them, returns at once when its tile starts past its sequence's end, adds the sequence's own
+bottom-right shift to the band (``BOTTOM_RIGHT``) and from there runs the dense program of a (1, H, S, D) problem
+whose bases are advanced to the sequence's first tokens. The forward is one launch; the backward is ODO as one dense
+(1, H_q, T_q) problem (delta and the log2 stats are per token, packed (H_q, T_q) side buffers), one DKDV launch (two
+where dK and dV have passes of their own: H_k != H_v, or the config's split_dkdv) and one dQ launch: the separate dQ
+form, with no atomics, so deterministic by construction. The configs are the dense tables' for the head dims (tiles
+the same for every sequence); the Triton kernels always (no Gluon kernel, no TMA descriptors, no fused backward
+launch: their descriptors and forms assume one S per launch).
+
+The per-run path takes the rest (and every batch with ``ONE_LAUNCH`` off): each run of consecutive sequences with
+the same lengths is a dense (n, H, S, D) problem over views of the packed tensors (the token axis is the S axis,
+its stride the token stride; n sequences of S tokens apart), and the dense launcher runs it, side buffers included
+(a run's stats are a view of the packed or padded stats, so no row of the stats is addressed from a dense stride).
+It runs where one run holds the batch (one dense call, with the dense path's Gluon kernels, TMA and fused backward
+where they apply), where the stats are padded (B, H_q, max_S_q) (the one-launch kernels address the stats by
+token), and where no sequence has a query or a key token, or D_v is 0 (nothing to launch). It costs one forward
+launch and one backward call a run, so it is also the reference the one-launch path is tested against
+(tests/test_varlen_kernel.py).
 """
 
 from __future__ import annotations
@@ -24,7 +39,14 @@ from typing import Optional, Sequence
 import torch
 
 from ..problem.ragged import cumulative, lengths_of
-from . import launch
+from . import launch, planner
+from .configs import _cdiv, backward_config, forward_config, head_dim_pad, with_dq_mode
+from .launch_cache import Recorder
+from .reasons import _offsets, _wide
+
+# The one-launch path for a batch of more than one run of equal lengths (``_one_launch``); False: every batch by
+# runs, through the dense launcher (the reference the one-launch path is tested against).
+ONE_LAUNCH = True
 
 
 def offsets(cu_seqlens, T: int, name: str) -> list[int]:
@@ -87,6 +109,108 @@ def _run_stats(stats: torch.Tensor, b0: int, n: int, start: int, length: int) ->
     return stats[:, start:start + n * length].unflatten(1, (n, length)).permute(1, 0, 2)
 
 
+def _one_launch(cu_q: Sequence[int], cu_kv: Sequence[int], v, stats) -> bool:
+    """Whether the batch takes the one-launch path; the cases it leaves to the per-run path, and why:
+    one run (a single dense launcher call, with the dense path's Gluon kernels, TMA and fused backward where
+    they apply, is as few launches); padded stats (B, H_q, max_S_q) (the one-launch kernels address the stats
+    by token, as ODO's dense (1, H_q, T_q) view of them does); no query or no key token in any sequence, or
+    D_v 0 (nothing to launch: the per-run path's early returns fill the outputs)."""
+    return (ONE_LAUNCH and len(_runs(cu_q, cu_kv)) > 1 and (stats is None or stats.dim() == 2)
+            and cu_q[-1] > cu_q[0] and cu_kv[-1] > cu_kv[0] and v.shape[2] > 0)
+
+
+def _bhsd(t: torch.Tensor) -> torch.Tensor:
+    """A packed (T, H, D) tensor as the (1, H, T, D) view the one-launch kernels take."""
+    return t.permute(1, 0, 2).unsqueeze(0)
+
+
+def _strides(t: torch.Tensor) -> tuple:
+    """A (1, H, T, D) view's strides with the batch stride 0: the one-launch kernels' batch index is the
+    sequence, whose first token the kernel adds through the token stride."""
+    return (0, *t.stride()[1:])
+
+
+class _Batch:
+    """What the one-launch kernels of a packed batch share: the (1, H, T, D) views' dims (checked as the dense
+    launcher checks them), the offsets on the device, the longest lengths (the grid's tile count), the band's
+    offsets unshifted (each program adds its sequence's bottom-right shift, ``BOTTOM_RIGHT``) and the keywords
+    that select the VARLEN form."""
+
+    def __init__(self, q4, k4, v4, cu_q, cu_kv, left_bound, right_bound, alignment):
+        _, self.H_q, self.H_k, self.H_v, self.T_q, self.T_kv, self.D_qk, self.D_v = launch._dims(q4, k4, v4)
+        launch._raise_unsupported(q4, self.D_qk, self.D_v)
+        self.B = len(cu_q) - 1
+        self.max_q = max(cu_q[b + 1] - cu_q[b] for b in range(self.B))
+        self.max_kv = max(cu_kv[b + 1] - cu_kv[b] for b in range(self.B))
+        # Offsets clamped to +-(max_q + max_kv + 1) mean the same band in every sequence, its shift added too.
+        self.lo_off, self.hi_off, self.has_left, self.has_right = _offsets(self.max_q, self.max_kv, left_bound,
+                                                                           right_bound, "top_left")
+        self.causal = left_bound is None and right_bound == 0
+        cu = torch.tensor([cu_q, cu_kv], dtype=torch.int32, device=q4.device)
+        self.varlen = dict(cu_q_ptr=cu[0], cu_kv_ptr=cu[1], VARLEN=True,
+                           BOTTOM_RIGHT=alignment == "bottom_right")
+
+    def kernel(self, specialised: str, any_len: str):
+        """A kernel by the planner's rule on the lengths its S_q and S_kv arguments carry (T_q, T_kv here)."""
+        return getattr(launch, planner._kernel(specialised, any_len, self.T_q, self.T_kv))
+
+
+def _launch_forward(q, k, v, o, stats, cu_q, cu_kv, scale, left_bound, right_bound, alignment) -> None:
+    """One launch of ``attention_fwd_kernel`` over the whole batch: programs (query tile, (sequence, head))."""
+    q4, k4, v4, o4 = (_bhsd(t) for t in (q, k, v, o))
+    st = stats.unsqueeze(0)
+    n = _Batch(q4, k4, v4, cu_q, cu_kv, left_bound, right_bound, alignment)
+    launch._check_output("o", o4, (1, n.H_q, n.T_q, n.D_v), q.dtype)
+    launch._stats_strides(st, 1, n.H_q, n.T_q)
+    cfg = forward_config(head_dim_pad(n.D_qk), head_dim_pad(n.D_v), q.dtype, q.device.type, n.causal)
+    kw = planner.triton_fwd_constexprs(cfg, q4, n.D_v, scale, n.has_left, n.has_right, _wide(q4, k4, v4, o4, st),
+                                       False)
+    Recorder(None).launch(
+        n.kernel("attention_fwd_kernel", "attention_fwd_kernel_any_len"), (_cdiv(n.max_q, cfg.block_m), n.B * n.H_q),
+        q4, k4, v4, o4, st, *_strides(q4), *_strides(k4), *_strides(v4), *_strides(o4), *_strides(st),
+        n.H_q, n.T_q, n.T_kv, n.H_q // n.H_k, n.H_q // n.H_v, scale * planner.LOG2E, n.lo_off, n.hi_off,
+        **kw, **n.varlen)
+
+
+def _launch_backward(q, k, v, o, do, stats, dq, dk, dv, cu_q, cu_kv, scale, left_bound, right_bound, alignment,
+                     deterministic) -> None:
+    """The separate backward over the whole batch in three launches: ODO as one dense (1, H_q, T_q) problem (delta
+    and the log2 stats are per token), then one DKDV launch (programs (key tile, (sequence, owner head)); two where
+    dK and dV have their own passes, as the dense planner runs them) and one dQ launch (programs (query tile,
+    (sequence, head))). No atomics: every program owns its rows, so the result is deterministic."""
+    q4, k4, v4, o4, do4, dq4, dk4, dv4 = (_bhsd(t) for t in (q, k, v, o, do, dq, dk, dv))
+    st = stats.unsqueeze(0)
+    n = _Batch(q4, k4, v4, cu_q, cu_kv, left_bound, right_bound, alignment)
+    for name, t in (("o", o4), ("do", do4)):
+        launch._check_output(name, t, (1, n.H_q, n.T_q, n.D_v), q.dtype)
+    for name, t, ref in (("dq", dq4, q4), ("dk", dk4, k4), ("dv", dv4, v4)):
+        launch._check_output(name, t, ref.shape)
+    launch._stats_strides(st, 1, n.H_q, n.T_q)
+    cfg = backward_config(head_dim_pad(n.D_qk), head_dim_pad(n.D_v), q.dtype, q.device.type, deterministic,
+                          n.causal)
+    cfg = with_dq_mode(cfg, "separate")  # the dQ pass: no atomics, and no accumulator to convert
+    wide = _wide(q4, k4, v4, o4, do4, st, dq4, dk4, dv4)
+    common = planner._triton_bwd_constexprs(q4, n.D_v, cfg, n.has_left, n.has_right, wide)
+    delta = torch.empty(n.H_q * n.T_q, dtype=torch.float32, device=q.device)
+    lse2 = torch.empty_like(delta)
+    rec = Recorder(None)  # launches, records nothing: these calls are not in the launch cache
+    launch._launch_odo(rec, o4, do4, st, st.stride(), delta, lse2, head_dim_pad(n.D_v), wide, n.T_q)
+    qk_scale_log2 = scale * planner.LOG2E
+    dkdv = n.kernel("attention_bwd_dkdv_kernel", "attention_bwd_dkdv_kernel_any_len")
+    for owner_heads, compute_dk, compute_dv in (((n.H_k, True, True),) if n.H_k == n.H_v and not cfg.split_dkdv
+                                                else ((n.H_k, True, False), (n.H_v, False, True))):
+        rec.launch(
+            dkdv, (_cdiv(n.max_kv, cfg.block_n1), n.B * owner_heads), q4, k4, v4, do4, dk4, dv4, lse2, delta, delta, *_strides(q4), *_strides(k4), *_strides(v4),
+            *_strides(do4), *_strides(dk4), *_strides(dv4), n.H_q, owner_heads, n.H_q // n.H_k, n.H_q // n.H_v,
+            n.T_q, n.T_kv, qk_scale_log2, scale, n.lo_off, n.hi_off,
+            **planner.dkdv_pass_constexprs(cfg, compute_dk, compute_dv, False, False, False, common), **n.varlen)
+    rec.launch(
+        n.kernel("attention_bwd_dq_kernel", "attention_bwd_dq_kernel_any_len"), (_cdiv(n.max_q, cfg.block_m2),
+                                                                               n.B * n.H_q), q4, k4, v4, do4, dq4, lse2, delta, *_strides(q4), *_strides(k4), *_strides(v4), *_strides(do4),
+        *_strides(dq4), n.H_q, n.H_q // n.H_k, n.H_q // n.H_v, n.T_q, n.T_kv, qk_scale_log2, scale, n.lo_off,
+        n.hi_off, **planner.dq_pass_constexprs(cfg, False, common), **n.varlen)
+
+
 def _covers(cu: Sequence[int], T: int) -> bool:
     return cu[0] == 0 and cu[-1] == T
 
@@ -109,6 +233,9 @@ def forward(q, k, v, cu_q: list[int], cu_kv: list[int], *, scale: Optional[float
         stats = torch.empty((H_q, T_q), dtype=torch.float32, device=q.device)
         if not _covers(cu_q, T_q):
             stats.fill_(float("-inf"))
+    if _one_launch(cu_q, cu_kv, v, stats):
+        _launch_forward(q, k, v, o, stats, cu_q, cu_kv, scale, left_bound, right_bound, alignment)
+        return o, stats
     for b0, n, s0, s_q, k0, s_kv in _runs(cu_q, cu_kv):
         if s_q == 0:
             continue
@@ -128,6 +255,10 @@ def backward(q, k, v, o, do, stats, cu_q: list[int], cu_kv: list[int], *, scale:
     dq = _fresh(q, cu_q) if dq is None else dq
     dk = _fresh(k, cu_kv) if dk is None else dk
     dv = _fresh(v, cu_kv) if dv is None else dv
+    if _one_launch(cu_q, cu_kv, v, stats):
+        _launch_backward(q, k, v, o, do, stats, dq, dk, dv, cu_q, cu_kv, scale, left_bound, right_bound, alignment,
+                         deterministic)
+        return dq, dk, dv
     for b0, n, s0, s_q, k0, s_kv in _runs(cu_q, cu_kv):
         if s_q == 0:
             if s_kv:  # keys no query reads: their gradients are 0

@@ -6,7 +6,9 @@ Side buffers (``delta``, ``lse2``, ``dq_accum``) are packed and addressed from t
 problem's dims alone: row (b, h, i) lives at ``(b * H_q + h) * S_q + i``. Never
 from a layout stride -- a side-buffer base taken from Q's batch stride is the
 exact defect of the AMD seeds. The caller's stats, and the eight tensors, are
-read and written through their own strides.
+read and written through their own strides. In the ``VARLEN`` form (one launch
+over a packed batch, ``engine.varlen``) delta and lse2 are packed (H_q, T_q):
+token t of head h at ``h * T_q + t``.
 
 ``lse2`` holds the caller's stats in log2 units, with a row that kept no key
 (stats = -inf) stored as +inf so that P = exp2(S * scale * log2(e) - lse2) is 0
@@ -24,7 +26,8 @@ import triton.language as tl
 from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
 
 from .attention_fwd import (_NO_SPECIALIZE, kernel_jit, band_keep, band_keep_t, key_tile_bounds, load_rows, mma, mma_acc,
-                            program_tile, program_tile_at, query_tile_bounds, row_tiles, second_chunk_cols)
+                            program_tile, program_tile_at, query_tile_bounds, row_tiles, second_chunk_cols,
+                            varlen_sequence)
 
 LOG2E = tl.constexpr(1.4426950408889634)
 
@@ -212,12 +215,29 @@ def _dkdv_program(
     COMPUTE_DK: tl.constexpr, COMPUTE_DV: tl.constexpr, ATOMIC_DQ: tl.constexpr,
     DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False, DQ_TMA: tl.constexpr = False,
     D_QK_SPLIT: tl.constexpr = 0, DV_AFTER_DP: tl.constexpr = False,
+    cu_q_ptr=None, cu_kv_ptr=None, VARLEN: tl.constexpr = False, BOTTOM_RIGHT: tl.constexpr = False,
 ):
-    """The DKDV pass's program for key block ``pid_n`` of owner row ``pid_bh`` (b * H_owner + owner)."""
+    """The DKDV pass's program for key block ``pid_n`` of owner row ``pid_bh`` (b * H_owner + owner).
+
+    ``VARLEN`` (see ``attention_fwd_kernel``): ``b`` is a sequence of the packed batch, the tensors' batch strides
+    are 0, and the side buffers are packed (H_q, T_q), T_q given as the S_q argument: row i of the sequence's
+    head h at ``h * T_q + tok_q + i``."""
     b = (pid_bh // H_owner).to(tl.int64)
     owner = (pid_bh % H_owner).to(tl.int64)
     group = H_q // H_owner
     n0 = pid_n * BLOCK_N
+    if VARLEN:
+        T_side = S_q
+        tok_q, S_q, tok_kv, S_kv, lo_off, hi_off = varlen_sequence(cu_q_ptr, cu_kv_ptr, b, lo_off, hi_off,
+                                                                   BOTTOM_RIGHT)
+        if n0 >= S_kv:  # the grid covers the longest sequence
+            return
+        q_ptr += tok_q * stride_qm
+        do_ptr += tok_q * stride_dom
+        k_ptr += tok_kv * stride_kn
+        v_ptr += tok_kv * stride_vn
+        dk_ptr += tok_kv * stride_dkn
+        dv_ptr += tok_kv * stride_dvn
     offs_n = n0 + tl.arange(0, BLOCK_N)
     key_ok = offs_n < S_kv
     offs_n_local = tl.arange(0, BLOCK_N)
@@ -266,7 +286,10 @@ def _dkdv_program(
                     + offs_n_local[:, None] * stride_vn + offs_dv[None, :] * stride_vd, mask=vmask, other=0.0)
         q_head = q_ptr + b * stride_qb + h * stride_qh
         do_head = do_ptr + b * stride_dob + h * stride_doh
-        side = (b * H_q + h) * S_q
+        if VARLEN:
+            side = h * T_side + tok_q
+        else:
+            side = (b * H_q + h) * S_q
         lse2_head = lse2_ptr + side
         delta_head = delta_ptr + side
         dq_head = dq_acc_ptr + side * D_QK
@@ -340,6 +363,7 @@ def attention_bwd_dkdv_kernel(
     COMPUTE_DK: tl.constexpr, COMPUTE_DV: tl.constexpr, ATOMIC_DQ: tl.constexpr,
     DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False, DQ_TMA: tl.constexpr = False,
     D_QK_SPLIT: tl.constexpr = 0, HEAD_GROUP: tl.constexpr = 1, DV_AFTER_DP: tl.constexpr = False,
+    cu_q_ptr=None, cu_kv_ptr=None, VARLEN: tl.constexpr = False, BOTTOM_RIGHT: tl.constexpr = False,
 ):
     """DQDKDV main pass for one key block of one owner head.
 
@@ -357,7 +381,8 @@ def attention_bwd_dkdv_kernel(
         stride_dob, stride_doh, stride_dom, stride_dod, stride_dkb, stride_dkh, stride_dkn, stride_dkd, stride_dvb,
         stride_dvh, stride_dvn, stride_dvd, H_q, H_owner, ratio_k, ratio_v, S_q, S_kv, qk_scale_log2, scale, lo_off,
         hi_off, BLOCK_M, BLOCK_N, D_QK, D_QK_PAD, D_V, D_V_PAD, HAS_LEFT, HAS_RIGHT, COMPUTE_DK, COMPUTE_DV,
-        ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA, D_QK_SPLIT, DV_AFTER_DP,
+        ATOMIC_DQ, DOT_PRECISION, WIDE, TMA, DQ_TMA, D_QK_SPLIT, DV_AFTER_DP, cu_q_ptr, cu_kv_ptr, VARLEN,
+        BOTTOM_RIGHT,
     )
 
 
@@ -439,13 +464,26 @@ def _dq_program(
     D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr,
     HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
     DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False, D_QK_SPLIT: tl.constexpr = 0,
+    cu_q_ptr=None, cu_kv_ptr=None, VARLEN: tl.constexpr = False, BOTTOM_RIGHT: tl.constexpr = False,
 ):
-    """The dQ pass's program for query block ``pid_m`` of row ``pid_bh`` (b * H_q + h)."""
+    """The dQ pass's program for query block ``pid_m`` of row ``pid_bh`` (b * H_q + h); ``VARLEN`` as
+    ``_dkdv_program`` takes it."""
     b = (pid_bh // H_q).to(tl.int64)
     h = (pid_bh % H_q).to(tl.int64)
     hk = h // ratio_k
     hv = h // ratio_v
     m0 = pid_m * BLOCK_M
+    if VARLEN:
+        T_side = S_q
+        tok_q, S_q, tok_kv, S_kv, lo_off, hi_off = varlen_sequence(cu_q_ptr, cu_kv_ptr, b, lo_off, hi_off,
+                                                                   BOTTOM_RIGHT)
+        if m0 >= S_q:  # the grid covers the longest sequence
+            return
+        q_ptr += tok_q * stride_qm
+        do_ptr += tok_q * stride_dom
+        dq_ptr += tok_q * stride_dqm
+        k_ptr += tok_kv * stride_kn
+        v_ptr += tok_kv * stride_vn
     row0 = m0.to(tl.int64)
     offs_m = m0 + tl.arange(0, BLOCK_M)
     row_ok = offs_m < S_q
@@ -478,7 +516,10 @@ def _dq_program(
                       + offs_m_local[:, None] * stride_qm + offs_dqk_b[None, :] * stride_qd, mask=qmask_b, other=0.0)
     do = tl.load(do_ptr + b * stride_dob + h * stride_doh + row0 * stride_dom
                  + offs_m_local[:, None] * stride_dom + offs_dv[None, :] * stride_dod, mask=domask, other=0.0)
-    side = (b * H_q + h) * S_q
+    if VARLEN:
+        side = h * T_side + tok_q
+    else:
+        side = (b * H_q + h) * S_q
     lse2 = tl.load(lse2_ptr + side + offs_m, mask=row_ok, other=float("inf"))
     delta = tl.load(delta_ptr + side + offs_m, mask=row_ok, other=0.0)
     k_base = k_ptr + b * stride_kb + hk * stride_kh
@@ -536,6 +577,7 @@ def attention_bwd_dq_kernel(
     HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr,
     DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False, D_QK_SPLIT: tl.constexpr = 0,
     HEAD_GROUP: tl.constexpr = 1,
+    cu_q_ptr=None, cu_kv_ptr=None, VARLEN: tl.constexpr = False, BOTTOM_RIGHT: tl.constexpr = False,
 ):
     """dQ for one block of query rows of one (b, h), looping over its key blocks.
 
@@ -550,7 +592,7 @@ def attention_bwd_dq_kernel(
         stride_kb, stride_kh, stride_kn, stride_kd, stride_vb, stride_vh, stride_vn, stride_vd, stride_dob,
         stride_doh, stride_dom, stride_dod, stride_dqb, stride_dqh, stride_dqm, stride_dqd, H_q, ratio_k, ratio_v,
         S_q, S_kv, qk_scale_log2, scale, lo_off, hi_off, BLOCK_M, BLOCK_N, D_QK, D_QK_PAD, D_V, D_V_PAD, HAS_LEFT,
-        HAS_RIGHT, DOT_PRECISION, WIDE, TMA, D_QK_SPLIT,
+        HAS_RIGHT, DOT_PRECISION, WIDE, TMA, D_QK_SPLIT, cu_q_ptr, cu_kv_ptr, VARLEN, BOTTOM_RIGHT,
     )
 
 

@@ -161,6 +161,22 @@ def program_tile_at(lin, n_tiles, n_heads, HEAD_GROUP: tl.constexpr, COSTLIEST_F
 
 
 @triton.jit
+def varlen_sequence(cu_q_ptr, cu_kv_ptr, s, lo_off, hi_off, BOTTOM_RIGHT: tl.constexpr):
+    """(first query token, S_q, first key token, S_kv, lo_off, hi_off) of sequence ``s`` of a packed batch (the
+    ``VARLEN`` form of the kernels): its lengths from the int32 offsets ``cu_q`` / ``cu_kv`` (B + 1 entries each),
+    and the band offsets with the sequence's own bottom-right shift S_kv - S_q added where ``BOTTOM_RIGHT`` (the
+    launcher passes them unshifted: each sequence aligns its own last query with its own last key)."""
+    tok_q = tl.load(cu_q_ptr + s)
+    S_q = tl.load(cu_q_ptr + s + 1) - tok_q
+    tok_kv = tl.load(cu_kv_ptr + s)
+    S_kv = tl.load(cu_kv_ptr + s + 1) - tok_kv
+    if BOTTOM_RIGHT:
+        lo_off = lo_off + (S_kv - S_q)
+        hi_off = hi_off + (S_kv - S_q)
+    return tok_q.to(tl.int64), S_q, tok_kv.to(tl.int64), S_kv, lo_off, hi_off
+
+
+@triton.jit
 def band_keep(offs_q, offs_k, lo_off, hi_off, HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr):
     """[len(offs_q), len(offs_k)] bool: query offs_q[i] keeps key offs_k[j]."""
     diff = offs_k[None, :] - offs_q[:, None]
@@ -346,8 +362,15 @@ def attention_fwd_kernel(
     HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr, DOT_PRECISION: tl.constexpr,
     WIDE: tl.constexpr, TMA: tl.constexpr = False, D_QK_SPLIT: tl.constexpr = 0, HEAD_GROUP: tl.constexpr = 1,
     FUSED_SOFTMAX: tl.constexpr = False, PV_ACC: tl.constexpr = False,
+    cu_q_ptr=None, cu_kv_ptr=None, VARLEN: tl.constexpr = False, BOTTOM_RIGHT: tl.constexpr = False,
 ):
-    """O and stats (natural-log LSE) for one block of BLOCK_M query rows of one (b, h)."""
+    """O and stats (natural-log LSE) for one block of BLOCK_M query rows of one (b, h).
+
+    ``VARLEN``: one launch over a packed batch of B sequences (``engine.varlen``). The tensors are (1, H, T, D)
+    views of the packed (T, H, D) ones, their batch strides passed as 0, and the stats a (1, H_q, T_q) view of
+    the packed ones; ``b`` is the sequence, whose tokens and lengths come from ``cu_q`` / ``cu_kv``
+    (``varlen_sequence``; the S_q and S_kv arguments are then unused). From there on the program is the dense
+    one of a (1, H, S_q, D) problem whose bases are advanced to the sequence's first tokens."""
     # Costliest query blocks first (the highest under a right bound, the lowest under a left one).
     pid_m, pid_bh = program_tile(HEAD_GROUP, not (HAS_LEFT and not HAS_RIGHT))
     b = (pid_bh // H_q).to(tl.int64)
@@ -355,6 +378,16 @@ def attention_fwd_kernel(
     hk = h // ratio_k
     hv = h // ratio_v
     m0 = pid_m * BLOCK_M
+    if VARLEN:
+        tok_q, S_q, tok_kv, S_kv, lo_off, hi_off = varlen_sequence(cu_q_ptr, cu_kv_ptr, b, lo_off, hi_off,
+                                                                   BOTTOM_RIGHT)
+        if m0 >= S_q:  # the grid covers the longest sequence
+            return
+        q_ptr += tok_q * stride_qm
+        o_ptr += tok_q * stride_om
+        stats_ptr += tok_q * stride_sm
+        k_ptr += tok_kv * stride_kn
+        v_ptr += tok_kv * stride_vn
 
     offs_m = m0 + tl.arange(0, BLOCK_M)
     row_ok = offs_m < S_q

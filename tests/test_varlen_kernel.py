@@ -1,0 +1,214 @@
+"""The one-launch varlen path (issue 53): one launch of each Triton kernel over a whole packed batch of mixed
+lengths (``sdpa_bwd.engine.varlen``, the kernels' ``VARLEN`` form), against the float64 ragged oracle on fresh random
+inputs, through ``varlen.forward`` / ``backward`` and through the public ``sdpa_bwd.attention`` + autograd; on the CPU
+under Triton's interpreter."""
+
+import pytest
+import torch
+
+import sdpa_bwd
+from sdpa_bwd.engine import varlen
+from sdpa_bwd.engine.launch_cache import Recorder
+from sdpa_bwd.problem import make_ragged_problem, ragged_oracle
+
+# Mixed lengths: 0 and 1, none a multiple of the interpreter's 16-row tiles but 16 itself, several runs, S_q != S_kv.
+LENGTHS_Q = [5, 0, 17, 1, 16, 3]
+LENGTHS_KV = [7, 3, 11, 1, 16, 0]
+
+MASKS = {
+    "none": {},
+    "causal-top-left": dict(right_bound=0),
+    "causal-bottom-right": dict(right_bound=0, alignment="bottom_right"),
+    "window-bottom-right": dict(left_bound=3, right_bound=1, alignment="bottom_right"),
+    "window-top-left": dict(left_bound=4, right_bound=2),
+}
+# fp32 runs true fp32 dots; bf16 inputs and outputs round to 8 bits of mantissa
+TOL = {torch.float32: 2e-4, torch.bfloat16: 3e-2}
+
+
+def _offsets(lengths, base=0):
+    out = [base]
+    for n in lengths:
+        out.append(out[-1] + n)
+    return out
+
+
+def _inputs(problem, dtype, seed):
+    g = torch.Generator().manual_seed(seed)
+    return [torch.randn(problem.tensor(n).dims, generator=g, dtype=torch.float64).to(dtype)
+            for n in ("q", "k", "v", "do")]
+
+
+def _reference(problem, q, k, v, do):
+    """The ragged oracle in float64 on the (rounded) inputs: O, stats (H_q, T_q), dQ, dK, dV."""
+    q, k, v, do = (t.double() for t in (q, k, v, do))
+    o, stats = ragged_oracle.forward(q, k, v, problem)
+    return (o, stats, *ragged_oracle.backward(q, k, v, o, do, stats, problem))
+
+
+def _check(names, got, want, tol, what):
+    for name, g, w in zip(names, got, want):
+        err = (g.double() - w).abs().max().item() if g.numel() else 0.0
+        scale = max(1.0, w.abs().max().item() if w.numel() else 0.0)
+        assert err <= tol * scale, (f"{name} is off the float64 ragged oracle by {err:.3g} (allowed {tol * scale:.3g}) "
+                                    f"on {what}: the one-launch path must match the oracle sequence by sequence")
+
+
+@pytest.fixture
+def one_launch_only(monkeypatch):
+    """The per-run path refuses to run (its views of each run, ``varlen._run``): a call that reaches it did not
+    take the one-launch path. (Not by replacing ``launch.attention_forward``: the launch cache reads the names
+    the launcher's code reads once, from whatever function holds that name then.)"""
+    def refuse(*a, **kw):
+        raise AssertionError("the per-run path was taken: a batch of several runs of lengths must take the "
+                             "one-launch path (varlen._one_launch)")
+    monkeypatch.setattr(varlen, "_run", refuse)
+
+
+def _problem(mask, H=(4, 2, 1), D=(16, 24), dtype="float32"):
+    return make_ragged_problem(LENGTHS_Q, LENGTHS_KV, H_q=H[0], H_k=H[1], H_v=H[2], D_qk=D[0], D_v=D[1],
+                               dtype=dtype, **MASKS[mask])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["fp32", "bf16"])
+@pytest.mark.parametrize("mask", list(MASKS), ids=list(MASKS))
+def test_one_launch_matches_the_ragged_oracle(mask, dtype, one_launch_only):
+    # GQA with H_k != H_v: dK and dV by two DKDV launches, each program owning its rows
+    p = _problem(mask)
+    q, k, v, do = _inputs(p, dtype, seed=list(MASKS).index(mask))
+    kw = MASKS[mask]
+    o, stats = varlen.forward(q, k, v, list(p.cu_seqlens_q), list(p.cu_seqlens_kv), **kw)
+    grads = varlen.backward(q, k, v, o, do, stats, list(p.cu_seqlens_q), list(p.cu_seqlens_kv), **kw)
+    want = _reference(p, q, k, v, do)
+    _check(("o", "dq", "dk", "dv"), (o, *grads), (want[0], *want[2:]), TOL[dtype], f"{mask} {dtype}")
+    finite = torch.isfinite(want[1])
+    assert torch.equal(torch.isfinite(stats), finite), "stats are -inf exactly on the rows that keep no key"
+    _check(("stats",), (stats[finite],), (want[1][finite],), TOL[torch.float32], f"{mask} {dtype}")
+
+
+@pytest.mark.parametrize("mask", ["causal-bottom-right", "window-top-left"])
+def test_public_api_with_autograd_matches_the_ragged_oracle(mask, one_launch_only):
+    p = _problem(mask, H=(2, 2, 2), D=(16, 16))
+    q, k, v, do = _inputs(p, torch.float32, seed=7)
+    kw = dict(MASKS[mask])
+    if kw.get("right_bound") == 0 and "left_bound" not in kw:
+        kw = dict(causal=True, alignment=kw.get("alignment", "top_left"))
+    qg, kg, vg = (t.clone().requires_grad_() for t in (q, k, v))
+    o = sdpa_bwd.attention(qg, kg, vg, cu_seqlens_q=torch.tensor(p.cu_seqlens_q, dtype=torch.int32),
+                           cu_seqlens_kv=torch.tensor(p.cu_seqlens_kv, dtype=torch.int32), **kw)
+    grads = torch.autograd.grad(o, (qg, kg, vg), do)
+    want = _reference(p, q, k, v, do)
+    _check(("o", "dq", "dk", "dv"), (o, *grads), (want[0], *want[2:]), TOL[torch.float32], f"public API {mask}")
+
+
+def _strided(T, H, D, gen, start, layout):
+    """A (T, H, D) view starting at token ``start`` of a larger buffer: head-major storage or rows padded past D."""
+    if layout == "head-major":
+        buf = torch.randn(H, start + T + 2, D, generator=gen).permute(1, 0, 2)
+    else:
+        buf = torch.randn(start + T + 2, H, D + 5, generator=gen)[:, :, 2:2 + D]
+    return buf[start:start + T]
+
+
+def test_views_into_larger_buffers_with_a_late_first_offset(one_launch_only):
+    """Sequence 0 starts at token 2 (3 for keys), the batch ends before T; the tensors are strided views. The
+    tokens outside every sequence get O 0, stats -inf and gradients 0."""
+    gen = torch.Generator().manual_seed(58)
+    cu_q, cu_kv = _offsets([4, 9, 1, 0, 6], base=2), _offsets([6, 2, 5, 4, 6], base=3)
+    T_q, T_kv = cu_q[-1] + 3, cu_kv[-1] + 1
+    q, do = _strided(T_q, 2, 16, gen, 3, "head-major"), _strided(T_q, 2, 16, gen, 1, "padded")
+    k, v = _strided(T_kv, 1, 16, gen, 2, "padded"), _strided(T_kv, 1, 16, gen, 0, "head-major")
+    kw = dict(left_bound=5, right_bound=0, alignment="bottom_right")
+    o, stats = varlen.forward(q, k, v, cu_q, cu_kv, **kw)
+    dq, dk, dv = varlen.backward(q, k, v, o, do, stats, cu_q, cu_kv, **kw)
+    p = make_ragged_problem([4, 9, 1, 0, 6], [6, 2, 5, 4, 6], H_q=2, H_k=1, D_qk=16, dtype="float32", **kw)
+    (s0, s1), (k0, k1) = (cu_q[0], cu_q[-1]), (cu_kv[0], cu_kv[-1])
+    want = _reference(p, q[s0:s1], k[k0:k1], v[k0:k1], do[s0:s1])
+    _check(("o", "dq", "dk", "dv"), (o[s0:s1], dq[s0:s1], dk[k0:k1], dv[k0:k1]), (want[0], *want[2:]),
+           TOL[torch.float32], "views with a late first offset")
+    outside_q = torch.cat([torch.arange(s0), torch.arange(s1, T_q)])
+    outside_kv = torch.cat([torch.arange(k0), torch.arange(k1, T_kv)])
+    assert not o[outside_q].any() and not dq[outside_q].any(), "O and dQ are 0 on tokens outside every sequence"
+    assert not dk[outside_kv].any() and not dv[outside_kv].any(), "dK and dV are 0 on keys outside every sequence"
+    assert torch.isinf(stats[:, outside_q]).all(), "stats are -inf on tokens outside every sequence"
+
+
+@pytest.mark.parametrize("form", ["h_t", "t_h", "padded"])
+def test_given_stats_in_each_form(form):
+    """The backward reads the caller's stats: packed (H_q, T_q), packed (T_q, H_q) passed transposed (one launch),
+    or padded (B, H_q, max_S_q) (left to the per-run path, which reads each run's rows)."""
+    p = make_ragged_problem(LENGTHS_Q, LENGTHS_KV, H_q=2, D_qk=16, dtype="float32", stats_form=form,
+                            **MASKS["causal-bottom-right"])
+    q, k, v, do = _inputs(p, torch.float32, seed=11)
+    want = _reference(p, q, k, v, do)
+    o, _ = varlen.forward(q, k, v, list(p.cu_seqlens_q), list(p.cu_seqlens_kv), **MASKS["causal-bottom-right"])
+    stats = want[1].float()  # the oracle's stats, in the problem's form
+    if form == "t_h":
+        stats = stats.transpose(0, 1)
+    grads = varlen.backward(q, k, v, o, do, stats, list(p.cu_seqlens_q), list(p.cu_seqlens_kv),
+                            **MASKS["causal-bottom-right"])
+    _check(("dq", "dk", "dv"), grads, want[2:], TOL[torch.float32], f"stats form {form}")
+    assert varlen._one_launch(p.cu_seqlens_q, p.cu_seqlens_kv, v, stats) == (form != "padded")
+
+
+def test_padded_stats_out_of_the_forward_match_the_oracle():
+    """A padded stats buffer given to the forward is filled by the per-run path, row b's first S_q entries."""
+    p = make_ragged_problem(LENGTHS_Q, LENGTHS_KV, H_q=2, D_qk=16, dtype="float32", stats_form="padded")
+    q, k, v, do = _inputs(p, torch.float32, seed=12)
+    stats = torch.full(p.stats_dims(), float("nan"))
+    o, stats = varlen.forward(q, k, v, list(p.cu_seqlens_q), list(p.cu_seqlens_kv), stats=stats)
+    want = _reference(p, q, k, v, do)
+    got, lse = (ragged_oracle.stats_from_form(t, p) for t in (stats, want[1]))
+    finite = torch.isfinite(lse)
+    _check(("o", "stats"), (o, got[finite]), (want[0], lse[finite]), TOL[torch.float32], "padded stats")
+
+
+def test_a_mixed_length_batch_is_one_launch_of_each_kernel(monkeypatch):
+    """Six sequences in five runs: one forward launch; the backward's ODO, one DKDV and one dQ launch
+    (H_k == H_v: one DKDV pass owns dK and dV)."""
+    launched = []
+    real = Recorder.launch
+
+    def counting(self, fn, grid, *args, **kwargs):
+        launched.append((fn.fn.__name__, grid))
+        return real(self, fn, grid, *args, **kwargs)
+
+    monkeypatch.setattr(Recorder, "launch", counting)
+    p = make_ragged_problem(LENGTHS_Q, LENGTHS_KV, H_q=2, D_qk=16, dtype="float32")
+    q, k, v, do = _inputs(p, torch.float32, seed=13)
+    o, stats = varlen.forward(q, k, v, list(p.cu_seqlens_q), list(p.cu_seqlens_kv))
+    assert launched == [("attention_fwd_kernel", (2, 12))], launched  # cdiv(17, 16) tiles x (6 sequences x 2 heads)
+    launched.clear()
+    varlen.backward(q, k, v, o, do, stats, list(p.cu_seqlens_q), list(p.cu_seqlens_kv))
+    assert [n for n, _ in launched] == ["attention_bwd_preprocess_kernel", "attention_bwd_dkdv_kernel",
+                                        "attention_bwd_dq_kernel"], launched
+
+
+def test_one_launch_matches_the_per_run_path_and_is_deterministic(monkeypatch):
+    """The two paths compute each sequence's rows from the same tiles; the one-launch backward has no atomics,
+    so a second call gives the same bits (deterministic mode takes it too)."""
+    p = _problem("causal-bottom-right")
+    q, k, v, do = _inputs(p, torch.float32, seed=14)
+    cu_q, cu_kv = list(p.cu_seqlens_q), list(p.cu_seqlens_kv)
+    kw = MASKS["causal-bottom-right"]
+    o, stats = varlen.forward(q, k, v, cu_q, cu_kv, **kw)
+    first = varlen.backward(q, k, v, o, do, stats, cu_q, cu_kv, deterministic=True, **kw)
+    second = varlen.backward(q, k, v, o, do, stats, cu_q, cu_kv, deterministic=True, **kw)
+    assert all(torch.equal(a, b) for a, b in zip(first, second))
+    monkeypatch.setattr(varlen, "ONE_LAUNCH", False)
+    o_runs, _ = varlen.forward(q, k, v, cu_q, cu_kv, **kw)
+    runs = varlen.backward(q, k, v, o, do, stats, cu_q, cu_kv, **kw)
+    _check(("o", "dq", "dk", "dv"), (o, *first), (o_runs.double(), *(t.double() for t in runs)), 1e-5,
+           "the per-run path")
+
+
+def test_split_head_dim_takes_the_one_launch_path(one_launch_only):
+    """D_qk 160 in bf16 runs as column chunks 128 + 32 (``configs.d_qk_chunks``); the VARLEN form moves only the
+    bases, so both chunks are read and written at the sequence's tokens."""
+    p = make_ragged_problem([3, 9, 0, 2], [5, 1, 4, 2], H_q=1, D_qk=160, D_v=16, dtype="bfloat16",
+                            **MASKS["causal-top-left"])
+    q, k, v, do = _inputs(p, torch.bfloat16, seed=15)
+    o, stats = varlen.forward(q, k, v, list(p.cu_seqlens_q), list(p.cu_seqlens_kv), right_bound=0)
+    grads = varlen.backward(q, k, v, o, do, stats, list(p.cu_seqlens_q), list(p.cu_seqlens_kv), right_bound=0)
+    want = _reference(p, q, k, v, do)
+    _check(("o", "dq", "dk", "dv"), (o, *grads), (want[0], *want[2:]), TOL[torch.bfloat16], "D_qk 160 bf16")
