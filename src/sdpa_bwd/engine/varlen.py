@@ -197,18 +197,22 @@ def _launch_backward(q, k, v, o, do, stats, dq, dk, dv, cu_q, cu_kv, scale, left
     launch._launch_odo(rec, o4, do4, st, st.stride(), delta, lse2, head_dim_pad(n.D_v), wide, n.T_q)
     qk_scale_log2 = scale * planner.LOG2E
     dkdv = n.kernel("attention_bwd_dkdv_kernel", "attention_bwd_dkdv_kernel_any_len")
-    for owner_heads, compute_dk, compute_dv in (((n.H_k, True, True),) if n.H_k == n.H_v and not cfg.split_dkdv
-                                                else ((n.H_k, True, False), (n.H_v, False, True))):
-        rec.launch(
-            dkdv, (_cdiv(n.max_kv, cfg.block_n1), n.B * owner_heads), q4, k4, v4, do4, dk4, dv4, lse2, delta, delta, *_strides(q4), *_strides(k4), *_strides(v4),
-            *_strides(do4), *_strides(dk4), *_strides(dv4), n.H_q, owner_heads, n.H_q // n.H_k, n.H_q // n.H_v,
-            n.T_q, n.T_kv, qk_scale_log2, scale, n.lo_off, n.hi_off,
-            **planner.dkdv_pass_constexprs(cfg, compute_dk, compute_dv, False, False, False, common), **n.varlen)
-    rec.launch(
-        n.kernel("attention_bwd_dq_kernel", "attention_bwd_dq_kernel_any_len"), (_cdiv(n.max_q, cfg.block_m2),
-                                                                               n.B * n.H_q), q4, k4, v4, do4, dq4, lse2, delta, *_strides(q4), *_strides(k4), *_strides(v4), *_strides(do4),
-        *_strides(dq4), n.H_q, n.H_q // n.H_k, n.H_q // n.H_v, n.T_q, n.T_kv, qk_scale_log2, scale, n.lo_off,
-        n.hi_off, **planner.dq_pass_constexprs(cfg, False, common), **n.varlen)
+    passes = (((n.H_k, True, True),) if n.H_k == n.H_v and not cfg.split_dkdv
+              else ((n.H_k, True, False), (n.H_v, False, True)))
+    for owner_heads, compute_dk, compute_dv in passes:
+        rec.launch(dkdv, (_cdiv(n.max_kv, cfg.block_n1), n.B * owner_heads),
+                   q4, k4, v4, do4, dk4, dv4, lse2, delta, delta,
+                   *_strides(q4), *_strides(k4), *_strides(v4), *_strides(do4), *_strides(dk4), *_strides(dv4),
+                   n.H_q, owner_heads, n.H_q // n.H_k, n.H_q // n.H_v, n.T_q, n.T_kv, qk_scale_log2, scale,
+                   n.lo_off, n.hi_off,
+                   **planner.dkdv_pass_constexprs(cfg, compute_dk, compute_dv, False, False, False, common),
+                   **n.varlen)
+    rec.launch(n.kernel("attention_bwd_dq_kernel", "attention_bwd_dq_kernel_any_len"),
+               (_cdiv(n.max_q, cfg.block_m2), n.B * n.H_q),
+               q4, k4, v4, do4, dq4, lse2, delta,
+               *_strides(q4), *_strides(k4), *_strides(v4), *_strides(do4), *_strides(dq4),
+               n.H_q, n.H_q // n.H_k, n.H_q // n.H_v, n.T_q, n.T_kv, qk_scale_log2, scale, n.lo_off, n.hi_off,
+               **planner.dq_pass_constexprs(cfg, False, common), **n.varlen)
 
 
 def _covers(cu: Sequence[int], T: int) -> bool:

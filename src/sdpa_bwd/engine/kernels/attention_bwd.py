@@ -25,8 +25,8 @@ import triton
 import triton.language as tl
 from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
 
-from .attention_fwd import (_NO_SPECIALIZE, kernel_jit, band_keep, band_keep_t, key_tile_bounds, load_rows, mma, mma_acc,
-                            program_tile, program_tile_at, query_tile_bounds, row_tiles, second_chunk_cols,
+from .attention_fwd import (_NO_SPECIALIZE, kernel_jit, band_keep, band_keep_t, key_tile_bounds, load_rows, mma,
+                            mma_acc, program_tile, program_tile_at, query_tile_bounds, row_tiles, second_chunk_cols,
                             varlen_sequence)
 
 LOG2E = tl.constexpr(1.4426950408889634)
