@@ -212,3 +212,19 @@ def test_split_head_dim_takes_the_one_launch_path(one_launch_only):
     grads = varlen.backward(q, k, v, o, do, stats, list(p.cu_seqlens_q), list(p.cu_seqlens_kv), right_bound=0)
     want = _reference(p, q, k, v, do)
     _check(("o", "dq", "dk", "dv"), (o, *grads), (want[0], *want[2:]), TOL[torch.bfloat16], "D_qk 160 bf16")
+
+
+def test_the_device_offsets_are_uploaded_once_a_batch_and_kept_for_the_most_recent_batches():
+    """A training step calls the same batch's offsets in every layer's forward and backward: one upload, then the
+    kept tensor (a fresh upload from pageable memory waits for the CUDA stream each time)."""
+    from sdpa_bwd.engine import varlen
+
+    varlen._OFFSETS.clear()
+    first = varlen.device_offsets([0, 3, 7], [0, 2, 9], torch.device("cpu"))
+    assert first.dtype == torch.int32 and first.tolist() == [[0, 3, 7], [0, 2, 9]]
+    assert varlen.device_offsets([0, 3, 7], [0, 2, 9], torch.device("cpu")) is first
+    assert varlen.device_offsets([0, 3, 8], [0, 2, 9], torch.device("cpu")) is not first
+    for n in range(varlen._OFFSETS_KEPT):
+        varlen.device_offsets([0, n + 10], [0, n + 10], torch.device("cpu"))
+    assert len(varlen._OFFSETS) == varlen._OFFSETS_KEPT
+    assert varlen.device_offsets([0, 3, 7], [0, 2, 9], torch.device("cpu")) is not first  # the oldest went

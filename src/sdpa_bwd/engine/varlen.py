@@ -34,6 +34,8 @@ launch and one backward call a run, so it is also the reference the one-launch p
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Optional, Sequence
 
 import torch
@@ -130,6 +132,36 @@ def _strides(t: torch.Tensor) -> tuple:
     return (0, *t.stride()[1:])
 
 
+_OFFSETS: "OrderedDict[tuple, torch.Tensor]" = OrderedDict()
+_OFFSETS_KEPT = 64  # batches whose device offsets are kept (a training step reuses one batch's across its layers)
+_OFFSETS_LOCK = threading.Lock()
+
+
+def device_offsets(cu_q: Sequence[int], cu_kv: Sequence[int], device: torch.device) -> torch.Tensor:
+    """The (2, B + 1) int32 offsets the one-launch kernels read, on ``device``: uploaded once a batch and stream,
+    then kept (the most recent ``_OFFSETS_KEPT``). ``torch.tensor(..., device="cuda")`` copies from pageable memory
+    and waits for the stream, so every forward and backward of every layer would have stalled the host behind the
+    GPU's queued work; a copy from pinned memory with ``non_blocking`` does not, and a kept tensor is not copied
+    again. Keyed by the stream too: a tensor uploaded on one stream is read only by launches on that stream."""
+    stream = torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else None
+    key = (device, stream, tuple(cu_q), tuple(cu_kv))
+    with _OFFSETS_LOCK:
+        kept = _OFFSETS.get(key)
+        if kept is not None:
+            _OFFSETS.move_to_end(key)
+            return kept
+    host = torch.tensor([list(cu_q), list(cu_kv)], dtype=torch.int32)
+    if device.type == "cuda":
+        uploaded = host.pin_memory().to(device, non_blocking=True)
+    else:
+        uploaded = host.to(device)
+    with _OFFSETS_LOCK:
+        _OFFSETS[key] = uploaded
+        while len(_OFFSETS) > _OFFSETS_KEPT:
+            _OFFSETS.popitem(last=False)
+    return uploaded
+
+
 class _Batch:
     """What the one-launch kernels of a packed batch share: the (1, H, T, D) views' dims (checked as the dense
     launcher checks them), the offsets on the device, the longest lengths (the grid's tile count), the band's
@@ -146,7 +178,7 @@ class _Batch:
         self.lo_off, self.hi_off, self.has_left, self.has_right = _offsets(self.max_q, self.max_kv, left_bound,
                                                                            right_bound, "top_left")
         self.causal = left_bound is None and right_bound == 0
-        cu = torch.tensor([cu_q, cu_kv], dtype=torch.int32, device=q4.device)
+        cu = device_offsets(cu_q, cu_kv, q4.device)
         self.varlen = dict(cu_q_ptr=cu[0], cu_kv_ptr=cu[1], VARLEN=True,
                            BOTTOM_RIGHT=alignment == "bottom_right")
 
