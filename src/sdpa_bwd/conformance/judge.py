@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import math
 import time
-import traceback
 from typing import Optional
 
 import torch
@@ -42,7 +41,7 @@ from ..problem import oracle
 from ..problem.cases import Case
 from .compare import TensorCheck, check_tensor
 from .outcome import (FAILING, PASSING, CaseResult, OracleReferences, _PhaseClock, _rerun,  # noqa: F401 (re-exported)
-                      _sync, conclude, guard_messages)
+                      _sync, conclude, guard_messages, record_error)
 from ..engine.compiles import CompileWatch
 from ..backends import Engine
 from ..problem import OUTPUTS
@@ -129,9 +128,7 @@ def run_case(engine: Engine, case: Case, *, source: Optional[str] = None, reruns
                 if cuda:
                     result.memory_peak_bytes = int(torch.cuda.max_memory_reserved())
     except Exception as exc:  # the engine raised: record it, keep going
-        result.verdict = "error"
-        result.message = f"{type(exc).__name__}: {exc}".strip()
-        result.guard["traceback"] = traceback.format_exc(limit=6)
+        record_error(result, exc)
     finally:
         result.seconds = time.perf_counter() - started
     return result

@@ -190,3 +190,13 @@ def conclude(result: CaseResult, messages: list, reruns: int, deterministic: boo
         failing.append(f"nondeterministic: {changed} changed between {reruns} runs on identical inputs"
                        + (" although the case asked for a deterministic backward" if deterministic else ""))
     result.message = "; ".join(messages + failing)
+
+
+def record_error(result: CaseResult, exc: BaseException) -> None:
+    """The engine raised where it should have returned or declined: the verdict ``error``, the exception as the
+    message, and a short traceback beside the guards."""
+    import traceback
+
+    result.verdict = "error"
+    result.message = f"{type(exc).__name__}: {exc}".strip()
+    result.guard["traceback"] = traceback.format_exc(limit=6)

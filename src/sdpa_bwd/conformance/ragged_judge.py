@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import time
-import traceback
 from types import SimpleNamespace
 from typing import Optional
 
@@ -23,7 +22,8 @@ from ..backends.base import Engine
 from ..problem import OUTPUTS, oracle, ragged_oracle
 from ..problem.ragged import RaggedProblem
 from .compare import check_tensor
-from .outcome import CaseResult, OracleReferences, _PhaseClock, _rerun, _sync, conclude, guard_messages
+from .outcome import (CaseResult, OracleReferences, _PhaseClock, _rerun, _sync, conclude, guard_messages,
+                      record_error)
 from .tensors import TORCH_DTYPE, check_outputs, is_poison, materialize, snapshot_inputs
 from .tolerance import reduction_length, tolerance_class
 
@@ -88,9 +88,7 @@ def run_ragged_case(engine: Engine, case, *, source: Optional[str] = None, rerun
             return result
         _run_checks(engine, case, problem, result, reruns)
     except Exception as exc:  # the engine raised: record it, keep going
-        result.verdict = "error"
-        result.message = f"{type(exc).__name__}: {exc}".strip()
-        result.guard["traceback"] = traceback.format_exc(limit=6)
+        record_error(result, exc)
     finally:
         result.seconds = time.perf_counter() - started
     return result
