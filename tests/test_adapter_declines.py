@@ -2,7 +2,8 @@
 
 A hand-written decline (a capability narrower than the permissive default) keeps a region of the plan from ever
 reaching the backend, so each one is listed here with why it stays; a new one fails this test until it is listed,
-and a listed one that is gone fails it until its entry goes. Entries marked "not measured" are the next GPU
+and a listed one that is gone fails it until its entry goes. Declines an adapter writes in code rather than in its
+capabilities are named in its ``hand_declines``. Entries marked "not measured" are the next GPU
 session's to measure (the backend's own dispatch check runs after them, so dropping one hands that region to it).
 """
 
@@ -32,6 +33,20 @@ HAND_WRITTEN = {
     ("torch-flex", "distinct_kv_heads"): "not measured: flex_attention's enable_gqa needs H_k == H_v",
     ("torch-flex", "deterministic"): NONDETERMINISTIC,
     ("torch-njt", "deterministic"): NONDETERMINISTIC,
+    ("torch-cudnn-op", "dtypes"): "as torch-cudnn: the operator behind it",
+    ("torch-cudnn-op", "max_head_dim"): "as torch-cudnn: the operator behind it",
+    ("torch-cudnn-op", "devices"): CUDA_ONLY,
+    ("torch-cudnn-op", "deterministic"): NONDETERMINISTIC,
+    ("torch-flash-op", "dtypes"): "as torch-flash: the operator behind it",
+    ("torch-flash-op", "max_head_dim"): "as torch-flash: the operator behind it",
+    ("torch-flash-op", "devices"): CUDA_ONLY,
+    ("torch-flash-op", "distinct_head_dims"): "as torch-flash: the operator behind it",
+    ("torch-flash-op", "deterministic"): NONDETERMINISTIC,
+    ("torch-flash-op", "head_dim_multiple_of_8"): "the front door pads Q, K, V to a multiple of 8 by copying them "
+                                                  "(attention.cpp, pad_last_dim) before this operator, so the "
+                                                  "caller's layout cannot reach it there; torch-flash covers them",
+    ("torch-efficient-op", "devices"): CUDA_ONLY,
+    ("torch-efficient-op", "deterministic"): NONDETERMINISTIC,
     ("torch-flash-cpu-op", "devices"): "the operator is the CPU flash kernel (aten::_scaled_dot_product_flash_"
                                        "attention_for_cpu)",
     ("torch-flash-cpu-op", "distinct_head_dims"): "measured 2026-12-06, torch 2.13 CPU: the operator raises "
@@ -47,6 +62,7 @@ def _hand_written() -> set:
             continue
         caps = get_engine(name).capabilities
         out |= {(name, f) for f in FIELDS if getattr(caps, f) != getattr(default, f)}
+        out |= {(name, d) for d in getattr(get_engine(name), "hand_declines", ())}
     return out
 
 

@@ -26,6 +26,9 @@ _BUILTIN = {
     "torch-flex": "sdpa_bwd.backends.torch_flex:TorchFlexEngine",
     "torch-njt": "sdpa_bwd.backends.torch_njt:TorchNjtEngine",
     "torch-flash-cpu-op": "sdpa_bwd.backends.torch_flash_cpu_op:TorchFlashCpuOpEngine",
+    "torch-cudnn-op": "sdpa_bwd.backends.torch_cuda_ops:TorchCudnnOpEngine",
+    "torch-flash-op": "sdpa_bwd.backends.torch_cuda_ops:TorchFlashOpEngine",
+    "torch-efficient-op": "sdpa_bwd.backends.torch_cuda_ops:TorchEfficientOpEngine",
 }
 _REGISTERED: dict[str, type] = {}
 

@@ -1,0 +1,74 @@
+"""The operator-level CUDA adapters (``torch-cudnn-op``, ``torch-flash-op``, ``torch-efficient-op``; issue 56).
+
+Two things each adapter assumes, checked on the card: that its backend's own forward writes the same quantity as
+our stats (the natural-log LSE of the scaled scores) into the form its backward reads, so writing ours there is a
+conversion of form and not of meaning; and that the backward then follows the caller's O (delta = rowsum(dO * O)
+is taken from the O it is given, not recomputed).
+
+Run on the device machine: ``PYTHONPATH=src python -m pytest -m gpu tests/gpu/test_cuda_op_adapters_gpu.py``.
+"""
+
+import pytest
+import torch
+
+from sdpa_bwd.backends import get_engine
+from sdpa_bwd.conformance.plan import load_level
+from sdpa_bwd.conformance.runner import run_case
+from sdpa_bwd.conformance.tensors import materialize
+from sdpa_bwd.problem import make_problem
+
+pytestmark = [pytest.mark.gpu,
+              pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")]
+
+OPS = ("torch-cudnn-op", "torch-flash-op", "torch-efficient-op")
+
+
+@pytest.mark.parametrize("name", OPS)
+@pytest.mark.parametrize("causal", [False, True])
+def test_the_backends_own_forward_stats_are_our_stats_in_its_form(name, causal):
+    engine = get_engine(name)
+    problem = make_problem(B=2, H_q=4, S_q=200, S_kv=328, D_qk=64, dtype="bfloat16",
+                           right_bound=0 if causal else None)
+    assert engine.not_supported_reasons(problem) == []
+    m = materialize(problem, seed=7, device="cuda")
+    t = m.tensors
+    bias, is_causal = engine._call(problem, t)
+    _, lse, _ = engine._op_forward(problem, t.q, t.k, t.v, bias, is_causal)
+    theirs = engine._rows(lse)[..., :problem.S_q].float()
+    ours = (t.stats.select(-1, 0) if t.stats.dim() == 4 else t.stats).float()
+    keeps = ~torch.isneginf(ours)
+    err = (theirs - ours)[keeps].abs().max().item()
+    assert err < 2e-2, (f"{name}: its forward's logsumexp differs from the oracle's stats by {err:.3g} (shape "
+                        f"{tuple(lse.shape)}, strides {lse.stride()}): the adapter's stats conversion assumes the "
+                        "same quantity - learn the backend's form again and fix the conversion")
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_its_gradients_follow_the_callers_o(name):
+    """Scaling one query row of the caller's O changes that row's delta, so that row's dQ and no other's."""
+    engine = get_engine(name)
+    problem = make_problem(B=1, H_q=2, S_q=64, D_qk=64, dtype="float16")
+    t = materialize(problem, seed=3, device="cuda").tensors
+    engine.backward(problem, t)
+    before = t.dq.clone()
+    t.o[0, 0, 5] *= 1.5
+    engine.backward(problem, t)
+    changed = (t.dq != before).any(dim=-1)
+    assert changed[0, 0, 5] and changed.sum() == 1, (
+        f"{name}: scaling O's row 5 changed dQ rows {changed.nonzero().tolist()}: the backward is not reading the "
+        "caller's O")
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_it_passes_or_declines_the_quick_levels_plain_cases(name):
+    """A plain packed case and a BSHD causal case: the adapter's wiring, before any layout is asked of it."""
+    engine = get_engine(name)
+    for case in load_level("quick"):
+        problem = case.to_problem()
+        if engine.not_supported_reasons(problem):
+            continue
+        if problem.S_q >= 64 and not problem.has_mask:
+            result = run_case(engine, case)
+            assert result.verdict == "passed", f"{case.id}: {result.verdict}: {result.message}"
+            return
+    pytest.fail(f"{name}: no unmasked quick case with S_q >= 64 that it takes")
