@@ -47,6 +47,18 @@ HAND_WRITTEN = {
                                                   "caller's layout cannot reach it there; torch-flash covers them",
     ("torch-efficient-op", "devices"): CUDA_ONLY,
     ("torch-efficient-op", "deterministic"): NONDETERMINISTIC,
+    ("torch-flash-varlen", "dtypes"): "as torch-flash: FlashAttention-2's kernels behind it",
+    ("torch-flash-varlen", "max_head_dim"): "as torch-flash: FlashAttention-2's kernels behind it",
+    ("torch-flash-varlen", "devices"): CUDA_ONLY,
+    ("torch-flash-varlen", "distinct_kv_heads"): "not measured: FlashAttention-2 takes one head count for K and V",
+    ("torch-flash-varlen", "distinct_head_dims"): "as torch-flash: FlashAttention-2 needs D_qk == D_v",
+    ("torch-flash-varlen", "deterministic"): NONDETERMINISTIC,
+    ("torch-flash-varlen", "head_dim_multiple_of_8"): "not measured: FlashAttention-2 takes head dims its caller "
+                                                      "padded to 8 (PyTorch's front door pads by copying)",
+    ("torch-flash-varlen", "top_left_band_on_unequal_lengths"): "FlashAttention's windows are bottom-right aligned "
+                                                                "per sequence; no window is top-left",
+    ("torch-flash-varlen", "head_dim_stride_1"): "not measured: FlashAttention-2's varlen operators check "
+                                                 "stride(-1) == 1 on Q, K, V, O and dO",
     ("torch-flash-cpu-op", "devices"): "the operator is the CPU flash kernel (aten::_scaled_dot_product_flash_"
                                        "attention_for_cpu)",
     ("torch-flash-cpu-op", "distinct_head_dims"): "measured 2026-12-06, torch 2.13 CPU: the operator raises "

@@ -29,6 +29,7 @@ _BUILTIN = {
     "torch-cudnn-op": "sdpa_bwd.backends.torch_cuda_ops:TorchCudnnOpEngine",
     "torch-flash-op": "sdpa_bwd.backends.torch_cuda_ops:TorchFlashOpEngine",
     "torch-efficient-op": "sdpa_bwd.backends.torch_cuda_ops:TorchEfficientOpEngine",
+    "torch-flash-varlen": "sdpa_bwd.backends.torch_flash_varlen:TorchFlashVarlenEngine",
 }
 _REGISTERED: dict[str, type] = {}
 
