@@ -145,7 +145,10 @@ def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type:
         # 13.1 s; 64/32 on 2 stages: 73,984 B and 5.9 s (hd64: 12.8 -> 3.0 s; local ptxas, Triton
         # 3.6, sm_90a). The fp32 forward was 20% of a cold compile of the full plan
         # (docs/data/compile-times-sm90.md); 64/32 s2 is the config fp32 hd256 already ran with.
-        return ForwardConfig(64, 32, num_warps=4, num_stages=2)
+        # 8 warps, not 4: each thread unrolls half the FMAs, and ptxas's time follows that (2026-12-06, local
+        # ptxas, Triton 3.6, sm_90a, scratch compile of quick's pair-014 / pair-003 forwards: hd256 20.8 -> 7.9 s,
+        # hd128 7.9 -> 3.3 s; on the H100 pair-014's compiles ended the quick level's cold run).
+        return ForwardConfig(64, 32, num_warps=8, num_stages=2)
     d = max(d_qk_pad, d_v_pad)
     # head_group: the start order's A/B, H200 bf16 (ab_perf --table s6, 2026-12-01, docs/data/h200-2026-12-01e),
     # causal rows against the head-by-head order: (4,16,2048,64) 0.132 -> 0.115 ms with groups of 16
