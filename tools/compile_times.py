@@ -94,6 +94,8 @@ class FakeTensor:
     """What ``sdpa_bwd.engine.launch`` reads of a tensor: dims, strides, dtype, device, data pointer, and which storage
     it views (``storage``: the buffer's base; a tensor of its own by default)."""
 
+    allocator: "_Allocator" = None  # where clones allocate: set by ``recording``
+
     def __init__(self, shape, strides, dtype, ptr: int, storage: Optional[int] = None):
         import torch
 
@@ -127,6 +129,11 @@ class FakeTensor:
 
     def zero_(self):
         return self
+
+    def clone(self):
+        """A copy in a fresh allocation (``launch`` restages a misaligned K or V this way), dims and strides kept
+        (torch keeps a dense tensor's strides; the restaged tensors are dense views)."""
+        return FakeTensor(self.shape, self._strides, self.dtype, FakeTensor.allocator.new())
 
     def fill_(self, _value):
         return self
@@ -323,6 +330,7 @@ def recording(sink: list, alloc: Optional[_Allocator] = None):
     from sdpa_bwd.engine import launch, launch_cache
 
     alloc = alloc or _Allocator()
+    FakeTensor.allocator = alloc
     # the launch cache off: a replayed call would skip the kernels' launchers this records through
     patches = [mock.patch.object(launch_cache, "ENABLED", False),
                mock.patch.object(launch, "torch", _FakeTorch(alloc)),
