@@ -29,9 +29,7 @@ class ReferenceEngine(Engine):
 
     def backward(self, problem: Problem, t: Tensors):
         dq, dk, dv, delta = oracle.backward(t.q, t.k, t.v, t.o, t.do, t.stats, **self._attrs(problem))
-        t.dq.copy_(dq)
-        t.dk.copy_(dk)
-        t.dv.copy_(dv)
+        t.take_grads(dq, dk, dv)
         return {"delta": delta.float()}
 
     def forward(self, problem: Problem, t: Tensors) -> None:
@@ -53,9 +51,7 @@ class ReferenceEngine(Engine):
         from ..problem import ragged_oracle
 
         dq, dk, dv = ragged_oracle.backward(t.q, t.k, t.v, t.o, t.do, t.stats, problem)
-        t.dq.copy_(dq)
-        t.dk.copy_(dk)
-        t.dv.copy_(dv)
+        t.take_grads(dq, dk, dv)
         return None
 
     def ragged_forward(self, problem, t: Tensors) -> None:

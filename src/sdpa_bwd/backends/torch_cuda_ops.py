@@ -82,9 +82,7 @@ class TorchCudaOpEngine(TorchSdpaEngine):
         keeps = ~torch.isneginf(ours)
         rows.copy_(torch.where(keeps, ours, rows))
         dq, dk, dv = self._op_backward(problem, t.do, t.q, t.k, t.v, t.o, lse, bias, causal, extra)
-        t.dq.copy_(dq)
-        t.dk.copy_(dk)
-        t.dv.copy_(dv)
+        t.take_grads(dq, dk, dv)
         return None
 
     def forward(self, problem: Problem, t: Tensors) -> None:

@@ -91,9 +91,7 @@ class TorchFlashCpuOpEngine(Engine):
             lse = torch.where(empty, own, lse)
         dq, dk, dv = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward(
             t.do, t.q, t.k, t.v, t.o, lse, 0.0, causal, **kw)
-        t.dq.copy_(dq)
-        t.dk.copy_(dk)
-        t.dv.copy_(dv)
+        t.take_grads(dq, dk, dv)
         return None
 
     def forward(self, problem: Problem, t: Tensors) -> None:

@@ -155,9 +155,7 @@ class TorchFlashVarlenEngine(Engine):
         dq, dk, dv = torch.ops.aten._flash_attention_backward(
             t.do, t.q, t.k, t.v, t.o, lse, a["cu_q"], a["cu_kv"], a["max_q"], a["max_k"], 0.0, a["causal"],
             rng_state, unused, **a["kw"])
-        t.dq.copy_(dq)
-        t.dk.copy_(dk)
-        t.dv.copy_(dv)
+        t.take_grads(dq, dk, dv)
         return None
 
     def ragged_forward(self, problem, t: Tensors) -> None:

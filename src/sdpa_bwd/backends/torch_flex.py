@@ -111,9 +111,7 @@ class TorchFlexEngine(Engine):
         out = _compiled_flex()(q, k, v, block_mask=block_mask, scale=problem.effective_scale,
                                enable_gqa=problem.H_k != problem.H_q)
         dq, dk, dv = torch.autograd.grad(out, (q, k, v), t.do)
-        t.dq.copy_(dq)
-        t.dk.copy_(dk)
-        t.dv.copy_(dv)
+        t.take_grads(dq, dk, dv)
         return None
 
     # -- packed variable-length sequences ------------------------------------------------------------------
@@ -149,7 +147,5 @@ class TorchFlexEngine(Engine):
         out = _compiled_flex()(_one_batch(q), _one_batch(k), _one_batch(v), block_mask=block_mask,
                                scale=problem.effective_scale, enable_gqa=problem.H_k != problem.H_q)
         dq, dk, dv = torch.autograd.grad(out, (q, k, v), _one_batch(t.do))
-        t.dq.copy_(dq)
-        t.dk.copy_(dk)
-        t.dv.copy_(dv)
+        t.take_grads(dq, dk, dv)
         return None

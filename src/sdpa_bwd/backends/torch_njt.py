@@ -118,7 +118,5 @@ class TorchNjtEngine(Engine):
                                              is_causal=bool(self._is_causal(problem)),
                                              scale=problem.effective_scale, enable_gqa=problem.H_k != problem.H_q)
         dq, dk, dv = torch.autograd.grad(out, (q, k, v), _njt(t.do, off_q))
-        t.dq.copy_(dq)
-        t.dk.copy_(dk)
-        t.dv.copy_(dv)
+        t.take_grads(dq, dk, dv)
         return None

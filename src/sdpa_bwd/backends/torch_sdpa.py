@@ -95,9 +95,7 @@ class TorchSdpaEngine(Engine):
         with sdpa_kernel([self.backend]):
             out = F.scaled_dot_product_attention(q, k, v, **kwargs)
             dq, dk, dv = torch.autograd.grad(out, (q, k, v), t.do)
-        t.dq.copy_(dq)
-        t.dk.copy_(dk)
-        t.dv.copy_(dv)
+        t.take_grads(dq, dk, dv)
         return None
 
 

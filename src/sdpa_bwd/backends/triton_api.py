@@ -61,9 +61,7 @@ class TritonApiEngine(TritonEngine):
             o = attention(q, k, v, scale=problem.effective_scale, left_bound=problem.left_bound,
                           right_bound=problem.right_bound, alignment=problem.alignment)
             dq, dk, dv = torch.autograd.grad(o, (q, k, v), t.do)
-        t.dq.copy_(dq)
-        t.dk.copy_(dk)
-        t.dv.copy_(dv)
+        t.take_grads(dq, dk, dv)
         return None
 
     def forward(self, problem: Problem, t: Tensors) -> None:
@@ -104,9 +102,7 @@ class TritonApiEngine(TritonEngine):
                           right_bound=problem.right_bound, alignment=problem.alignment, cu_seqlens_q=cu_q,
                           cu_seqlens_kv=cu_kv)
             dq, dk, dv = torch.autograd.grad(o, (q, k, v), t.do)
-        t.dq.copy_(dq)
-        t.dk.copy_(dk)
-        t.dv.copy_(dv)
+        t.take_grads(dq, dk, dv)
         return None
 
     def ragged_forward(self, problem, t: Tensors) -> None:
