@@ -27,7 +27,8 @@ OPS = ("torch-cudnn-op", "torch-flash-op", "torch-efficient-op")
 @pytest.mark.parametrize("causal", [False, True])
 def test_the_backends_own_forward_stats_are_our_stats_in_its_form(name, causal):
     engine = get_engine(name)
-    problem = make_problem(B=2, H_q=4, S_q=200, S_kv=328, D_qk=64, dtype="bfloat16",
+    # S_q != S_kv without a mask; causal on a square problem (flash's is_causal is top-left only there)
+    problem = make_problem(B=2, H_q=4, S_q=200, S_kv=200 if causal else 328, D_qk=64, dtype="bfloat16",
                            right_bound=0 if causal else None)
     assert engine.not_supported_reasons(problem) == []
     m = materialize(problem, seed=7, device="cuda")
@@ -45,18 +46,24 @@ def test_the_backends_own_forward_stats_are_our_stats_in_its_form(name, causal):
 
 @pytest.mark.parametrize("name", OPS)
 def test_its_gradients_follow_the_callers_o(name):
-    """Scaling one query row of the caller's O changes that row's delta, so that row's dQ and no other's."""
+    """Scaling one query row of the caller's O changes that row's delta, so that row's dQ, and no other row's by
+    more than the backend's own run-to-run differences (its dQ may be summed by atomics)."""
     engine = get_engine(name)
     problem = make_problem(B=1, H_q=2, S_q=64, D_qk=64, dtype="float16")
     t = materialize(problem, seed=3, device="cuda").tensors
     engine.backward(problem, t)
-    before = t.dq.clone()
+    first = t.dq.clone()
+    engine.backward(problem, t)
+    noise = (t.dq.float() - first.float()).abs().amax(dim=-1).max().item()
     t.o[0, 0, 5] *= 1.5
     engine.backward(problem, t)
-    changed = (t.dq != before).any(dim=-1)
-    assert changed[0, 0, 5] and changed.sum() == 1, (
-        f"{name}: scaling O's row 5 changed dQ rows {changed.nonzero().tolist()}: the backward is not reading the "
-        "caller's O")
+    moved = (t.dq.float() - first.float()).abs().amax(dim=-1)
+    others = moved.clone()
+    others[0, 0, 5] = 0
+    assert moved[0, 0, 5] > 10 * max(noise, 1e-3) and others.max() <= noise + 1e-3, (
+        f"{name}: scaling O's row 5 moved dQ row 5 by {moved[0, 0, 5]:.3g} and other rows by up to "
+        f"{others.max():.3g} (run to run: {noise:.3g}; rows {(others > noise + 1e-3).nonzero().tolist()}): the "
+        "backward does not follow the caller's O")
 
 
 @pytest.mark.parametrize("name", OPS)
@@ -64,8 +71,13 @@ def test_it_passes_or_declines_the_quick_levels_plain_cases(name):
     """A plain packed case and a BSHD causal case: the adapter's wiring, before any layout is asked of it."""
     engine = get_engine(name)
     for case in load_level("quick"):
+        if case.purpose == "probe":
+            continue
         problem = case.to_problem()
-        if engine.not_supported_reasons(problem):
+        try:
+            if engine.not_supported_reasons(problem):
+                continue
+        except ValueError:  # a case the problem model rejects (overlapping outputs ...): not this test's
             continue
         if problem.S_q >= 64 and not problem.has_mask:
             result = run_case(engine, case)
