@@ -58,3 +58,15 @@ def test_the_callers_stats_reach_the_backends_form_and_come_back(lq, form, packe
     engine._read_stats(problem, theirs, back)
     for (_, mine), (_, rows) in zip(engine._ours_by_sequence(problem, back), engine._ours_by_sequence(problem, ours)):
         assert torch.equal(mine, torch.where(torch.isneginf(rows), torch.full_like(rows, 7.0), rows))
+
+
+def test_a_row_that_keeps_no_key_reads_flashattentions_plus_inf_as_our_minus_inf_and_no_other_row():
+    """Bottom-right causal, 5 queries on 2 keys: rows 0-2 keep no key. +inf there becomes -inf; +inf on a row that
+    keeps a key stays, for the judge to see."""
+    problem = make_ragged_problem([5, 3], [2, 3], H_q=1, D_qk=16, dtype="float16", causal=True,
+                                  alignment="bottom_right")
+    engine = TorchFlashVarlenEngine()
+    theirs = torch.tensor([[float("inf")] * 4 + [1.0, 2.0, float("inf"), 3.0]])  # packed (H, T)
+    ours = torch.zeros(problem.stats_dims())
+    engine._read_stats(problem, theirs, ours)
+    assert ours.tolist() == [[float("-inf")] * 3 + [float("inf"), 1.0, 2.0, float("inf"), 3.0]]

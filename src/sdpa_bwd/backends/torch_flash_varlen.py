@@ -142,11 +142,19 @@ class TorchFlashVarlenEngine(Engine):
             dst.copy_(torch.where(torch.isneginf(rows), dst, rows))
 
     def _read_stats(self, problem, theirs: torch.Tensor, ours: torch.Tensor) -> None:
+        """The backend's stats into the caller's form. A query row that keeps no key is +inf in FlashAttention's
+        convention (its ``normalize_softmax_lse``: so that the backward's exp(s - lse) is 0) and -inf in ours;
+        there, and only there, +inf is read as -inf: any other value, or +inf on a row that keeps a key, is
+        passed on for the judge to see."""
         starts = cumulative(problem.seqlens_q)
         packed = theirs.dim() == 2
         for b, rows in self._ours_by_sequence(problem, ours):
             n = rows.shape[1]
             rows.copy_(theirs[:, starts[b]:starts[b] + n] if packed else theirs[b, :, :n])
+            empty = torch.tensor([lo >= hi for lo, hi in (problem.key_range(b, i) for i in range(n))],
+                                 dtype=torch.bool, device=rows.device)
+            if empty.any():
+                rows.masked_fill_(empty[None, :] & torch.isposinf(rows), float("-inf"))
 
     def ragged_backward(self, problem, t: Tensors):
         a = self._args(problem, t.q.device)
