@@ -89,7 +89,7 @@ def test_gluon_backward_compiles_every_head_dim_and_epilogue(compiled):
 def test_gluon_backward_launches_fit_the_register_file(compile_reports):
     """Every form's threads (Triton pads the warp-specialised partitions to whole warpgroups) times the register
     budget they start with fits an SM's 65,536: past it the launch fails, and the default consumer's setmaxnreg
-    asks for registers that are not there (tools/gluon_bwd192_k96_probe.py, compiled at 152 over 16 warps, did on
+    asks for registers that are not there (the 96-key probe of 2026-12-03, compiled at 152 over 16 warps, did on
     2026-12-03)."""
     over = [(r.get("kernel", "attention_bwd_gluon"), r["threads"], r["register_file"]) for r in compile_reports
             if r["register_file"] > 65536]
@@ -153,7 +153,7 @@ def test_gluon_backward_compiles_with_its_products_overlapped(compiled, D, rows,
             f"{r['bulk_reduces']} bulk reduces, {r['reduces_waited_at_once']} waited for before the next product: "
             "each tile body's dQ reduce should be waited for only before its staging buffer is written again (the "
             "loop bodies' reduces fall through to the end-of-program wait, hence up to 2, and GQA's epilogue adds "
-            f"{extra}); a wait behind every reduce cost the one-pass probe (tools/gluon_dkdv_probe.py's --dq, "
+            f"{extra}); a wait behind every reduce cost the one-pass probe (the one-pass DKDV probe's --dq of 2026-12-01, "
             "2026-12-01, H200) a third of its speed (394 TFLOP/s)")
     assert not r["wgmma_serialized"], (
         "ptxas serialises the kernel's wgmma (C7512: for want of registers; C7515: an accumulator in flight set by "

@@ -1,12 +1,11 @@
-"""What the Gluon backward probes (``gluon_dkdv_probe.py``, ``gluon_dq_probe.py``) share: descriptors, the
-compile-only report (ptxas -v included), and the GPU run (inputs, checks against PyTorch's fp32 autograd,
-timings beside cuDNN's and our backward). The wgmma layout and the stage barriers come from the engine's Gluon
+"""What the Gluon compile reports (``gluon_bwd_compile.py``, ``gluon_fwd_compile.py``) and A/B tools (``ab192.py``,
+``ab_forward.py``) share: descriptors, the compile-only report (ptxas -v included), and GPU helpers (inputs, checks
+against PyTorch's fp32 autograd, interleaved timings, cuDNN's backward). The wgmma layout and the stage barriers come from the engine's Gluon
 forward (``sdpa_bwd.engine.kernels.attention_fwd_gluon``), the loader partition from its backward
 (``sdpa_bwd.engine.kernels.attention_bwd_gluon.load_pairs``)."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -14,12 +13,6 @@ import re
 
 import triton
 from triton.experimental.gluon import language as gl
-
-
-LOG2E = 1.4426950408889634
-# (B, H, S) and causal: small shapes first, so that a wrong mbarrier phase shows as a hang there
-CASES = [((1, 1, 256), False), ((1, 2, 384), True), ((2, 3, 1024), False), ((2, 3, 1024), True),
-         ((2, 16, 4096), False), ((2, 16, 4096), True), ((1, 16, 8192), False), ((1, 16, 8192), True)]
 
 
 def desc(t, rows):
@@ -174,61 +167,3 @@ def interleaved_ms(fns: dict, rounds: int = 2, rep: int = 40) -> dict:
         for n, fn in fns.items():
             ms[n].append(triton.testing.do_bench(fn, warmup=10, rep=rep))
     return ms
-
-
-def main(name: str, compile_only, launch, grads: tuple, products: int) -> None:
-    """A probe's command line: ``--compile-only`` prints ``compile_only(stages)``; otherwise, on the GPU, each
-    case's ``launch(q, k, v, do, lse, delta, stages, causal)`` (returning the gradients named in ``grads``, of
-    "dq", "dk", "dv") against fp32 autograd, and at S >= 4096 its time beside our backward's and cuDNN's
-    (two interleaved rounds); TFLOP/s counts its ``products`` over the kept pairs."""
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=None)
-    ap.add_argument("--stages", type=int, default=2)
-    ap.add_argument("--compile-only", action="store_true")
-    args = ap.parse_args()
-    if args.compile_only:
-        print(json.dumps(compile_only(args.stages)), flush=True)
-        return
-    import torch
-
-    from sdpa_bwd.engine import launch as engine
-
-    rows = []
-    for (B, H, S), causal in CASES:
-        gen = torch.Generator(device="cuda").manual_seed(0)
-        q, k, v, do = (torch.randn(B, H, S, 128, device="cuda", dtype=torch.bfloat16, generator=gen)
-                       for _ in range(4))
-        band = dict(right_bound=0) if causal else {}
-        o, lse = engine.attention_forward(q, k, v, **band)
-        delta = (do.float() * o.float()).sum(-1)
-        tag = f"({B},{H},{S},128) {'causal' if causal else 'nc'}"
-        row = dict(shape=[B, H, S, 128], causal=causal, stages=args.stages)
-        try:
-            ours = launch(q, k, v, do, lse, delta, args.stages, causal)
-            torch.cuda.synchronize()
-        except Exception as exc:  # noqa: BLE001 - a probe reports what failed and goes on
-            row["error"] = f"{type(exc).__name__}: {str(exc)[:400]}"
-            print(f"{tag}: FAILED {row['error']}", flush=True)
-            rows.append(row)
-            continue
-        if S <= 4096:
-            refs = fp32_grads(q, k, v, do, causal)
-            for g, mine in zip(grads, ours):
-                row[f"{g}_rel_err"] = rel_err(mine, refs[g])
-            row["nan"] = any(bool(torch.isnan(t).any().item()) for t in ours)
-            del refs
-        if S >= 4096:
-            fns = {name: lambda: launch(q, k, v, do, lse, delta, args.stages, causal),
-                   "ours_backward": lambda: engine.attention_backward(q, k, v, o, do, lse, **band),
-                   "cudnn_backward": cudnn_backward(q, k, v, do, causal)}
-            row.update({f"{n}_ms": ms for n, ms in interleaved_ms(fns, rep=40).items()})
-            pairs = S * (S + 1) / 2 if causal else S * S
-            row[f"{name}_tflops"] = products * 2 * B * H * pairs * 128 / min(row[f"{name}_ms"]) / 1e9
-        print(tag, {k_: (round(v_, 4) if isinstance(v_, float) else
-                         [round(x, 4) for x in v_] if isinstance(v_, list) else v_) for k_, v_ in row.items()},
-              flush=True)
-        rows.append(row)
-    if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, f"{name}_probe.json"), "w") as f:
-            json.dump(rows, f, indent=1)

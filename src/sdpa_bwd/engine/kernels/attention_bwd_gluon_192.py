@@ -163,7 +163,7 @@ if AVAILABLE:  # the kernel's globals must be constexprs
         form's earlier blocks); ``down`` (1: the tiles from the last down to the one at row ``m0``) is 0 in every form
         the launcher has: the walk down was the turn-taking deterministic form's (removed 2026-12-06), and the
         persistent loader still passes its 0 as a runtime argument, whose slot in shared memory the compiled default
-        code's layout includes. (``tools/gluon_bwd192_k96_probe.py`` streams through it too.)"""
+        code's layout includes. (The 96-key probe of 2026-12-03, in git history, streamed through it too.)"""
         NST: gl.constexpr = q_smem.type.shape[0]
         SIDE_BYTES: gl.constexpr = q_smem.type.shape[1] * 4
         for t in range(0, n_tiles):
