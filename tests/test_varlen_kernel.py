@@ -228,3 +228,104 @@ def test_the_device_offsets_are_uploaded_once_a_batch_and_kept_for_the_most_rece
         varlen.device_offsets([0, n + 10], [0, n + 10], torch.device("cpu"))
     assert len(varlen._OFFSETS) == varlen._OFFSETS_KEPT
     assert varlen.device_offsets([0, 3, 7], [0, 2, 9], torch.device("cpu")) is not first  # the oldest went
+
+
+# -- offsets left on the device (FlashAttention's convention: an int32 tensor and max_seqlen_* given) ---------------
+
+
+@pytest.fixture
+def offsets_never_read(monkeypatch):
+    """The host path's offset reader refuses to run: a call that reaches it read the offsets back."""
+    def refuse(*a, **kw):
+        raise AssertionError("the offsets were read back to the host: with int32 offsets on q's device and "
+                             "max_seqlen_* given the call must take the device path (varlen.on_device)")
+    monkeypatch.setattr(varlen, "offsets", refuse)
+
+
+@pytest.mark.parametrize("mask", ["none", "causal-bottom-right", "window-top-left"])
+def test_device_offsets_match_the_ragged_oracle_through_the_public_api(mask, offsets_never_read):
+    # a late first offset and an early last one: tokens outside every sequence get O 0 and gradients 0
+    p = _problem(mask, H=(4, 2, 1), D=(16, 24))
+    gen = torch.Generator().manual_seed(11)
+    T_q, T_kv = p.T_q + 5, p.T_kv + 4
+    q = torch.randn(T_q, 4, 16, generator=gen)
+    k, v = torch.randn(T_kv, 2, 16, generator=gen), torch.randn(T_kv, 1, 24, generator=gen)
+    do = torch.randn(T_q, 4, 24, generator=gen)
+    cu_q = torch.tensor(_offsets(LENGTHS_Q, base=2), dtype=torch.int32)
+    cu_kv = torch.tensor(_offsets(LENGTHS_KV, base=3), dtype=torch.int32)
+    kw = dict(MASKS[mask])
+    qg, kg, vg = (t.clone().requires_grad_() for t in (q, k, v))
+    o = sdpa_bwd.attention(qg, kg, vg, cu_seqlens_q=cu_q, cu_seqlens_kv=cu_kv, max_seqlen_q=max(LENGTHS_Q) + 3,
+                           max_seqlen_kv=max(LENGTHS_KV), **kw)
+    dq, dk, dv = torch.autograd.grad(o, (qg, kg, vg), do)
+    (s0, s1), (k0, k1) = (int(cu_q[0]), int(cu_q[-1])), (int(cu_kv[0]), int(cu_kv[-1]))
+    want = _reference(p, q[s0:s1], k[k0:k1], v[k0:k1], do[s0:s1])
+    _check(("o", "dq", "dk", "dv"), (o[s0:s1], dq[s0:s1], dk[k0:k1], dv[k0:k1]), (want[0], *want[2:]),
+           TOL[torch.float32], f"device offsets, {mask}")
+    outside_q = torch.cat([torch.arange(s0), torch.arange(s1, T_q)])
+    outside_kv = torch.cat([torch.arange(k0), torch.arange(k1, T_kv)])
+    assert not o[outside_q].any() and not dq[outside_q].any(), "O and dQ are 0 on tokens outside every sequence"
+    assert not dk[outside_kv].any() and not dv[outside_kv].any(), "dK and dV are 0 on keys outside every sequence"
+
+
+def test_device_offsets_forward_stats_are_minus_inf_outside_every_sequence(offsets_never_read):
+    p = _problem("none", H=(2, 2, 2), D=(16, 16))
+    q, k, v, _ = _inputs(p, torch.float32, seed=3)
+    q = torch.cat([q, torch.randn(3, 2, 16)])
+    offs = varlen.on_device(q, k, v, torch.tensor(p.cu_seqlens_q, dtype=torch.int32),
+                            torch.tensor(p.cu_seqlens_kv, dtype=torch.int32), max(LENGTHS_Q), max(LENGTHS_KV))
+    assert offs is not None
+    o, stats = varlen.forward_on_device(q, k, v, offs)
+    assert torch.isneginf(stats[:, -3:]).all() and not o[-3:].any()
+    want = _reference(p, q[:-3], k, v, torch.zeros_like(o[:-3]))
+    finite = torch.isfinite(want[1])
+    assert torch.equal(torch.isfinite(stats[:, :-3]), finite)
+    _check(("stats",), (stats[:, :-3][finite],), (want[1][finite],), TOL[torch.float32], "device offsets' stats")
+
+
+@pytest.mark.parametrize("bit, cu_q, max_q", [
+    (1, [-1, 4, 9], 9),   # a negative first offset
+    (2, [0, 6, 4], 9),    # a decreasing step
+    (4, [0, 4, 40], 40),  # a last offset past the tensor's tokens
+    (8, [0, 4, 9], 4),    # a sequence longer than max_seqlen
+])
+def test_device_offsets_that_break_a_rule_stop_the_call(bit, cu_q, max_q, offsets_never_read):
+    """The check kernel sets exactly the broken rule's bit (the key side's four bits above the query side's),
+    and the call stops: on the CPU the device-side assertion raises at once, with the rules listed by bit."""
+    from sdpa_bwd.engine.kernels import varlen_offsets_check_kernel
+
+    x = torch.randn(9, 1, 16)
+    ok = torch.tensor([0, 4, 9], dtype=torch.int32)
+    bad = torch.tensor(cu_q, dtype=torch.int32)
+    for side, (cq, ckv, mq, mkv) in enumerate(((bad, ok, max_q, 9), (ok, bad, 9, max_q))):
+        flags = torch.full((1,), -1, dtype=torch.int32)
+        varlen_offsets_check_kernel[(1,)](cq, ckv, 2, 9, 9, mq, mkv, flags, BLOCK=4)
+        assert flags.item() == bit << (4 * side)
+        with pytest.raises(RuntimeError, match="malformed cu_seqlens_q / cu_seqlens_kv"):
+            sdpa_bwd.attention(x, x, x, cu_seqlens_q=cq, cu_seqlens_kv=ckv, max_seqlen_q=mq, max_seqlen_kv=mkv)
+
+
+def test_the_device_check_reads_batches_longer_than_its_block():
+    """More sequences than the check's block: a bad step in the last block is found."""
+    from sdpa_bwd.engine.kernels import varlen_offsets_check_kernel
+
+    cu = torch.arange(0, 3 * 11, 3, dtype=torch.int32)  # 10 sequences of 3
+    flags = torch.zeros(1, dtype=torch.int32)
+    varlen_offsets_check_kernel[(1,)](cu, cu, 10, 30, 30, 3, 3, flags, BLOCK=4)
+    assert flags.item() == 0
+    cu[9] = 28  # sequence 8 has 4 tokens (> max 3), sequence 9 has 2
+    varlen_offsets_check_kernel[(1,)](cu, cu, 10, 30, 30, 3, 3, flags, BLOCK=4)
+    assert flags.item() == 8 | (8 << 4)
+
+
+def test_offsets_without_max_seqlen_or_as_a_list_are_read_on_the_host():
+    """The device path is FlashAttention's convention only; without max_seqlen_*, or with int64 or list offsets,
+    the offsets are read and checked on the host, with the value named."""
+    x = torch.randn(9, 1, 16)
+    for kw in (dict(cu_seqlens_q=torch.tensor([0, 6, 4], dtype=torch.int32),
+                    cu_seqlens_kv=torch.tensor([0, 4, 9], dtype=torch.int32)),
+               dict(cu_seqlens_q=torch.tensor([0, 6, 4]), cu_seqlens_kv=torch.tensor([0, 4, 9]), max_seqlen_q=9,
+                    max_seqlen_kv=9),
+               dict(cu_seqlens_q=[0, 6, 4], cu_seqlens_kv=[0, 4, 9], max_seqlen_q=9, max_seqlen_kv=9)):
+        with pytest.raises(ValueError, match="cu_seqlens_q"):
+            sdpa_bwd.attention(x, x, x, **kw)

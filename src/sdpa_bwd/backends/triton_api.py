@@ -51,7 +51,8 @@ class TritonApiEngine(TritonEngine):
         deterministic=True, forward=True, reads_caller_forward=False, ragged=True,
         notes="O and stats come from the API's own forward; gradients are copied into the caller's buffers; "
               "deterministic cases run under torch.use_deterministic_algorithms(True); ragged problems through "
-              "attention(..., cu_seqlens_q=, cu_seqlens_kv=)")
+              "attention(..., cu_seqlens_q=, cu_seqlens_kv=, max_seqlen_q=, max_seqlen_kv=) with int32 offsets "
+              "on the device, as FlashAttention's callers pass them (the offsets are never read back)")
 
     def backward(self, problem: Problem, t: Tensors):
         from ..engine.api import attention
@@ -95,12 +96,15 @@ class TritonApiEngine(TritonEngine):
     def ragged_backward(self, problem, t: Tensors):
         from ..engine.api import attention
 
-        cu_q, cu_kv = self._offsets(problem)
+        # FlashAttention's calling convention: int32 offsets on the device and the longest lengths, so the API
+        # takes its path that never reads the offsets back (varlen.on_device)
+        cu_q, cu_kv = (cu.to(t.q.device) for cu in self._offsets(problem))
         q, k, v = (x.detach().requires_grad_() for x in (t.q, t.k, t.v))
         with _deterministic(problem.deterministic):
             o = attention(q, k, v, scale=problem.effective_scale, left_bound=problem.left_bound,
                           right_bound=problem.right_bound, alignment=problem.alignment, cu_seqlens_q=cu_q,
-                          cu_seqlens_kv=cu_kv)
+                          cu_seqlens_kv=cu_kv, max_seqlen_q=max(problem.seqlens_q),
+                          max_seqlen_kv=max(problem.seqlens_kv))
             dq, dk, dv = torch.autograd.grad(o, (q, k, v), t.do)
         t.take_grads(dq, dk, dv)
         return None

@@ -108,7 +108,11 @@ def attention(q, k, v, *, scale=None, causal=False, left_bound=None, right_bound
     Packed variable-length sequences: with ``cu_seqlens_q`` and ``cu_seqlens_kv`` (B + 1 cumulative token offsets
     each, an int32 tensor or a list, as FlashAttention's varlen functions take them) q is (T_q, H_q, D_qk), k
     (T_kv, H_k, D_qk), v (T_kv, H_v, D_v), the mask applies within each sequence, and O is (T_q, H_q, D_v)
-    (``sdpa_bwd.engine.varlen``). ``max_seqlen_*`` are checked against the offsets when given.
+    (``sdpa_bwd.engine.varlen``). Offsets given as int32 tensors on q's device together with ``max_seqlen_q`` and
+    ``max_seqlen_kv`` (ints, at least the longest lengths), as FlashAttention's callers pass them, are never read
+    back to the host: they are checked on the device, and a malformed batch stops the stream with a device-side
+    assertion (``varlen.on_device``). Otherwise the offsets are read and checked on the host, each error naming
+    the value, and ``max_seqlen_*``, when given, are checked against them.
 
     Under ``torch.use_deterministic_algorithms(True)`` the backward is the
     deterministic one.
@@ -171,6 +175,9 @@ def _varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_se
         o, _ = _varlen_forward_op(q, k, v, as_tensor(cu_seqlens_q), as_tensor(cu_seqlens_kv), max_seqlen_q,
                                   max_seqlen_kv, scale, left_bound, right_bound, alignment)
         return o
+    offs = varlen.on_device(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv)
+    if offs is not None:  # offsets on the device and max_seqlen_* given: nothing is read back to the host
+        return _EagerVarlenDeviceAttention.apply(q, k, v, offs, scale, left_bound, right_bound, alignment)
     cu_q, cu_kv = _varlen_offsets(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv)
     return _EagerVarlenAttention.apply(q, k, v, cu_q, cu_kv, scale, left_bound, right_bound, alignment)
 
@@ -205,6 +212,29 @@ class _EagerVarlenAttention(torch.autograd.Function):
                                      left_bound=left_bound, right_bound=right_bound, alignment=alignment,
                                      deterministic=torch.are_deterministic_algorithms_enabled())
         return dq, dk, dv, None, None, None, None, None, None
+
+
+class _EagerVarlenDeviceAttention(torch.autograd.Function):
+    """Packed sequences whose offsets stay on the device (``varlen.on_device``): FlashAttention's calling
+    convention, where the host never waits for the GPU to learn the lengths."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, offs, scale, left_bound, right_bound, alignment):
+        o, stats = varlen.forward_on_device(q, k, v, offs, scale=scale, left_bound=left_bound,
+                                            right_bound=right_bound, alignment=alignment)
+        ctx.save_for_backward(q, k, v, o, stats)
+        ctx.params = (offs, scale, left_bound, right_bound, alignment)
+        return o
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad_o):
+        q, k, v, o, stats = ctx.saved_tensors
+        offs, scale, left_bound, right_bound, alignment = ctx.params
+        dq, dk, dv = varlen.backward_on_device(q, k, v, o, grad_o, stats, offs, scale=scale, left_bound=left_bound,
+                                               right_bound=right_bound, alignment=alignment,
+                                               deterministic=torch.are_deterministic_algorithms_enabled())
+        return dq, dk, dv, None, None, None, None, None
 
 
 @torch.library.custom_op("sdpa_bwd::varlen_attention_forward", mutates_args=())

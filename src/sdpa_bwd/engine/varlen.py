@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Optional, Sequence
 
 import torch
@@ -43,6 +44,7 @@ import torch
 from ..problem.ragged import cumulative, lengths_of
 from . import launch, planner
 from .configs import _cdiv, backward_config, forward_config, head_dim_pad, with_dq_mode
+from .kernels import varlen_offsets_check_kernel, varlen_outside_fill_kernel
 from .launch_cache import Recorder
 from .reasons import _offsets, _wide
 
@@ -162,24 +164,40 @@ def device_offsets(cu_q: Sequence[int], cu_kv: Sequence[int], device: torch.devi
     return uploaded
 
 
+@dataclass(frozen=True)
+class _Offsets:
+    """A batch's offsets as the one-launch kernels take them: int32 device tensors of B + 1 entries, and the
+    longest lengths (the grids' tile counts; an upper bound is enough: programs past their sequence return)."""
+
+    cu_q: torch.Tensor
+    cu_kv: torch.Tensor
+    B: int
+    max_q: int
+    max_kv: int
+
+    @staticmethod
+    def of_lists(cu_q: Sequence[int], cu_kv: Sequence[int], device) -> "_Offsets":
+        cu = device_offsets(cu_q, cu_kv, device)
+        B = len(cu_q) - 1
+        return _Offsets(cu[0], cu[1], B, max(cu_q[b + 1] - cu_q[b] for b in range(B)),
+                        max(cu_kv[b + 1] - cu_kv[b] for b in range(B)))
+
+
 class _Batch:
     """What the one-launch kernels of a packed batch share: the (1, H, T, D) views' dims (checked as the dense
     launcher checks them), the offsets on the device, the longest lengths (the grid's tile count), the band's
     offsets unshifted (each program adds its sequence's bottom-right shift, ``BOTTOM_RIGHT``) and the keywords
     that select the VARLEN form."""
 
-    def __init__(self, q4, k4, v4, cu_q, cu_kv, left_bound, right_bound, alignment):
+    def __init__(self, q4, k4, v4, offs: _Offsets, left_bound, right_bound, alignment):
         _, self.H_q, self.H_k, self.H_v, self.T_q, self.T_kv, self.D_qk, self.D_v = launch._dims(q4, k4, v4)
         launch._raise_unsupported(q4, self.D_qk, self.D_v)
-        self.B = len(cu_q) - 1
-        self.max_q = max(cu_q[b + 1] - cu_q[b] for b in range(self.B))
-        self.max_kv = max(cu_kv[b + 1] - cu_kv[b] for b in range(self.B))
+        self.B, self.max_q, self.max_kv = offs.B, offs.max_q, offs.max_kv
         # Offsets clamped to +-(max_q + max_kv + 1) mean the same band in every sequence, its shift added too.
         self.lo_off, self.hi_off, self.has_left, self.has_right = _offsets(self.max_q, self.max_kv, left_bound,
                                                                            right_bound, "top_left")
         self.causal = left_bound is None and right_bound == 0
-        cu = device_offsets(cu_q, cu_kv, q4.device)
-        self.varlen = dict(cu_q_ptr=cu[0], cu_kv_ptr=cu[1], VARLEN=True,
+        self.varlen = dict(cu_q_ptr=offs.cu_q, cu_kv_ptr=offs.cu_kv, VARLEN=True,
                            BOTTOM_RIGHT=alignment == "bottom_right")
 
     def kernel(self, specialised: str, any_len: str):
@@ -187,11 +205,11 @@ class _Batch:
         return getattr(launch, planner._kernel(specialised, any_len, self.T_q, self.T_kv))
 
 
-def _launch_forward(q, k, v, o, stats, cu_q, cu_kv, scale, left_bound, right_bound, alignment) -> None:
+def _launch_forward(q, k, v, o, stats, offs: _Offsets, scale, left_bound, right_bound, alignment) -> None:
     """One launch of ``attention_fwd_kernel`` over the whole batch: programs (query tile, (sequence, head))."""
     q4, k4, v4, o4 = (_bhsd(t) for t in (q, k, v, o))
     st = stats.unsqueeze(0)
-    n = _Batch(q4, k4, v4, cu_q, cu_kv, left_bound, right_bound, alignment)
+    n = _Batch(q4, k4, v4, offs, left_bound, right_bound, alignment)
     launch._check_output("o", o4, (1, n.H_q, n.T_q, n.D_v), q.dtype)
     launch._stats_strides(st, 1, n.H_q, n.T_q)
     cfg = forward_config(head_dim_pad(n.D_qk), head_dim_pad(n.D_v), q.dtype, q.device.type, n.causal)
@@ -204,7 +222,7 @@ def _launch_forward(q, k, v, o, stats, cu_q, cu_kv, scale, left_bound, right_bou
         **kw, **n.varlen)
 
 
-def _launch_backward(q, k, v, o, do, stats, dq, dk, dv, cu_q, cu_kv, scale, left_bound, right_bound, alignment,
+def _launch_backward(q, k, v, o, do, stats, dq, dk, dv, offs: _Offsets, scale, left_bound, right_bound, alignment,
                      deterministic) -> None:
     """The separate backward over the whole batch in three launches: ODO as one dense (1, H_q, T_q) problem (delta
     and the log2 stats are per token), then one DKDV launch (programs (key tile, (sequence, owner head)); two where
@@ -212,7 +230,7 @@ def _launch_backward(q, k, v, o, do, stats, dq, dk, dv, cu_q, cu_kv, scale, left
     (sequence, head))). No atomics: every program owns its rows, so the result is deterministic."""
     q4, k4, v4, o4, do4, dq4, dk4, dv4 = (_bhsd(t) for t in (q, k, v, o, do, dq, dk, dv))
     st = stats.unsqueeze(0)
-    n = _Batch(q4, k4, v4, cu_q, cu_kv, left_bound, right_bound, alignment)
+    n = _Batch(q4, k4, v4, offs, left_bound, right_bound, alignment)
     for name, t in (("o", o4), ("do", do4)):
         launch._check_output(name, t, (1, n.H_q, n.T_q, n.D_v), q.dtype)
     for name, t, ref in (("dq", dq4, q4), ("dk", dk4, k4), ("dv", dv4, v4)):
@@ -270,7 +288,8 @@ def forward(q, k, v, cu_q: list[int], cu_kv: list[int], *, scale: Optional[float
         if not _covers(cu_q, T_q):
             stats.fill_(float("-inf"))
     if _one_launch(cu_q, cu_kv, v, stats):
-        _launch_forward(q, k, v, o, stats, cu_q, cu_kv, scale, left_bound, right_bound, alignment)
+        _launch_forward(q, k, v, o, stats, _Offsets.of_lists(cu_q, cu_kv, q.device), scale, left_bound,
+                        right_bound, alignment)
         return o, stats
     for b0, n, s0, s_q, k0, s_kv in _runs(cu_q, cu_kv):
         if s_q == 0:
@@ -292,8 +311,8 @@ def backward(q, k, v, o, do, stats, cu_q: list[int], cu_kv: list[int], *, scale:
     dk = _fresh(k, cu_kv) if dk is None else dk
     dv = _fresh(v, cu_kv) if dv is None else dv
     if _one_launch(cu_q, cu_kv, v, stats):
-        _launch_backward(q, k, v, o, do, stats, dq, dk, dv, cu_q, cu_kv, scale, left_bound, right_bound, alignment,
-                         deterministic)
+        _launch_backward(q, k, v, o, do, stats, dq, dk, dv, _Offsets.of_lists(cu_q, cu_kv, q.device), scale,
+                         left_bound, right_bound, alignment, deterministic)
         return dq, dk, dv
     for b0, n, s0, s_q, k0, s_kv in _runs(cu_q, cu_kv):
         if s_q == 0:
@@ -306,4 +325,97 @@ def backward(q, k, v, o, do, stats, cu_q: list[int], cu_kv: list[int], *, scale:
                                   scale=scale, left_bound=left_bound, right_bound=right_bound, alignment=alignment,
                                   deterministic=deterministic, dq=_run(dq, s0, n, s_q), dk=_run(dk, k0, n, s_kv),
                                   dv=_run(dv, k0, n, s_kv))
+    return dq, dk, dv
+
+
+# ----------------------------------------------------------------------------
+# Offsets left on the device: the path that never waits for the GPU
+
+
+_CHECK_BLOCK = 1024
+_FILL_BLOCK_T = 64
+_RULES = ("a negative first offset", "a decreasing step", "a last offset past the tensor's tokens",
+          "a sequence longer than max_seqlen")
+
+
+def on_device(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv) -> Optional[_Offsets]:
+    """The batch as the one-launch kernels take it, without reading the offsets back to the host, where the call
+    allows it: both offsets int32 tensors of one length (B + 1 >= 2) on q's device and both ``max_seqlen_*``
+    given (as FlashAttention's callers give them), some query and key token and D_v > 0. Else None: the caller
+    reads the offsets (``offsets``), which waits for the GPU's queued work and checks them with the values named.
+
+    Here the offsets are checked on the device instead (``varlen_offsets_check_kernel``: >= 0, non-decreasing,
+    inside the tokens, no sequence longer than its ``max_seqlen``), and a batch that breaks a rule stops the
+    stream with a device-side assertion (``torch._assert_async``): a CUDA error at the next synchronisation,
+    after which the process's CUDA context is unusable; on the CPU a RuntimeError at once."""
+    if not (ONE_LAUNCH and isinstance(cu_seqlens_q, torch.Tensor) and isinstance(cu_seqlens_kv, torch.Tensor)
+            and max_seqlen_q is not None and max_seqlen_kv is not None):
+        return None
+    cus = (cu_seqlens_q, cu_seqlens_kv)
+    if any(t.dim() != 3 for t in (q, k, v)):
+        return None
+    if any(cu.device != q.device or cu.dtype != torch.int32 or cu.dim() != 1 for cu in cus):
+        return None
+    if cu_seqlens_q.numel() < 2 or cu_seqlens_q.numel() != cu_seqlens_kv.numel():
+        return None
+    if not all(isinstance(m, int) and not isinstance(m, bool) for m in (max_seqlen_q, max_seqlen_kv)):
+        return None  # the host path converts and checks other forms
+    max_q, max_kv = max_seqlen_q, max_seqlen_kv
+    if min(max_q, max_kv, q.shape[0], k.shape[0], v.shape[2]) <= 0 or k.shape[0] != v.shape[0]:
+        return None
+    cu_q, cu_kv = (cu.contiguous() for cu in cus)
+    B = cu_q.numel() - 1
+    flags = torch.empty(1, dtype=torch.int32, device=q.device)
+    launch.ensure_allocator()
+    varlen_offsets_check_kernel[(1,)](cu_q, cu_kv, B, q.shape[0], k.shape[0], max_q, max_kv, flags,
+                                             BLOCK=_CHECK_BLOCK)
+    said = "; ".join(f"cu_seqlens_{side}: bit {1 << (4 * i + j)} {rule}" for i, side in enumerate(("q", "kv"))
+                     for j, rule in enumerate(_RULES))
+    msg = (f"malformed cu_seqlens_q / cu_seqlens_kv for tensors of {q.shape[0]} / {k.shape[0]} tokens with "
+           f"max_seqlen_q = {max_q}, max_seqlen_kv = {max_kv} (checked on the device, since the offsets are a "
+           f"device tensor and max_seqlen_* were given; the rules, by bit of the check's flags: {said}) - pass "
+           "offsets that start >= 0, never decrease and end inside the tokens, and max_seqlen_* covering the "
+           "longest sequence; leave max_seqlen_* out to have them checked on the host with the values named")
+    try:
+        torch._assert_async(flags == 0, msg)
+    except TypeError:  # a PyTorch without the message overload
+        torch._assert_async(flags == 0)
+    return _Offsets(cu_q, cu_kv, B, max_q, max_kv)
+
+
+def _fill_outside(x: torch.Tensor, cu: torch.Tensor, B: int, value: float) -> None:
+    """``value`` into the tokens of a (T, H, D) tensor that lie outside every sequence (before ``cu[0]``, from
+    ``cu[B]`` on), read from the device offsets by the kernel: no host read, one small launch."""
+    T, H, D = x.shape
+    if T == 0 or H == 0 or D == 0:
+        return
+    varlen_outside_fill_kernel[(_cdiv(T, _FILL_BLOCK_T), H)](
+        x, cu, B, T, D, *x.stride(), value, BLOCK_T=_FILL_BLOCK_T, BLOCK_D=head_dim_pad(D))
+
+
+def forward_on_device(q, k, v, offs: _Offsets, *, scale: Optional[float] = None, left_bound=None,
+                      right_bound=None, alignment: str = "top_left"):
+    """``forward`` for a batch whose offsets stay on the device (``on_device``): (O (T_q, H_q, D_v), stats (H_q,
+    T_q)), one launch, tokens outside every sequence O 0 and stats -inf."""
+    T_q, H_q, D_qk = q.shape
+    scale = 1.0 / D_qk ** 0.5 if scale is None else float(scale)
+    o = torch.empty((T_q, H_q, v.shape[2]), dtype=q.dtype, device=q.device)
+    stats = torch.empty((H_q, T_q), dtype=torch.float32, device=q.device)
+    _fill_outside(o, offs.cu_q, offs.B, 0.0)
+    _fill_outside(stats.t().unsqueeze(2), offs.cu_q, offs.B, float("-inf"))
+    _launch_forward(q, k, v, o, stats, offs, scale, left_bound, right_bound, alignment)
+    return o, stats
+
+
+def backward_on_device(q, k, v, o, do, stats, offs: _Offsets, *, scale: Optional[float] = None, left_bound=None,
+                       right_bound=None, alignment: str = "top_left", deterministic: bool = False):
+    """``backward`` for a batch whose offsets stay on the device: (dQ, dK, dV) in their inputs' layouts, 0 on
+    tokens outside every sequence; ``stats`` packed (H_q, T_q)."""
+    scale = 1.0 / q.shape[2] ** 0.5 if scale is None else float(scale)
+    dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
+    _fill_outside(dq, offs.cu_q, offs.B, 0.0)
+    _fill_outside(dk, offs.cu_kv, offs.B, 0.0)
+    _fill_outside(dv, offs.cu_kv, offs.B, 0.0)
+    _launch_backward(q, k, v, o, do, stats, dq, dk, dv, offs, scale, left_bound, right_bound, alignment,
+                     deterministic)
     return dq, dk, dv

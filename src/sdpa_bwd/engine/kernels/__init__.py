@@ -11,6 +11,7 @@ from .attention_bwd import (
     attention_bwd_preprocess_kernel,
 )
 from .attention_fwd import attention_fwd_kernel, attention_fwd_kernel_any_len
+from .varlen_offsets import varlen_offsets_check_kernel, varlen_outside_fill_kernel
 
 __all__ = [
     "attention_fwd_kernel",
@@ -23,6 +24,8 @@ __all__ = [
     "attention_bwd_dq_convert_kernel",
     "attention_bwd_fused_kernel",
     "attention_bwd_fused_kernel_any_len",
+    "varlen_offsets_check_kernel",
+    "varlen_outside_fill_kernel",
 ]
 
 
@@ -57,9 +60,10 @@ def callees_first(functions) -> list:
 def package_jit_functions() -> list:
     from triton.runtime.jit import JITFunction
 
-    from . import attention_bwd, attention_fwd
+    from . import attention_bwd, attention_fwd, varlen_offsets
 
-    return [v for m in (attention_fwd, attention_bwd) for v in vars(m).values() if isinstance(v, JITFunction)]
+    return [v for m in (attention_fwd, attention_bwd, varlen_offsets) for v in vars(m).values()
+            if isinstance(v, JITFunction)]
 
 
 def _settle_cache_keys() -> None:
