@@ -21,6 +21,15 @@ form, with no atomics, so deterministic by construction. The configs are the den
 the same for every sequence); the Triton kernels always (no Gluon kernel, no TMA descriptors, no fused backward
 launch: their descriptors and forms assume one S per launch).
 
+Offsets left on the device (``on_device``, ``forward_on_device``, ``backward_on_device``): given as int32 tensors
+on q's device with ``max_seqlen_*``, as FlashAttention's callers give them, the offsets are never read back to the
+host (a read waits for every kernel queued before it, so each forward of each layer serialised the host's work
+with the GPU's; on an H100, 2026-12-06, the one-launch path with the read ran at 0.34 of FlashAttention's varlen
+speed at 16k tokens, where a step takes ~1 ms, and 0.62-0.77 at 64k, where the kernels dominate). The grids come from
+``max_seqlen_*`` and B, the offsets are checked on the device (a device-side assertion stops the stream for a
+malformed batch), and the tokens outside every sequence are filled by a kernel that reads the offsets. Always the
+one-launch path.
+
 The per-run path takes the rest (and every batch with ``ONE_LAUNCH`` off): each run of consecutive sequences with
 the same lengths is a dense (n, H, S, D) problem over views of the packed tensors (the token axis is the S axis,
 its stride the token stride; n sequences of S tokens apart), and the dense launcher runs it, side buffers included
