@@ -12,7 +12,9 @@ Paths, each a forward and a backward as its users call them, timed by ``triton.t
 the paths interleaved over ``--rounds`` rounds (the least of each path's medians is reported):
 
 * ``ours``: ``sdpa_bwd.attention(q, k, v, cu_seqlens_q=cu, cu_seqlens_kv=cu, causal=True)`` + ``torch.autograd.grad``,
-  the offsets a CUDA int32 tensor as FlashAttention users hold them (read back to the host each call);
+  the offsets a CUDA int32 tensor with ``max_seqlen_*`` as FlashAttention users pass them (never read back to the
+  host since 2026-12-06; the H100 figures of that date, ``benchmarks/results/h100/bench_varlen.json``, read them
+  back each forward);
 * ``flash-varlen``: PyTorch's FlashAttention-2 varlen operators called directly
   (``aten::_flash_attention_forward`` / ``_flash_attention_backward`` with ``cum_seq_q`` / ``cum_seq_k``);
 * ``njt``: ``F.scaled_dot_product_attention`` on nested jagged tensors (PyTorch routes them to flash, efficient or
