@@ -22,7 +22,9 @@ def offsets_rules_broken(cu_ptr, B, T, longest, BLOCK: tl.constexpr):
     return bad
 
 
-@triton.jit
+# The batch's sizes are runtime values: a specialisation on their divisibility by 16 or value 1 buys nothing here
+# and would compile the kernels again for each batch that changes them.
+@triton.jit(do_not_specialize=["B", "T_q", "T_kv", "max_q", "max_kv"])
 def varlen_offsets_check_kernel(cu_q_ptr, cu_kv_ptr, B, T_q, T_kv, max_q, max_kv, flags_ptr,
                                 BLOCK: tl.constexpr):
     """One program: the rules each side's offsets break (``offsets_rules_broken``) into ``flags_ptr`` (int32), the
@@ -32,7 +34,7 @@ def varlen_offsets_check_kernel(cu_q_ptr, cu_kv_ptr, B, T_q, T_kv, max_q, max_kv
     tl.store(flags_ptr, flags)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["B", "T"])
 def varlen_outside_fill_kernel(x_ptr, cu_ptr, B, T, D, stride_t, stride_h, stride_d, value,
                                BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr):
     """Programs (token block, head) of a (T, H, D) tensor (D 1 for the stats): ``value`` into the tokens before
