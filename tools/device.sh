@@ -15,7 +15,8 @@
 #   bash tools/device.sh tests -k split_form + bench --rows D192 + plan full triton torch-cudnn
 #
 # Output goes to $OUT (the device tool's folder; /tmp/sdpa-bwd-out elsewhere): log.txt (every job's exit status
-# and wall time, after the card and versions), and per job its stdout (tests.txt, bench/, plan-LEVEL/...). A job
+# and wall time, after the card and versions), and results.tar.gz holding per job its stdout (tests.txt, bench/,
+# plan-LEVEL/...). A job
 # gets at most CAP_S seconds (default 560) and what is left of DEADLINE_S (default 580) for the whole call, so a
 # call stopped by its limit still returns what finished (the runner writes its --json for the cases it finished).
 # Env: WORKERS (plan: our engine's worker processes, default 16), PEER_WORKERS (the adapters', default 4),
@@ -109,3 +110,7 @@ for a in "$@" +; do
   fi
 done
 echo "total: $SECONDS s" | tee -a "$out/log.txt"
+# The device tool returns at most 8 files, 2 folders down: everything but log.txt goes back as one archive
+# (unpack with tar xzf results.tar.gz). A call of 2026-12-06 lost its reports to that limit.
+( cd "$out" && find . -mindepth 1 -maxdepth 1 ! -name log.txt ! -name results.tar.gz -printf '%P\n' \
+    | tar czf results.tar.gz -T - --remove-files ) 2>&1 | tail -n 2 >> "$out/log.txt"
