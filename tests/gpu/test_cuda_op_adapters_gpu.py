@@ -44,12 +44,30 @@ def test_the_backends_own_forward_stats_are_our_stats_in_its_form(name, causal):
                         "same quantity - learn the backend's form again and fix the conversion")
 
 
+# PyTorch's efficient backward appears to read O at a token stride of H * D_v (the (B, S, H, D) layout its own
+# forward writes) whatever O's strides: on an H100 (2026-12-06, code 4b624df) a BHSD O's row 5 never reached dQ
+# while rows 32-35 of head 1, which at that stride lie past O's end, moved between calls. Strict: if this passes,
+# the reading was wrong and the mark goes.
+EFFICIENT_O_STRIDE = pytest.mark.xfail(strict=True, reason="the efficient backward's O token stride assumed H * D "
+                                       "(one H100 run, 2026-12-06)")
+
+
+@pytest.mark.parametrize("o_layout", ["bshd", "bhsd"])
 @pytest.mark.parametrize("name", OPS)
-def test_its_gradients_follow_the_callers_o(name):
+def test_its_gradients_follow_the_callers_o(name, o_layout, request):
     """Scaling one query row of the caller's O changes that row's delta, so that row's dQ, and no other row's by
-    more than the backend's own run-to-run differences (its dQ may be summed by atomics)."""
+    more than the backend's own run-to-run differences (its dQ may be summed by atomics). O (and dO) as the
+    backends' own forwards lay O out (BSHD storage) and packed BHSD."""
+    from sdpa_bwd.problem import TensorSpec
+
+    if name == "torch-efficient-op" and o_layout == "bhsd":
+        request.applymarker(EFFICIENT_O_STRIDE)
     engine = get_engine(name)
-    problem = make_problem(B=1, H_q=2, S_q=64, D_qk=64, dtype="float16")
+    B, H, S, D = 1, 2, 64, 64
+    specs = {}
+    if o_layout == "bshd":
+        specs = {n: TensorSpec((B, H, S, D), (S * H * D, D, H * D, 1), "float16") for n in ("o", "do")}
+    problem = make_problem(B=B, H_q=H, S_q=S, D_qk=D, dtype="float16", specs=specs)
     t = materialize(problem, seed=3, device="cuda").tensors
     engine.backward(problem, t)
     first = t.dq.clone()
@@ -61,7 +79,7 @@ def test_its_gradients_follow_the_callers_o(name):
     others = moved.clone()
     others[0, 0, 5] = 0
     assert moved[0, 0, 5] > 10 * max(noise, 1e-3) and others.max() <= noise + 1e-3, (
-        f"{name}: scaling O's row 5 moved dQ row 5 by {moved[0, 0, 5]:.3g} and other rows by up to "
+        f"{name}, O {o_layout}: scaling O's row 5 moved dQ row 5 by {moved[0, 0, 5]:.3g} and other rows by up to "
         f"{others.max():.3g} (run to run: {noise:.3g}; rows {(others > noise + 1e-3).nonzero().tolist()}): the "
         "backward does not follow the caller's O")
 
