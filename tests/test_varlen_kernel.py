@@ -329,3 +329,23 @@ def test_offsets_without_max_seqlen_or_as_a_list_are_read_on_the_host():
                dict(cu_seqlens_q=[0, 6, 4], cu_seqlens_kv=[0, 4, 9], max_seqlen_q=9, max_seqlen_kv=9)):
         with pytest.raises(ValueError, match="cu_seqlens_q"):
             sdpa_bwd.attention(x, x, x, **kw)
+
+
+def test_device_offsets_under_torch_compile_match_eager(offsets_never_read):
+    """Under torch.compile the custom ops take the device path too (their backward is given max_seqlen_*)."""
+    p = _problem("causal-bottom-right", H=(2, 2, 2), D=(16, 16))
+    q, k, v, do = _inputs(p, torch.float32, seed=5)
+    cu_q, cu_kv = (torch.tensor(c, dtype=torch.int32) for c in (p.cu_seqlens_q, p.cu_seqlens_kv))
+
+    def f(q, k, v, cu_q, cu_kv):
+        return sdpa_bwd.attention(q, k, v, cu_seqlens_q=cu_q, cu_seqlens_kv=cu_kv, max_seqlen_q=max(LENGTHS_Q),
+                                  max_seqlen_kv=max(LENGTHS_KV), causal=True, alignment="bottom_right")
+
+    results = []
+    for fn in (f, torch.compile(f, backend="aot_eager", fullgraph=True)):
+        qg, kg, vg = (t.clone().requires_grad_() for t in (q, k, v))
+        o = fn(qg, kg, vg, cu_q, cu_kv)
+        results.append((o, *torch.autograd.grad(o, (qg, kg, vg), do)))
+    want = _reference(p, q, k, v, do)
+    for got in results:
+        _check(("o", "dq", "dk", "dv"), got, (want[0], *want[2:]), TOL[torch.float32], "device offsets, compiled")

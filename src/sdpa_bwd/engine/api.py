@@ -242,6 +242,10 @@ def _varlen_forward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seq
                        cu_seqlens_kv: torch.Tensor, max_seqlen_q: Optional[int], max_seqlen_kv: Optional[int],
                        scale: float, left_bound: Optional[int], right_bound: Optional[int],
                        alignment: str) -> tuple[torch.Tensor, torch.Tensor]:
+    offs = varlen.on_device(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv)
+    if offs is not None:
+        return varlen.forward_on_device(q, k, v, offs, scale=scale, left_bound=left_bound, right_bound=right_bound,
+                                        alignment=alignment)
     cu_q, cu_kv = _varlen_offsets(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv)
     return varlen.forward(q, k, v, list(cu_q), list(cu_kv), scale=scale, left_bound=left_bound,
                           right_bound=right_bound, alignment=alignment)
@@ -256,9 +260,14 @@ def _(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv, scale, 
 
 @torch.library.custom_op("sdpa_bwd::varlen_attention_backward", mutates_args=())
 def _varlen_backward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor, do: torch.Tensor,
-                        stats: torch.Tensor, cu_seqlens_q: torch.Tensor, cu_seqlens_kv: torch.Tensor, scale: float,
+                        stats: torch.Tensor, cu_seqlens_q: torch.Tensor, cu_seqlens_kv: torch.Tensor,
+                        max_seqlen_q: Optional[int], max_seqlen_kv: Optional[int], scale: float,
                         left_bound: Optional[int], right_bound: Optional[int], alignment: str,
                         deterministic: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    offs = varlen.on_device(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv)
+    if offs is not None:
+        return varlen.backward_on_device(q, k, v, o, do, stats, offs, scale=scale, left_bound=left_bound,
+                                         right_bound=right_bound, alignment=alignment, deterministic=deterministic)
     cu_q = varlen.offsets(cu_seqlens_q, q.shape[0], "cu_seqlens_q")
     cu_kv = varlen.offsets(cu_seqlens_kv, k.shape[0], "cu_seqlens_kv")
     return varlen.backward(q, k, v, o, do, stats, cu_q, cu_kv, scale=scale, left_bound=left_bound,
@@ -266,22 +275,25 @@ def _varlen_backward_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
 
 
 @_varlen_backward_op.register_fake
-def _(q, k, v, o, do, stats, cu_seqlens_q, cu_seqlens_kv, scale, left_bound, right_bound, alignment, deterministic):
+def _(q, k, v, o, do, stats, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv, scale, left_bound,
+      right_bound, alignment, deterministic):
     return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
 
 def _varlen_setup_context(ctx, inputs, output):
-    q, k, v, cu_seqlens_q, cu_seqlens_kv, _, _, scale, left_bound, right_bound, alignment = inputs
+    q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv, scale, left_bound, right_bound, \
+        alignment = inputs
     o, stats = output
     ctx.save_for_backward(q, k, v, o, stats, cu_seqlens_q, cu_seqlens_kv)
-    ctx.params = (scale, left_bound, right_bound, alignment)
+    ctx.params = (max_seqlen_q, max_seqlen_kv, scale, left_bound, right_bound, alignment)
 
 
 def _varlen_backward(ctx, grad_o, grad_stats):
     q, k, v, o, stats, cu_seqlens_q, cu_seqlens_kv = ctx.saved_tensors
-    scale, left_bound, right_bound, alignment = ctx.params
-    dq, dk, dv = _varlen_backward_op(q, k, v, o, grad_o, stats, cu_seqlens_q, cu_seqlens_kv, scale, left_bound,
-                                     right_bound, alignment, torch.are_deterministic_algorithms_enabled())
+    max_seqlen_q, max_seqlen_kv, scale, left_bound, right_bound, alignment = ctx.params
+    dq, dk, dv = _varlen_backward_op(q, k, v, o, grad_o, stats, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q,
+                                     max_seqlen_kv, scale, left_bound, right_bound, alignment,
+                                     torch.are_deterministic_algorithms_enabled())
     return dq, dk, dv, None, None, None, None, None, None, None, None
 
 
