@@ -229,3 +229,28 @@ def test_packed_sequences_through_both_doors():
     with ProcessPoolExecutor(max_workers=parts, mp_context=multiprocessing.get_context("spawn")) as pool:
         bad = sum((f.result(timeout=900) for f in [pool.submit(_varlen_level, i, parts) for i in range(parts)]), [])
     assert not bad, "\n".join(bad)
+
+
+_MALFORMED_ON_DEVICE = """
+import torch, sdpa_bwd
+x = torch.randn(9, 1, 16, device="cuda", dtype=torch.bfloat16)
+cu_q = torch.tensor([0, 6, 4], dtype=torch.int32, device="cuda")  # a decreasing step
+cu_kv = torch.tensor([0, 4, 9], dtype=torch.int32, device="cuda")
+sdpa_bwd.attention(x, x, x, cu_seqlens_q=cu_q, cu_seqlens_kv=cu_kv, max_seqlen_q=9, max_seqlen_kv=9)
+torch.cuda.synchronize()
+print("NOT STOPPED")
+"""
+
+
+def test_malformed_device_offsets_stop_the_stream():
+    """Offsets on the device with max_seqlen_* are checked there (``varlen.on_device``): a decreasing step stops
+    the stream with a device-side assertion at the next synchronisation. In a subprocess: the CUDA context is
+    unusable after it."""
+    import subprocess
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, ["src", os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-c", _MALFORMED_ON_DEVICE], capture_output=True, text=True, env=env,
+                          timeout=300)
+    said = done.stdout + done.stderr
+    assert done.returncode != 0 and "NOT STOPPED" not in said, f"a malformed batch ran to the end:\n{said[-2000:]}"
+    assert "assert" in said.lower(), f"the call stopped, but not at the device-side assertion:\n{said[-2000:]}"
