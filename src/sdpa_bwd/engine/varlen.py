@@ -372,6 +372,9 @@ def on_device(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv)
     max_q, max_kv = max_seqlen_q, max_seqlen_kv
     if min(max_q, max_kv, q.shape[0], k.shape[0], v.shape[2]) <= 0 or k.shape[0] != v.shape[0]:
         return None
+    if launch.triton_not_supported_reasons(device_type=q.device.type, dtype=q.dtype, d_qk=q.shape[2],
+                                           d_v=v.shape[2]):
+        return None  # the host path raises with the reasons, before any launch
     cu_q, cu_kv = (cu.contiguous() for cu in cus)
     B = cu_q.numel() - 1
     flags = torch.empty(1, dtype=torch.int32, device=q.device)
