@@ -37,7 +37,7 @@ import torch
 
 from ..problem import Problem
 from .base import Tensors
-from .torch_sdpa import TorchSdpaEngine, sdpa_capabilities
+from .torch_sdpa import TorchSdpaEngine, additive_mask, sdpa_capabilities
 
 _MASKED_CUDNN = -65504.0  # the front door's fill for cuDNN (convert_boolean_attn_mask_cudnn)
 
@@ -46,6 +46,8 @@ class TorchCudaOpEngine(TorchSdpaEngine):
     """Shared body: the backend's forward for its stats form, then its backward on the caller's tensors."""
 
     masked_fill: ClassVar[float] = float("-inf")
+    bias_row_align: ClassVar[int] = 1    # the mask's rows padded in memory to a multiple of this
+    bias_expanded: ClassVar[bool] = False  # the mask expanded to (B, H_q, S_q, S_kv)
     # Declines written here rather than left to the backend's check, each with why (tests/test_adapter_declines).
     hand_declines: ClassVar[tuple[str, ...]] = ()
 
@@ -54,7 +56,8 @@ class TorchCudaOpEngine(TorchSdpaEngine):
         keep = self._attn_mask(problem, q.device)
         if keep is None:
             return None
-        return torch.zeros(keep.shape, dtype=q.dtype, device=q.device).masked_fill_(~keep, self.masked_fill)
+        bias = additive_mask(keep, q.dtype, self.masked_fill, self.bias_row_align)
+        return bias.expand(problem.B, problem.H_q, *keep.shape) if self.bias_expanded else bias
 
     def _op_forward(self, problem: Problem, q, k, v, bias, causal: bool) -> tuple[torch.Tensor, torch.Tensor, dict]:
         """(O, logsumexp in the backend's form, what its backward needs besides them)."""
@@ -156,16 +159,9 @@ class TorchEfficientOpEngine(TorchCudaOpEngine):
     capabilities = op_capabilities(dtypes=("float16", "bfloat16", "float32"),
                                    notes="stats written into the (B, H, S_q rounded up to 32) logsumexp of its "
                                          "own forward; bands as an additive mask on an aligned row, expanded")
-
-    def _bias(self, problem, q):
-        keep = self._attn_mask(problem, q.device)
-        if keep is None:
-            return None
-        S_q, S_kv = keep.shape
-        row = -(-S_kv // 16) * 16  # the front door pads the mask's rows to an aligned length, then slices
-        bias = torch.zeros(S_q, row, dtype=q.dtype, device=q.device)[:, :S_kv]
-        bias.masked_fill_(~keep, self.masked_fill)
-        return bias.expand(problem.B, problem.H_q, S_q, S_kv)
+    # the front door pads the mask's rows to an aligned length, then slices, and expands it (preprocess_mask)
+    bias_row_align = 16
+    bias_expanded = True
 
     def _op_forward(self, problem, q, k, v, bias, causal):
         o, lse, seed, offset = torch.ops.aten._scaled_dot_product_efficient_attention(

@@ -31,6 +31,7 @@ import torch
 
 from ..problem import Problem
 from .base import Capabilities, Engine, Tensors
+from .torch_sdpa import additive_mask
 
 _TORCH_DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
 
@@ -58,7 +59,7 @@ class TorchFlashCpuOpEngine(Engine):
 
         keep = band_mask(problem.S_q, problem.S_kv, problem.left_bound, problem.right_bound, problem.alignment,
                          "cpu")
-        return torch.zeros(keep.shape, dtype=dtype).masked_fill_(~keep, float("-inf")), False
+        return additive_mask(keep, dtype), False
 
     def not_supported_reasons(self, problem: Problem) -> list[str]:
         reasons = super().not_supported_reasons(problem)

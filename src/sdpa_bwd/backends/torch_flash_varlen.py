@@ -132,13 +132,17 @@ class TorchFlashVarlenEngine(Engine):
             else:
                 yield b, stats[:, starts[b]:starts[b] + n]
 
-    def _write_stats(self, problem, ours: torch.Tensor, theirs: torch.Tensor) -> None:
-        """Our stats into the backend's form (packed (H, T) or padded (B, H, max_S)), sequence by sequence."""
+    def _row_pairs(self, problem, ours: torch.Tensor, theirs: torch.Tensor):
+        """(sequence, our (H_q, S_b) rows, the backend's) for each sequence: theirs packed (H, T) or padded
+        (B, H, max_S)."""
         starts = cumulative(problem.seqlens_q)
-        packed = theirs.dim() == 2
         for b, rows in self._ours_by_sequence(problem, ours):
             n = rows.shape[1]
-            dst = theirs[:, starts[b]:starts[b] + n] if packed else theirs[b, :, :n]
+            yield b, rows, (theirs[:, starts[b]:starts[b] + n] if theirs.dim() == 2 else theirs[b, :, :n])
+
+    def _write_stats(self, problem, ours: torch.Tensor, theirs: torch.Tensor) -> None:
+        """Our stats into the backend's form, sequence by sequence (its own value where ours is -inf)."""
+        for _, rows, dst in self._row_pairs(problem, ours, theirs):
             dst.copy_(torch.where(torch.isneginf(rows), dst, rows))
 
     def _read_stats(self, problem, theirs: torch.Tensor, ours: torch.Tensor) -> None:
@@ -146,11 +150,9 @@ class TorchFlashVarlenEngine(Engine):
         convention (its ``normalize_softmax_lse``: so that the backward's exp(s - lse) is 0) and -inf in ours;
         there, and only there, +inf is read as -inf: any other value, or +inf on a row that keeps a key, is
         passed on for the judge to see."""
-        starts = cumulative(problem.seqlens_q)
-        packed = theirs.dim() == 2
-        for b, rows in self._ours_by_sequence(problem, ours):
+        for b, rows, src in self._row_pairs(problem, ours, theirs):
+            rows.copy_(src)
             n = rows.shape[1]
-            rows.copy_(theirs[:, starts[b]:starts[b] + n] if packed else theirs[b, :, :n])
             empty = torch.tensor([lo >= hi for lo, hi in (problem.key_range(b, i) for i in range(n))],
                                  dtype=torch.bool, device=rows.device)
             if empty.any():

@@ -99,6 +99,15 @@ class TorchSdpaEngine(Engine):
         return None
 
 
+def additive_mask(keep: torch.Tensor, dtype, fill: float = float("-inf"), row_align: int = 1) -> torch.Tensor:
+    """A boolean (S_q, S_kv) keep mask as the additive mask SDPA's operators take: 0 where kept, ``fill``
+    elsewhere, in ``dtype``; each row stored padded to a multiple of ``row_align`` elements (the memory-efficient
+    kernel's front door pads its mask's rows so), the view keep's shape."""
+    S_q, S_kv = keep.shape
+    row = -(-S_kv // row_align) * row_align
+    return torch.zeros(S_q, row, dtype=dtype, device=keep.device)[:, :S_kv].masked_fill_(~keep, fill)
+
+
 def sdpa_capabilities(**overrides) -> Capabilities:
     # Bands and the bottom-right alignment as a boolean attn_mask, K and V heads of their own through enable_gqa:
     # the backend's own check says which it takes (the math backend takes H_k != H_v: torch 2.13, CPU, 2026-12-06).
