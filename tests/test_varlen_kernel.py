@@ -291,7 +291,7 @@ def test_device_offsets_forward_stats_are_minus_inf_outside_every_sequence(offse
 ])
 def test_device_offsets_that_break_a_rule_stop_the_call(bit, cu_q, max_q, offsets_never_read):
     """The check kernel sets exactly the broken rule's bit (the key side's four bits above the query side's),
-    and the call stops: on the CPU the device-side assertion raises at once, with the rules listed by bit."""
+    and the call stops: on the CPU the device-side assertion raises at once, with the rules it checks."""
     from sdpa_bwd.engine.kernels import varlen_offsets_check_kernel
 
     x = torch.randn(9, 1, 16)
@@ -301,8 +301,18 @@ def test_device_offsets_that_break_a_rule_stop_the_call(bit, cu_q, max_q, offset
         flags = torch.full((1,), -1, dtype=torch.int32)
         varlen_offsets_check_kernel[(1,)](cq, ckv, 2, 9, 9, mq, mkv, flags, BLOCK=4)
         assert flags.item() == bit << (4 * side)
-        with pytest.raises(RuntimeError, match="malformed cu_seqlens_q / cu_seqlens_kv"):
+        with pytest.raises(RuntimeError, match="malformed cu_seqlens_q/cu_seqlens_kv"):
             sdpa_bwd.attention(x, x, x, cu_seqlens_q=cq, cu_seqlens_kv=ckv, max_seqlen_q=mq, max_seqlen_kv=mkv)
+
+
+def test_the_device_check_message_fits_a_cuda_assertion():
+    """CUDA's device-side assertion takes a message shorter than 255 bytes; a longer one made every call through
+    the device-offsets path raise on the GPU (H100, torch 2.11, 2026-12-06) while the CPU took it."""
+    from sdpa_bwd.engine.varlen import DEVICE_CHECK_MESSAGE
+
+    assert len(DEVICE_CHECK_MESSAGE.encode()) < 255, (
+        f"the device check's message is {len(DEVICE_CHECK_MESSAGE.encode())} bytes; CUDA's assertion takes fewer "
+        "than 255 - shorten it")
 
 
 def test_the_device_check_reads_batches_longer_than_its_block():
