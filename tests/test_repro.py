@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 from sdpa_bwd.cli import main
 from sdpa_bwd.conformance import repro
@@ -125,3 +126,77 @@ def test_large_inputs_are_drawn_from_the_seed_not_embedded(monkeypatch):
     drawn = repro._inputs(case)
     for n in ("q", "k", "v", "do"):
         assert (m.view(n).float() == drawn[n].to(m.view(n).dtype).float()).all(), n
+
+
+# ----------------------------------------------------------------------------
+# The operator-level adapters, written out: the file calls PyTorch's operators as the adapter does
+
+
+_LSE_FORMS = {"cudnn": lambda B, H, S: (B, H, S, 1), "flash": lambda B, H, S: (B, H, S),
+              "efficient": lambda B, H, S: (B, H, -(-S // 32) * 32)}
+
+
+def _fake_ops(monkeypatch, op, calls):
+    """Stand-ins for ``aten._scaled_dot_product_{op}_attention[_backward]`` (no CUDA here): each records what it
+    was given (values and strides), the forward returns a logsumexp container of the backend's form filled with a
+    sentinel, the backward gradients that depend on every tensor it read."""
+    def snap(x):
+        return None if not isinstance(x, torch.Tensor) else (tuple(x.shape), x.stride(), x.double().nan_to_num(7e7))
+
+    def forward(q, k, v, *rest, scale=None):
+        B, H, S = q.shape[0], q.shape[1], q.shape[2]
+        lse = torch.full(_LSE_FORMS[op](B, H, S), 5.0, dtype=torch.float32)
+        calls.append(("forward", [snap(x) for x in (q, k, v, *rest)], scale))
+        o = torch.zeros(*q.shape[:3], v.shape[-1], dtype=q.dtype)
+        extras = {"cudnn": 7, "flash": 7, "efficient": 2}[op]
+        return (o, lse, *[torch.tensor(i) for i in range(extras)])
+
+    def backward(*args, scale=None):
+        calls.append(("backward", [snap(x) if isinstance(x, torch.Tensor) else x for x in args], scale))
+        tensors = [x for x in args if isinstance(x, torch.Tensor) and x.dim() >= 3]
+        total = sum(float(x.double().nan_to_num(0).sum()) for x in tensors)
+        do, q, k, v = args[:4]
+        grads = (q.float() * 2 + total, k.float() * 3 + total, v.float() - total)
+        return grads + (None,) if op == "efficient" else grads  # efficient's fourth: the bias's gradient
+
+    import sdpa_bwd.backends.torch_cuda_ops  # noqa: F401  (the adapter module, before its ops are patched)
+    monkeypatch.setattr(torch.ops.aten, f"_scaled_dot_product_{op}_attention", forward, raising=False)
+    monkeypatch.setattr(torch.ops.aten, f"_scaled_dot_product_{op}_attention_backward", backward, raising=False)
+
+
+@pytest.mark.parametrize("engine", ["torch-cudnn-op", "torch-flash-op", "torch-efficient-op"])
+@pytest.mark.parametrize("case_id", ["reg-empty-rows", "reg-stats-batch-head-strides-swapped",
+                                     "reg-causal-alignment-bottom-right-sq-lt-skv", "reg-misaligned-base"])
+def test_an_operator_repro_calls_the_operators_as_the_adapter_does(engine, case_id, monkeypatch):
+    """The written-out run_engine and the adapter make the same operator calls (every tensor's values and
+    strides, the mask, the flags, the scale) and write the same gradients: the file reproduces the adapter."""
+    from sdpa_bwd.backends import get_engine
+    from sdpa_bwd.backends.base import Tensors
+
+    case = {c.id: c for c in load_level("quick")}[case_id]
+    text = repro.render(engine, case)
+    assert "Needs PyTorch only" in text
+    ns = {"__name__": "repro_under_test"}
+    exec(compile(text, f"repro-{case_id}.py", "exec"), ns)
+    c = ns["CASES"][-1]
+    op = repro.SDPA_OPS[engine]
+    calls_file, calls_adapter = [], []
+
+    _fake_ops(monkeypatch, op, calls_file)
+    _, views = ns["build"](c, "cpu")
+    assert ns["run_engine"](c, views) is None
+    _fake_ops(monkeypatch, op, calls_adapter)
+    _, views2 = ns["build"](c, "cpu")
+    get_engine(engine).backward(case.to_problem(), Tensors(**{n: views2[n] for n in ns["NAMES"]}))
+
+    assert [k for k, _, _ in calls_file] == ["forward", "backward"] == [k for k, _, _ in calls_adapter]
+    for (kind, a, sa), (_, b, sb) in zip(calls_file, calls_adapter):
+        assert sa == sb, f"{kind}: scale {sa} in the file, {sb} in the adapter"
+        assert len(a) == len(b), f"{kind}: {len(a)} arguments in the file, {len(b)} in the adapter"
+        for i, (x, y) in enumerate(zip(a, b)):
+            if isinstance(x, tuple) and x is not None:
+                assert x[:2] == y[:2] and torch.equal(x[2], y[2]), f"{kind} argument {i} differs"
+            else:
+                assert x == y, f"{kind} argument {i}: {x!r} in the file, {y!r} in the adapter"
+    for n in ("dq", "dk", "dv"):
+        assert torch.equal(views[n].double().nan_to_num(0), views2[n].double().nan_to_num(0)), n

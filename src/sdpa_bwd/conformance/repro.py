@@ -18,8 +18,11 @@ case fits ``BOUND_LIMIT`` bytes; otherwise a rounding floor of the dtype, said i
 
 Engines: the ``torch-math``, ``torch-flash``, ``torch-efficient`` and ``torch-cudnn`` adapters are
 written out (``scaled_dot_product_attention`` under ``sdpa_kernel`` and ``torch.autograd.grad``, as
-``backends/torch_sdpa.py`` calls it): the file needs PyTorch only. Any other engine (``triton``,
-``triton-api``, ``triton-defect:<class>``, third-party) is called through ``sdpa_bwd`` (the file
+``backends/torch_sdpa.py`` calls it), and so are the operator-level ``torch-cudnn-op``, ``torch-flash-op``
+and ``torch-efficient-op`` (the backend's forward operator for its logsumexp container, the caller's stats
+written into it, then its backward operator on the caller's Q, K, V, O, dO, as ``backends/torch_cuda_ops.py``
+calls them; a CPU test holds the two to the same calls): the file needs PyTorch only. Any other engine
+(``triton``, ``triton-api``, ``triton-defect:<class>``, third-party) is called through ``sdpa_bwd`` (the file
 imports it and says so).
 
 Order: the cases that run before the failing one in the same process are run first in the file (not
@@ -45,6 +48,7 @@ EMBED_LIMIT = 1 << 20          # bytes of embedded float32 inputs, all four toge
 BOUND_LIMIT = 256 << 20        # a case the harness's bounds are computed for on the CPU when writing
 SDPA_BACKENDS = {"torch-math": "MATH", "torch-flash": "FLASH_ATTENTION", "torch-efficient": "EFFICIENT_ATTENTION",
                  "torch-cudnn": "CUDNN_ATTENTION"}
+SDPA_OPS = {"torch-cudnn-op": "cudnn", "torch-flash-op": "flash", "torch-efficient-op": "efficient"}
 
 
 # ----------------------------------------------------------------------------
@@ -130,6 +134,60 @@ def run_engine(c, views):
         out = F.scaled_dot_product_attention(q, k, v, **kwargs)
         grads = torch.autograd.grad(out, (q, k, v), views["do"])
     for n, g in zip(("dq", "dk", "dv"), grads):
+        views[n].copy_(g)
+    return None
+
+
+'''
+
+_RUN_OP = r'''
+OP = @OP@   # which of PyTorch's attention operators: _scaled_dot_product_{OP}_attention[_backward]
+
+
+def run_engine(c, views):
+    """The engine's backward into the dQ, dK, dV views; None, or the reasons it declines."""
+    # As sdpa_bwd's torch-*-op adapters call it: the backend's forward operator on the caller's Q, K, V
+    # gives the logsumexp container its backward reads (and the extra outputs it takes: with dropout 0
+    # they carry no data); the caller's stats go into it (rows without keys keep the backend's value);
+    # then the backward operator on the caller's strided Q, K, V, O, dO.
+    aten = torch.ops.aten
+    q, k, v, o, do = (views[n] for n in ("q", "k", "v", "o", "do"))
+    B, H, S_q, S_kv = q.shape[0], q.shape[1], q.shape[2], k.shape[2]
+    masked = c["left_bound"] is not None or c["right_bound"] is not None
+    causal = (c["left_bound"] is None and c["right_bound"] == 0
+              and (c["alignment"] == "top_left" or S_q == S_kv))
+    bias = None
+    if masked and not causal:  # the band as the additive mask PyTorch's front door hands this operator
+        keep = band_keep(S_q, S_kv, c["left_bound"], c["right_bound"], c["alignment"], q.device)
+        fill = -65504.0 if OP == "cudnn" else float("-inf")  # cuDNN: the front door's finite fill
+        align = 16 if OP == "efficient" else 1               # efficient: rows padded, then sliced
+        row = -(-S_kv // align) * align
+        bias = torch.zeros(S_q, row, dtype=q.dtype, device=q.device)[:, :S_kv].masked_fill_(~keep, fill)
+        if OP == "efficient":
+            bias = bias.expand(B, H, S_q, S_kv)
+    scale = c["scale"]
+    if OP == "cudnn":
+        _, lse, cum_q, cum_k, max_q, max_k, seed, offset, _ = aten._scaled_dot_product_cudnn_attention(
+            q, k, v, bias, True, 0.0, causal, False, scale=scale)
+    elif OP == "flash":
+        _, lse, cum_q, cum_k, max_q, max_k, seed, offset, _ = aten._scaled_dot_product_flash_attention(
+            q, k, v, 0.0, causal, False, scale=scale)
+    else:
+        _, lse, seed, offset = aten._scaled_dot_product_efficient_attention(
+            q, k, v, bias, True, 0.0, causal, scale=scale)
+    rows = (lse.select(-1, 0) if lse.dim() == 4 else lse)[..., :S_q]
+    ours = views["stats"].select(-1, 0) if views["stats"].dim() == 4 else views["stats"]
+    rows.copy_(torch.where(torch.isneginf(ours), rows, ours))
+    if OP == "cudnn":
+        grads = aten._scaled_dot_product_cudnn_attention_backward(
+            do, q, k, v, o, lse, seed, offset, bias, cum_q, cum_k, max_q, max_k, 0.0, causal, scale=scale)
+    elif OP == "flash":
+        grads = aten._scaled_dot_product_flash_attention_backward(
+            do, q, k, v, o, lse, cum_q, cum_k, max_q, max_k, 0.0, causal, seed, offset, scale=scale)
+    else:
+        grads = aten._scaled_dot_product_efficient_attention_backward(
+            do, q, k, v, bias, o, lse, seed, offset, 0.0, [True, True, True, False], causal, scale=scale)
+    for n, g in zip(("dq", "dk", "dv"), grads[:3]):
         views[n].copy_(g)
     return None
 
@@ -338,8 +396,8 @@ if __name__ == "__main__":
 
 def render(engine: str, case: Case, before: Sequence[Case] = (), filename: str = "repro.py") -> str:
     """The standalone file's text for ``case`` on ``engine``, with ``before`` run first."""
-    sdpa = SDPA_BACKENDS.get(engine)
-    needs = ("Needs PyTorch only." if sdpa else
+    sdpa, op = SDPA_BACKENDS.get(engine), SDPA_OPS.get(engine)
+    needs = ("Needs PyTorch only." if sdpa or op else
              f"Imports sdpa_bwd: {engine!r} has no PyTorch-only form here\n(install the project, "
              "e.g. `pip install -e .`)." + ("\nThe seeded defects are test-only variants of our engine."
                                              if engine.startswith("triton-defect:") else ""))
@@ -349,8 +407,9 @@ def render(engine: str, case: Case, before: Sequence[Case] = (), filename: str =
     records = [case_record(c, judged=False) for c in before] + [case_record(case, judged=True)]
     # Python literals (pprint splits the long base64 strings into adjacent pieces); placeholders, not
     # str.format, so that the body's own braces stay as they are.
-    body = (_BODY.replace("@RUN_ENGINE@", _RUN_SDPA if sdpa else _RUN_SDPA_BWD)
-            .replace("@ENGINE@", repr(engine)).replace("@SDPA@", repr(sdpa))
+    run = _RUN_SDPA if sdpa else _RUN_OP if op else _RUN_SDPA_BWD
+    body = (_BODY.replace("@RUN_ENGINE@", run)
+            .replace("@ENGINE@", repr(engine)).replace("@SDPA@", repr(sdpa)).replace("@OP@", repr(op))
             .replace("@CASES@", pprint.pformat(records, width=110, sort_dicts=False)))
     return _HEADER.format(case_id=case.id, engine=engine, needs=needs, sequence=sequence, filename=filename) + body
 
@@ -423,7 +482,7 @@ def add_commands(subparsers) -> None:
         defects.register_defects()
     p = subparsers.add_parser("repro", help="write a standalone Python file reproducing one case on one engine")
     p.add_argument("case_id", help="the case's id")
-    p.add_argument("--engine", required=True, help="engine name (torch-* adapters: PyTorch only; others import sdpa_bwd)")
+    p.add_argument("--engine", required=True, help="engine name (torch-* adapters, the -op ones too: PyTorch only; others import sdpa_bwd)")
     p.add_argument("--level", help="a level of the generated plan holding the case (its neighbours run first)")
     p.add_argument("--cases", help="JSON file of cases holding the case")
     p.add_argument("--report", help="a run report: an order-dependent result's previous_case runs first")
