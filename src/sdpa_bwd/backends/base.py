@@ -160,6 +160,13 @@ class Engine:
     def forward(self, problem: Problem, tensors: Tensors) -> None:
         raise NotImplementedError(f"{self.name} has no forward")
 
+    def compile_ahead(self, problem: Problem, tensors: Tensors) -> bool:
+        """Compile, without launching them, the kernels that ``backward`` and ``forward`` would launch on
+        tensors laid out as ``tensors`` (a twin of the case's, whose values it may overwrite), all at once;
+        True where it did. The runner calls it before a case on a GPU, so that a case's kernels compile side
+        by side. Engines that compile nothing keep this default."""
+        return False
+
     def info(self) -> dict:
         return {"name": self.name, "description": self.description, "device": self.device(),
                 "capabilities": self.capabilities.to_dict()}

@@ -63,6 +63,20 @@ class TritonEngine(Engine):
 
         attention_forward(t.q, t.k, t.v, o=t.o, stats=t.stats, **self._attrs(problem))
 
+    def compile_ahead(self, problem: Problem, t: Tensors) -> bool:
+        """The backward's and the forward's kernels compiled side by side, nothing launched
+        (``launch_cache.compiling_ahead``); on the calling thread, where the autograd engine would take the
+        API's backward to its device thread, out of the compile mode's reach."""
+        from ..engine.launch_cache import compiling_ahead, compiling_ahead_now
+
+        with compiling_ahead(), torch.autograd.set_multithreading_enabled(False):
+            if not compiling_ahead_now():
+                return False  # the interpreter, or a Triton without asynchronous compiles
+            self.backward(problem, t)
+            if self.capabilities.forward:
+                self.forward(problem, t)
+        return True
+
     # -- packed variable-length sequences: one launch a kernel, or the launcher a run at a time (engine.varlen) ---
     def ragged_offset_reasons(self, cu_seqlens_q, cu_seqlens_kv, total_tokens) -> list[str]:
         from ..engine import varlen

@@ -100,13 +100,9 @@ def is_poison(values: torch.Tensor, dtype: str) -> torch.Tensor:
     return values.contiguous().view(_INT_VIEW[n]) == _signed(POISON_BITS[dtype], n)
 
 
-def materialize(problem: Problem, *, seed: int, device="cpu", forward: bool = True) -> Materialized:
-    """Allocate, poison and fill the problem's tensors on ``device``.
-
-    Inputs Q, K, V, dO: standard normal from ``seed`` (never zeros). O and stats:
-    the oracle's forward in float64, stored in the problem's dtypes (a ``RaggedProblem``'s
-    from the per-sequence oracle, stats in its form, padding NaN).
-    """
+def _allocate(problem: Problem, device, *, poison: bool) -> tuple[dict, dict]:
+    """(buffers, views): one flat allocation a buffer (the tensor's storage plus ``GUARD`` elements each side),
+    each tensor a strided view into it at its offset."""
     specs = problem.tensors()
     groups: dict[str, list[str]] = {}
     for name in TENSORS:
@@ -120,7 +116,8 @@ def materialize(problem: Problem, *, seed: int, device="cpu", forward: bool = Tr
         dtype = dtypes.pop()
         size = max(specs[m].storage_size() for m in members)
         flat = torch.empty(size + 2 * GUARD, dtype=TORCH_DTYPE[dtype], device=device)
-        poison_(flat, dtype)
+        if poison:
+            poison_(flat, dtype)
         buffers[bname] = Buffer(bname, dtype, flat, members)
 
     views = {}
@@ -128,6 +125,26 @@ def materialize(problem: Problem, *, seed: int, device="cpu", forward: bool = Tr
         spec = specs[name]
         buf = buffers[spec.buffer or name]
         views[name] = buf.flat.as_strided(spec.dims, spec.strides, GUARD + spec.offset)
+
+    return buffers, views
+
+
+def layout_twin(problem: Problem, device) -> Tensors:
+    """Tensors laid out as ``materialize`` lays out the problem's (the same allocations, offsets and strides, so
+    the same pointer alignments), their values left as the allocator gives them: what an engine compiles its
+    kernels on ahead of a case (``Engine.compile_ahead``) without touching the case's own tensors."""
+    return Tensors(**_allocate(problem, device, poison=False)[1])
+
+
+def materialize(problem: Problem, *, seed: int, device="cpu", forward: bool = True) -> Materialized:
+    """Allocate, poison and fill the problem's tensors on ``device``.
+
+    Inputs Q, K, V, dO: standard normal from ``seed`` (never zeros). O and stats:
+    the oracle's forward in float64, stored in the problem's dtypes (a ``RaggedProblem``'s
+    from the per-sequence oracle, stats in its form, padding NaN).
+    """
+    specs = problem.tensors()
+    buffers, views = _allocate(problem, device, poison=True)
 
     # Drawn on the device that holds the tensors (a CUDA generator gives other values than the CPU
     # one for a seed, but the same ones on every run): a 2^31-element input drawn on one CPU thread

@@ -19,10 +19,20 @@ own launcher where Triton returned one (a GPU); under ``TRITON_INTERPRET`` it go
 
 ``ENABLED`` ($SDPA_BWD_LAUNCH_CACHE=0 turns it off) and ``clear()``; ``counts`` says how many calls were
 recorded, replayed, and replayed through compiled launchers (tests read it).
+
+``compiling_ahead()``: the one place every launch goes through is also where a call can compile its kernels
+without launching them. Inside it, ``Recorder.launch`` hands each launch to Triton's ``warmup`` under Triton's
+``AsyncCompileMode``: the kernels of the calls made inside compile side by side on a thread pool (ptxas runs as a
+process of its own), and all have compiled, into Triton's in-memory and disk caches, when the block ends; nothing
+is launched, recorded or replayed. The runner calls it on a twin of a case's tensors before the case, so that a
+case's four or five kernels compile together rather than one after the other (a cold fp32 hd256 case compiled
+its four in 51 s one after the other: H100, 2026-12-06, ``docs/data/h100-2026-12-06c``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import copy
 import os
 from dataclasses import dataclass
@@ -56,8 +66,39 @@ def alias_pattern(tensors) -> tuple:
     return tuple(map(ids.index, ids))
 
 
+_AHEAD: contextvars.ContextVar[bool] = contextvars.ContextVar("sdpa_bwd_compiling_ahead", default=False)
+
+
+def compiling_ahead_now() -> bool:
+    return _AHEAD.get()
+
+
+@contextlib.contextmanager
+def compiling_ahead(threads: int = 8):
+    """Inside it, this thread's launcher calls compile the kernels they would launch and launch none; the
+    compiles run together on ``threads`` threads and have all ended when the block exits (see the module's
+    docstring). The calls' outputs are left as they were: run them on tensors laid out like the real ones,
+    then make the real calls. Needs Triton's ``AsyncCompileMode`` (Triton >= 3.4) and compiled kernels (not
+    the interpreter): without them the block does nothing and ``compiling_ahead_now()`` stays False."""
+    try:
+        from triton.runtime._async_compile import AsyncCompileMode
+    except ImportError:
+        AsyncCompileMode = None
+    if AsyncCompileMode is None or os.environ.get("TRITON_INTERPRET") == "1":
+        yield
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(threads, thread_name_prefix="sdpa-bwd-compile") as pool, AsyncCompileMode(pool):
+        token = _AHEAD.set(True)
+        try:
+            yield
+        finally:
+            _AHEAD.reset(token)
+
+
 def lookup(key):
-    return _PLANS.get(key) if key is not None else None
+    return _PLANS.get(key) if key is not None and not _AHEAD.get() else None
 
 
 @dataclass(frozen=True)
@@ -178,10 +219,14 @@ class Recorder:
     the plan once the call has reached its normal end (an early return, or an exception, stores nothing)."""
 
     def __init__(self, key):
-        self.key = key
+        self.ahead = _AHEAD.get()
+        self.key = None if self.ahead else key
         self._launches: list = []
 
     def launch(self, fn, grid, *args, **kwargs) -> None:
+        if self.ahead:  # compile only (``compiling_ahead``): Triton queues the compile and returns at once
+            fn.warmup(*args, grid=grid, **kwargs)
+            return
         kernel = fn[grid](*args, **kwargs)
         if self.key is not None:
             self._launches.append((fn, grid, args, kwargs, kernel))
