@@ -20,6 +20,7 @@ pytestmark = [pytest.mark.gpu,
 
 _SCRIPT = r'''
 import json, sys, time
+import triton  # noqa: F401  (CompileWatch watches only once Triton is imported)
 from sdpa_bwd.backends import get_engine
 from sdpa_bwd.conformance.judge import run_case
 from sdpa_bwd.conformance.plan import load_level
