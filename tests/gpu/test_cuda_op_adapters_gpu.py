@@ -44,12 +44,14 @@ def test_the_backends_own_forward_stats_are_our_stats_in_its_form(name, causal):
                         "same quantity - learn the backend's form again and fix the conversion")
 
 
-# PyTorch's efficient backward appears to read O at a token stride of H * D_v (the (B, S, H, D) layout its own
-# forward writes) whatever O's strides: on an H100 (2026-12-06, code 4b624df) a BHSD O's row 5 never reached dQ
-# while rows 32-35 of head 1, which at that stride lie past O's end, moved between calls. Strict: if this passes,
-# the reading was wrong and the mark goes.
-EFFICIENT_O_STRIDE = pytest.mark.xfail(strict=True, reason="the efficient backward's O token stride assumed H * D "
-                                       "(one H100 run, 2026-12-06)")
+# PyTorch's efficient backward reads O at a token stride of H * D_v (the (B, S, H, D) layout its own forward
+# writes) whatever O's strides: its kernel's Params::o_strideM() returns head_dim_value * num_heads
+# (mem_eff_attention/kernel_backward.h). On an H100 (2026-12-06, code 4b624df) a BHSD O's row 5 never reached dQ
+# while rows 32-35 of head 1, which at that stride lie past O's end, moved between calls; the quick level's
+# operator column fails every O not stored BSHD (docs/findings/ 2). Strict: if this passes, PyTorch fixed it.
+EFFICIENT_O_STRIDE = pytest.mark.xfail(strict=True, reason="the efficient backward reads O with a token stride of "
+                                       "H * D_v whatever O's strides (kernel_backward.h's o_strideM(); "
+                                       "docs/findings/ 2, H100 2026-12-06)")
 
 
 @pytest.mark.parametrize("o_layout", ["bshd", "bhsd"])
