@@ -226,7 +226,7 @@ def test_a_result_counts_the_kernels_it_compiled(monkeypatch):
     assert r.verdict == "passed", r.message
     kernels = r.compiles.pop("kernels")
     assert r.compiles == {"compiled": 1, "loaded": 1, "compile_s": 2.5}
-    assert len(kernels) == 1 and kernels[0].startswith("_toy_kernel[BLOCK=64, q_ptr:16, stride_qm:16] #0123456789ab fn:")
+    assert len(kernels) == 1 and kernels[0].startswith("_toy_kernel[BLOCK=64, q_ptr:16, stride_qm:16] #0123456789ab 2.5s fn:")
     assert all(f" {part}:" in kernels[0] for part in ("attrs", "sig", "const", "backend", "opts", "env"))
     import triton.compiler.compiler as cc
 

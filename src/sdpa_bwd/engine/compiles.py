@@ -6,7 +6,7 @@ listener (``triton.knobs.compilation.listener``, Triton >= 3.4) for the length o
 ``with`` block and counts what Triton's ``compile()`` did:
 
 * ``compiled``: kernels built from source (a disk-cache miss), with the seconds Triton
-  spent and, for the first few, the kernel's name and specialisation, its cache hash and a
+  spent and, for the first few, the kernel's name and specialisation, its cache hash, its own seconds and a
   short digest of each part of Triton's cache key (``fn`` source, ``attrs``, ``sig``,
   ``const``, ``backend``, ``opts``, ``env``), so that a warm run's recompile can be set
   beside its cold compile part by part (that is how the Triton 3.6 key-order bug that
@@ -84,7 +84,9 @@ class CompileWatch:
         self.kernels: list[str] = []
         self._compilation = None
         self._previous = None
-        self._key_parts: Optional[str] = None
+        # Per thread: compiles ahead of a case (``launch_cache.compiling_ahead``) run on several threads at once,
+        # each computing its kernel's key and then reporting it.
+        self._keys = threading.local()
         self._unwrap = None
         self.watched = False
 
@@ -93,13 +95,15 @@ class CompileWatch:
             if cache_hit:
                 self.loaded += 1
             else:
+                us = int(getattr(times, "total", 0) or 0)
                 self.compiled += 1
-                self.compile_us += int(getattr(times, "total", 0) or 0)
+                self.compile_us += us
                 if len(self.kernels) < KEEP:
                     digest = str(metadata.get("hash", ""))[:12] if isinstance(metadata, dict) else ""
-                    self.kernels.append(describe_source(src) + (f" #{digest}" if digest else "")
-                                        + (f" {self._key_parts}" if self._key_parts else ""))
-            self._key_parts = None
+                    parts = getattr(self._keys, "parts", None)
+                    self.kernels.append(describe_source(src) + (f" #{digest}" if digest else "") + f" {us / 1e6:.1f}s"
+                                        + (f" {parts}" if parts else ""))
+            self._keys.parts = None
         if self._previous is not None:
             self._previous(src=src, metadata=metadata, metadata_group=metadata_group, times=times,
                            cache_hit=cache_hit)
@@ -133,9 +137,9 @@ class CompileWatch:
             key = original(src, backend, backend_options, env_vars)
             try:
                 parts = key_parts(src, backend, backend_options, env_vars)
-                self._key_parts = " ".join(f"{k}:{hashlib.sha1(v.encode()).hexdigest()[:6]}" for k, v in parts.items())
+                self._keys.parts = " ".join(f"{k}:{hashlib.sha1(v.encode()).hexdigest()[:6]}" for k, v in parts.items())
             except Exception:  # another Triton's source objects: the key itself is still returned
-                self._key_parts = None
+                self._keys.parts = None
             return key
 
         cc.get_cache_key = keyed
