@@ -6,6 +6,9 @@
 #                                                    # (test files among ARGS: those instead of tests/)
 #   bash tools/device.sh plan LEVEL [ENGINE...]      # sdpa-bwd run --level LEVEL, one process per engine
 #                                                    # (default: triton), then the support matrix of the reports
+#   bash tools/device.sh cold [LEVEL]                # the main job as a newcomer runs it (sdpa-bwd run --level
+#                                                    # LEVEL, default quick, both doors), Triton's cache emptied
+#                                                    # first, then the same again warm: the two wall times
 #   bash tools/device.sh bench [ARGS...]             # benchmarks/bench_backward.py --peers cudnn [ARGS]
 #   bash tools/device.sh bench-forward [ARGS...]     # benchmarks/bench_forward.py --peers cudnn [ARGS]
 #   bash tools/device.sh ab TABLE [ARGS...]          # tools/ab_perf.py --table TABLE, its compiles spread first
@@ -63,6 +66,15 @@ job() {  # job KIND ARGS...
       done
       [ ${#reports[@]} -eq 0 ] || python3 -m sdpa_bwd.cli matrix "${reports[@]}" \
         --markdown "$dir/matrix.md" --html "$dir/matrix.html" >> "$out/log.txt" 2>&1 ;;
+    cold)
+      local level=${1:-quick} dir="$out/cold-${1:-quick}"
+      mkdir -p "$dir"
+      local cache; cache=$(mktemp -d)  # empty: every kernel compiles, as on a fresh machine
+      TRITON_CACHE_DIR=$cache step "main job $level, Triton cache empty" "$dir/cold.txt" \
+        python3 -m sdpa_bwd.cli run --no-progress --level "$level" --json "$dir/cold.json"
+      TRITON_CACHE_DIR=$cache step "main job $level, warm" "$dir/warm.txt" \
+        python3 -m sdpa_bwd.cli run --no-progress --level "$level" --json "$dir/warm.json"
+      rm -rf "$cache" ;;
     bench)
       mkdir -p "$out/bench"
       step "bench_backward $*" "$out/bench/bench_backward.txt" \
@@ -89,7 +101,7 @@ job() {  # job KIND ARGS...
       local name; name=$(basename "$script" .py)
       step "$*" "$out/$name.txt" python3 "$@" ;;
     *)
-      echo "unknown job '$kind': tests, plan, bench, bench-forward, ab or py (see the head of tools/device.sh)" >&2
+      echo "unknown job '$kind': tests, plan, cold, bench, bench-forward, ab or py (see the head of tools/device.sh)" >&2
       exit 2 ;;
   esac
 }
