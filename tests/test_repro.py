@@ -200,3 +200,39 @@ def test_an_operator_repro_calls_the_operators_as_the_adapter_does(engine, case_
                 assert x == y, f"{kind} argument {i}: {x!r} in the file, {y!r} in the adapter"
     for n in ("dq", "dk", "dv"):
         assert torch.equal(views[n].double().nan_to_num(0), views2[n].double().nan_to_num(0)), n
+
+
+# ----------------------------------------------------------------------------
+# Varlen probes: the file hands the engine the malformed offsets as its adapter does
+
+
+def _write_varlen(tmp_path, case_id, engine):
+    out = tmp_path / f"{engine}-{case_id}.py"
+    assert main(["repro", case_id, "--engine", engine, "--level", "varlen", "-o", str(out)]) == 0
+    return out
+
+
+def test_a_varlen_probe_file_exits_0_where_the_engine_refuses_and_1_where_it_takes_the_offsets(tmp_path):
+    """Our engine refuses a negative first offset; SDPA on nested jagged tensors takes it (docs/findings/ 10,
+    PyTorch 2.13 on the CPU): the file says which, by its exit status."""
+    done = _run(_write_varlen(tmp_path, "varlen-probe-negative", "triton"))
+    assert done.returncode == 0 and "triton refuses them" in done.stdout, done.stdout + done.stderr
+    done = _run(_write_varlen(tmp_path, "varlen-probe-negative", "torch-njt"))
+    assert done.returncode == 1 and "torch-njt TAKES them" in done.stdout, done.stdout + done.stderr
+
+
+def test_the_flash_varlen_probe_file_is_the_adapters_own_check_and_needs_only_pytorch(tmp_path):
+    from sdpa_bwd.backends import torch_flash_varlen
+    import inspect
+
+    path = _write_varlen(tmp_path, "varlen-probe-decreasing", "torch-flash-varlen")
+    assert "sdpa_bwd" not in _imports(path)
+    assert inspect.getsource(torch_flash_varlen.offsets_refusal) in path.read_text()
+    if not torch.cuda.is_available():
+        done = _run(path)
+        assert done.returncode == 2 and "CUDA only" in done.stdout, done.stdout + done.stderr
+
+
+def test_a_varlen_case_that_is_no_probe_says_how_to_rerun_it(tmp_path):
+    with pytest.raises(SystemExit, match="only varlen probes get a standalone file yet - rerun it with: sdpa-bwd run"):
+        main(["repro", "varlen-000", "--engine", "triton", "--level", "varlen", "-o", str(tmp_path / "x.py")])

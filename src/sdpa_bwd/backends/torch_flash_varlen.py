@@ -36,6 +36,23 @@ def _accepts(op, name: str) -> bool:
     return any(a.name == name for a in op.default._schema.arguments)
 
 
+
+def offsets_refusal(cu_seqlens_q, cu_seqlens_kv, total_tokens):
+    """What FlashAttention-2's varlen forward operator says to these offsets (lists of ints) over tensors of
+    ``total_tokens`` tokens (one head, D 16, fp16 on CUDA): the error it raises, or None when it runs. PyTorch only:
+    ``sdpa-bwd repro`` writes this function as it is into a varlen probe's standalone file."""
+    x = torch.zeros(max(0, int(total_tokens or 0)), 1, 16, device="cuda", dtype=torch.float16)
+    try:
+        cu_q = torch.tensor(cu_seqlens_q, dtype=torch.int32, device="cuda")
+        cu_kv = torch.tensor(cu_seqlens_kv, dtype=torch.int32, device="cuda")
+        longest = lambda cu: max([b - a for a, b in zip(cu, cu[1:])] or [0])  # noqa: E731
+        torch.ops.aten._flash_attention_forward(x, x, x, cu_q, cu_kv, longest(cu_seqlens_q), longest(cu_seqlens_kv),
+                                                0.0, False, False)
+        torch.cuda.synchronize()
+    except (RuntimeError, ValueError, IndexError, OverflowError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
 class TorchFlashVarlenEngine(Engine):
     name = "torch-flash-varlen"
     description = ("aten._flash_attention_backward with cumulative offsets on the caller's packed Q, K, V, O, dO "
@@ -91,19 +108,8 @@ class TorchFlashVarlenEngine(Engine):
         return reasons
 
     def ragged_offset_reasons(self, cu_seqlens_q, cu_seqlens_kv, total_tokens) -> list[str]:
-        """What the forward operator says to these offsets over ``total_tokens`` tokens (one head, D 16)."""
-        device = "cuda"
-        x = torch.zeros(max(0, int(total_tokens or 0)), 1, 16, device=device, dtype=torch.float16)
-        try:
-            cu_q = torch.tensor(list(cu_seqlens_q), dtype=torch.int32, device=device)
-            cu_kv = torch.tensor(list(cu_seqlens_kv), dtype=torch.int32, device=device)
-            longest = lambda cu: max([b - a for a, b in zip(cu, cu[1:])] or [0])  # noqa: E731
-            torch.ops.aten._flash_attention_forward(x, x, x, cu_q, cu_kv, longest(list(cu_seqlens_q)),
-                                                    longest(list(cu_seqlens_kv)), 0.0, False, False)
-            torch.cuda.synchronize()
-        except (RuntimeError, ValueError, IndexError, OverflowError) as exc:
-            return [f"{type(exc).__name__}: {exc}"]
-        return []
+        refusal = offsets_refusal(list(cu_seqlens_q), list(cu_seqlens_kv), total_tokens)
+        return [refusal] if refusal else []
 
     def _args(self, problem, device) -> dict:
         cu_q = torch.tensor(cumulative(problem.seqlens_q), dtype=torch.int32, device=device)

@@ -25,6 +25,11 @@ calls them; a CPU test holds the two to the same calls): the file needs PyTorch 
 (``triton``, ``triton-api``, ``triton-defect:<class>``, third-party) is called through ``sdpa_bwd`` (the file
 imports it and says so).
 
+Varlen probes (malformed cumulative offsets that an engine must refuse): the file hands the offsets to the engine
+as its adapter does (``torch-flash-varlen`` written out: FlashAttention-2's varlen forward operator, PyTorch only;
+others through ``sdpa_bwd``'s ``ragged_offset_reasons``) and exits 1 when the engine takes them, 0 when it refuses
+them (2 without the CUDA device it needs). Other varlen cases have no standalone file yet: the command says how to rerun them.
+
 Order: the cases that run before the failing one in the same process are run first in the file (not
 judged, reported): those a run report names (``--report``: an ``order-dependent`` result's
 ``previous_case``), those given with ``--after``, or else the plan's neighbours of the same sizes
@@ -415,6 +420,87 @@ def render(engine: str, case: Case, before: Sequence[Case] = (), filename: str =
 
 
 # ----------------------------------------------------------------------------
+# Varlen probes: offsets an engine must refuse
+
+
+_PROBE = r'''#!/usr/bin/env python3
+"""Standalone reproduction of the varlen probe @ID@
+on engine @ENGINE@, written by `sdpa-bwd repro`.
+
+@NEEDS@
+Hands the engine cumulative offsets that break a rule (@RULE@) over tensors of
+@TOKENS@ tokens, as its adapter does; an engine must refuse them before it reads or writes by them.
+Exit status: 0 the engine refuses them, 1 it takes them, 2 it cannot run here.
+Run: python @FILENAME@
+"""
+import sys
+
+import torch
+
+ENGINE = @ENGINE@
+NEEDS_CUDA = @NEEDS_CUDA@
+CU_SEQLENS_Q = @CU_Q@
+CU_SEQLENS_KV = @CU_KV@
+TOTAL_TOKENS = @TOKENS@
+
+@CALL@
+
+def main():
+    print(f"cu_seqlens_q = {CU_SEQLENS_Q}, cu_seqlens_kv = {CU_SEQLENS_KV}, tokens {TOTAL_TOKENS}: @RULE@")
+    if NEEDS_CUDA and not torch.cuda.is_available():
+        print(f"{ENGINE} runs on CUDA only: run this file on a machine with a CUDA device")
+        return 2
+    refusal = refuses()
+    if refusal:
+        print(f"{ENGINE} refuses them: {refusal}")
+        return 0
+    print(f"{ENGINE} TAKES them: it ran without a word on offsets that @RULE_VERB@ - it must check cu_seqlens "
+          "before it reads or writes by them")
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+'''
+
+def _probe_flash_varlen() -> str:
+    """The adapter's own offset check (``torch_flash_varlen.offsets_refusal``, PyTorch only), as the file's."""
+    import inspect
+
+    from ..backends import torch_flash_varlen
+
+    return (inspect.getsource(torch_flash_varlen.offsets_refusal) + "\n\ndef refuses():\n"
+            "    return offsets_refusal(CU_SEQLENS_Q, CU_SEQLENS_KV, TOTAL_TOKENS)\n")
+
+
+_PROBE_SDPA_BWD = r'''
+def refuses():
+    """The engine's own offset check, through sdpa_bwd (this engine has no PyTorch-only form here)."""
+    import os
+    if not torch.cuda.is_available():
+        os.environ.setdefault("TRITON_INTERPRET", "1")
+    from sdpa_bwd.backends import get_engine
+
+    reasons = get_engine(ENGINE).ragged_offset_reasons(CU_SEQLENS_Q, CU_SEQLENS_KV, TOTAL_TOKENS)
+    return "; ".join(reasons) if reasons else None
+'''
+
+
+def render_probe(engine: str, case, filename: str = "repro.py") -> str:
+    """The standalone file for a varlen probe ``case`` (``plan.ragged.RaggedCase`` with raw offsets)."""
+    flash = engine == "torch-flash-varlen"
+    needs = ("Needs PyTorch only (and a CUDA device)." if flash else
+             f"Imports sdpa_bwd: {engine!r} has no PyTorch-only form here (install the project).")
+    rule = case.expected_rejection or "malformed offsets"
+    return (_PROBE.replace("@CALL@", (_probe_flash_varlen() if flash else _PROBE_SDPA_BWD).strip("\n") + "\n")
+            .replace("@ID@", repr(case.id)).replace("@ENGINE@", repr(engine)).replace("@NEEDS@", needs)
+            .replace("@NEEDS_CUDA@", repr(flash))
+            .replace("@RULE_VERB@", f"break a rule ({rule})").replace("@RULE@", rule)
+            .replace("@CU_Q@", repr(list(case.cu_seqlens_q))).replace("@CU_KV@", repr(list(case.cu_seqlens_kv)))
+            .replace("@TOKENS@", str(int(case.total_tokens or 0))).replace("@FILENAME@", filename))
+
+
+# ----------------------------------------------------------------------------
 # Which cases run before it
 
 
@@ -448,8 +534,13 @@ def cmd_repro(args) -> int:
 
     case = find_case(args.case_id, cases_path=args.cases, level=args.level)
     if getattr(case, "ragged", False):
-        raise SystemExit(f"sdpa-bwd repro: {case.id} is a varlen case, for which no standalone script is written "
-                         f"yet - rerun it with: {case.repro(args.engine)}")
+        if case.purpose != "probe":
+            raise SystemExit(f"sdpa-bwd repro: {case.id} is a varlen case; only varlen probes get a standalone file "
+                             f"yet - rerun it with: {case.repro(args.engine)}")
+        out = Path(args.output or f"repro-{case.id}-{args.engine.replace(':', '-')}.py")
+        out.write_text(render_probe(args.engine, case, filename=out.name), encoding="utf-8")
+        print(f"wrote {out} ({case.id} on {args.engine}): python {out}")
+        return 0
 
     def pool() -> list[Case]:
         from .plan import load_level
