@@ -34,6 +34,8 @@ PINNED = {
     "v-with-k-heads": ("reg-fewer-v-heads-than-k", ()),
     "aliased-outputs": ("reg-aliased-outputs-fused-dqkv", ()),
     "do-with-o-strides": ("reg-do-strides-unlike-o", ()),
+    # PyTorch's memory-efficient backward operator's O stride (docs/findings/ 2): O packed BHSD, H 2.
+    "o-read-as-bshd": ("reg-stale-state-between-cases-o-1-packed", ()),
     "dq-with-q-strides": ("reg-dq-strides-unlike-q", ()),
     "non-positive-scale": ("reg-non-positive-scale-zero", ()),
     "low-precision-accumulator": ("reg-low-precision-accumulator-fp16-dv-1024-rows", ()),

@@ -288,6 +288,20 @@ class DoWithOStrides(DefectiveTriton):
         self._launch(problem, t.q, t.k, t.v, t.o, do, t.stats, t.dq, t.dk, t.dv)
 
 
+class OReadAsBshd(DefectiveTriton):
+    defect = "o-read-as-bshd"
+    diagnosed_as = "layout-assumed"
+    symptom = ("O is read at a token stride of H x D_v whatever its strides (its batch and head strides honoured), "
+               "as PyTorch's memory-efficient backward operator reads it: every O not stored BSHD fails, packed "
+               "BHSD too (H > 1); O stored BSHD passes")
+
+    def tamper(self, problem, t):
+        B, H, S, D = t.o.shape
+        strides = (t.o.stride(0), t.o.stride(1), H * D, t.o.stride(3))
+        o = read_at(t.o, element_index(t.o.shape, strides, t.o.storage_offset(), t.o.device))
+        self._launch(problem, t.q, t.k, t.v, o, t.do, t.stats, t.dq, t.dk, t.dv)
+
+
 class DqWithQStrides(DefectiveTriton):
     defect = "dq-with-q-strides"
     symptom = "dQ is written with Q's strides: any case whose dQ is stored unlike Q fails (only dQ); dQ like Q passes"
@@ -434,7 +448,7 @@ class StalePlanCache(DefectiveTriton):
 
 
 _CLASSES = (LseBaseFromLayout, DqAccumBatchTerm, HeadDimStrideIgnored, ShortRowsCut, OddStride4Byte,
-            StatsStridesIgnored, StatsBatchHeadSwapped, VWithKHeads, AliasedOutputs, DoWithOStrides,
+            StatsStridesIgnored, StatsBatchHeadSwapped, VWithKHeads, AliasedOutputs, DoWithOStrides, OReadAsBshd,
             DqWithQStrides, NonPositiveScale, LowPrecisionAccumulator, UnwrittenTailTile, WrongCausalAlignment,
             StaleState, StalePlanCache)
 for _cls in _CLASSES:

@@ -37,6 +37,12 @@ def without_case(case: Case, name: str) -> Case:
     return replace(case, id=f"{case.id}~no-{name}", storage=storage, strides=strides)
 
 
+def bshd_alone_case(case: Case, name: str) -> Case:
+    """Every tensor packed BHSD but ``name``, stored BSHD: the layout an engine's own forward gives O (and the
+    front doors pass dO in) when it reads that tensor as BSHD whatever its strides."""
+    return replace(case, id=f"{case.id}~bshd-{name}", storage=((name, Storage(order="bshd")),), strides=())
+
+
 def like_case(case: Case, name: str, model: str) -> Case:
     storage = dict(case.storage)
     storage[name] = case.storage_of(model)

@@ -241,6 +241,16 @@ def _rule_do_o(e: Evidence) -> list:
     return out + _dtype_independent(e)
 
 
+def _rule_layout_assumed(e: Evidence) -> list:
+    if e.baseline == "passed":
+        return [(-4, "passes with every tensor packed BHSD: no tensor's layout is assumed")]
+    passing = [n for n, v in e.bshd_alone.items() if v == "passed"]
+    if not passing:
+        return [(-3, "no tensor stored BSHD alone makes it pass")] if e.bshd_alone else []
+    return [(5, f"fails with every tensor packed BHSD and passes with only {' or '.join(passing)} stored BSHD: "
+                f"{passing[0]} is read as BSHD whatever its strides")] + _dtype_independent(e)
+
+
 def _rule_dq_q(e: Evidence) -> list:
     out = []
     if e.like.get("dQ like Q") == "passed":
@@ -370,6 +380,12 @@ DECISION_TABLE: tuple[DefectClass, ...] = (
     DefectClass("do-with-o-strides", "dO addressed with O's strides",
                 "rerun with dO stored like O (must pass) and with only dO's storage changed (must fail)",
                 _rule_do_o),
+    DefectClass("layout-assumed",
+                "a tensor read as if stored BSHD whatever its strides (PyTorch's memory-efficient backward reads O "
+                "at a token stride of H x D_v)",
+                "rerun with that tensor stored BSHD (must pass), then BHSD and SBHD (must fail); audit its token "
+                "stride: it must come from the tensor, not from the dims",
+                _rule_layout_assumed),
     DefectClass("dq-with-q-strides", "dQ addressed with Q's strides",
                 "rerun with dQ stored like Q (must pass) and with only dQ's storage changed (must fail)",
                 _rule_dq_q),

@@ -15,7 +15,7 @@ from typing import Optional
 from ...problem.cases import Case, dump_cases
 from ...backends import Engine
 from ...problem import OUTPUTS, TENSORS
-from .controls import differs, feature_variants, is_packed_case, like_case, only_case, packed_case
+from .controls import bshd_alone_case, differs, feature_variants, is_packed_case, like_case, only_case, packed_case
 from .localise import hypotheses, localise
 from .runs import Run, run_once
 
@@ -37,6 +37,7 @@ class Evidence:
     only: dict = field(default_factory=dict)   # tensor -> verdict with only it stored as in the case
     features: dict = field(default_factory=dict)  # tensor -> [(feature label, verdict)]
     like: dict = field(default_factory=dict)   # "dO like O" -> verdict
+    bshd_alone: dict = field(default_factory=dict)  # where every tensor packed fails: O or dO alone BSHD -> verdict
     float32: Optional[str] = None
     hyp: dict = field(default_factory=dict)
     loc: dict = field(default_factory=dict)    # output -> Localisation
@@ -79,6 +80,7 @@ class Evidence:
                 "rerun_verdict": self.rerun_verdict, "fresh_process_verdict": self.fresh_verdict,
                 "report_verdict": self.report_verdict, "baseline_all_packed": self.baseline, "only": self.only,
                 "features": {n: [list(x) for x in v] for n, v in self.features.items()}, "like": self.like,
+                "bshd_alone": self.bshd_alone,
                 "float32": self.float32, "hypotheses": self.hyp,
                 "localisation": {n: l.to_dict() for n, l in self.loc.items()}, "runs": self.runs,
                 "notes": self.notes}
@@ -142,6 +144,9 @@ def gather_evidence(engine: Engine, case: Case, *, engine_name: Optional[str] = 
         e.baseline = "failed"
     else:
         e.baseline = verdict(packed_case(case), "every tensor packed BHSD")
+    if e.baseline == "failed":  # a layout assumed? O (or dO) stored as the engine's own forward stores O
+        for n in ("o", "do"):
+            e.bshd_alone[n] = verdict(bshd_alone_case(case, n), f"only {n} stored BSHD")
     if e.baseline == "passed":
         for n in TENSORS:
             if differs(case, n):
