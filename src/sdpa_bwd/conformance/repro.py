@@ -533,11 +533,11 @@ def cmd_repro(args) -> int:
     from .diagnose.command import find_case
 
     case = find_case(args.case_id, cases_path=args.cases, level=args.level)
+    out = Path(args.output or f"repro-{case.id}-{args.engine.replace(':', '-')}.py")
     if getattr(case, "ragged", False):
         if case.purpose != "probe":
             raise SystemExit(f"sdpa-bwd repro: {case.id} is a varlen case; only varlen probes get a standalone file "
                              f"yet - rerun it with: {case.repro(args.engine)}")
-        out = Path(args.output or f"repro-{case.id}-{args.engine.replace(':', '-')}.py")
         out.write_text(render_probe(args.engine, case, filename=out.name), encoding="utf-8")
         print(f"wrote {out} ({case.id} on {args.engine}): python {out}")
         return 0
@@ -559,7 +559,6 @@ def cmd_repro(args) -> int:
         before = []
     else:
         before = neighbours_before(case, pool())
-    out = Path(args.output or f"repro-{case.id}-{args.engine.replace(':', '-')}.py")
     out.write_text(render(args.engine, case, before, filename=out.name), encoding="utf-8")
     print(f"wrote {out} ({case.id} on {args.engine}"
           + (f", after {', '.join(c.id for c in before)}" if before else ", alone") + f"): python {out}")
