@@ -11,6 +11,10 @@
 #                                                    # first, then the same again warm: the two wall times
 #   bash tools/device.sh bench [ARGS...]             # benchmarks/bench_backward.py --peers cudnn [ARGS]
 #   bash tools/device.sh bench-forward [ARGS...]     # benchmarks/bench_forward.py --peers cudnn [ARGS]
+#   bash tools/device.sh before REV [ARGS...]        # the backward benchmark [ARGS] from REV's tree, then from
+#                                                    # the working tree, each with a Triton cache of its own, and
+#                                                    # tools/ptx_diff.py --caches on the two: a change's speed
+#                                                    # before / after on one card, and its kernels' PTX compared
 #   bash tools/device.sh ab TABLE [ARGS...]          # tools/ab_perf.py --table TABLE, its compiles spread first
 #   bash tools/device.sh py SCRIPT [ARGS...]         # any script (tools/det_perf.py, tools/ab192.py ...)
 #
@@ -83,6 +87,19 @@ job() {  # job KIND ARGS...
       mkdir -p "$out/bench"
       step "bench_forward $*" "$out/bench/bench_forward.txt" \
         python3 benchmarks/bench_forward.py --peers cudnn "$@" --out "$out/bench" ;;
+    before)
+      local rev=${1:?before needs a revision}; shift
+      local dir="$out/before-$rev" tree; tree=$(mktemp -d)
+      mkdir -p "$dir"
+      git archive "$rev" src benchmarks | tar -x -C "$tree" || { echo "before: no tree at $rev" | tee -a "$out/log.txt"; return 0; }
+      mkdir -p "$tree/cache" "$dir/cache-after"
+      ( cd "$tree" && TRITON_CACHE_DIR="$tree/cache" step "bench_backward at $rev $*" "$dir/before.txt" \
+          python3 benchmarks/bench_backward.py --peers cudnn "$@" --out "$dir/before" )
+      TRITON_CACHE_DIR="$dir/cache-after" step "bench_backward, working tree $*" "$dir/after.txt" \
+        python3 benchmarks/bench_backward.py --peers cudnn "$@" --out "$dir/after"
+      step "ptx_diff --caches $rev working-tree" "$dir/ptx_diff.txt" \
+        python3 tools/ptx_diff.py --caches "$tree/cache" "$dir/cache-after"
+      rm -rf "$tree" "$dir/cache-after" ;;
     ab)
       local table=${1:?ab needs a table name (tools/ab_perf.py --help lists them)}; shift
       local dir="$out/ab-$table" warm=${WARM:-8}
@@ -101,12 +118,12 @@ job() {  # job KIND ARGS...
       local name; name=$(basename "$script" .py)
       step "$*" "$out/$name.txt" python3 "$@" ;;
     *)
-      echo "unknown job '$kind': tests, plan, cold, bench, bench-forward, ab or py (see the head of tools/device.sh)" >&2
+      echo "unknown job '$kind': tests, plan, cold, bench, bench-forward, before, ab or py (see the head of tools/device.sh)" >&2
       exit 2 ;;
   esac
 }
 
-[ $# -gt 0 ] || { sed -n '2,17p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,21p' "$0"; exit 2; }
 {
   nvidia-smi -L 2>/dev/null
   python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" 2>&1

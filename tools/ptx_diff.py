@@ -1,6 +1,7 @@
 """Does a kernel compile to the same code as at another revision? (no GPU, no torch)
 
     python tools/ptx_diff.py [--rev HEAD] [--kernel fwd|dkdv|dq|fused] [FLAG=VALUE ...]
+    python tools/ptx_diff.py --caches BEFORE AFTER
 
 Compiles one of the engine's kernels for sm_90a from the working tree and from ``--rev``, drops the debug
 information (file names, line numbers), and compares the PTX, on TMA and pointer paths, with and without a
@@ -13,6 +14,11 @@ It showed (2026-12-01) that the forward's softmax flags, at their defaults, leav
 that the backward kernels' bodies moved into ``_dkdv_program`` / ``_dq_program`` compile as before. Needs Triton
 (3.6 for the device's code) and no torch: the kernels package is imported without ``sdpa_bwd/__init__``.
 (Named ``forward_ptx_diff.py`` before commit 1541ea7.)
+
+``--caches BEFORE AFTER`` compares two Triton cache folders instead (``TRITON_CACHE_DIR`` of two runs of the same
+workload, e.g. the benchmark's rows from two revisions: ``tools/device.sh before REV``): each kernel name's
+compiled PTX, debug information dropped, as a multiset, so every kernel the workload compiled is checked, Gluon's
+included, with the constexprs and specialisations its real launches had. Exit 1 where a name's code differs.
 """
 
 import argparse
@@ -104,12 +110,47 @@ def code_only(ptx: str) -> str:
     return ptx[:ptx.rfind("\n", 0, cut)] if cut > 0 else ptx
 
 
+def cache_codes(folder: str) -> dict:
+    """{kernel name: sorted list of the code (``code_only``) of each PTX file of that name} of a Triton cache."""
+    codes: dict = {}
+    for entry in sorted(os.listdir(folder)):
+        sub = os.path.join(folder, entry)
+        if not os.path.isdir(sub):
+            continue
+        for f in os.listdir(sub):
+            if f.endswith(".ptx"):
+                codes.setdefault(f[:-4], []).append(code_only(open(os.path.join(sub, f)).read()))
+    return {name: sorted(c) for name, c in codes.items()}
+
+
+def compare_caches(before: str, after: str) -> int:
+    a, b = cache_codes(before), cache_codes(after)
+    if not a and not b:
+        print(f"no PTX in {before} or {after}: was TRITON_CACHE_DIR set for both runs?")
+        return 2
+    differ = 0
+    for name in sorted(set(a) | set(b)):
+        na, nb = len(a.get(name, [])), len(b.get(name, []))
+        if a.get(name) == b.get(name):
+            print(f"{name}: same PTX ({na} specialisations)")
+            continue
+        differ += 1
+        same = sum(min(a.get(name, []).count(c), b.get(name, []).count(c)) for c in set(a.get(name, [])))
+        print(f"{name}: PTX DIFFERS ({na} before, {nb} after, {same} alike)")
+    print(f"{len(set(a) | set(b)) - differ} kernels alike, {differ} differ")
+    return 1 if differ else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--caches", nargs=2, metavar=("BEFORE", "AFTER"),
+                    help="compare two Triton cache folders' PTX kernel by kernel instead of compiling")
     ap.add_argument("--rev", default="HEAD")
     ap.add_argument("--kernel", default="fwd", choices=sorted(KERNELS))
     ap.add_argument("flags", nargs="*", help="NAME=VALUE constexprs for kernels that have them")
     args = ap.parse_args()
+    if args.caches:
+        sys.exit(compare_caches(*args.caches))
     extra = {k: ast.literal_eval(v) for k, v in (f.split("=", 1) for f in args.flags)}
     labels = [f"TMA={t} right_bound={r}" for t in (True, False) for r in (False, True)]
     after = code_of(os.path.join(HERE, "src"), args.kernel, extra)
