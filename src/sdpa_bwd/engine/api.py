@@ -19,7 +19,7 @@ from typing import Optional
 
 import torch
 
-from . import launch, varlen
+from . import alloc, launch, varlen
 
 
 def _resolve_bounds(causal: bool, left_bound: Optional[int], right_bound: Optional[int]):
@@ -158,7 +158,7 @@ def _backward_into_fresh(q, k, v, o, do, stats, scale, left_bound, right_bound, 
     # under torch.compile, Inductor asserts that a custom op's real output strides match its fake's.
     return launch.attention_backward(q, k, v, o, do, stats, scale=scale, left_bound=left_bound,
                                      right_bound=right_bound, alignment=alignment, deterministic=deterministic,
-                                     dq=torch.empty_like(q), dk=torch.empty_like(k), dv=torch.empty_like(v))
+                                     dq=alloc.empty_like(q), dk=alloc.empty_like(k), dv=alloc.empty_like(v))
 
 
 # ----------------------------------------------------------------------------

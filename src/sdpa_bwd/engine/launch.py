@@ -29,7 +29,7 @@ from typing import Optional
 import torch
 import triton
 
-from . import configs, launch_cache, planner, reasons, tuning
+from . import alloc, configs, launch_cache, planner, reasons, tuning
 from . import switches as sw
 from .configs import BackwardConfig, ForwardConfig, _band_kind, _tune_d_qk, backward_candidates, forward_candidates
 from .kernels import (  # noqa: F401 - the executor resolves a step's kernel by its name here
@@ -68,7 +68,7 @@ def _torch_allocator(size: int, alignment: int, stream):
     """Scratch memory for a kernel that asks for some at launch (device-side TMA descriptors), from torch's
     caching allocator, so it is freed with the call's other temporaries."""
     device = "cuda" if stream is not None and torch.cuda.is_available() else "cpu"
-    return torch.empty(size, dtype=torch.int8, device=device)
+    return alloc.empty(size, torch.int8, device)
 
 
 def ensure_allocator() -> None:
@@ -313,9 +313,9 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
         # The same call, other tensors: every check passed and every choice was made when it was recorded.
         B, H_q, S_q, D_v = cached.extra
         if o is None:
-            o = torch.empty((B, H_q, S_q, D_v), dtype=q.dtype, device=q.device)
+            o = alloc.empty((B, H_q, S_q, D_v), q.dtype, q.device)
         if stats is None:
-            stats = torch.empty((B, H_q, S_q), dtype=torch.float32, device=q.device)
+            stats = alloc.empty((B, H_q, S_q), torch.float32, q.device)
         cached.replay((q, k, v, o, stats))
         return o, stats
     rec = launch_cache.Recorder(key)
@@ -324,11 +324,11 @@ def attention_forward(q, k, v, *, scale=None, left_bound=None, right_bound=None,
     scale = 1.0 / math.sqrt(D_qk) if scale is None else float(scale)
     reasons._offsets(S_q, S_kv, left_bound, right_bound, alignment)  # the bounds' checks, before any allocation
     if o is None:
-        o = torch.empty((B, H_q, S_q, D_v), dtype=q.dtype, device=q.device)
+        o = alloc.empty((B, H_q, S_q, D_v), q.dtype, q.device)
     else:
         _check_output("o", o, (B, H_q, S_q, D_v), q.dtype)
     if stats is None:
-        stats = torch.empty((B, H_q, S_q), dtype=torch.float32, device=q.device)
+        stats = alloc.empty((B, H_q, S_q), torch.float32, q.device)
     _stats_strides(stats, B, H_q, S_q)
     if B * H_q * S_q == 0:
         return o, stats
@@ -377,7 +377,7 @@ def attention_backward(q, k, v, o, do, stats, *, scale=None, left_bound=None, ri
     outs = []
     for name, t, ref in (("dq", dq, q), ("dk", dk, k), ("dv", dv, v)):
         if t is None:
-            t = torch.empty(ref.shape, dtype=ref.dtype, device=ref.device)
+            t = alloc.empty(ref.shape, ref.dtype, ref.device)
         else:
             _check_output(name, t, ref.shape)
         outs.append(t)
@@ -419,7 +419,7 @@ def _replay_backward(cached, q, k, v, o, do, stats, dq, dk, dv, return_delta: bo
     """attention_backward for a call whose key was recorded: its outputs and side buffers allocated as the
     plan says, then its recorded launches."""
     plan = cached.extra
-    dq, dk, dv = (torch.empty(ref.shape, dtype=ref.dtype, device=ref.device) if t is None else t
+    dq, dk, dv = (alloc.empty(ref.shape, ref.dtype, ref.device) if t is None else t
                   for t, ref in ((dq, q), (dk, k), (dv, v)))
     ns = dict(q=q, k=k, v=v, o=o, do=do, stats=stats, dq=dq, dk=dk, dv=dv)
     _allocate(plan, ns, q.device)
@@ -447,7 +447,7 @@ def _dq_turn_counters(q, k, v, rows: int):
     n = B * H_q * -(-S_q // rows) * 2
     if H_k != H_q or H_v != H_q:
         n += B * (H_k + H_v) * -(-S_kv // (2 * attention_bwd_gluon.KEYS_PER_CONSUMER)) * 2
-    return torch.zeros(n, dtype=torch.int32, device=q.device)
+    return alloc.zeros(n, torch.int32, q.device)
 
 
 def _allocate(plan, ns: dict, device) -> None:
@@ -459,8 +459,8 @@ def _allocate(plan, ns: dict, device) -> None:
             rows = next(s.kwargs["ROWS"] for s in plan.steps if "ROWS" in s.kwargs)
             ns[b.name] = _dq_turn_counters(ns["q"], ns["k"], ns["v"], rows)
         else:
-            make = torch.zeros if b.fill == "zeros" else torch.empty
-            ns[b.name] = make(b.shape, dtype=_BUFFER_DTYPES[b.dtype], device=device)
+            make = alloc.zeros if b.fill == "zeros" else alloc.empty
+            ns[b.name] = make(b.shape, _BUFFER_DTYPES[b.dtype], device)
 
 
 _TORCH_DTYPES = {str(d): d for d in SUPPORTED_DTYPES}
@@ -525,7 +525,7 @@ def _kv_accumulators(q, k, v):
     heads (GQA, MQA); None where none is."""
     if k.shape[1] == q.shape[1] and v.shape[1] == q.shape[1]:
         return None
-    return tuple(torch.zeros(t.shape, dtype=torch.float32, device=t.device) for t in (k, v))
+    return tuple(alloc.zeros(t.shape, torch.float32, t.device) for t in (k, v))
 
 
 def _gl_dtype(dtype: torch.dtype):
@@ -548,12 +548,12 @@ def _side_buffers(B: int, H_q: int, S_q: int, D_qk: int, atomic: bool, device, s
     passes delta in its place (the kernels do not read it there). ``atomic`` "odo": the accumulator is allocated
     unfilled, for ODO to zero (``GLUON_PDL``)."""
     n = B * H_q * side_rows
-    delta = torch.empty(n, dtype=torch.float32, device=device)
-    lse2 = torch.empty(n, dtype=torch.float32, device=device)
+    delta = alloc.empty(n, torch.float32, device)
+    lse2 = alloc.empty(n, torch.float32, device)
     if atomic == "odo":
-        dq_accum = torch.empty(B * H_q * S_q * D_qk, dtype=torch.float32, device=device)
+        dq_accum = alloc.empty(B * H_q * S_q * D_qk, torch.float32, device)
     else:
-        dq_accum = torch.zeros(B * H_q * S_q * D_qk, dtype=torch.float32, device=device) if atomic else delta
+        dq_accum = alloc.zeros(B * H_q * S_q * D_qk, torch.float32, device) if atomic else delta
     return delta, lse2, dq_accum
 
 

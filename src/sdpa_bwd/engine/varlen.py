@@ -51,7 +51,7 @@ from typing import Optional, Sequence
 import torch
 
 from ..problem.ragged import cumulative, lengths_of
-from . import launch, planner
+from . import alloc, launch, planner
 from .configs import _cdiv, backward_config, forward_config, head_dim_pad, with_dq_mode
 from .kernels import varlen_offsets_check_kernel, varlen_outside_fill_kernel
 from .launch_cache import Recorder
@@ -250,8 +250,8 @@ def _launch_backward(q, k, v, o, do, stats, dq, dk, dv, offs: _Offsets, scale, l
     cfg = with_dq_mode(cfg, "separate")  # the dQ pass: no atomics, and no accumulator to convert
     wide = _wide(q4, k4, v4, o4, do4, st, dq4, dk4, dv4)
     common = planner._triton_bwd_constexprs(q4, n.D_v, cfg, n.has_left, n.has_right, wide)
-    delta = torch.empty(n.H_q * n.T_q, dtype=torch.float32, device=q.device)
-    lse2 = torch.empty_like(delta)
+    delta = alloc.empty(n.H_q * n.T_q, torch.float32, q.device)
+    lse2 = alloc.empty(n.H_q * n.T_q, torch.float32, q.device)
     rec = Recorder(None)  # launches, records nothing: these calls are not in the launch cache
     launch._launch_odo(rec, o4, do4, st, st.stride(), delta, lse2, head_dim_pad(n.D_v), wide, n.T_q)
     qk_scale_log2 = scale * planner.LOG2E
@@ -280,7 +280,8 @@ def _covers(cu: Sequence[int], T: int) -> bool:
 
 def _fresh(ref: torch.Tensor, cu: Sequence[int]) -> torch.Tensor:
     """A gradient in its input's layout; zero-filled only where some token lies outside every sequence."""
-    return (torch.empty_like if _covers(cu, ref.shape[0]) else torch.zeros_like)(ref)
+    grad = alloc.empty_like(ref)
+    return grad if _covers(cu, ref.shape[0]) else grad.zero_()
 
 
 def forward(q, k, v, cu_q: list[int], cu_kv: list[int], *, scale: Optional[float] = None, left_bound=None,
@@ -291,9 +292,9 @@ def forward(q, k, v, cu_q: list[int], cu_kv: list[int], *, scale: Optional[float
     D_v = v.shape[2]
     scale = 1.0 / D_qk ** 0.5 if scale is None else float(scale)
     if o is None:
-        o = (torch.empty if _covers(cu_q, T_q) else torch.zeros)((T_q, H_q, D_v), dtype=q.dtype, device=q.device)
+        o = (alloc.empty if _covers(cu_q, T_q) else alloc.zeros)((T_q, H_q, D_v), q.dtype, q.device)
     if stats is None:
-        stats = torch.empty((H_q, T_q), dtype=torch.float32, device=q.device)
+        stats = alloc.empty((H_q, T_q), torch.float32, q.device)
         if not _covers(cu_q, T_q):
             stats.fill_(float("-inf"))
     if _one_launch(cu_q, cu_kv, v, stats):
@@ -382,7 +383,7 @@ def on_device(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv)
         return None  # the host path raises with the reasons, before any launch
     cu_q, cu_kv = (cu.contiguous() for cu in cus)
     B = cu_q.numel() - 1
-    flags = torch.empty(1, dtype=torch.int32, device=q.device)
+    flags = alloc.empty(1, torch.int32, q.device)
     launch.ensure_allocator()
     varlen_offsets_check_kernel[(1,)](cu_q, cu_kv, B, q.shape[0], k.shape[0], max_q, max_kv, flags,
                                              BLOCK=_CHECK_BLOCK)
@@ -409,8 +410,8 @@ def forward_on_device(q, k, v, offs: _Offsets, *, scale: Optional[float] = None,
     T_q)), one launch, tokens outside every sequence O 0 and stats -inf."""
     T_q, H_q, D_qk = q.shape
     scale = 1.0 / D_qk ** 0.5 if scale is None else float(scale)
-    o = torch.empty((T_q, H_q, v.shape[2]), dtype=q.dtype, device=q.device)
-    stats = torch.empty((H_q, T_q), dtype=torch.float32, device=q.device)
+    o = alloc.empty((T_q, H_q, v.shape[2]), q.dtype, q.device)
+    stats = alloc.empty((H_q, T_q), torch.float32, q.device)
     _fill_outside(o, offs.cu_q, offs.B, 0.0)
     _fill_outside(stats.t().unsqueeze(2), offs.cu_q, offs.B, float("-inf"))
     _launch_forward(q, k, v, o, stats, offs, scale, left_bound, right_bound, alignment)
@@ -422,7 +423,7 @@ def backward_on_device(q, k, v, o, do, stats, offs: _Offsets, *, scale: Optional
     """``backward`` for a batch whose offsets stay on the device: (dQ, dK, dV) in their inputs' layouts, 0 on
     tokens outside every sequence; ``stats`` packed (H_q, T_q)."""
     scale = 1.0 / q.shape[2] ** 0.5 if scale is None else float(scale)
-    dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
+    dq, dk, dv = (alloc.empty_like(t) for t in (q, k, v))
     _fill_outside(dq, offs.cu_q, offs.B, 0.0)
     _fill_outside(dk, offs.cu_kv, offs.B, 0.0)
     _fill_outside(dv, offs.cu_kv, offs.B, 0.0)
