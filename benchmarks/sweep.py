@@ -41,8 +41,9 @@ interleaved rounds (ours-api, ours-launcher, peer..., then again), each path's m
   (``oracle.band_mask``), FlexAttention a block mask; top-left causal passes ``is_causal=True``; GQA / MQA
   ``enable_gqa=True``.
 * deterministic: ours-api's backward under ``torch.use_deterministic_algorithms(True)`` against the default,
-  interleaved (``det_over_default``). That mode also fills each ``torch.empty`` (dQ, dK, dV among them) with NaN
-  (``torch.utils.deterministic.fill_uninitialized_memory``): a cost users of the mode pay, so it is in the ratio.
+  interleaved (``det_over_default``). That mode fills each ``torch.empty`` with NaN
+  (``torch.utils.deterministic.fill_uninitialized_memory``); the engine's own buffers skip it (``engine.alloc``),
+  any other allocation in the timed call pays it, as users of the mode do.
 * memory: the peak bytes one backward call allocates (``common.peak_bytes``), ours-api against cuDNN's
   (``mem_ratio_vs_cudnn``).
 
