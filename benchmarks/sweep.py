@@ -2,10 +2,10 @@
 peers on shapes drawn from the space users run, in two splits: a TUNING set that engineers may look at while
 choosing configs, and a HELD-OUT set drawn from another seed that is only ever measured and reported.
 
-On the device machine (one GPU). A row takes about 24 do_bench timings (each ~0.3 s with the 250 ms warm-up)
-plus the first compiles of each head dim and mask: a split of 40 rows should take 5-10 minutes (an estimate, not
-yet measured: each row's row_wall_s records the real figure), so where one command may run 10 minutes run the
-splits one per command:
+On the device machine (one GPU). A row takes about 24 do_bench timings (each ~0.3 s with the 250 ms warm-up); our
+engine's kernels for every row are compiled first, side by side (``compile_rows``; ``meta.compile_ahead_s``). On an
+H100 (2026-12-06), compiling as each row was first timed, a row took 8-27 s (``row_wall_s``), 14 rows ~270 s, so
+where one command may run 10 minutes run the splits one per command, ``--rows`` as the time allows:
 
     PYTHONPATH=src python3 benchmarks/sweep.py --split tuning --out benchmarks/results
     PYTHONPATH=src python3 benchmarks/sweep.py --split held_out --out benchmarks/results
@@ -595,6 +595,39 @@ def run_row(r, rounds, all_peers, det=True, mem=True, timer=None):
     return r
 
 
+def compile_rows(rows, threads: int = 16) -> float:
+    """Compile every kernel our engine launches for ``rows`` (the launcher's and the API's forward and backward,
+    default and deterministic) before any row is timed, side by side on ``threads`` threads
+    (``launch_cache.compiling_ahead``: nothing is launched), so that a row's wall time is its timing and the
+    rows' compiles overlap. Returns the seconds it took. A row our engine declines compiles nothing here and
+    fails in ``run_row`` as before."""
+    import torch
+
+    from sdpa_bwd.engine import launch, launch_cache
+
+    t0 = time.time()
+    with launch_cache.compiling_ahead(threads):
+        for r in rows:
+            dtype = common.DTYPES[r["dtype"]]
+            B, H_q, H_kv, S_q, S_kv, D_qk, D_v = shape_key(r)
+            gen = torch.Generator(device=DEVICE).manual_seed(0)
+            q = make(B, H_q, S_q, D_qk, r["layout"], dtype, gen)
+            k = make(B, H_kv, S_kv, D_qk, r["layout"], dtype, gen)
+            v = make(B, H_kv, S_kv, D_v, r["layout"], dtype, gen)
+            do = make(B, H_q, S_q, D_v, r["layout"], dtype, gen)
+            bounds = dict(left_bound=r["left_bound"], right_bound=r["right_bound"], alignment=r["alignment"])
+            try:
+                o, stats = launch.attention_forward(q, k, v, **bounds)
+                for det in (False, True):
+                    launch.attention_backward(q, k, v, o, do, stats, deterministic=det, **bounds)  # launcher row
+                    launch.attention_backward(q, k, v, o, do, stats, deterministic=det, dq=torch.empty_like(q),
+                                              dk=torch.empty_like(k), dv=torch.empty_like(v), **bounds)  # API's
+            except Exception as exc:  # declined: run_row records it
+                print(f"{r['id']}: not compiled ahead ({type(exc).__name__}: {str(exc)[:120]})", flush=True)
+            del q, k, v, do
+    return time.time() - t0
+
+
 def run_meta(split, seed, args):
     import subprocess
 
@@ -625,6 +658,13 @@ def run_split(split, seed, args):
     path = os.path.join(args.out, meta["card"], f"sweep_{split}.json")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     done = []
+    if DEVICE == "cuda" and not args.no_compile_ahead:
+        try:
+            meta["compile_ahead_s"] = round(compile_rows(rows), 1)
+            print(f"compiled the {len(rows)} rows' kernels ahead in {meta['compile_ahead_s']} s", flush=True)
+        except Exception as exc:  # a compile that fails here fails again, with its row, where it is timed
+            print(f"compiling ahead stopped ({type(exc).__name__}: {str(exc)[:200]}); rows compile as timed",
+                  flush=True)
     for r in rows:
         try:
             run_row(r, args.rounds, args.all_peers, det=not args.no_det, mem=not args.no_mem)
@@ -661,6 +701,8 @@ def main(argv=None):
     ap.add_argument("--no-det", action="store_true", help="skip the deterministic-mode timing")
     ap.add_argument("--no-mem", action="store_true", help="skip the peak-memory measurement")
     ap.add_argument("--list", action="store_true", help="print the generated rows and stop (no GPU)")
+    ap.add_argument("--no-compile-ahead", action="store_true",
+                    help="compile each row's kernels as it is first timed, not all rows' side by side first")
     ap.add_argument("--warmup", type=float, default=common.WARMUP_MS, help="do_bench warm-up, ms")
     ap.add_argument("--rep", type=float, default=common.REP_MS, help="do_bench timed runs, ms")
     args = ap.parse_args(argv)
