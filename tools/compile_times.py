@@ -13,7 +13,7 @@ Three steps:
    ``tensors.materialize`` lays the buffers out: a 512-byte aligned allocation, ``GUARD``
    elements, then the tensor's offset). The launcher's own code picks configs, TMA, WIDE,
    D_QK_SPLIT and the ``_any_len`` twins, as on the GPU; only the kernels are replaced by
-   recorders, and ``torch.empty``/``zeros`` inside ``launch`` return fake tensors. Each
+   recorders, and ``torch.empty``/``zeros`` inside ``launch`` and ``engine.alloc`` return fake tensors. Each
    recorder turns the launch into what Triton 3.6's JIT would compile: the signature
    (pointer dtype, i32/i64/fp32/u1), constexprs (the kernel's own plus ints equal to 1,
    which Triton specialises to constexpr 1 unless ``do_not_specialize``), the
@@ -327,6 +327,7 @@ def recording(sink: list, alloc: Optional[_Allocator] = None):
     interpreter."""
     from unittest import mock
 
+    from sdpa_bwd.engine import alloc as engine_alloc
     from sdpa_bwd.engine import launch, launch_cache
 
     alloc = alloc or _Allocator()
@@ -334,6 +335,7 @@ def recording(sink: list, alloc: Optional[_Allocator] = None):
     # the launch cache off: a replayed call would skip the kernels' launchers this records through
     patches = [mock.patch.object(launch_cache, "ENABLED", False),
                mock.patch.object(launch, "torch", _FakeTorch(alloc)),
+               mock.patch.object(engine_alloc, "torch", _FakeTorch(alloc)),  # the launcher's allocations
                mock.patch.object(launch, "interpreter_active", lambda: False),
                mock.patch.object(launch, "TMA_MODE", "auto"),
                mock.patch.object(launch, "ensure_allocator", lambda: None),
