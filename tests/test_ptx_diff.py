@@ -42,3 +42,16 @@ def test_empty_caches_say_so(tmp_path, capsys):
     (tmp_path / "b").mkdir()
     assert ptx_diff.compare_caches(str(tmp_path / "a"), str(tmp_path / "b")) == 2
     assert "TRITON_CACHE_DIR" in capsys.readouterr().out
+
+
+def test_the_benchmarks_rows_record_their_kernels_without_a_gpu():
+    """--bench's enumeration: every benchmark row's forward and backward, recorded as on an H200, name the Gluon
+    kernels the rows run (the 192 / 128 one among them) and each specialisation once."""
+    import sys
+
+    sys.path.insert(0, os.path.dirname(_TOOL))
+    specs = ptx_diff.bench_specs(["bf16"])
+    kernels = {ln.kernel for ln in specs.values()}
+    assert {"attention_fwd_gluon_kernel", "attention_bwd_gluon_kernel", "attention_bwd_gluon_192_kernel",
+            "attention_bwd_preprocess_kernel"} <= kernels
+    assert len(specs) == len({ln.key() for ln in specs.values()})

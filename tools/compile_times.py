@@ -485,9 +485,24 @@ def _worker_compile(spec: dict, target, ASTSource, triton, kernels) -> dict:
         kernels = importlib.import_module(f"sdpa_bwd.engine.kernels.{GLUON_KERNELS[spec['kernel']]}")
     fn = getattr(kernels, spec["kernel"])
     names = fn.arg_names
-    sig = {n: ty for n, ty in spec["signature"]}
-    consts = {(names.index(n),): v for n, v in spec["constexprs"]}
-    attrs = {(names.index(n),): [["tt.divisibility", 16]] for n in spec["divisible"]}
+    if not spec.get("other_source"):
+        sig = {n: ty for n, ty in spec["signature"]}
+        consts = {(names.index(n),): v for n, v in spec["constexprs"]}
+    else:
+        # the spec was recorded from another revision's launcher (tools/ptx_diff.py --bench): its parameters that
+        # this kernel lacks are dropped, and this kernel's constexprs that the spec lacks take their defaults
+        given, sig, consts = dict(spec["constexprs"]), {}, {}
+        recorded = dict(spec["signature"])
+        for i, p in enumerate(fn.params):
+            if p.name in recorded:
+                sig[p.name] = recorded[p.name]
+                if p.name in given:
+                    consts[(i,)] = given[p.name]
+            elif p.is_constexpr and p.default is not inspect.Parameter.empty:
+                sig[p.name], consts[(i,)] = "constexpr", p.default
+            else:
+                raise KeyError(f"{spec['kernel']}: parameter {p.name} is in neither the spec nor the defaults")
+    attrs = {(names.index(n),): [["tt.divisibility", 16]] for n in spec["divisible"] if n in names}
     options = {}
     if spec.get("num_warps") is not None:
         options["num_warps"] = spec["num_warps"]
@@ -500,7 +515,13 @@ def _worker_compile(spec: dict, target, ASTSource, triton, kernels) -> dict:
     t0 = time.perf_counter()
     k = triton.compile(ASTSource(fn, sig, consts, attrs), target=target, options=options)
     dt = time.perf_counter() - t0
-    return dict(seconds=dt, shared=k.metadata.shared, n_regs=getattr(k, "n_regs", None))
+    out = dict(seconds=dt, shared=k.metadata.shared, n_regs=getattr(k, "n_regs", None))
+    if spec.get("ptx"):  # the code only (ptx_diff.code_only: no debug lines), hashed
+        import hashlib
+
+        from ptx_diff import code_only
+        out["ptx_sha256"] = hashlib.sha256(code_only(k.asm["ptx"]).encode()).hexdigest()
+    return out
 
 
 def worker_main() -> int:
@@ -579,14 +600,16 @@ def choose_sample(specs: dict, seed: int = 0) -> list[str]:
 
 
 def compile_sample(specs: dict, order: list[str], *, python: str, jobs: int, budget: float,
-                   log=print) -> dict:
-    """Compile ``order`` (in order) until ``budget`` seconds have passed; {key: result}."""
+                   log=print, src: Optional[str] = None, extra: Optional[dict] = None) -> dict:
+    """Compile ``order`` (in order) until ``budget`` seconds have passed; {key: result}. ``src``: the folder
+    whose ``sdpa_bwd`` package the workers compile from (default: this repository's ``src``); ``extra``: fields
+    added to every spec sent (``ptx``, ``other_source``: ``_worker_compile``)."""
     results: dict[str, dict] = {}
     lock = threading.Lock()
     it = iter(order)
     start = time.monotonic()
     env = dict(os.environ)
-    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    src = src or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
     env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
     env.pop("TRITON_INTERPRET", None)
     info = {}
@@ -606,7 +629,7 @@ def compile_sample(specs: dict, order: list[str], *, python: str, jobs: int, bud
                         key = next(it, None)
                     if key is None:
                         return
-                    p.stdin.write(json.dumps(dict(specs[key].to_dict(), key=key)) + "\n")
+                    p.stdin.write(json.dumps(dict(specs[key].to_dict(), key=key, **(extra or {}))) + "\n")
                     p.stdin.flush()
                     line = p.stdout.readline()
                     if not line:

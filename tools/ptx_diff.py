@@ -2,6 +2,7 @@
 
     python tools/ptx_diff.py [--rev HEAD] [--kernel fwd|dkdv|dq|fused] [FLAG=VALUE ...]
     python tools/ptx_diff.py --caches BEFORE AFTER
+    python tools/ptx_diff.py --bench REV [--dtypes bf16,fp16] [--venv-python PY] [-j N]
 
 Compiles one of the engine's kernels for sm_90a from the working tree and from ``--rev``, drops the debug
 information (file names, line numbers), and compares the PTX, on TMA and pointer paths, with and without a
@@ -19,6 +20,13 @@ that the backward kernels' bodies moved into ``_dkdv_program`` / ``_dq_program``
 workload, e.g. the benchmark's rows from two revisions: ``tools/device.sh before REV``): each kernel name's
 compiled PTX, debug information dropped, as a multiset, so every kernel the workload compiled is checked, Gluon's
 included, with the constexprs and specialisations its real launches had. Exit 1 where a name's code differs.
+
+``--bench REV`` needs no GPU: it records every kernel launch the backward benchmark's rows make (``SHAPES`` of
+``benchmarks/common.py`` x causal x ``--dtypes``, BHSD, default and deterministic, forward and backward) as
+``tools/compile_times.py`` records a plan level's (the launcher's own choices as on an H200, kernels replaced by
+recorders), compiles each specialisation for sm_90a with Triton 3.6 (``--venv-python``) from the working tree's
+kernels and from REV's, and compares the two PTX codes launch by launch (a REV kernel lacking a parameter the
+working tree passes drops it; one the working tree lacks takes its default).
 """
 
 import argparse
@@ -141,8 +149,88 @@ def compare_caches(before: str, after: str) -> int:
     return 1 if differ else 0
 
 
+def bench_specs(dtypes) -> dict:
+    """{key: compile_times.Launch} of every kernel launch the backward benchmark's rows make (see the docstring)."""
+    sys.path.insert(0, os.path.join(HERE, "tools"))
+    sys.path.insert(0, os.path.join(HERE, "benchmarks"))
+    import compile_times as ct
+    from common import SHAPES
+
+    from sdpa_bwd import make_problem
+
+    specs: dict = {}
+    for (B, H_q, H_kv, S, D_qk, D_v) in SHAPES:
+        for causal in (False, True):
+            for dtype in dtypes:
+                for det in (False, True):
+                    problem = make_problem(B=B, H_q=H_q, H_k=H_kv, S_q=S, D_qk=D_qk, D_v=D_v, causal=causal,
+                                           dtype={"bf16": "bfloat16", "fp16": "float16"}[dtype], deterministic=det)
+                    attrs = dict(scale=problem.effective_scale, left_bound=problem.left_bound,
+                                 right_bound=problem.right_bound, alignment=problem.alignment)
+                    sink: list = []
+                    alloc = ct._Allocator()
+                    with ct.recording(sink, alloc) as launch:
+                        t = ct.fake_tensors(problem, alloc)  # the benchmark's calls: gradients fresh, packed
+                        launch.attention_backward(t["q"], t["k"], t["v"], t["o"], t["do"], t["stats"],
+                                                  deterministic=det, **attrs)
+                        launch.attention_forward(t["q"], t["k"], t["v"], **attrs)
+                    for ln in sink:
+                        specs.setdefault(ln.key(), ln)
+    return specs
+
+
+def compare_bench(rev: str, dtypes, python: str, jobs: int) -> int:
+    import compile_times as ct  # (bench_specs put tools/ on the path)
+
+    specs = bench_specs(dtypes)
+    print(f"{len(specs)} kernel specialisations in the benchmark's rows ({', '.join(dtypes)})", flush=True)
+    with tempfile.TemporaryDirectory() as old:
+        pkg = os.path.join(old, "sdpa_bwd", "engine", "kernels")
+        os.makedirs(pkg)
+        for d in (os.path.join(old, "sdpa_bwd"), os.path.join(old, "sdpa_bwd", "engine")):
+            open(os.path.join(d, "__init__.py"), "w").close()
+        listed = subprocess.run(["git", "ls-tree", "--name-only", f"{rev}:src/sdpa_bwd/engine/kernels"], cwd=HERE,
+                                capture_output=True, text=True)
+        folder = "src/sdpa_bwd/engine/kernels"
+        if listed.returncode != 0:  # before the package layout (2026-12-06): sdpa_bwd/kernels
+            folder = "src/sdpa_bwd/kernels"
+            listed = subprocess.run(["git", "ls-tree", "--name-only", f"{rev}:{folder}"], cwd=HERE,
+                                    capture_output=True, text=True, check=True)
+        for f in listed.stdout.split():
+            if f.endswith(".py"):
+                text = subprocess.run(["git", "show", f"{rev}:{folder}/{f}"], cwd=HERE, capture_output=True,
+                                      text=True, check=True).stdout
+                open(os.path.join(pkg, f), "w").write(text)
+        order = sorted(specs)
+        quiet = lambda *_: None  # noqa: E731
+        after = ct.compile_sample(specs, order, python=python, jobs=jobs, budget=float("inf"), log=quiet,
+                                  extra=dict(ptx=True))
+        before = ct.compile_sample(specs, order, python=python, jobs=jobs, budget=float("inf"), log=quiet,
+                                   src=old, extra=dict(ptx=True, other_source=True))
+    differ = 0
+    by_kernel: dict = {}
+    for key in order:
+        a, b = before.get(key, {}), after.get(key, {})
+        same = a.get("ptx_sha256") is not None and a.get("ptx_sha256") == b.get("ptx_sha256")
+        tally = by_kernel.setdefault(specs[key].kernel, [0, 0])
+        tally[0 if same else 1] += 1
+        if not same:
+            differ += 1
+            print(f"PTX DIFFERS: {key}\n  {rev}: {a.get('error') or a.get('ptx_sha256')}\n  working tree: "
+                  f"{b.get('error') or b.get('ptx_sha256')}")
+    for kernel, (same, other) in sorted(by_kernel.items()):
+        print(f"{kernel}: {same} specialisations same PTX, {other} differ")
+    print(f"{len(order) - differ} of {len(order)} alike")
+    return 1 if differ else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--bench", metavar="REV", help="the benchmark's rows' kernels compiled from REV and the working "
+                                                   "tree, compared (no GPU; Triton 3.6 in --venv-python)")
+    ap.add_argument("--dtypes", default="bf16,fp16")
+    ap.add_argument("--venv-python", default="/tmp/t36/bin/python", help="a python with Triton 3.6")
+    ap.add_argument("-j", "--jobs", type=int, default=max(1, os.cpu_count() or 1))
     ap.add_argument("--caches", nargs=2, metavar=("BEFORE", "AFTER"),
                     help="compare two Triton cache folders' PTX kernel by kernel instead of compiling")
     ap.add_argument("--rev", default="HEAD")
@@ -151,6 +239,8 @@ def main():
     args = ap.parse_args()
     if args.caches:
         sys.exit(compare_caches(*args.caches))
+    if args.bench:
+        sys.exit(compare_bench(args.bench, args.dtypes.split(","), args.venv_python, args.jobs))
     extra = {k: ast.literal_eval(v) for k, v in (f.split("=", 1) for f in args.flags)}
     labels = [f"TMA={t} right_bound={r}" for t in (True, False) for r in (False, True)]
     after = code_of(os.path.join(HERE, "src"), args.kernel, extra)
