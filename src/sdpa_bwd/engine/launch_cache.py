@@ -137,13 +137,20 @@ def _no_hook(hook) -> bool:
     return hook is None or (type(hook).__name__ == "HookChain" and not getattr(hook, "calls", True))
 
 
+_RUNTIME_KNOBS: list = []  # Triton's ``knobs.runtime`` once found (the import statement cost ~1 us a replay)
+
+
 def _direct_ok() -> bool:
     """Replays launch through the compiled kernel's launcher (hooks and launch metadata None, which the
     launcher then skips) unless a Triton launch hook is registered (a profiler such as proton wants the
-    metadata that JITFunction.run builds): then they take ``fn[grid]``."""
+    metadata that JITFunction.run builds): then they take ``fn[grid]``. The hooks are read at every replay: a
+    profiler may set one at any time."""
     try:
-        from triton import knobs
-        return _no_hook(knobs.runtime.launch_enter_hook) and _no_hook(knobs.runtime.launch_exit_hook)
+        if not _RUNTIME_KNOBS:
+            from triton import knobs
+            _RUNTIME_KNOBS.append(knobs.runtime)
+        runtime = _RUNTIME_KNOBS[0]
+        return _no_hook(runtime.launch_enter_hook) and _no_hook(runtime.launch_exit_hook)
     except (ImportError, AttributeError):
         return False
 
