@@ -7,6 +7,7 @@ thread that launches, issue 51).
 * a random-layout fuzz against the float64 oracle (``--api-fuzz-seed``, ``--api-fuzz-cases``);
 * ``torch.compile(fullgraph=True)`` of a small transformer block on views of one fused QKV projection;
 * two Python threads calling forward + backward at once;
+* deterministic mode: no more fill launches than the default mode, gradients bitwise repeatable;
 * the varlen level's claims and regressions (packed sequences, ``cu_seqlens_*``) through the launcher and the API.
 
 Run on the device machine: ``PYTHONPATH=src python3 -m pytest -q -m gpu tests/gpu/test_api_gpu.py``.
@@ -198,6 +199,62 @@ def _two_threads() -> list:
 
 def test_two_threads_call_forward_and_backward_at_once():
     assert in_fresh_process(_two_threads) == ["passed", "passed"]
+
+
+# ----------------------------------------------------------------------------
+# Deterministic mode's allocations (engine.alloc)
+
+
+def _deterministic_fills() -> dict:
+    """A forward + backward through the API at two hd128 shapes (one Gluon causal, one GQA) in deterministic mode and
+    in the default mode: CUDA fill / zero kernels of non-empty tensors launched on a repeated call, and whether the
+    deterministic gradients are bitwise those of a second call and within bf16 rounding of the default's."""
+    from torch.profiler import ProfilerActivity, profile
+
+    import sdpa_bwd
+
+    out = {}
+    for name, (B, H_q, H_kv, S) in {"causal": (1, 4, 4, 512), "gqa": (1, 8, 2, 384)}.items():
+        gen = torch.Generator(device="cuda").manual_seed(0)
+        q = torch.randn(B, H_q, S, 128, device="cuda", generator=gen).bfloat16().requires_grad_()
+        k, v = (torch.randn(B, H_kv, S, 128, device="cuda", generator=gen).bfloat16().requires_grad_()
+                for _ in range(2))
+        do = torch.randn(B, H_q, S, 128, device="cuda", generator=gen).bfloat16()
+
+        def step():
+            return torch.autograd.grad(sdpa_bwd.attention(q, k, v, causal=True), (q, k, v), do)
+
+        row = {}
+        for det in (True, False):
+            torch.use_deterministic_algorithms(det)
+            try:
+                first = step()
+                with profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
+                    again = step()
+                    torch.cuda.synchronize()
+            finally:
+                torch.use_deterministic_algorithms(False)
+            row[f"fills_{'det' if det else 'default'}"] = sum(
+                1 for e in prof.events() if e.name in ("aten::fill_", "aten::zero_")
+                and e.input_shapes and e.input_shapes[0] and 0 not in e.input_shapes[0])
+            if det:
+                row["bitwise"] = all(torch.equal(a, b) for a, b in zip(first, again))
+                det_grads = again
+            else:
+                row["rel"] = max(((a.float() - b.float()).norm() / b.float().norm()).item()
+                                 for a, b in zip(det_grads, again))
+        out[name] = row
+    return out
+
+
+def test_deterministic_mode_allocates_without_fills_and_stays_bitwise():
+    got = in_fresh_process(_deterministic_fills)
+    for name, row in got.items():
+        assert row["fills_det"] <= row["fills_default"], (
+            f"{name}: deterministic mode launched {row['fills_det']} fills against the default's "
+            f"{row['fills_default']}: some buffer is allocated with torch.empty again - allocate it with engine.alloc")
+        assert row["bitwise"], f"{name}: deterministic gradients differ between two calls"
+        assert row["rel"] < 2e-2, f"{name}: deterministic gradients {row['rel']:.3g} from the default's (bf16)"
 
 
 # ----------------------------------------------------------------------------
