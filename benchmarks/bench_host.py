@@ -3,6 +3,7 @@ through ``F.scaled_dot_product_attention`` on cuDNN and flash, on problems too s
 what a call costs is its host path (Python, the custom op's dispatch, autograd, argument binding, launches).
 
     PYTHONPATH=src python3 benchmarks/bench_host.py [--calls 300] [--profile] [--out DIR]
+    PYTHONPATH=src python3 benchmarks/bench_host.py --split [--calls 200] [--out DIR]
 
 For each shape and path it reports microseconds a call two ways:
 
@@ -25,6 +26,7 @@ thread, a Triton launch 18.3 against 13.7, and a forward + backward through ``sd
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -139,12 +141,127 @@ def profile(B, H, S, D, causal, calls: int) -> None:
     stats.sort_stats("cumulative").print_stats(40)
 
 
+def split(calls: int) -> dict:
+    """Where the API's host time goes at (1, 2, 128, 64) causal bf16: us a call (the least of three loops of
+    ``calls``, one synchronize each) of the API's forward + backward and its parts, the launcher's, an empty autograd
+    Function's (autograd's own cost on this host), the API step timed inside (forward; ``autograd.grad`` to our
+    backward's first line; our backward; its end to ``grad``'s return), the launch cache's replays a call, and
+    deterministic mode with ``engine.alloc`` against the NaN fill it skips, at three shapes."""
+    import time as _time
+
+    import sdpa_bwd
+    from sdpa_bwd.engine import alloc, api, launch, launch_cache
+
+    B, H, S, D = 1, 2, 128, 64
+    q, k, v, do = (torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16) for _ in range(4))
+    qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))
+    out: dict = {}
+
+    def put(name, fn, n=calls):
+        out[name] = round(per_call_us(fn, n, False), 1)
+        print(f"  {name:58s} {out[name]:8.1f} us", flush=True)
+
+    api_fwd = lambda: sdpa_bwd.attention(qg, kg, vg, causal=True)  # noqa: E731
+    api_step = lambda: torch.autograd.grad(api_fwd(), (qg, kg, vg), do)  # noqa: E731
+
+    def launcher_step():
+        o2, s2 = launch.attention_forward(q, k, v, right_bound=0)
+        launch.attention_backward(q, k, v, o2, do, s2, right_bound=0)
+
+    class Empty(torch.autograd.Function):  # the API's Function with nothing inside: autograd's own cost
+        @staticmethod
+        def forward(ctx, q, k, v):
+            o, st = torch.empty_like(q), q.new_empty(q.shape[:3], dtype=torch.float32)
+            ctx.save_for_backward(q, k, v, o, st)
+            return o
+
+        @staticmethod
+        def backward(ctx, g):
+            a, b, c, _, _ = ctx.saved_tensors
+            return torch.empty_like(a), torch.empty_like(b), torch.empty_like(c)
+
+    o_ret = api_fwd()
+    o_l, st_l = launch.attention_forward(q, k, v, right_bound=0)
+    print(f"{torch.cuda.get_device_name()}: the API's host time split, (1, 2, 128, 64) causal bf16", flush=True)
+    put("api fwd+bwd", api_step)
+    put("api fwd", api_fwd)
+    put("api fwd, no_grad", lambda: torch.no_grad()(api_fwd)())
+    put("api bwd, graph retained", lambda: torch.autograd.grad(o_ret, (qg, kg, vg), do, retain_graph=True))
+    put("api fwd+bwd, graph retained", lambda: torch.autograd.grad(api_fwd(), (qg, kg, vg), do, retain_graph=True))
+    gc_was = gc.isenabled()
+    gc.disable()
+    put("api fwd+bwd, gc off", api_step)
+    if gc_was:
+        gc.enable()
+    torch.autograd.set_multithreading_enabled(False)
+    put("api fwd+bwd, calling thread", api_step)
+    torch.autograd.set_multithreading_enabled(True)
+    put("launcher fwd+bwd", launcher_step)
+    put("launcher fwd", lambda: launch.attention_forward(q, k, v, right_bound=0))
+    put("launcher bwd", lambda: launch.attention_backward(q, k, v, o_l, do, st_l, right_bound=0))
+    put("empty Function fwd+bwd", lambda: torch.autograd.grad(Empty.apply(qg, kg, vg), (qg, kg, vg), do))
+
+    marks, sums = {}, dict(fwd=0.0, to_bwd=0.0, bwd=0.0, after=0.0)
+    real = api._backward_into_fresh
+
+    def timed(*a):
+        marks["in"] = _time.perf_counter()
+        r = real(*a)
+        marks["out"] = _time.perf_counter()
+        return r
+
+    api._backward_into_fresh = timed
+    try:
+        for i in range(calls + 20):
+            t0 = _time.perf_counter()
+            o2 = api_fwd()
+            t1 = _time.perf_counter()
+            torch.autograd.grad(o2, (qg, kg, vg), do)
+            t2 = _time.perf_counter()
+            if i >= 20:
+                for key, dt in (("fwd", t1 - t0), ("to_bwd", marks["in"] - t1), ("bwd", marks["out"] - marks["in"]),
+                                ("after", t2 - marks["out"])):
+                    sums[key] += dt
+    finally:
+        api._backward_into_fresh = real
+    torch.cuda.synchronize()
+    out["inside"] = {key: round(v / calls * 1e6, 1) for key, v in sums.items()}
+    print(f"  inside an api step: forward {out['inside']['fwd']}, grad -> our backward {out['inside']['to_bwd']}, "
+          f"our backward {out['inside']['bwd']}, its end -> grad returns {out['inside']['after']} us", flush=True)
+
+    before = dict(launch_cache.counts)
+    for _ in range(10):
+        api_step()
+    torch.cuda.synchronize()
+    out["cache_per_step"] = {key: (launch_cache.counts[key] - before[key]) / 10 for key in before}
+    print(f"  launch cache a step: {out['cache_per_step']}", flush=True)
+
+    real_filling = alloc._filling
+    for shape in [(1, 2, 128, 64), (4, 16, 1024, 64), (2, 16, 4096, 128)]:
+        qq, kk, vv = (torch.randn(*shape, device="cuda", dtype=torch.bfloat16, requires_grad=True) for _ in range(3))
+        dd = torch.randn(*shape, device="cuda", dtype=torch.bfloat16)
+        step = lambda: torch.autograd.grad(sdpa_bwd.attention(qq, kk, vv, causal=True), (qq, kk, vv), dd)  # noqa
+        n = calls if shape[2] <= 128 else max(10, calls // 10)
+        put(f"default fwd+bwd {shape}", step, n)
+        torch.use_deterministic_algorithms(True)
+        try:
+            put(f"deterministic fwd+bwd {shape}", step, n)
+            alloc._filling = lambda: False  # as before engine.alloc: torch.empty, NaN-filled in this mode
+            put(f"deterministic fwd+bwd {shape}, NaN-filled buffers", step, n)
+        finally:
+            alloc._filling = real_filling
+            torch.use_deterministic_algorithms(False)
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--calls", type=int, default=300)
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--calling-thread", action="store_true",
                     help="run backwards on the calling thread (torch.autograd.set_multithreading_enabled(False))")
+    ap.add_argument("--split", action="store_true",
+                    help="only where the API's host time goes (``split``), written as bench_host_split.json")
     ap.add_argument("--out", help="write bench_host.json here (a folder)")
     args = ap.parse_args()
     if not torch.cuda.is_available():
@@ -152,6 +269,13 @@ def main() -> int:
         return 2
     card = torch.cuda.get_device_name()
     commit = git_commit()
+    if args.split:
+        got = split(args.calls)
+        if args.out:
+            os.makedirs(args.out, exist_ok=True)
+            with open(os.path.join(args.out, "bench_host_split.json"), "w") as f:
+                json.dump({"card": card, "torch": torch.__version__, "commit": commit, "split": got}, f, indent=1)
+        return 0
     rows = []
     thread = "calling" if args.calling_thread else "device"
     torch.autograd.set_multithreading_enabled(not args.calling_thread)
