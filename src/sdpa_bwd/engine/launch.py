@@ -146,7 +146,7 @@ _LAST_GENERATION: tuple = (None, None)  # (the last snapshot seen, its generatio
 def _globals_generation() -> int:
     """A number for the current values of every name in ``_globals_read``: the same number while they hold the
     same values, a number of their own for values not seen before. A call key holds this number rather than
-    the 554 values themselves (2026-12-06): gathering and hashing them in Python took ~17 us of the key's 23 on
+    the values themselves (2026-12-06): gathering and hashing them in Python took ~17 us of the key's 23 on
     the development machine's CPU and ~100 us on an H100 host under cProfile, twice a forward + backward; one
     C-level gather a module and a tuple comparison (identity first) take a few: 7.3 us for 559 gathered values,
     2.9 us once each (module, name) was gathered once rather than once per function reading it (194 values; CPU,
