@@ -511,6 +511,20 @@ def make(B, H, S, D, layout, dtype, gen):
     return (t[..., :D] if layout == "bshd_pad" else t).transpose(1, 2)
 
 
+def row_tensors(r):
+    """(q, k, v, dO, bounds) of a row: its layout and dtype, values seeded by its label."""
+    import torch
+
+    dtype = common.DTYPES[r["dtype"]]
+    B, H_q, H_kv, S_q, S_kv, D_qk, D_v = shape_key(r)
+    gen = torch.Generator(device=DEVICE).manual_seed(zlib.crc32(r["label"].encode()))
+    q = make(B, H_q, S_q, D_qk, r["layout"], dtype, gen)
+    k = make(B, H_kv, S_kv, D_qk, r["layout"], dtype, gen)
+    v = make(B, H_kv, S_kv, D_v, r["layout"], dtype, gen)
+    do = make(B, H_q, S_q, D_v, r["layout"], dtype, gen)
+    return q, k, v, do, dict(left_bound=r["left_bound"], right_bound=r["right_bound"], alignment=r["alignment"])
+
+
 def run_row(r, rounds, all_peers, det=True, mem=True, timer=None):
     """Time one generated row; returns r with times, ratios and errors added. ``timer``: ms of a callable
     (``common.bench`` by default)."""
@@ -520,14 +534,7 @@ def run_row(r, rounds, all_peers, det=True, mem=True, timer=None):
     from sdpa_bwd.engine import launch
 
     t_row = time.time()
-    dtype = common.DTYPES[r["dtype"]]
-    B, H_q, H_kv, S_q, S_kv, D_qk, D_v = shape_key(r)
-    gen = torch.Generator(device=DEVICE).manual_seed(zlib.crc32(r["label"].encode()))
-    q = make(B, H_q, S_q, D_qk, r["layout"], dtype, gen)
-    k = make(B, H_kv, S_kv, D_qk, r["layout"], dtype, gen)
-    v = make(B, H_kv, S_kv, D_v, r["layout"], dtype, gen)
-    do = make(B, H_q, S_q, D_v, r["layout"], dtype, gen)
-    bounds = dict(left_bound=r["left_bound"], right_bound=r["right_bound"], alignment=r["alignment"])
+    q, k, v, do, bounds = row_tensors(r)
     qg, kg, vg = (t.detach().requires_grad_() for t in (q, k, v))
 
     # ours, as users call it (the API) and at the launcher
@@ -608,14 +615,7 @@ def compile_rows(rows, threads: int = 16) -> float:
     t0 = time.time()
     with launch_cache.compiling_ahead(threads):
         for r in rows:
-            dtype = common.DTYPES[r["dtype"]]
-            B, H_q, H_kv, S_q, S_kv, D_qk, D_v = shape_key(r)
-            gen = torch.Generator(device=DEVICE).manual_seed(0)
-            q = make(B, H_q, S_q, D_qk, r["layout"], dtype, gen)
-            k = make(B, H_kv, S_kv, D_qk, r["layout"], dtype, gen)
-            v = make(B, H_kv, S_kv, D_v, r["layout"], dtype, gen)
-            do = make(B, H_q, S_q, D_v, r["layout"], dtype, gen)
-            bounds = dict(left_bound=r["left_bound"], right_bound=r["right_bound"], alignment=r["alignment"])
+            q, k, v, do, bounds = row_tensors(r)
             try:
                 o, stats = launch.attention_forward(q, k, v, **bounds)
                 for det in (False, True):

@@ -149,6 +149,25 @@ def compare_caches(before: str, after: str) -> int:
     return 1 if differ else 0
 
 
+def kernels_at(rev: str, root: str, files=None) -> None:
+    """The kernels' files at ``rev`` (``files``, default all of them) written to ``root``/sdpa_bwd/engine/kernels:
+    the folder is sdpa_bwd/engine/kernels since the package layout (2026-12-06), sdpa_bwd/kernels before."""
+    pkg = os.path.join(root, "sdpa_bwd", "engine", "kernels")
+    os.makedirs(pkg)
+    for folder in ("src/sdpa_bwd/engine/kernels", "src/sdpa_bwd/kernels"):
+        listed = subprocess.run(["git", "ls-tree", "--name-only", f"{rev}:{folder}"], cwd=HERE, capture_output=True,
+                                text=True)
+        if listed.returncode == 0:
+            break
+    else:
+        raise SystemExit(f"ptx_diff: {rev} has neither kernels folder")
+    for f in files or [f for f in listed.stdout.split() if f.endswith(".py")]:
+        shown = subprocess.run(["git", "show", f"{rev}:{folder}/{f}"], cwd=HERE, capture_output=True, text=True)
+        if shown.returncode != 0:
+            raise SystemExit(f"ptx_diff: {f} is not in {folder} at {rev}")
+        open(os.path.join(pkg, f), "w").write(shown.stdout)
+
+
 def bench_specs(dtypes) -> dict:
     """{key: compile_times.Launch} of every kernel launch the backward benchmark's rows make (see the docstring)."""
     sys.path.insert(0, os.path.join(HERE, "tools"))
@@ -185,22 +204,9 @@ def compare_bench(rev: str, dtypes, python: str, jobs: int) -> int:
     specs = bench_specs(dtypes)
     print(f"{len(specs)} kernel specialisations in the benchmark's rows ({', '.join(dtypes)})", flush=True)
     with tempfile.TemporaryDirectory() as old:
-        pkg = os.path.join(old, "sdpa_bwd", "engine", "kernels")
-        os.makedirs(pkg)
+        kernels_at(rev, old)
         for d in (os.path.join(old, "sdpa_bwd"), os.path.join(old, "sdpa_bwd", "engine")):
             open(os.path.join(d, "__init__.py"), "w").close()
-        listed = subprocess.run(["git", "ls-tree", "--name-only", f"{rev}:src/sdpa_bwd/engine/kernels"], cwd=HERE,
-                                capture_output=True, text=True)
-        folder = "src/sdpa_bwd/engine/kernels"
-        if listed.returncode != 0:  # before the package layout (2026-12-06): sdpa_bwd/kernels
-            folder = "src/sdpa_bwd/kernels"
-            listed = subprocess.run(["git", "ls-tree", "--name-only", f"{rev}:{folder}"], cwd=HERE,
-                                    capture_output=True, text=True, check=True)
-        for f in listed.stdout.split():
-            if f.endswith(".py"):
-                text = subprocess.run(["git", "show", f"{rev}:{folder}/{f}"], cwd=HERE, capture_output=True,
-                                      text=True, check=True).stdout
-                open(os.path.join(pkg, f), "w").write(text)
         order = sorted(specs)
         quiet = lambda *_: None  # noqa: E731
         after = ct.compile_sample(specs, order, python=python, jobs=jobs, budget=float("inf"), log=quiet,
@@ -249,18 +255,7 @@ def main():
             print(f"{lab}: {len(a)} chars of PTX, {shared} B of shared memory")
         return
     with tempfile.TemporaryDirectory() as old:
-        os.makedirs(os.path.join(old, "sdpa_bwd", "engine", "kernels"))
-        for f in FILES:
-            # the kernels' folder at --rev: sdpa_bwd/engine/kernels since the package layout (2026-12-06), before
-            # that sdpa_bwd/kernels
-            for folder in ("src/sdpa_bwd/engine/kernels", "src/sdpa_bwd/kernels"):
-                shown = subprocess.run(["git", "show", f"{args.rev}:{folder}/{f}"], cwd=HERE, capture_output=True,
-                                       text=True)
-                if shown.returncode == 0:
-                    break
-            else:
-                raise SystemExit(f"ptx_diff: {f} is in neither kernels folder at {args.rev}")
-            open(os.path.join(old, "sdpa_bwd", "engine", "kernels", f), "w").write(shown.stdout)
+        kernels_at(args.rev, old, FILES)
         before = code_of(old, args.kernel, extra)
     same = [a[0] == b[0] for a, b in zip(before, after)]
     for lab, s, (a, shared) in zip(labels, same, after):
