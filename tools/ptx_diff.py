@@ -40,7 +40,6 @@ import tempfile
 import types
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FILES = ("__init__.py", "attention_fwd.py", "attention_bwd.py")
 
 
 KERNELS = {
@@ -255,7 +254,7 @@ def main():
             print(f"{lab}: {len(a)} chars of PTX, {shared} B of shared memory")
         return
     with tempfile.TemporaryDirectory() as old:
-        kernels_at(args.rev, old, FILES)
+        kernels_at(args.rev, old)
         before = code_of(old, args.kernel, extra)
     same = [a[0] == b[0] for a, b in zip(before, after)]
     for lab, s, (a, shared) in zip(labels, same, after):
