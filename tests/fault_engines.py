@@ -153,3 +153,35 @@ class DeviceAssert(ReferenceEngine):
             table = torch.zeros(4, device=t.dq.device)
             table[torch.tensor([1 << 20], device=t.dq.device)].sum().item()
         return super().backward(problem, t)
+
+
+_OUT_OF_MEMORY_ONCE: set = set()
+_RAN_HERE: list = []
+
+
+@register
+class OutOfMemoryBesideOthers(ReferenceEngine):
+    """Runs out of device memory when a marked case runs after another case in its process (as when the cases
+    before it and other workers' hold the card's memory), once; alone in a fresh process, or again, it runs."""
+
+    name = "test-oom-once"
+
+    def backward(self, problem, t):
+        after_another = any(p != problem for p in _RAN_HERE)
+        _RAN_HERE.append(problem)
+        if _marked(t, problem) and after_another and problem not in _OUT_OF_MEMORY_ONCE:
+            _OUT_OF_MEMORY_ONCE.add(problem)
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 128.00 MiB. GPU 0 has 46.81 MiB free")
+        return super().backward(problem, t)
+
+
+@register
+class OutOfMemoryAlways(ReferenceEngine):
+    """Runs out of device memory on a marked case every time, alone or not."""
+
+    name = "test-oom-always"
+
+    def backward(self, problem, t):
+        if _marked(t, problem):
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 64.00 GiB")
+        return super().backward(problem, t)

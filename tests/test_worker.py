@@ -117,3 +117,33 @@ def test_a_warm_up_that_fails_leaves_the_worker_usable(monkeypatch):
 
     with Worker(env={WARM_ENV: "no-such-engine"}, timeout=60) as w:
         assert w.run("test-aborts", CASES[0]).verdict == "passed"
+
+
+def test_out_of_memory_beside_other_cases_runs_again_with_the_device_to_itself():
+    # The full level on an H100 (2026-12-06) ended with 18 out-of-memory errors, 13 of them called order-dependent,
+    # where each case passed alone: the run's memory, not the engine's fault.
+    results = run_isolated("test-oom-once", CASES, progress=False, replay=False, memory_limit=1 << 30)
+    assert verdicts(results) == {"before": "passed", "crash": "passed", "after": "passed"}
+    assert results[1].memory_retry.startswith("out of memory beside other cases (OutOfMemoryError: CUDA out of memory")
+    assert results[1].memory_retry.endswith("to itself: passed") and results[1].to_dict()["memory_retry"]
+    assert results[0].memory_retry is None and results[2].memory_retry is None
+
+
+def test_out_of_memory_alone_too_stays_an_error_and_is_no_order_effect():
+    results = run_isolated("test-oom-always", CASES, progress=False, replay=True, memory_limit=1 << 30)
+    crash = results[1]
+    assert crash.verdict == "error" and crash.failing, crash.message
+    assert crash.message.startswith("OutOfMemoryError") and crash.memory_retry.endswith("to itself: error")
+    assert crash.replay["conclusion"] == "fails alone too"
+
+
+def test_out_of_memory_in_sequence_that_passes_alone_takes_the_verdict_alone():
+    from sdpa_bwd.conformance.runner import _replay
+
+    first = run_isolated("test-oom-once", CASES[:2], progress=False, replay=False)[1]  # no gate: no rerun
+    assert first.verdict == "error" and first.memory_retry is None and first.previous_case == "before"
+    with Worker(timeout=60) as w:
+        _replay("test-oom-once", CASES[1], first, source=None, reruns=2, controls=True, worker=w)
+    assert first.verdict == "passed" and not first.failing, first.message
+    assert first.replay["conclusion"].startswith("out of memory in its worker, passes alone")
+    assert first.message.startswith("passed alone in a fresh process, after running out of memory")

@@ -49,6 +49,7 @@ class CaseResult:
     started: Optional[float] = None                      # isolated runner: seconds after the run began
     worker: Optional[int] = None                         # isolated runner: which worker slot ran it
     claim_broken: Optional[str] = None                   # a claims file says this case passes
+    memory_retry: Optional[str] = None                   # ran out of memory beside other cases: what the rerun gave
 
     @property
     def ok(self) -> bool:
@@ -84,7 +85,7 @@ class CaseResult:
                 "skip_reason": self.skip_reason, "claim_broken": self.claim_broken,
                 "tolerance_classes": self.tolerance_classes, "phases": self.phases, "compiles": self.compiles,
                 "memory_peak_bytes": self.memory_peak_bytes, "started": self.started,
-                "worker": self.worker}
+                "worker": self.worker, "memory_retry": self.memory_retry}
 
     def brief(self) -> dict:
         """The few fields a replay or a control reports about itself."""
@@ -190,6 +191,14 @@ def conclude(result: CaseResult, messages: list, reruns: int, deterministic: boo
         failing.append(f"nondeterministic: {changed} changed between {reruns} runs on identical inputs"
                        + (" although the case asked for a deterministic backward" if deterministic else ""))
     result.message = "; ".join(messages + failing)
+
+
+def out_of_memory(result: CaseResult) -> bool:
+    """Did the case end with the device out of memory (torch's ``OutOfMemoryError``, recorded by ``record_error``)
+    rather than with anything the engine computed? Beside other workers' cases that says nothing of the engine:
+    the runner runs such a case again with the device to itself."""
+    return result.verdict == "error" and (result.message.startswith("OutOfMemoryError")
+                                          or "CUDA out of memory" in result.message)
 
 
 def record_error(result: CaseResult, exc: BaseException) -> None:

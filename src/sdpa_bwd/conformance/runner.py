@@ -20,6 +20,7 @@ import torch
 from ..problem.cases import Case
 from ..backends import Engine
 from .judge import CaseResult, run_case
+from .outcome import out_of_memory
 
 def skipped_result(engine: str, case: Case, reason: str, source: Optional[str] = None) -> CaseResult:
     """A case not to run (a skip list says it hangs or crashes, or it needs more memory than
@@ -338,9 +339,30 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
         finally:
             if gate:
                 gate.release(need)
+        if gate and out_of_memory(r) and not stop.is_set():
+            r = alone_on_device(w, gate, i, slot, r)
         if not stop.is_set():  # a case in flight when the run was stopped: its worker was killed, no verdict
             done(i, r)
             replay_early(i, r, slot)
+
+    def alone_on_device(w: Worker, gate: MemoryGate, i: int, slot: int, first: CaseResult) -> CaseResult:
+        """Case i ran out of device memory beside the other workers' cases: the cost model's estimate fell short
+        of what it took, or the other processes' contexts and caches (which the gate does not count) left too
+        little. That is this run's limit, not the engine's (an H100, 2026-12-06: 5 errors and 13 order-dependent
+        verdicts of the full level, every one an out-of-memory error, where the same commit passes each alone).
+        The case runs again in the same worker once the gate's whole limit is free, so no other case runs on the
+        device meanwhile; what that run gives is the verdict, and ``memory_retry`` says so."""
+        if not gate.reserve(gate.limit, stop):
+            return first
+        try:
+            again = w.run(engine, cases[i], source=source, reruns=reruns)
+        finally:
+            gate.release(gate.limit)
+        again.started, again.worker = first.started, slot
+        seen = first.message.split(". ")[0][:160]
+        again.memory_retry = (f"out of memory beside other cases ({seen}); run again with the device's memory "
+                              f"({gate.limit / (1 << 30):.1f} GiB under the gate) to itself: {again.verdict}")
+        return again
 
     def run_part(part: int) -> None:
         gate = gates.get(envs[part].get("CUDA_VISIBLE_DEVICES"))
@@ -436,6 +458,17 @@ def _replay(engine: str, case: Case, result: CaseResult, *, source, reruns, cont
     with worker as w:
         alone = w.run(engine, case, source=source, reruns=reruns)
         result.replay = alone.brief()
+        if not alone.failing and out_of_memory(result):
+            # Memory held by other processes or by the cases before it in its worker: a limit of the run, not an
+            # order effect of the engine's (no state of the engine's changes what fits), so the verdict is the
+            # run alone's.
+            first = result.message
+            vars(result).update({k: v for k, v in vars(alone).items()
+                                 if k not in ("previous_case", "started", "worker", "replay", "memory_retry")})
+            result.replay["conclusion"] = "out of memory in its worker, passes alone: the run's limit, not the engine's"
+            result.message = (f"{alone.verdict} alone in a fresh process, after running out of memory in its "
+                              f"worker ({first.split('. ')[0][:160]})")
+            return
         if not alone.failing:
             if result.previous_case:
                 result.replay["conclusion"] = (f"order-dependent: {result.verdict} after {result.previous_case} "
