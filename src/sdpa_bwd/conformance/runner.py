@@ -301,7 +301,9 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     def replay_one(slot: int, i: int, result: CaseResult) -> Optional[CaseResult]:
         env = envs[slot % len(envs)]
         gate = gates.get(env.get("CUDA_VISIBLE_DEVICES"))
-        need = need_on(gate, i)
+        # A case that ran out of memory replays with the device to itself: beside the workers it would again (the
+        # full level on an H100, 2026-12-06: five such replays "failed alone too", each beside 15 busy workers).
+        need = gate.limit if gate and out_of_memory(result) else need_on(gate, i)
         if stop.is_set() or (gate and not gate.reserve(need, stop)):
             return None
         w = fresh_worker(env)
