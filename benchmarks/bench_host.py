@@ -144,7 +144,8 @@ def profile(B, H, S, D, causal, calls: int) -> None:
 def split(calls: int) -> dict:
     """Where the API's host time goes at (1, 2, 128, 64) causal bf16: us a call (the least of three loops of
     ``calls``, one synchronize each) of the API's forward + backward and its parts, the launcher's, an empty autograd
-    Function's (autograd's own cost on this host), the API step timed inside (forward; ``autograd.grad`` to our
+    Function's (autograd's own cost on this host) and cuDNN's, each of the last two on autograd's device thread and
+    on the calling thread, the API's with a 10 us GIL switch interval, the API step timed inside (forward; ``autograd.grad`` to our
     backward's first line; our backward; its end to ``grad``'s return), the launch cache's replays a call, and
     deterministic mode with ``engine.alloc`` against the NaN fill it skips, at three shapes."""
     import time as _time
@@ -199,7 +200,28 @@ def split(calls: int) -> dict:
     put("launcher fwd+bwd", launcher_step)
     put("launcher fwd", lambda: launch.attention_forward(q, k, v, right_bound=0))
     put("launcher bwd", lambda: launch.attention_backward(q, k, v, o_l, do, st_l, right_bound=0))
-    put("empty Function fwd+bwd", lambda: torch.autograd.grad(Empty.apply(qg, kg, vg), (qg, kg, vg), do))
+    empty_step = lambda: torch.autograd.grad(Empty.apply(qg, kg, vg), (qg, kg, vg), do)  # noqa: E731
+
+    def cudnn_step():
+        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+            torch.autograd.grad(F.scaled_dot_product_attention(qg, kg, vg, is_causal=True), (qg, kg, vg), do)
+
+    put("empty Function fwd+bwd", empty_step)
+    put("cudnn fwd+bwd", cudnn_step)
+    # The same steps with the backward on the calling thread: what autograd's device thread costs each path (on an
+    # H100 host, 2026-12-06, the API's step took 605 us there and 247 here, the launcher's 155).
+    torch.autograd.set_multithreading_enabled(False)
+    put("empty Function fwd+bwd, calling thread", empty_step)
+    put("cudnn fwd+bwd, calling thread", cudnn_step)
+    torch.autograd.set_multithreading_enabled(True)
+    # Python hands the GIL between threads on request after the switch interval (5 ms): a shorter one tells whether
+    # the device thread waits for the GIL.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        put("api fwd+bwd, switch interval 10 us", api_step)
+    finally:
+        sys.setswitchinterval(interval)
 
     marks, sums = {}, dict(fwd=0.0, to_bwd=0.0, bwd=0.0, after=0.0)
     real = api._backward_into_fresh
