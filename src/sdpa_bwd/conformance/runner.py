@@ -177,7 +177,9 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     other, and an order effect needs them in one process). With several GPUs,
     worker i runs on GPU i mod n. ``memory_limit`` (bytes, per device) gates
     the cases: a case waits until the memory the cost model says it needs is
-    free on its device (``machine``: whose rates estimate the seconds).
+    free on its device (``machine``: whose rates estimate the seconds); one that
+    runs out of device memory anyway runs again once the gate's whole limit is
+    free (``memory_retry`` on its result).
     Every failing case (up to ``replay_limit``, the first in the plan's order)
     runs again alone in a fresh process, and, if it is not stored packed, so
     does its packed-BHSD control; replays start as soon as a failure is found,
