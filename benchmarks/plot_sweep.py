@@ -4,8 +4,11 @@
 
 Top row, one panel per dtype: each row's backward ratio (peer time / ours through the API; above 1 ours is
 faster) against S_q on a log axis, coloured by head dim; a circle is cuDNN's ratio, a cross the best other
-peer's where cuDNN declined. Bottom row: the same ratios by mask kind (full, causal and window, each in both
-alignments), and the forward's against S_q. Dashed lines: parity and the issue's slow-row bar.
+peer's where cuDNN declined; a small bar above a circle reaches the same ratio for our launcher (no autograd, no
+public path), so a long bar is a row lost to host time rather than to the kernels. Bottom row: the same ratios by
+mask kind (full, causal and window, each in both alignments), and the forward's against S_q. Ratios on a log
+axis (windows against a boolean-mask peer reach 20x and flattened the rest on a linear one); dashed lines:
+parity and the issue's slow-row bar.
 """
 
 from __future__ import annotations
@@ -45,7 +48,15 @@ def points(rows, fwd=False):
     return out
 
 
+def launcher_ratio(r, fwd=False):
+    """The peer's time over our launcher's (the kernels without the public path), where the row has both."""
+    pfx = "fwd" if fwd else "bwd"
+    peer, ours = r.get(f"cudnn_{pfx}_ms"), r.get(f"ours_launcher_{pfx}_ms")
+    return peer / ours if peer and ours else None
+
+
 def _guides(ax):
+    ax.set_yscale("log", base=2)
     ax.axhline(1.0, color="0.3", lw=0.8, ls="--")
     ax.axhline(SLOW_ROW, color="tab:red", lw=0.8, ls=":")
 
@@ -66,6 +77,9 @@ def plot(records, path):
         for r, ratio, vs_cudnn in points([r for r in rows if r["dtype"] == dt]):
             ax.scatter(r["S_q"], ratio, color=colour.get(head_dim(r), "k"), marker="o" if vs_cudnn else "x",
                        s=28, alpha=0.85)
+            lr = launcher_ratio(r) if vs_cudnn else None
+            if lr is not None:
+                ax.plot([r["S_q"], r["S_q"]], [ratio, lr], color=colour.get(head_dim(r), "k"), lw=1, alpha=0.6)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("S_q")
         ax.set_ylabel("backward: peer ms / ours (API) ms")
@@ -103,7 +117,7 @@ def plot(records, path):
     cards = sorted({str(r["card"]) for r in rows if r.get("card")})
     splits = sorted({str(r["split"]) for r in rows if r.get("split")})
     fig.suptitle(f"SDPA sweep, {', '.join(cards) or 'unknown card'}, split {', '.join(splits) or '-'}: "
-                 f"{len(rows)} rows (dashed: parity; dotted: {SLOW_ROW})")
+                 f"{len(rows)} rows (dashed: parity; dotted: {SLOW_ROW}; bar: up or down to our launcher's ratio)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
