@@ -113,18 +113,26 @@ class _DescSlot:
     its ``base`` is all that changes. Replaying the recorded descriptor itself would address the first call's
     memory."""
     index: int
-    proto: Any
+    proto: Any  # the recorded descriptor with its base taken out (``_rebased(desc, None)``)
 
     def make(self, tensor):
-        # Not the constructor (its checks passed for this key already), nor copy.copy (its __reduce_ex__ took
-        # ~3 us a descriptor, 7 descriptors a Gluon backward, 2026-12-06): the dataclass's fields copied.
-        if hasattr(self.proto, "__dict__"):
-            d = object.__new__(type(self.proto))
-            d.__dict__.update(self.proto.__dict__)
-        else:  # a descriptor class with __slots__
-            d = copy.copy(self.proto)
-        d.base = tensor
-        return d
+        return _rebased(self.proto, tensor)
+
+
+def _rebased(desc, tensor):
+    """``desc`` over ``tensor`` (or over nothing: None). Not the constructor (its checks passed for this key
+    already), nor copy.copy (its __reduce_ex__ took ~3 us a descriptor, 7 descriptors a Gluon backward,
+    2026-12-06): the dataclass's fields copied. A plan keeps its descriptors without a base: one that kept the
+    recorded call's tensor kept that tensor's whole storage alive as long as the plan, one per call key (an H100
+    worker's reserved memory grew by 4-8 GiB a case over eight 2^31-element cases in a row, 8.3 to 44.3 GiB,
+    2026-12-06)."""
+    if hasattr(desc, "__dict__"):
+        d = object.__new__(type(desc))
+        d.__dict__.update(desc.__dict__)
+    else:  # a descriptor class with __slots__
+        d = copy.copy(desc)
+    d.base = tensor
+    return d
 
 
 def _is_descriptor(a) -> bool:
@@ -254,7 +262,7 @@ class Recorder:
             if _is_descriptor(a):
                 if id(a.base) not in ids:
                     raise KeyError
-                return _DescSlot(ids[id(a.base)], a)
+                return _DescSlot(ids[id(a.base)], _rebased(a, None))
             return a
 
         launches = []
