@@ -265,6 +265,34 @@ def test_deterministic_mode_allocates_without_fills_and_stays_bitwise():
         assert row["rel"] < 2e-2, f"{name}: deterministic gradients {row['rel']:.3g} from the default's (bf16)"
 
 
+def _memory_left_after_calls() -> dict:
+    """CUDA memory still allocated after forward + backward calls through the API at three call keys (hd128 bf16
+    causal: the Gluon kernels and their host TMA descriptors), every tensor of the calls dropped."""
+    import gc
+
+    import sdpa_bwd
+
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    for S in (1024, 1536, 2048):  # a call key each: a plan recorded each
+        q, k, v = (torch.randn(2, 8, S, 128, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+                   for _ in range(3))
+        torch.autograd.grad(sdpa_bwd.attention(q, k, v, causal=True), (q, k, v), torch.randn_like(q))
+        del q, k, v
+    gc.collect()
+    torch.cuda.synchronize()
+    return {"before": before, "after": torch.cuda.memory_allocated()}
+
+
+def test_the_api_keeps_no_call_tensors_alive():
+    # The launch cache's plans kept each Gluon descriptor's base (the recorded call's tensor) alive, one call's
+    # tensors per call key (2026-12-06); here each of a call's inputs is 4-8 MiB.
+    got = in_fresh_process(_memory_left_after_calls)
+    assert got["after"] - got["before"] < 1 << 20, (
+        f"{(got['after'] - got['before']) >> 20} MiB still allocated after three calls whose tensors were all "
+        "dropped: something the engine keeps between calls holds a call's tensor - keep no tensor in a cache")
+
+
 # ----------------------------------------------------------------------------
 # Packed variable-length sequences
 
