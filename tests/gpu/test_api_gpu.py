@@ -347,3 +347,59 @@ def test_malformed_device_offsets_stop_the_stream():
     said = done.stdout + done.stderr
     assert done.returncode != 0 and "NOT STOPPED" not in said, f"a malformed batch ran to the end:\n{said[-2000:]}"
     assert "assert" in said.lower(), f"the call stopped, but not at the device-side assertion:\n{said[-2000:]}"
+
+
+_DATALOADER_LOOP = """
+import sys
+import torch, torch.nn.functional as F
+from torch.utils.data import DataLoader, Dataset
+import sdpa_bwd
+
+
+class Batches(Dataset):
+    def __len__(self):
+        return 6
+
+    def __getitem__(self, i):
+        g = torch.Generator().manual_seed(1000 + i)
+        return tuple(torch.randn(2, 8, 512, 128, generator=g).bfloat16() for _ in range(4))
+
+
+def step(q, k, v, do):
+    qg, kg, vg = (t.cuda(non_blocking=True).requires_grad_() for t in (q, k, v))
+    do = do.cuda(non_blocking=True)
+    got = (sdpa_bwd.attention(qg, kg, vg, causal=True),) + torch.autograd.grad(
+        sdpa_bwd.attention(qg, kg, vg, causal=True), (qg, kg, vg), do)
+    q64, k64, v64 = (t.double().requires_grad_() for t in (qg, kg, vg))
+    o64 = F.scaled_dot_product_attention(q64, k64, v64, is_causal=True)
+    want = (o64,) + torch.autograd.grad(o64, (q64, k64, v64), do.double())
+    for name, a, b in zip(("o", "dq", "dk", "dv"), got, want):
+        rel = ((a.double() - b).norm() / b.norm()).item()
+        assert rel < 2e-2, f"{name}: {rel:.3g} from float64 in a loop fed by DataLoader workers"
+
+
+if __name__ == "__main__":
+    step(*Batches()[0])  # the API runs before the workers start: a forked worker inherits its state
+    loader = DataLoader(Batches(), batch_size=None, num_workers=2, multiprocessing_context=sys.argv[1],
+                        pin_memory=True, timeout=300)
+    n = sum(step(*b) is None for b in loader)
+    torch.cuda.synchronize()
+    print("LOOP OK", n)
+"""
+
+
+@pytest.mark.parametrize("context", ["fork", "spawn"])
+def test_a_training_loop_fed_by_dataloader_workers(context, tmp_path):
+    """The loop users write: a DataLoader with worker processes (forked after the API has run in the parent, or
+    spawned) and pinned memory feeding forward + backward through ``sdpa_bwd.attention`` on the GPU. In a
+    subprocess with its own main module (spawned workers import it)."""
+    import subprocess
+
+    script = tmp_path / "loop.py"
+    script.write_text(_DATALOADER_LOOP)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [os.path.abspath("src"),
+                                                                     os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, str(script), context], capture_output=True, text=True, env=env,
+                          timeout=600)
+    said = done.stdout + done.stderr
+    assert done.returncode == 0 and "LOOP OK 6" in said, f"the loop fed by {context}ed workers failed:\n{said[-3000:]}"
