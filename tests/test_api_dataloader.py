@@ -4,7 +4,6 @@ through the API (its launch cache, compiled kernels and locks are what a forked 
 called inside the workers too (a dataset that precomputes with attention). Under Triton's interpreter on the CPU;
 ``tests/gpu/test_api_gpu.py::test_a_training_loop_fed_by_dataloader_workers`` is the CUDA twin."""
 
-
 import pytest
 import torch
 import torch.nn.functional as F
