@@ -237,7 +237,8 @@ def test_every_kernel_the_executor_can_launch_is_recorded():
     assert triton_kernels <= set(ct.KERNEL_NAMES), (
         f"launch imports {sorted(triton_kernels - set(ct.KERNEL_NAMES))}, which tools/compile_times.py does not "
         "record: add them to KERNEL_NAMES (and FAMILY)")
-    gluon_modules = {name for name, obj in vars(launch).items() if inspect.ismodule(obj) and name.startswith("attention_")}
+    gluon_modules = {name for name, obj in vars(launch).items()
+                     if inspect.ismodule(obj) and name.startswith("attention_")}
     assert gluon_modules <= set(ct.GLUON_KERNELS.values())
 
 

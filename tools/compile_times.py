@@ -67,7 +67,8 @@ KERNEL_NAMES = (
 )
 FAMILY = {"attention_fwd_kernel": "fwd", "attention_bwd_preprocess_kernel": "odo",
           "attention_bwd_dkdv_kernel": "dkdv", "attention_bwd_dq_kernel": "dq",
-          "attention_bwd_dq_convert_kernel": "dq_convert", "attention_bwd_fused_kernel": "fused", GLUON_KERNEL: "fwd", GLUON_BWD_KERNEL: "dkdv",
+          "attention_bwd_dq_convert_kernel": "dq_convert", "attention_bwd_fused_kernel": "fused",
+          GLUON_KERNEL: "fwd", GLUON_BWD_KERNEL: "dkdv",
           GLUON_BWD192_KERNEL: "dkdv"}
 ANY_LEN_SUFFIX = "_any_len"
 H200_SMS = 132  # the H200's SMs (launch._sm_count), which the 192 / 128 persistent pass's grid counts
