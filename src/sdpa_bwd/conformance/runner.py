@@ -244,9 +244,14 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
 
     stop = threading.Event()  # set when the caller is interrupted: threads end after their current case
 
-    def need_on(gate: Optional[MemoryGate], i: int) -> int:
-        """What case i reserves on its device (the cost model's bytes; at most the whole limit)."""
-        return min(needs[i], gate.limit) if gate else 0
+    def need_on(gate: Optional[MemoryGate], i: int, before: Optional[CaseResult] = None) -> int:
+        """What case i reserves on its device: the cost model's bytes, at most the whole limit; the whole limit
+        (the device to itself) when its run ``before`` ran out of memory, since beside the other workers it would
+        again (the full level on an H100, 2026-12-06: five replays of such cases "failed alone too", each beside
+        15 busy workers)."""
+        if not gate:
+            return 0
+        return gate.limit if before is not None and out_of_memory(before) else min(needs[i], gate.limit)
 
     def halt() -> None:
         """SIGTERM or ^C in the caller: stop handing out work and kill every process running a case."""
@@ -303,9 +308,7 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     def replay_one(slot: int, i: int, result: CaseResult) -> Optional[CaseResult]:
         env = envs[slot % len(envs)]
         gate = gates.get(env.get("CUDA_VISIBLE_DEVICES"))
-        # A case that ran out of memory replays with the device to itself: beside the workers it would again (the
-        # full level on an H100, 2026-12-06: five such replays "failed alone too", each beside 15 busy workers).
-        need = gate.limit if gate and out_of_memory(result) else need_on(gate, i)
+        need = need_on(gate, i, result)
         if stop.is_set() or (gate and not gate.reserve(need, stop)):
             return None
         w = fresh_worker(env)
@@ -356,12 +359,13 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
         verdicts of the full level, every one an out-of-memory error, where the same commit passes each alone).
         The case runs again in the same worker once the gate's whole limit is free, so no other case runs on the
         device meanwhile; what that run gives is the verdict, and ``memory_retry`` says so."""
-        if not gate.reserve(gate.limit, stop):
+        need = need_on(gate, i, first)
+        if not gate.reserve(need, stop):
             return first
         try:
             again = w.run(engine, cases[i], source=source, reruns=reruns)
         finally:
-            gate.release(gate.limit)
+            gate.release(need)
         again.started, again.worker = first.started, slot
         seen = first.message.split(". ")[0][:160]
         again.memory_retry = (f"out of memory beside other cases ({seen}); run again with the device's memory "
