@@ -417,7 +417,9 @@ def test_gluon_backward_takes_hd64_with_and_without_the_mask(as_on_the_h200):
 
 @pytest.mark.parametrize("change,needle", [
     (dict(dtype=torch.float32), "16-bit"),
-    (dict(d=96), "head dims"),
+    (dict(d=160), "head dims"),
+    (dict(d=256, bwd_dims=(64, 128, 256)), "sized for"),  # let in by the switch, over the kernel's buffers
+    (dict(d=96, dk_step=2), "bulk-copy"),  # hd96 runs padded to 128: dK and dV must leave by TMA stores
     # a head dim left out of GLUON_BWD_CAUSAL_HEAD_DIMS (the A/B switch; both are in by default)
     (dict(d=64, causal=True, banded=True, causal_dims=(128,)), "causal mask"),
     (dict(deterministic=True, det_off=True), "deterministic"),  # GLUON_BWD_DETERMINISTIC switched off
@@ -444,7 +446,11 @@ def test_gluon_backward_reasons_name_each_thing_it_cannot_do(as_on_the_h200, mon
         monkeypatch.setattr(launch, "GLUON_BWD_DETERMINISTIC_GQA", False)
     if "causal_dims" in change:
         monkeypatch.setattr(launch, "GLUON_BWD_CAUSAL_HEAD_DIMS", frozenset(change["causal_dims"]))
+    if "bwd_dims" in change:
+        monkeypatch.setattr(launch, "GLUON_BWD_HEAD_DIMS", frozenset(change["bwd_dims"]))
     kw = {n: change[n] for n in ("scale", "banded", "causal", "hi_off", "deterministic", "apart") if n in change}
+    if change.get("dk_step"):  # dK of a head-dim stride the bulk-copy engine cannot take
+        kw["dk"] = _tensors(q.dtype, q.shape[3], change["dk_step"])[1]
     reasons = _reasons(q, k, v, do, **kw)
     assert any(needle in r for r in reasons), f"{change}: expected a reason about {needle!r}, got {reasons}"
 
@@ -570,11 +576,12 @@ def test_odo_writes_each_head_at_its_padded_side_row(S_q):
         f"ODO wrote into the padding rows {S_q}..{side} of a head: it must write rows below S_q only")
 
 
-@pytest.mark.parametrize("S_q,D_qk", [(5, 192), (70, 64)])
+@pytest.mark.parametrize("S_q,D_qk", [(5, 192), (70, 64), (33, 80), (9, 96)])
 def test_odo_zeroes_the_dq_accumulator_where_asked(S_q, D_qk):
     """ODO (under the interpreter) given the packed fp32 dQ accumulator (``GLUON_PDL``'s call, which allocates it
-    unfilled) zeroes every one of its (B H_q S_q, D_qk) elements and still writes delta; an accumulator whose width
-    is not a multiple of 64 is refused. The accumulator starts as NaN, so a row or column it missed shows."""
+    unfilled) zeroes every one of its (B H_q S_q, D_qk) elements, at widths of 64-column chunks and at the padded
+    head dims' (80, 96: a last chunk masked, no column past the row's), and still writes delta; an accumulator that
+    is not a whole number of rows is refused. It starts as NaN, so a row or column it missed shows."""
     from sdpa_bwd.engine import launch_cache
 
     B, H, D = 2, 3, 16
@@ -593,6 +600,6 @@ def test_odo_zeroes_the_dq_accumulator_where_asked(S_q, D_qk):
         f"{int(missed.nonzero()[0])}): it must zero rows (b H + h) S_q + i, all {D_qk} columns")
     want_delta = (o.double() * do.double()).sum(-1)
     torch.testing.assert_close(delta.view(B, H, side)[..., :S_q].double(), want_delta, rtol=1e-5, atol=1e-5)
-    with pytest.raises(ValueError, match="64-column chunks"):
+    with pytest.raises(ValueError, match="not a whole number of rows"):
         launch._launch_odo(launch_cache.Recorder(None), o, do, stats, stats.stride(), delta, lse2, D, False, side,
-                           acc[: B * H * S_q * 48])
+                           acc[: B * H * S_q * 48 + 1])

@@ -78,7 +78,8 @@ def test_gluon_forward_declines_off_the_gpu_and_says_why():
 
 
 @pytest.mark.parametrize("d,dtype,causal", [(128, torch.bfloat16, False), (128, torch.float16, True),
-                                            (64, torch.bfloat16, True)])
+                                            (64, torch.bfloat16, True), (96, torch.bfloat16, False),
+                                            (80, torch.float16, True)])
 def test_gluon_forward_takes_what_it_addresses(as_on_the_h200, d, dtype, causal):
     if not launch.attention_fwd_gluon.AVAILABLE:
         pytest.skip("this Triton has no Gluon Hopper module")
@@ -88,15 +89,16 @@ def test_gluon_forward_takes_what_it_addresses(as_on_the_h200, d, dtype, causal)
 
 @pytest.mark.parametrize("change,needle", [
     (dict(dtype=torch.float32), "16-bit"),
-    (dict(d=96), "head dims"),
+    (dict(d=160), "head dims"),
     (dict(d=32), "head dims"),
+    (dict(d=96, o_step=2), "bulk-copy"),  # hd96 runs padded to 128: O must leave by TMA stores
     (dict(scale=-0.5), "scale"),
     (dict(banded=True), "band"),
     (dict(banded=True, causal=True, hi_off=5), "band"),
     (dict(d_step=2), "TMA"),
     (dict(aliased_o=True), "touch"),
     (dict(off=True), "switched off"),
-    (dict(d=96, extra_dims=(96, 96)), "power-of-two"),
+    (dict(d=160, extra_dims=(160, 160)), "power-of-two"),
 ])
 def test_gluon_forward_reasons_name_each_thing_it_cannot_do(as_on_the_h200, monkeypatch, change, needle):
     q, k, v = _qkv(change.get("dtype", torch.bfloat16), change.get("d", 128), change.get("d_step", 1))
@@ -105,6 +107,8 @@ def test_gluon_forward_reasons_name_each_thing_it_cannot_do(as_on_the_h200, monk
     if change.get("extra_dims"):  # a head-dim pair let in by $SDPA_BWD_GLUON_HEAD_DIMS that has no buffers
         monkeypatch.setattr(launch, "GLUON_HEAD_DIMS", launch.GLUON_HEAD_DIMS | {change["extra_dims"]})
     o = q if change.get("aliased_o") else None
+    if change.get("o_step"):  # O of a head-dim stride the bulk-copy engine cannot take
+        o = _qkv(q.dtype, q.shape[3], change["o_step"])[0]
     kw = {n: change[n] for n in ("scale", "banded", "causal", "hi_off") if n in change}
     reasons = _reasons(q, k, v, o=o, **kw)
     assert any(needle in r for r in reasons), f"{change}: expected a reason about {needle!r}, got {reasons}"
@@ -115,7 +119,7 @@ def test_gluon_forward_reasons_name_each_thing_it_cannot_do(as_on_the_h200, monk
 @given(order=st.sampled_from(["bhsd", "bshd", "sbhd", "hsbd"]), row_gap=st.sampled_from([0, 3, 8, 64]),
        d_step=st.sampled_from([1, 2]), offset=st.sampled_from([0, 1, 8]),
        dtype=st.sampled_from([torch.bfloat16, torch.float16, torch.float32]),
-       d_qk=st.sampled_from([64, 128, 192]), scale=st.sampled_from([0.1, -0.1]), causal=st.booleans())
+       d_qk=st.sampled_from([64, 96, 128, 192]), scale=st.sampled_from([0.1, -0.1]), causal=st.booleans())
 def test_gluon_forward_takes_a_call_exactly_when_its_kernel_addresses_it(as_on_the_h200, order, row_gap, d_step,
                                                                          offset, dtype, d_qk, scale, causal):
     """Against a rule written here from the kernel's needs (not from _tma_ok): unit head-dim stride, 16-byte

@@ -621,6 +621,21 @@ BWD_VARIANTS_S46 = {(192, 128): [
     ("g1", "on", dataclasses.replace(_T192, head_group=1)), ("g2", "on", dataclasses.replace(_T192, head_group=2)),
     ("g8", "on", dataclasses.replace(_T192, head_group=8)), ("g16", "on", dataclasses.replace(_T192, head_group=16)),
     ("triton again", "on", _T192), ("gluon again", "on", None)]}
+# s47 (prepared 2026-12-06, no device yet): hd80 and hd96 in the Gluon kernels at hd128, the bulk copies padding the
+# columns (``attention_bwd_gluon.kernel_head_dim``, ``attention_fwd_gluon.kernel_head_dims``), against the Triton kernels
+# that ran them before (padded to 128 in registers); rows from the sweep's tuning split (benchmarks/sweep.py --split
+# tuning: tuning-000, -012, -023, -033) and one plain hd80 causal row. Predicted from the held-out sweep (H100,
+# docs/data/h100-2026-12-06f): hd80 at 0.42-0.78 of cuDNN there, ~0.85-1.0 here: the padded columns cost 1.33-1.6x the
+# products at the hd128 kernels' speed.
+ROWS_S47 = [(3, 12, 1, 5376, 96, True, torch.float16, "bshd"), (1, 24, 6, 4864, 80, False, torch.bfloat16, "bshd"),
+            (1, 40, 40, 4096, 96, False, torch.float16, "bshd"), (1, 24, 24, 1280, 96, True, torch.bfloat16, "bshd"),
+            (4, 16, 16, 2048, 80, True, torch.bfloat16)]
+_UNPADDED = dict(gluon_bwd_head_dims=(64, 128), gluon_bwd_causal_head_dims=(64, 128),
+                 gluon_head_dims=((128, 128), (192, 128), (64, 64)))
+_S47 = [("gluon padded", "on", None), ("triton", "on", None, _UNPADDED), ("gluon padded again", "on", None),
+        ("triton again", "on", None, _UNPADDED)]
+BWD_VARIANTS_S47 = {80: _S47, 96: _S47}
+FWD_VARIANTS_S47 = {80: _S47, 96: _S47}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
@@ -636,7 +651,8 @@ TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VAR
           "s25b": (ROWS_S25B, BWD_VARIANTS_S25B, FWD_VARIANTS_S25B),
           "s26": (ROWS_S26, BWD_VARIANTS_S26, FWD_VARIANTS_S26),
           "s45": (ROWS_S45, BWD_VARIANTS_S45, FWD_VARIANTS_S45),
-          "s46": (ROWS_S45, BWD_VARIANTS_S46, FWD_VARIANTS_S45)}
+          "s46": (ROWS_S45, BWD_VARIANTS_S46, FWD_VARIANTS_S45),
+          "s47": (ROWS_S47, BWD_VARIANTS_S47, FWD_VARIANTS_S47)}
 
 
 def _variant(v):

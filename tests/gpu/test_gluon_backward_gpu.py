@@ -35,8 +35,9 @@ def every_head_dim_it_is_written_for(monkeypatch):
     without the causal mask, and in deterministic mode (``GLUON_BWD_DETERMINISTIC``, on by default,
     pinned here), and the A/B switches can leave a head dim out (``GLUON_BWD_HEAD_DIMS``,
     ``GLUON_BWD_CAUSAL_HEAD_DIMS``, ``GLUON_BWD_192``), so every form is let in here to be checked."""
-    monkeypatch.setattr(launch, "GLUON_BWD_HEAD_DIMS", frozenset(attention_bwd_gluon.HEAD_DIMS))
-    monkeypatch.setattr(launch, "GLUON_BWD_CAUSAL_HEAD_DIMS", frozenset(attention_bwd_gluon.HEAD_DIMS))
+    every = frozenset(attention_bwd_gluon.HEAD_DIMS) | {80, 96}  # and those it runs padded, as the hd128 kernel
+    monkeypatch.setattr(launch, "GLUON_BWD_HEAD_DIMS", every)
+    monkeypatch.setattr(launch, "GLUON_BWD_CAUSAL_HEAD_DIMS", every)
     monkeypatch.setattr(launch, "GLUON_BWD_DETERMINISTIC", True)
     monkeypatch.setattr(launch, "GLUON_BWD_DETERMINISTIC_GQA", True)
     monkeypatch.setattr(launch, "GLUON_BWD_192", frozenset({"causal", "nc"}))  # 192 / 128 under either mask
@@ -119,10 +120,34 @@ GLUON_CASES = [
          q=SBHD, k=BSHD, v=BSHD, seed=460),
     Case(B=1, H_q=32, H_k=8, H_v=8, S_q=4096, S_kv=4096, D_qk=128, D_v=128, dtype="bf16", right_bound=0,
          deterministic=True, seed=461),
+    # head dims 80 and 96 as the hd128 kernel, the bulk copies padding the columns (zeros in, dropped out): both
+    # dtypes, the mask, tails, inputs in other layouts and gradients in others the bulk copies write, S below one
+    # tile, broadcast inputs, GQA and MQA (80- and 96-wide fp32 accumulators), deterministic mode with and
+    # without shared heads, and grids of many waves
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1024, S_kv=1024, D_qk=80, D_v=80, dtype="bf16", seed=470),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1024, S_kv=1024, D_qk=96, D_v=96, dtype="fp16", right_bound=0, seed=471),
+    Case(B=2, H_q=3, H_k=3, H_v=3, S_q=777, S_kv=1500, D_qk=96, D_v=96, dtype="bf16",
+         q=BSHD, k=SBHD, v=PAD, o=DSTEP, do=BSHD, dq=DSTEP, dk=BSHD, dv=SBHD,
+         stats=Layout("sbhd", row_gap=1), seed=472),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1531, S_kv=999, D_qk=80, D_v=80, dtype="fp16", right_bound=0,
+         q=SBHD, k=BSHD, v=BSHD, do=PAD, dk=SBHD, dv=PAD, seed=473),
+    Case(B=3, H_q=2, H_k=2, H_v=2, S_q=2, S_kv=5, D_qk=80, D_v=80, dtype="bf16", seed=474),
+    Case(B=2, H_q=4, H_k=2, H_v=2, S_q=333, S_kv=333, D_qk=96, D_v=96, dtype="bf16", right_bound=0,
+         q=Layout("bshd", broadcast="b"), k=Layout(broadcast="h"), v=Layout("sbhd", broadcast="bh"), seed=475),
+    Case(B=2, H_q=6, H_k=3, H_v=6, S_q=500, S_kv=517, D_qk=80, D_v=80, dtype="bf16",
+         k=BSHD, v=SBHD, dq=BSHD, dk=DSTEP, dv=SBHD, seed=476),
+    Case(B=2, H_q=4, H_k=1, H_v=1, S_q=777, S_kv=650, D_qk=96, D_v=96, dtype="fp16", right_bound=0,
+         q=BSHD, k=SBHD, v=PAD, do=BSHD, seed=477),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1531, S_kv=999, D_qk=96, D_v=96, dtype="bf16", right_bound=0,
+         deterministic=True, q=SBHD, k=BSHD, v=BSHD, do=PAD, seed=478),
+    Case(B=2, H_q=8, H_k=2, H_v=4, S_q=777, S_kv=777, D_qk=80, D_v=80, dtype="fp16", right_bound=0,
+         deterministic=True, q=BSHD, k=SBHD, v=PAD, do=BSHD, seed=479),
+    Case(B=4, H_q=16, H_k=16, H_v=16, S_q=4096, S_kv=4096, D_qk=80, D_v=80, dtype="bf16", right_bound=0, seed=497),
+    Case(B=1, H_q=32, H_k=8, H_v=8, S_q=4096, S_kv=4096, D_qk=96, D_v=96, dtype="bf16", seed=498),
 ]
 # Where the Triton backward must take the call instead: a head-dim stride of 2 in dO, rows not 16-byte
 # aligned, a window, the causal diagonal off 0, causal with S_q < S_kv, a negative scale, other head dims
-# (32, and 64 / 128 unequal),
+# (32, and 64 / 128 unequal), hd96 with a dK the bulk copies cannot write,
 # fp32.
 TRITON_CASES = [
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", do=DSTEP, seed=411),
@@ -135,6 +160,8 @@ TRITON_CASES = [
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", scale=-0.1, seed=416),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=32, D_v=32, dtype="bf16", seed=417),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=64, D_v=128, dtype="bf16", seed=425),
+    # hd96 runs padded to 128 only where dK and dV leave by bulk copies: dK's head-dim stride 2 sends it away
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=96, D_v=96, dtype="bf16", dk=DSTEP, seed=426),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="fp32", seed=418),
     # D_qk 192 / D_v 128 in deterministic mode where S_q is not a multiple of 4 (the split form, on by default,
     # needs it), and with dO's head-dim stride 2

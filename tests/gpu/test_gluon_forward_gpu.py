@@ -47,6 +47,21 @@ GLUON_CASES = [
     # column chunk's descriptors too)
     Case(B=2, H_q=4, H_k=2, H_v=2, S_q=333, S_kv=400, D_qk=192, D_v=128, dtype="bf16",
          q=Layout("bshd", broadcast="b"), k=Layout(broadcast="h"), v=Layout("sbhd", broadcast="bh"), seed=318),
+    # head dims 80 and 96 as the hd128 kernel, the bulk copies padding the columns (zeros in, O's dropped out):
+    # both dtypes, the mask, tails, S_q < S_kv and S_q > S_kv, GQA / MQA, layouts (O's a bulk copy writes), S below
+    # one tile, broadcast inputs, and a grid of many waves
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1024, S_kv=1024, D_qk=80, D_v=80, dtype="bf16", seed=320),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=777, S_kv=1500, D_qk=96, D_v=96, dtype="fp16",
+         q=BSHD, k=SBHD, v=PAD, o=BSHD, stats=Layout("sbhd", row_gap=1), seed=321),
+    Case(B=2, H_q=8, H_k=2, H_v=4, S_q=1531, S_kv=999, D_qk=80, D_v=80, dtype="bf16", right_bound=0, o=SBHD,
+         seed=322),
+    Case(B=1, H_q=4, H_k=1, H_v=1, S_q=130, S_kv=2049, D_qk=96, D_v=96, dtype="bf16", right_bound=0,
+         q=SBHD, k=BSHD, v=BSHD, o=PAD, seed=323),
+    Case(B=3, H_q=2, H_k=2, H_v=2, S_q=2, S_kv=5, D_qk=96, D_v=96, dtype="fp16", seed=324),
+    Case(B=2, H_q=4, H_k=2, H_v=2, S_q=333, S_kv=333, D_qk=80, D_v=80, dtype="fp16",
+         q=Layout("bshd", broadcast="b"), k=Layout(broadcast="h"), v=Layout("sbhd", broadcast="bh"), seed=325),
+    Case(B=4, H_q=16, H_k=16, H_v=16, S_q=4096, S_kv=4096, D_qk=96, D_v=96, dtype="bf16", right_bound=0,
+         seed=326),
 ]
 # Head dim 64: three consumers a program, 192 query rows (``attention_fwd_gluon.CONSUMERS_BY_HEAD_DIM``),
 # let in by ``HD64``'s fixture whatever ``GLUON_HEAD_DIMS`` says: tails where the program's 192 rows and its
@@ -75,7 +90,8 @@ TRITON_CASES = [
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=200, S_kv=300, D_qk=64, D_v=64, dtype="fp16", right_bound=0,
          alignment="bottom_right", seed=313),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", scale=-0.1, seed=314),
-    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=96, D_v=96, dtype="bf16", seed=315),
+    # hd96 runs padded to 128 only where O leaves by bulk copies: O's head-dim stride 2 sends it away
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=96, D_v=96, dtype="bf16", o=DSTEP, seed=315),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=32, D_v=32, dtype="bf16", seed=316),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="fp32", seed=317),
 ]

@@ -143,8 +143,9 @@ def _odo_step(o, do, stats, st, d_v_pad: int, wide: bool, side_rows: int, zero: 
     B, H_q, S_q, D_v = o.shape
     block = 64 if o.device.type == "cuda" else 16
     zero_d = 0 if zero is None else zero_numel // (B * H_q * S_q)
-    if zero_d % 64:
-        raise ValueError(f"ODO zeroes the dQ accumulator in 64-column chunks; it has {zero_d} columns")
+    if zero is not None and zero_numel % (B * H_q * S_q):
+        raise ValueError(f"ODO zeroes the dQ accumulator as (B H_q S_q = {B * H_q * S_q}, D_qk) rows; it has "
+                         f"{zero_numel} elements, not a whole number of rows: allocate it packed, (B H_q S_q, D_qk)")
     return Step("attention_bwd_preprocess_kernel", (_cdiv(S_q, block), B * H_q),
                 (Ref("o"), Ref("do"), Ref("stats"), Ref("delta"), Ref("lse2"), *o.stride(), *do.stride(), *st,
                  H_q, S_q, side_rows, Ref("delta" if zero is None else zero)),
@@ -257,8 +258,9 @@ def plan_forward(q, k, v, o, stats, *, scale: float, left_bound=None, right_boun
                                     banded=has_left or has_right, config=config, apart=apart)
     if not reasons:
         g = attention_fwd_gluon
-        qk_a, qk_b = g.qk_chunks(D_qk)
-        consumers = g.consumers(D_qk, D_v)
+        kd_qk, kd_v = g.kernel_head_dims(D_qk, D_v)  # the kernel's: the tensors', or padded by the bulk copies
+        qk_a, qk_b = g.qk_chunks(kd_qk)
+        consumers = g.consumers(kd_qk, kd_v)
         mod = "attention_fwd_gluon"
 
         def four(name, t, block_rows, cols):
@@ -267,12 +269,12 @@ def plan_forward(q, k, v, o, stats, *, scale: float, left_bound=None, right_boun
         rows, keys = g.BLOCK_ROWS, g.BLOCK_KEYS
         qd, kd = four("q", q, rows, qk_a), four("k", k, keys, qk_a)
         qb, kb = (four("q", q, rows, qk_b), four("k", k, keys, qk_b)) if qk_b else (qd, kd)
-        o_tma = D_v == qk_a and _tma_ok(o)
+        o_tma = kd_v == qk_a and _tma_ok(o)  # a padded O is TMA-addressable (the reasons ask for it)
         step = Step(f"{mod}.attention_fwd_gluon_kernel", (_cdiv(S_q, consumers * g.BLOCK_ROWS), B * H_q),
-                    (qd, qb, kd, kb, four("v", v, keys, v.shape[3]), four("o", o, rows, o.shape[3]) if o_tma
+                    (qd, qb, kd, kb, four("v", v, keys, kd_v), four("o", o, rows, kd_v) if o_tma
                      else Ref("o"), Ref("stats"), *o.stride(), *st, H_q, S_q, S_kv, H_q // H_k, H_q // H_v,
                      scale * LOG2E, int(causal)),
-                    dict(D_QK=qk_a, D_QK_B=qk_b, D_V=D_v, BLOCK_N=g.BLOCK_KEYS, STAGES_=g.STAGES, CAUSAL=causal,
+                    dict(D_QK=qk_a, D_QK_B=qk_b, D_V=kd_v, BLOCK_N=g.BLOCK_KEYS, STAGES_=g.STAGES, CAUSAL=causal,
                          HEAD_GROUP=(sw.HEAD_GROUP or sw.GLUON_HEAD_GROUP) if causal else 1, CONSUMERS=consumers,
                          num_warps=4, maxnreg=g.MAX_REGS_BY_CONSUMERS[consumers]))
         declined = {p: ("the Gluon forward takes the call (preferred wherever it applies)",) for p in FORWARD_PATHS[1:]}
@@ -336,7 +338,7 @@ def plan_backward(q, k, v, o, do, stats, dq, dk, dv, *, scale: float, left_bound
     wide = _wide(q, k, v, o, do, stats, dq, dk, dv)
     reasons = gluon_backward_reasons(q, k, v, do, scale=scale, causal=causal, hi_off=hi_off,
                                      banded=has_left or has_right, deterministic=deterministic, apart=apart,
-                                     config=config or sw._BWD_OVERRIDE)
+                                     config=config or sw._BWD_OVERRIDE, dk=dk, dv=dv)
     split192 = (D_qk, D_v) == attention_bwd_gluon_192.HEAD_DIMS
     if not reasons:
         plan = (_plan_gluon192 if split192 else _plan_gluon)(t, st, scale, causal, deterministic, wide, target)
@@ -455,6 +457,7 @@ def _plan_gluon(t: dict, st, scale: float, causal: bool, deterministic: bool, wi
     q, k, v, o, do, stats, dq, dk, dv = (t[n] for n in _CALL)
     B, H_q, S_q, D = q.shape
     H_k, H_v, S_kv = k.shape[1], v.shape[1], k.shape[2]
+    DK = attention_bwd_gluon.kernel_head_dim(D)  # the kernel's head dim: D, or D padded by the bulk copies
     side = gluon_side_rows(S_q)
     pdl = sw.GLUON_PDL and q.device.type == "cuda"
     atomic = "odo" if pdl else True  # where ODO zeroes the accumulator, it is allocated without a fill
@@ -462,46 +465,47 @@ def _plan_gluon(t: dict, st, scale: float, causal: bool, deterministic: bool, wi
     kv_acc = H_k != H_q or H_v != H_q
     acc, outs = _kv_acc_destinations(q, k, v, dk, dv, kv_acc)
     buffers += acc
-    rows = sw.GLUON_BWD_HD64_ROWS if D == 64 else 64  # query rows a streamed tile holds
+    rows = sw.GLUON_BWD_HD64_ROWS if DK == 64 else 64  # query rows a streamed tile holds
     if deterministic:
         n = B * H_q * _cdiv(S_q, rows) * 2
         if H_k != H_q or H_v != H_q:
             n += B * (H_k + H_v) * _cdiv(S_kv, 2 * attention_bwd_gluon.KEYS_PER_CONSUMER) * 2
         buffers.append(Buffer("sems", (n,), dtype="int32", fill="zeros"))
-    steps = [_odo_step(o, do, stats, st, D, wide, side, "dq_accum" if pdl else None, _numel(buffers, "dq_accum"),
-                       pdl)]
+    steps = [_odo_step(o, do, stats, st, head_dim_pad(D), wide, side, "dq_accum" if pdl else None,
+                       _numel(buffers, "dq_accum"), pdl)]
     g = attention_bwd_gluon
     mod = "attention_bwd_gluon"
     more = dict(launch_pdl=True) if pdl else {}
-    tma_epilogue = kv_acc or (sw.GLUON_BWD_TMA_EPILOGUE and _tma_ok(dk) and _tma_ok(dv))
+    # a padded head dim's dK and dV leave by the bulk copies, which drop the padded columns (the reasons ask for it)
+    tma_epilogue = kv_acc or DK != D or (sw.GLUON_BWD_TMA_EPILOGUE and _tma_ok(dk) and _tma_ok(dv))
     keys = g.KEYS_PER_CONSUMER
 
-    def four(name, m, block_rows, kind):
-        return _bhsd(name, m, block_rows, mod, (kind, D, rows, DTYPE), None, m.dtype)
+    def four(name, m, block_rows, kind):  # blocks of the kernel's DK columns over the tensor's D
+        return _bhsd(name, m, block_rows, mod, (kind, DK, rows, DTYPE), DK, m.dtype)
 
     dq_by_rows = sw.GLUON_BWD_DQ_ROWS and rows >= 128
     n_acc = _numel(buffers, "dq_accum")
     n_side = B * H_q * side
     descs = (four("q", q, rows, "q"), four("k", k, keys, "k"), four("v", v, keys, "v"), four("do", do, rows, "q"),
              *((four(name, m, keys, "out") for name, m in outs) if tma_epilogue else (Ref(n) for n, _ in outs)),
-             _flat("dq_accum", (n_acc // D, D), (D, 1), g.dq_block(D, rows, dq_by_rows), mod,
-                   ("dq", D, rows, DTYPE, dq_by_rows), q.dtype),
-             _flat("lse2", (n_side,), (1,), (rows,), mod, ("side", D, rows, DTYPE), q.dtype),
-             _flat("delta", (n_side,), (1,), (rows,), mod, ("side", D, rows, DTYPE), q.dtype))
+             _flat("dq_accum", (n_acc // D, D), (D, 1), g.dq_block(DK, rows, dq_by_rows), mod,
+                   ("dq", DK, rows, DTYPE, dq_by_rows), q.dtype),
+             _flat("lse2", (n_side,), (1,), (rows,), mod, ("side", DK, rows, DTYPE), q.dtype),
+             _flat("delta", (n_side,), (1,), (rows,), mod, ("side", DK, rows, DTYPE), q.dtype))
     steps.append(Step(
         f"{mod}.attention_bwd_gluon_kernel", (_cdiv(S_kv, 2 * keys), B * H_q),
         (*descs, Ref("sems" if deterministic else "dq_accum"), Ref("dq_accum" if sw.GLUON_BWD_STAMPS is None
                                                                    else "stamps"),
          *outs[0][1].stride(), *outs[1][1].stride(),
          H_q, H_q // H_k, H_q // H_v, S_q, S_kv, side, scale * LOG2E, scale, int(causal)),
-        dict(D=D, TMA_EPILOGUE=tma_epilogue, ROWS=rows,
+        dict(D=DK, TMA_EPILOGUE=tma_epilogue, ROWS=rows,
              HEAD_GROUP=(sw.HEAD_GROUP or sw.GLUON_HEAD_GROUP) if causal or deterministic else 1,
              DETERMINISTIC=deterministic, HEAD_LOOP=False,  # the kernel's head loop, whose switch was removed
-             DET_UP=deterministic and causal and D in sw.GLUON_BWD_DET_UP, num_warps=4, maxnreg=g.MAX_REGS, **more)))
-    steps.append(_convert_step("dq_accum", "dq", dq, scale, D, 0, wide, pdl))
+             DET_UP=deterministic and causal and DK in sw.GLUON_BWD_DET_UP, num_warps=4, maxnreg=g.MAX_REGS, **more)))
+    steps.append(_convert_step("dq_accum", "dq", dq, scale, head_dim_pad(D), 0, wide, pdl))
     if kv_acc:  # dK's partials were scaled in the kernel
-        steps.append(_convert_step("dk_acc", "dk", dk, 1.0, D, 0, wide))
-        steps.append(_convert_step("dv_acc", "dv", dv, 1.0, D, 0, wide))
+        steps.append(_convert_step("dk_acc", "dk", dk, 1.0, head_dim_pad(D), 0, wide))
+        steps.append(_convert_step("dv_acc", "dv", dv, 1.0, head_dim_pad(D), 0, wide))
     return Plan("bwd", "gluon-bwd", {}, None, tuple(buffers), tuple(steps), side)
 
 

@@ -249,16 +249,24 @@ def gluon_forward_reasons(q, k, v, o, stats, *, scale: float, causal: bool, hi_o
     """Why the Gluon forward (``kernels.attention_fwd_gluon``) does not take this call; empty: it does.
 
     It runs on the H200 (sm_90) only, outside Triton's interpreter, for 16-bit Q, K, V of the head dims in
-    ``GLUON_HEAD_DIMS``, every row and base of which the bulk-copy engine can read (``_tma_ok``: head-dim
+    ``GLUON_HEAD_DIMS`` (hd80 and hd96 as hd128, ``attention_fwd_gluon.kernel_head_dims``, O then TMA-addressable),
+    every row and base of which the bulk-copy engine can read (``_tma_ok``: head-dim
     stride 1, 16-byte aligned bases and row pitches, rows that do not overlap), scale > 0, no band but the
     causal one with its diagonal at 0, and outputs that touch no input (``apart``; None: worked out from the
     tensors). The Triton forward takes the rest."""
     reasons = _gluon_reasons(q, sw.GLUON_FORWARD, "GLUON_FORWARD / $SDPA_BWD_GLUON_FWD", config, "forward")
     if (q.shape[3], v.shape[3]) not in sw.GLUON_HEAD_DIMS:
         reasons.append(f"head dims {(q.shape[3], v.shape[3])}: not in {sorted(sw.GLUON_HEAD_DIMS)}")
-    elif not attention_fwd_gluon.has_buffers_for(q.shape[3], v.shape[3]):
+    elif not attention_fwd_gluon.has_buffers_for(*attention_fwd_gluon.kernel_head_dims(q.shape[3], v.shape[3])):
         reasons.append(f"head dims {(q.shape[3], v.shape[3])}: not in power-of-two chunks of 16 to 128 (the "
-                       "kernel's buffers); take them out of $SDPA_BWD_GLUON_HEAD_DIMS")
+                       "kernel's buffers), nor D_qk = D_v below 128 (padded); take them out of "
+                       "$SDPA_BWD_GLUON_HEAD_DIMS")
+    elif (attention_fwd_gluon.kernel_head_dims(q.shape[3], v.shape[3])[1] != v.shape[3] and o is not None
+          and not _tma_ok(o)):
+        reasons.append(f"head dim {v.shape[3]} runs as the kernel's "
+                       f"{attention_fwd_gluon.kernel_head_dims(q.shape[3], v.shape[3])[1]}, whose O must leave by the "
+                       "bulk-copy engine (it drops the padded columns; the pointer stores would write them): O is "
+                       "not TMA-addressable (see _tma_ok)")
     if not scale > 0:
         reasons.append(f"scale {scale}: the exp2 fold needs scale > 0")
     if banded and not (causal and hi_off == 0):
@@ -287,18 +295,21 @@ def _bwd192_persist(q) -> bool:
 
 
 def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: int, banded: bool,
-                           deterministic: bool, apart: bool, config=None) -> list:
+                           deterministic: bool, apart: bool, config=None, dk=None, dv=None) -> list:
     """Why the Gluon backward (``kernels.attention_bwd_gluon``) does not take this call; empty: it does.
 
     It runs on the H200 (sm_90) only, outside Triton's interpreter, for 16-bit Q, K, V, dO of a head dim in
-    ``GLUON_BWD_HEAD_DIMS`` (D_qk = D_v: 64, 128; under the causal mask those in ``GLUON_BWD_CAUSAL_HEAD_DIMS``,
-    both), or of D_qk 192 / D_v 128 (``kernels.attention_bwd_gluon_192``, under the masks in ``GLUON_BWD_192``; in
-    deterministic mode only where ``GLUON_BWD192_DET_SPLIT`` (S_q a multiple of 4) lets it in, in its persistent
-    form, with K and V heads of their own), that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing
-    (GQA, MQA: dK and dV bulk-reduced into fp32 accumulators; at 192 / 128 added by atomics), scale > 0, no band but
-    the causal one with its diagonal at 0 (and S_q >= S_kv under it), in deterministic mode where
-    ``GLUON_BWD_DETERMINISTIC`` lets it in (on by default since 2026-12-02: dQ's reduces, and GQA's dK and dV
-    reduces, then take turns), with outputs that touch no input. The Triton kernels take the rest."""
+    ``GLUON_BWD_HEAD_DIMS`` (D_qk = D_v: 64, 80, 96, 128; under the causal mask those in
+    ``GLUON_BWD_CAUSAL_HEAD_DIMS``, all four; 80 and 96 run as the hd128 kernel,
+    ``attention_bwd_gluon.kernel_head_dim``, with dK and dV (``dk``, ``dv``; None: laid out as K and V) written by
+    the bulk-copy engine, which drops the padded columns), or of D_qk 192 / D_v 128
+    (``kernels.attention_bwd_gluon_192``, under the masks in ``GLUON_BWD_192``; in deterministic mode only where
+    ``GLUON_BWD192_DET_SPLIT`` (S_q a multiple of 4) lets it in, in its persistent form, with K and V heads of their
+    own), that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and dV bulk-reduced
+    into fp32 accumulators; at 192 / 128 added by atomics), scale > 0, no band but the causal one with its diagonal
+    at 0 (and S_q >= S_kv under it), in deterministic mode where ``GLUON_BWD_DETERMINISTIC`` lets it in (on by
+    default since 2026-12-02: dQ's reduces, and GQA's dK and dV reduces, then take turns), with outputs that touch
+    no input. The Triton kernels take the rest."""
     reasons = _gluon_reasons(q, sw.GLUON_BACKWARD, "GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD", config, "backward")
     B, H_q, S_q, D_qk = q.shape
     S_kv, D_v = k.shape[2], v.shape[3]
@@ -325,9 +336,14 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
                            "order, so the Triton kernels' deterministic path takes it")
     elif D_qk != D_v or D_qk not in sw.GLUON_BWD_HEAD_DIMS:
         reasons.append(f"head dims {(D_qk, D_v)}: not D_qk = D_v in {sorted(sw.GLUON_BWD_HEAD_DIMS)}")
-    elif D_qk not in attention_bwd_gluon.HEAD_DIMS:
-        reasons.append(f"head dims {(D_qk, D_v)}: the kernel's registers and buffers are sized for D_qk = D_v in "
-                       f"{attention_bwd_gluon.HEAD_DIMS}; take it out of $SDPA_BWD_GLUON_BWD_HEAD_DIMS")
+    elif attention_bwd_gluon.kernel_head_dim(D_qk) is None:
+        reasons.append(f"head dims {(D_qk, D_v)}: the kernel's registers and buffers are sized for D_qk = D_v up to "
+                       f"{max(attention_bwd_gluon.HEAD_DIMS)}; take it out of $SDPA_BWD_GLUON_BWD_HEAD_DIMS")
+    elif (attention_bwd_gluon.kernel_head_dim(D_qk) != D_qk and H_k == H_q and H_v == H_q
+          and not (_tma_ok(k if dk is None else dk) and _tma_ok(v if dv is None else dv))):
+        reasons.append(f"head dim {D_qk} runs as the kernel's {attention_bwd_gluon.kernel_head_dim(D_qk)}, whose dK "
+                       "and dV must leave by the bulk-copy engine (it drops the padded columns; the pointer stores "
+                       "would write them): dK or dV is not TMA-addressable (see _tma_ok)")
     if not scale > 0:
         reasons.append(f"scale {scale}: the exp2 fold needs scale > 0")
     if banded and not (causal and hi_off == 0):

@@ -57,9 +57,12 @@ GLUON_FORWARD = os.environ.get("SDPA_BWD_GLUON_FWD", "auto")
 # hd64 with two consumers lost (run64/, run66/: (4,16,2048,64) 0.178 -> 0.194 non-causal, 0.113 -> 0.139 causal);
 # with three a program (2026-12-03, docs/data/h200-2026-12-03g/run2, tools/ab_forward.py, in alternation) it wins on
 # every hd64 row: bf16 (4,16,2048) 0.182 -> 0.175 ms non-causal, 0.112 -> 0.109 causal, (1,32/8,8192) 1.295 -> 1.120,
-# 0.670 -> 0.590. $SDPA_BWD_GLUON_HEAD_DIMS (e.g. "128/128") replaces the set for A/B runs.
+# 0.670 -> 0.590. hd80 and hd96 as hd128 (``attention_fwd_gluon.kernel_head_dims``: the bulk copies pad the columns)
+# since 2026-12-06, where the Triton forward ran them padded to 128 too. $SDPA_BWD_GLUON_HEAD_DIMS (e.g. "128/128")
+# replaces the set for A/B runs.
 GLUON_HEAD_DIMS = frozenset(tuple(int(d) for d in pair.split("/")) for pair in
-                            os.environ.get("SDPA_BWD_GLUON_HEAD_DIMS", "128/128,192/128,64/64").split(",") if pair)
+                            os.environ.get("SDPA_BWD_GLUON_HEAD_DIMS",
+                                           "128/128,192/128,64/64,80/80,96/96").split(",") if pair)
 
 # The backward in Gluon (kernels.attention_bwd_gluon: dK, dV and dQ in one pass, dQ by TMA bulk reduce) where
 # ``gluon_backward_reasons`` finds nothing against it: "auto", or "off" for the Triton kernels everywhere.
@@ -69,9 +72,11 @@ GLUON_BACKWARD = os.environ.get("SDPA_BWD_GLUON_BWD", "auto")
 # docs/data/h200-2026-12-02c/run1, tools/ab_perf.py --table s25): (4,16,2048,64) bf16 0.505-0.516 ms against the
 # Triton kernels' 0.527-0.537 non-causal (at 64-row tiles, docs/data/h200-2026-12-02b: 0.538 against 0.528). Under
 # the causal mask only the head dims in GLUON_BWD_CAUSAL_HEAD_DIMS. $SDPA_BWD_GLUON_BWD_HEAD_DIMS (e.g. "128")
-# replaces the set for A/B runs.
-GLUON_BWD_HEAD_DIMS = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_HEAD_DIMS", "64,128").split(",")
-                                if d)
+# replaces the set for A/B runs. hd80 and hd96 run as the hd128 kernel (``attention_bwd_gluon.kernel_head_dim``: the
+# bulk copies pad the columns, no tensor is copied) since 2026-12-06: the Triton kernels ran them padded to 128 too,
+# at 0.42 and 0.78 of cuDNN on the held-out sweep's two such rows (H100, docs/data/h100-2026-12-06f).
+GLUON_BWD_HEAD_DIMS = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_HEAD_DIMS",
+                                                               "64,80,96,128").split(",") if d)
 # Of those, the head dims it takes under the causal mask: both since 2026-12-02 (H200, docs/data/h200-2026-12-02d,
 # ab_perf --table s26, each row interleaved): with lse2 and delta brought in by TMA, (4,16,2048,64) bf16 causal
 # 0.331-0.333 ms in Gluon against the Triton kernels' 0.335-0.336 (run3/), and 0.327 / 0.327 against 0.338 / 0.336
@@ -79,7 +84,7 @@ GLUON_BWD_HEAD_DIMS = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_B
 # docs/data/h200-2026-12-02c/run2): 0.357-0.359 against 0.338-0.339. $SDPA_BWD_GLUON_BWD_CAUSAL_HEAD_DIMS replaces it
 # (e.g. "128" for the Triton kernels at hd64).
 GLUON_BWD_CAUSAL_HEAD_DIMS = frozenset(
-    int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_CAUSAL_HEAD_DIMS", "64,128").split(",") if d)
+    int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_CAUSAL_HEAD_DIMS", "64,80,96,128").split(",") if d)
 
 # D_qk 192 / D_v 128 (DeepSeek-V3's head dims) in the Gluon backward (kernels.attention_bwd_gluon_192),
 # under the masks named here: "causal" (the diagonal at 0) and "nc" (no mask). Both by default since the kernel's
@@ -190,17 +195,19 @@ GLUON_BWD192_TMA_EPILOGUE = os.environ.get("SDPA_BWD_GLUON_BWD192_TMA_EPILOGUE",
 # turns it off.
 GLUON_BWD192_DET_SPLIT = os.environ.get("SDPA_BWD_GLUON_BWD192_DET_SPLIT", "1") == "1"
 
-_SWITCHES = ("head_group", "dv_after_dp", "gluon_forward", "gluon_backward", "gluon_bwd_tma_epilogue",
-             "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows", "gluon_bwd_deterministic",
-             "gluon_bwd_192", "gluon_bwd_det_up", "gluon_pdl", "gluon_bwd_dq_rows", "gluon_bwd192_persist",
-             "gluon_bwd192_three_stages", "gluon_bwd192_tma_epilogue", "gluon_bwd192_det_split")
+_SWITCHES = ("head_group", "dv_after_dp", "gluon_forward", "gluon_head_dims", "gluon_backward",
+             "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
+             "gluon_bwd_deterministic", "gluon_bwd_192", "gluon_bwd_det_up", "gluon_pdl", "gluon_bwd_dq_rows",
+             "gluon_bwd192_persist", "gluon_bwd192_three_stages", "gluon_bwd192_tma_epilogue",
+             "gluon_bwd192_det_split")
 
 
 @contextlib.contextmanager
 def switches(**values):
     """Set the launch-level A/B switches for a block and put them back after it (tools/ab_perf.py, tests):
     ``head_group`` (``set_head_group``), ``dv_after_dp`` (``DV_AFTER_DP``; None: each config's own),
-    ``gluon_forward`` (``GLUON_FORWARD`` "auto" or "off"), ``gluon_backward`` (``GLUON_BACKWARD``, likewise),
+    ``gluon_forward`` (``GLUON_FORWARD`` "auto" or "off"), ``gluon_head_dims`` (``GLUON_HEAD_DIMS``, an iterable of
+    (D_qk, D_v) pairs), ``gluon_backward`` (``GLUON_BACKWARD``, likewise),
     ``gluon_bwd_tma_epilogue`` (``GLUON_BWD_TMA_EPILOGUE``), ``gluon_bwd_head_dims`` (``GLUON_BWD_HEAD_DIMS``, an
     iterable of head dims), ``gluon_bwd_causal_head_dims`` (``GLUON_BWD_CAUSAL_HEAD_DIMS``, likewise),
     ``gluon_bwd_hd64_rows`` (``GLUON_BWD_HD64_ROWS``), ``gluon_bwd_deterministic`` (``GLUON_BWD_DETERMINISTIC``),
@@ -212,7 +219,7 @@ def switches(**values):
     global HEAD_GROUP, DV_AFTER_DP, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE, GLUON_BWD_HEAD_DIMS
     global GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC, GLUON_BWD_192
     global GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PERSIST, GLUON_BWD192_THREE_STAGES
-    global GLUON_BWD192_TMA_EPILOGUE, GLUON_BWD192_DET_SPLIT
+    global GLUON_BWD192_TMA_EPILOGUE, GLUON_BWD192_DET_SPLIT, GLUON_HEAD_DIMS
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
@@ -231,10 +238,12 @@ def switches(**values):
     before = (HEAD_GROUP, DV_AFTER_DP, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE, GLUON_BWD_HEAD_DIMS,
               GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC, GLUON_BWD_192,
               GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PERSIST, GLUON_BWD192_THREE_STAGES,
-              GLUON_BWD192_TMA_EPILOGUE, GLUON_BWD192_DET_SPLIT)
+              GLUON_BWD192_TMA_EPILOGUE, GLUON_BWD192_DET_SPLIT, GLUON_HEAD_DIMS)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
+        if "gluon_head_dims" in values:
+            GLUON_HEAD_DIMS = frozenset((int(a), int(b)) for a, b in values["gluon_head_dims"])
         if "gluon_backward" in values:
             GLUON_BACKWARD = "auto" if values["gluon_backward"] else "off"
         if "head_group" in values:
@@ -272,7 +281,7 @@ def switches(**values):
         (HEAD_GROUP, DV_AFTER_DP, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE, GLUON_BWD_HEAD_DIMS,
          GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC, GLUON_BWD_192, GLUON_BWD_DET_UP,
          GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PERSIST, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_TMA_EPILOGUE,
-         GLUON_BWD192_DET_SPLIT) = before
+         GLUON_BWD192_DET_SPLIT, GLUON_HEAD_DIMS) = before
 
 
 def set_tma_mode(mode: str) -> None:

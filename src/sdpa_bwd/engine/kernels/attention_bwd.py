@@ -44,7 +44,7 @@ def attention_bwd_preprocess_kernel(
 ):
     """ODO: delta = rowsum(dO * O) in fp32, and the stats in log2 units, both (B H_q, S_side): S_side = S_q
     (packed) for the Triton kernels, S_q rounded up to 4 for the Gluon backward's TMA loads of them. Where
-    ``ZERO_D`` (a multiple of 64) is set, also zeroes the block's rows of the packed fp32 dQ accumulator at
+    ``ZERO_D`` (columns) is set, also zeroes the block's rows of the packed fp32 dQ accumulator at
     ``acc_ptr`` ((B H_q S_q, ZERO_D)), which the launcher then allocates without its own zero fill. ``PDL``: the
     next kernel, launched as a programmatic dependent, may start once every program has begun (it waits for this
     one's writes with ``griddepcontrol.wait``)."""
@@ -82,8 +82,12 @@ def attention_bwd_preprocess_kernel(
         acc_rows = (b * H_q + h) * S_q + offs_m
         cols = tl.arange(0, 64)
         for c in tl.static_range(0, ZERO_D, 64):
-            tl.store(acc_ptr + acc_rows[:, None] * ZERO_D + c + cols[None, :],
-                     tl.zeros([BLOCK_M, 64], tl.float32), mask=row_ok[:, None])
+            if ZERO_D % 64 == 0:
+                tl.store(acc_ptr + acc_rows[:, None] * ZERO_D + c + cols[None, :],
+                         tl.zeros([BLOCK_M, 64], tl.float32), mask=row_ok[:, None])
+            else:  # a padded head dim's accumulator (hd80, hd96): the last chunk's columns masked
+                tl.store(acc_ptr + acc_rows[:, None] * ZERO_D + c + cols[None, :],
+                         tl.zeros([BLOCK_M, 64], tl.float32), mask=row_ok[:, None] & (c + cols < ZERO_D)[None, :])
 
 
 @triton.jit

@@ -155,6 +155,15 @@ MAX_REGS = 168  # the kernel's budget before the partitions resize theirs
 STAMP_SLOTS = 16
 
 
+def kernel_head_dim(d: int):
+    """The head dim of the kernel that runs D_qk = D_v = ``d``: ``d`` itself where the buffers are sized for it, else
+    the next larger of ``HEAD_DIMS`` (None past the largest). A head dim below the kernel's is run as the kernel's:
+    the descriptors give the tensors' true width, so the bulk copies fill the columns past it with zeros on the way
+    in (they add nothing to S, dP or the products' sums) and drop them on the way out (dQ's reduces, dK's and dV's
+    stores), with no copy of any tensor; the padded columns cost their share of the products."""
+    return next((k for k in HEAD_DIMS if k >= d), None)
+
+
 def dq_block(D: int, rows: int, by_rows: bool) -> list:
     """[rows, columns] of one consumer's part of a query tile's dQ, the block of the launcher's descriptor of the fp32
     accumulator (which the kernel reads the split off): ``by_rows``, the tile's row half over all D columns (the

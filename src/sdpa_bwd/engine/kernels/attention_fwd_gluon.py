@@ -97,6 +97,17 @@ def has_buffers_for(d_qk: int, d_v: int) -> bool:
     return all(d == 0 or (16 <= d <= 128 and d & (d - 1) == 0) for d in (*qk_chunks(d_qk), d_v)) and d_v > 0
 
 
+def kernel_head_dims(d_qk: int, d_v: int) -> tuple:
+    """The head dims of the kernel that runs (``d_qk``, ``d_v``): the same where its buffers hold them, else (D_qk =
+    D_v only) both padded to the power of two above (hd80 and hd96 as hd128): the descriptors give the tensors' true
+    width, so the bulk copies fill the columns past it with zeros on the way in (they add nothing to S or O) and drop
+    them on the way out (O's store, which must then be a bulk copy), with no copy of any tensor."""
+    if has_buffers_for(d_qk, d_v) or d_qk != d_v or d_qk < 16:
+        return d_qk, d_v
+    pad = 1 << (d_qk - 1).bit_length()
+    return pad, pad
+
+
 if AVAILABLE:
     ROWS = gl.constexpr(BLOCK_ROWS)
 
