@@ -632,8 +632,10 @@ ROWS_S47 = [(3, 12, 1, 5376, 96, True, torch.float16, "bshd"), (1, 24, 6, 4864, 
             (4, 16, 16, 2048, 80, True, torch.bfloat16)]
 _UNPADDED = dict(gluon_bwd_head_dims=(64, 128), gluon_bwd_causal_head_dims=(64, 128),
                  gluon_head_dims=((128, 128), (192, 128), (64, 64)))
-_S47 = [("gluon padded", "on", None), ("triton", "on", None, _UNPADDED), ("gluon padded again", "on", None),
-        ("triton again", "on", None, _UNPADDED)]
+_PADDED = dict(gluon_bwd_head_dims=(64, 80, 96, 128), gluon_bwd_causal_head_dims=(64, 80, 96, 128),
+               gluon_head_dims=((128, 128), (192, 128), (64, 64), (80, 80), (96, 96)))
+_S47 = [("gluon padded", "on", None, _PADDED), ("triton", "on", None, _UNPADDED),
+        ("gluon padded again", "on", None, _PADDED), ("triton again", "on", None, _UNPADDED)]
 BWD_VARIANTS_S47 = {80: _S47, 96: _S47}
 FWD_VARIANTS_S47 = {80: _S47, 96: _S47}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),

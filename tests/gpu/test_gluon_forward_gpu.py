@@ -26,6 +26,13 @@ pytestmark = [pytest.mark.gpu,
 
 PAD, ODD, DSTEP = TMA_PAD, TMA_ODD, SBHD_DSTEP  # ODD: rows not 16-byte aligned, the Triton kernels
 
+
+@pytest.fixture(autouse=True)
+def padded_head_dims_let_in(monkeypatch):
+    """hd80 and hd96 as hd128 (``attention_fwd_gluon.kernel_head_dims``), let in here whatever
+    ``GLUON_HEAD_DIMS`` says, so that the padded form is checked."""
+    monkeypatch.setattr(launch, "GLUON_HEAD_DIMS", launch.GLUON_HEAD_DIMS | {(80, 80), (96, 96)})
+
 GLUON_CASES = [
     Case(B=2, H_q=4, H_k=4, H_v=4, S_q=1024, S_kv=1024, D_qk=128, D_v=128, dtype="bf16", seed=300),
     Case(B=2, H_q=4, H_k=4, H_v=4, S_q=777, S_kv=1500, D_qk=128, D_v=128, dtype="fp16",
