@@ -33,6 +33,11 @@ PATHS = {
     "gluon-192": (_case("gluon-192", B=1, H_q=4, S_q=512, D_qk=192, D_v=128), {FWD_GLUON, ODO, GLUON192, CONVERT}),
     "gluon-192-det-split": (_case("gluon-192-det-split", B=1, H_q=4, S_q=256, D_qk=192, D_v=128, right_bound=0,
                                   deterministic=True), {FWD_GLUON, ODO, GLUON192, DQ}),
+    # hd80 / hd96 as the hd128 kernels, the bulk copies padding the columns
+    "gluon-hd96-padded-gqa": (_case("gluon-hd96-padded-gqa", B=2, H_q=4, H_k=2, S_q=333, D_qk=96, right_bound=0),
+                              {FWD_GLUON, ODO, GLUON, CONVERT}),
+    "gluon-hd80-padded": (_case("gluon-hd80-padded", B=1, H_q=4, S_q=300, D_qk=80, dtype="float16"),
+                          {FWD_GLUON, ODO, GLUON, CONVERT}),
     # The Triton kernels
     "triton-separate": (_case("triton-separate", B=2, H_q=4, S_q=300, D_qk=48), {FWD, ODO, DKDV, DQ}),
     "triton-fp32-split-kv": (_case("triton-fp32-split-kv", B=1, H_q=4, H_k=2, H_v=1, S_q=200, D_qk=64,

@@ -2,6 +2,8 @@
 kernel launch the launcher makes (kernels stubbed out, so no GPU: ``tools/launch_record.py``) is the one recorded from
 the launcher before the split (``tests/data/launch_golden.json.gz``, 972 problems, 2026-12-06): the kernel, grid, every
 scalar, every keyword, and which tensor or side buffer each tensor argument is; first calls and launch-cache replays.
+Changes made on purpose since are re-recorded for the problems they touch alone: the four hd80 problems on the H200
+(2026-12-06, hd80 / hd96 into the Gluon kernels at hd128, ``attention_bwd_gluon.kernel_head_dim``).
 The experiment forms removed after it (``launch_record.golden_now``) leave the comparison: the problems that turned
 one on, and the keywords that selected them, where the record has them off."""
 

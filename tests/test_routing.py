@@ -26,7 +26,6 @@ def metas(B=1, H=4, H_kv=None, H_v=None, S=256, S_kv=None, D=128, Dv=None, dtype
                 stats=m(B, H, S, dt=FP32), dq=m(B, H, S, D), dk=m(B, H_kv, S_kv, D), dv=m(B, H_v, S_kv, Dv))
 
 
-PADDED = dict(gluon_bwd_head_dims=(64, 80, 96, 128), gluon_head_dims=((128, 128), (80, 80), (96, 96)))
 ATOMIC = launch.BackwardConfig(64, 128, 128, 64, num_warps=8, num_stages=3, dq_mode="atomic")
 
 # (id, direction, problem, call keywords, switches, expected path, a reason expected against the Gluon kernel)
@@ -39,10 +38,10 @@ TABLE = [
     ("fwd-triton-off", "fwd", dict(), {}, dict(gluon_forward=False), "triton-fwd", "switched off"),
     ("bwd-gluon", "bwd", dict(), dict(right_bound=0), {}, "gluon-bwd", None),
     ("bwd-gluon-hd64-det", "bwd", dict(D=64), dict(deterministic=True), {}, "gluon-bwd", None),
-    # hd80 / hd96 as the hd128 kernels, the bulk copies padding the columns, where the switches let them in
-    ("bwd-gluon-hd96-gqa", "bwd", dict(H=4, H_kv=2, D=96), dict(right_bound=0), PADDED, "gluon-bwd", None),
-    ("bwd-gluon-hd80-det", "bwd", dict(D=80), dict(deterministic=True), PADDED, "gluon-bwd", None),
-    ("fwd-gluon-hd80", "fwd", dict(D=80), dict(right_bound=0), PADDED, "gluon-fwd", None),
+    # hd80 / hd96 as the hd128 kernels, the bulk copies padding the columns
+    ("bwd-gluon-hd96-gqa", "bwd", dict(H=4, H_kv=2, D=96), dict(right_bound=0), {}, "gluon-bwd", None),
+    ("bwd-gluon-hd80-det", "bwd", dict(D=80), dict(deterministic=True), {}, "gluon-bwd", None),
+    ("fwd-gluon-hd80", "fwd", dict(D=80), dict(right_bound=0), {}, "gluon-fwd", None),
     ("bwd-gluon-192", "bwd", dict(D=192, Dv=128), dict(right_bound=0), {}, "gluon-bwd-192", None),
     ("bwd-gluon-192-det-split", "bwd", dict(D=192, Dv=128), dict(deterministic=True), {},
      "gluon-bwd-192-det-split", None),

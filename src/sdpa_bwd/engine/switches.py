@@ -57,12 +57,13 @@ GLUON_FORWARD = os.environ.get("SDPA_BWD_GLUON_FWD", "auto")
 # hd64 with two consumers lost (run64/, run66/: (4,16,2048,64) 0.178 -> 0.194 non-causal, 0.113 -> 0.139 causal);
 # with three a program (2026-12-03, docs/data/h200-2026-12-03g/run2, tools/ab_forward.py, in alternation) it wins on
 # every hd64 row: bf16 (4,16,2048) 0.182 -> 0.175 ms non-causal, 0.112 -> 0.109 causal, (1,32/8,8192) 1.295 -> 1.120,
-# 0.670 -> 0.590. $SDPA_BWD_GLUON_HEAD_DIMS (e.g. "128/128") replaces the set for A/B runs; "80/80,96/96" added runs
-# those as hd128 (``attention_fwd_gluon.kernel_head_dims``: the bulk copies pad the columns), prepared 2026-12-06
-# without a device, as the backward's GLUON_BWD_HEAD_DIMS.
+# 0.670 -> 0.590. hd80 and hd96 as hd128 (``attention_fwd_gluon.kernel_head_dims``: the bulk copies pad the columns)
+# since 2026-12-06, where the Triton forward padded them to 128 in registers: 1.31-1.51x faster on the sweep's tuning
+# rows (1.00-1.14 of cuDNN against 0.73-0.81, one outlier 0.35; H100, docs/data/h100-2026-12-06g, ab_perf --table s47).
+# $SDPA_BWD_GLUON_HEAD_DIMS (e.g. "128/128") replaces the set for A/B runs.
 GLUON_HEAD_DIMS = frozenset(tuple(int(d) for d in pair.split("/")) for pair in
                             os.environ.get("SDPA_BWD_GLUON_HEAD_DIMS",
-                                           "128/128,192/128,64/64").split(",") if pair)
+                                           "128/128,192/128,64/64,80/80,96/96").split(",") if pair)
 
 # The backward in Gluon (kernels.attention_bwd_gluon: dK, dV and dQ in one pass, dQ by TMA bulk reduce) where
 # ``gluon_backward_reasons`` finds nothing against it: "auto", or "off" for the Triton kernels everywhere.
@@ -72,13 +73,13 @@ GLUON_BACKWARD = os.environ.get("SDPA_BWD_GLUON_BWD", "auto")
 # docs/data/h200-2026-12-02c/run1, tools/ab_perf.py --table s25): (4,16,2048,64) bf16 0.505-0.516 ms against the
 # Triton kernels' 0.527-0.537 non-causal (at 64-row tiles, docs/data/h200-2026-12-02b: 0.538 against 0.528). Under
 # the causal mask only the head dims in GLUON_BWD_CAUSAL_HEAD_DIMS. $SDPA_BWD_GLUON_BWD_HEAD_DIMS (e.g. "128")
-# replaces the set for A/B runs. hd80 and hd96 can run as the hd128 kernel ("64,80,96,128":
-# ``attention_bwd_gluon.kernel_head_dim``, the bulk copies pad the columns, no tensor is copied), where the Triton
-# kernels that take them now pad them to 128 too and ran the held-out sweep's two such rows at 0.42 and 0.78 of cuDNN
-# (H100, docs/data/h100-2026-12-06f); prepared 2026-12-06 without a device (its GPU tests and
-# ``tools/ab_perf.py --table s47`` not yet run), so not on by default.
+# replaces the set for A/B runs. hd80 and hd96 run as the hd128 kernel (``attention_bwd_gluon.kernel_head_dim``: the
+# bulk copies pad the columns, no tensor is copied) since 2026-12-06, where the Triton kernels padded them to 128 in
+# registers: on the sweep's tuning rows 1.31-1.63x faster than them (0.93-1.54 of cuDNN against 0.65-1.11; H100,
+# docs/data/h100-2026-12-06g, ab_perf --table s47), and the held-out hd80 row B1-H16/4-S6257 at 0.98 of cuDNN
+# against 0.42.
 GLUON_BWD_HEAD_DIMS = frozenset(int(d) for d in os.environ.get("SDPA_BWD_GLUON_BWD_HEAD_DIMS",
-                                                               "64,128").split(",") if d)
+                                                               "64,80,96,128").split(",") if d)
 # Of those, the head dims it takes under the causal mask: both since 2026-12-02 (H200, docs/data/h200-2026-12-02d,
 # ab_perf --table s26, each row interleaved): with lse2 and delta brought in by TMA, (4,16,2048,64) bf16 causal
 # 0.331-0.333 ms in Gluon against the Triton kernels' 0.335-0.336 (run3/), and 0.327 / 0.327 against 0.338 / 0.336
