@@ -3,10 +3,14 @@ GPU-bound (the CPU's launch path is what a call costs there).
 
     PYTHONPATH=src python3 tools/host_overhead.py [--shape 1,1,128,64] [--calls 200] [--profile]
     PYTHONPATH=src python3 tools/host_overhead.py --python-only [--profile]
+    PYTHONPATH=src python3 tools/host_overhead.py --python-only --threads   # Linux, 2 cores or more
 
 ``--python-only`` needs no GPU: it times our launcher's own Python (checks, configs, buffers, argument
 lists) on CPU tensors with every kernel launch replaced by a no-op, i.e. the host time a call costs
-before Triton's launcher. It is the part of the host path this repository controls.
+before Triton's launcher. It is the part of the host path this repository controls. ``--threads`` times
+it as autograd runs a CUDA step: the forward on the calling thread, the backward handed to another thread
+(autograd's device thread) and waited for, that thread on the same core or on another, beside the bare
+hand-off: what a backward on another core costs our Python (``bench_host.py --split`` measures the step on a GPU).
 
 For each engine it times ``calls`` back-to-back calls and a synchronize, and prints microseconds
 per call; with the GPU idle between launches this is the host side (Python, argument checks,
@@ -80,6 +84,68 @@ def python_only(shape, calls, profile):
         print_profile(lambda: launch.attention_backward(q, k, v, o, do, st), calls, 15)
 
 
+def threads(shape, calls):
+    """``--threads``: the launcher's Python (kernels stubbed) a forward + backward on one thread, and with the
+    backward handed to a second thread pinned to the calling thread's core or to another core (as autograd hands a
+    CUDA backward to its device thread), beside the hand-off alone; us a step, the least of five loops."""
+    import queue
+    import threading
+
+    os.environ["TRITON_INTERPRET"] = "1"
+    for name in [n for n in dir(launch) if n.startswith("attention_") and n.endswith(("_kernel", "_any_len"))]:
+        setattr(launch, name, _NoLaunch())
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        raise SystemExit(f"--threads: this process may run on {len(cores)} core(s); it needs two")
+    q, k, v, do = (torch.randn(*shape, dtype=torch.bfloat16) for _ in range(4))
+
+    def fwd():
+        return launch.attention_forward(q, k, v, right_bound=0)
+
+    def bwd(o, st):
+        launch.attention_backward(q, k, v, o, do, st, right_bound=0)
+
+    def handed(core, payload):
+        os.sched_setaffinity(0, {cores[0]})
+        inbox, done = queue.SimpleQueue(), threading.Event()
+
+        def worker():
+            os.sched_setaffinity(0, {core})
+            while (item := inbox.get()) is not None:
+                if payload:
+                    bwd(*item)
+                done.set()
+
+        t = threading.Thread(target=worker)
+        t.start()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            item = fwd() if payload else (None, None)
+            done.clear()
+            inbox.put(item)
+            done.wait()
+        dt = (time.perf_counter() - t0) / calls * 1e6
+        inbox.put(None)
+        t.join()
+        return dt
+
+    def one(_core, _payload):
+        os.sched_setaffinity(0, {cores[0]})
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            bwd(*fwd())
+        return (time.perf_counter() - t0) / calls * 1e6
+
+    rows = [("forward + backward, one thread", one, cores[0], True),
+            ("hand-off alone, same core", handed, cores[0], False),
+            ("hand-off alone, another core", handed, cores[1], False),
+            ("backward handed off, same core", handed, cores[0], True),
+            ("backward handed off, another core", handed, cores[1], True)]
+    for name, fn, core, payload in rows:
+        print(f"{','.join(map(str, shape))} causal: {name:36s} {min(fn(core, payload) for _ in range(5)):7.1f} us a "
+              "step (least of 5)", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shape", default="1,1,128,64")
@@ -87,8 +153,12 @@ def main():
     ap.add_argument("--profile", action="store_true", help="also cProfile our backward calls (top 25 by own time) and sum their kernels' GPU time")
     ap.add_argument("--python-only", action="store_true",
                     help="no GPU: time our launcher's Python on CPU tensors, kernel launches stubbed out")
+    ap.add_argument("--threads", action="store_true",
+                    help="with --python-only: the backward handed to a thread on the same core and on another")
     args = ap.parse_args()
     B, H, S, D = (int(x) for x in args.shape.split(","))
+    if args.python_only and args.threads:
+        return threads((B, H, S, D), args.calls * 10)
     if args.python_only:
         return python_only((B, H, S, D), args.calls, args.profile)
     q, k, v, do = (torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16) for _ in range(4))
