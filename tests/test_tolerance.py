@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 from pathlib import Path
@@ -132,11 +133,12 @@ def test_classes_fail_a_low_precision_accumulator():
 def test_runner_margins_of_our_engine_stay_above_two():
     """Our Triton engine (CPU, interpreter) over the standard level, as the runner judged it:
     recomputed under the current classes from each check's error, reference error and floor."""
-    path = DOCS / "margins-triton-interpreter-standard.jsonl"
+    path = DOCS / "margins-triton-interpreter-standard.jsonl.gz"
     if not path.exists():
         pytest.skip(f"{path} not recorded")
     by_name = {c.name: c for c in classes()}
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f.read().splitlines()]
     assert len(rows) > 600
     worst = None
     for row in rows:
