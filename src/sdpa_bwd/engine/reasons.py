@@ -255,16 +255,15 @@ def gluon_forward_reasons(q, k, v, o, stats, *, scale: float, causal: bool, hi_o
     causal one with its diagonal at 0, and outputs that touch no input (``apart``; None: worked out from the
     tensors). The Triton forward takes the rest."""
     reasons = _gluon_reasons(q, sw.GLUON_FORWARD, "GLUON_FORWARD / $SDPA_BWD_GLUON_FWD", config, "forward")
+    kernel_dims = attention_fwd_gluon.kernel_head_dims(q.shape[3], v.shape[3])
     if (q.shape[3], v.shape[3]) not in sw.GLUON_HEAD_DIMS:
         reasons.append(f"head dims {(q.shape[3], v.shape[3])}: not in {sorted(sw.GLUON_HEAD_DIMS)}")
-    elif not attention_fwd_gluon.has_buffers_for(*attention_fwd_gluon.kernel_head_dims(q.shape[3], v.shape[3])):
+    elif not attention_fwd_gluon.has_buffers_for(*kernel_dims):
         reasons.append(f"head dims {(q.shape[3], v.shape[3])}: not in power-of-two chunks of 16 to 128 (the "
                        "kernel's buffers), nor D_qk = D_v below 128 (padded); take them out of "
                        "$SDPA_BWD_GLUON_HEAD_DIMS")
-    elif (attention_fwd_gluon.kernel_head_dims(q.shape[3], v.shape[3])[1] != v.shape[3] and o is not None
-          and not _tma_ok(o)):
-        reasons.append(f"head dim {v.shape[3]} runs as the kernel's "
-                       f"{attention_fwd_gluon.kernel_head_dims(q.shape[3], v.shape[3])[1]}, whose O must leave by the "
+    elif kernel_dims[1] != v.shape[3] and o is not None and not _tma_ok(o):
+        reasons.append(f"head dim {v.shape[3]} runs as the kernel's {kernel_dims[1]}, whose O must leave by the "
                        "bulk-copy engine (it drops the padded columns; the pointer stores would write them): O is "
                        "not TMA-addressable (see _tma_ok)")
     if not scale > 0:
@@ -336,12 +335,12 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
                            "order, so the Triton kernels' deterministic path takes it")
     elif D_qk != D_v or D_qk not in sw.GLUON_BWD_HEAD_DIMS:
         reasons.append(f"head dims {(D_qk, D_v)}: not D_qk = D_v in {sorted(sw.GLUON_BWD_HEAD_DIMS)}")
-    elif attention_bwd_gluon.kernel_head_dim(D_qk) is None:
+    elif (kernel_dim := attention_bwd_gluon.kernel_head_dim(D_qk)) is None:
         reasons.append(f"head dims {(D_qk, D_v)}: the kernel's registers and buffers are sized for D_qk = D_v up to "
                        f"{max(attention_bwd_gluon.HEAD_DIMS)}; take it out of $SDPA_BWD_GLUON_BWD_HEAD_DIMS")
-    elif (attention_bwd_gluon.kernel_head_dim(D_qk) != D_qk and H_k == H_q and H_v == H_q
+    elif (kernel_dim != D_qk and H_k == H_q and H_v == H_q
           and not (_tma_ok(k if dk is None else dk) and _tma_ok(v if dv is None else dv))):
-        reasons.append(f"head dim {D_qk} runs as the kernel's {attention_bwd_gluon.kernel_head_dim(D_qk)}, whose dK "
+        reasons.append(f"head dim {D_qk} runs as the kernel's {kernel_dim}, whose dK "
                        "and dV must leave by the bulk-copy engine (it drops the padded columns; the pointer stores "
                        "would write them): dK or dV is not TMA-addressable (see _tma_ok)")
     if not scale > 0:
