@@ -44,7 +44,7 @@ from common import make  # noqa: E402  (benchmarks/common.py: the benchmark's la
 BC = launch.BackwardConfig
 FC = launch.ForwardConfig
 
-ROWS = [  # (B, H_q, H_kv, S, D or (D_qk, D_v), causal, dtype[, layout]); variants are keyed by D
+ROWS = [  # (B, H_q, H_kv, S or (S_q, S_kv), D or (D_qk, D_v), causal, dtype[, layout]); variants are keyed by D
     (1, 16, 16, 4096, (192, 128), False, torch.bfloat16),
     (2, 16, 16, 4096, 128, False, torch.bfloat16),
     (1, 16, 16, 4096, (192, 128), True, torch.bfloat16),
@@ -638,6 +638,20 @@ _S47 = [("gluon padded", "on", None, _PADDED), ("triton", "on", None, _UNPADDED)
         ("gluon padded again", "on", None, _PADDED), ("triton again", "on", None, _UNPADDED)]
 BWD_VARIANTS_S47 = {80: _S47, 96: _S47}
 FWD_VARIANTS_S47 = {80: _S47, 96: _S47}
+# s48 (prepared 2026-12-06, no device left): short calls with shared K / V heads, the Gluon backward against the Triton
+# kernels. On the held-out sweep (H100, docs/data/h100-2026-12-06g) B1-H24/12-S192-D96 ran 0.118 ms in the Triton
+# kernels and 0.176 in the Gluon path (its five launches: ODO, the pass, DQ_CONVERT and GQA's two accumulator
+# conversions), at every head dim the Gluon kernels take. Rows: the sweep's tuning split's short GQA / MQA rows
+# (tuning-017, -028, -013, -018) and a longer GQA one (tuning-026) as the control; a size rule (keys x heads, say) for
+# short shared-head calls is chosen from these, never from the held-out rows.
+ROWS_S48 = [(1, 64, 4, (256, 1024), 96, False, torch.bfloat16, "bshd"),
+            (1, 32, 16, 448, 64, False, torch.bfloat16, "bshd_pad"),
+            (1, 8, 1, 384, 128, True, torch.float16, "bshd_pad"), (2, 16, 1, 896, 64, True, torch.float16, "bshd"),
+            (1, 28, 14, (1879, 3529), 64, False, torch.bfloat16, "bshd")]
+_S48 = [("gluon", "on", None), ("triton", "on", None, _TRITON), ("gluon again", "on", None),
+        ("triton again", "on", None, _TRITON)]
+BWD_VARIANTS_S48 = {64: _S48, 96: _S48, 128: _S48}
+FWD_VARIANTS_S48 = {64: [], 96: [], 128: []}
 TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VARIANTS_S6, FWD_VARIANTS_S6),
           "s7": (ROWS_S7, BWD_VARIANTS_S7, FWD_VARIANTS_S7), "s7b": (ROWS_S7B, BWD_VARIANTS_S7B, FWD_VARIANTS_S7B),
           "s8b": (ROWS_S8B, BWD_VARIANTS_S8B, FWD_VARIANTS_S8B),
@@ -654,7 +668,8 @@ TABLES = {"configs": (ROWS, BWD_VARIANTS, FWD_VARIANTS), "s6": (ROWS_S6, BWD_VAR
           "s26": (ROWS_S26, BWD_VARIANTS_S26, FWD_VARIANTS_S26),
           "s45": (ROWS_S45, BWD_VARIANTS_S45, FWD_VARIANTS_S45),
           "s46": (ROWS_S45, BWD_VARIANTS_S46, FWD_VARIANTS_S45),
-          "s47": (ROWS_S47, BWD_VARIANTS_S47, FWD_VARIANTS_S47)}
+          "s47": (ROWS_S47, BWD_VARIANTS_S47, FWD_VARIANTS_S47),
+          "s48": (ROWS_S48, BWD_VARIANTS_S48, FWD_VARIANTS_S48)}
 
 
 def _variant(v):
@@ -739,15 +754,17 @@ def main():
         B, Hq, Hkv, S, D, causal, dtype = row[:7]
         layout = row[7] if len(row) > 7 else "bhsd"
         d_qk, d_v = D if isinstance(D, tuple) else (D, D)
+        S_q, S_kv = S if isinstance(S, tuple) else (S, S)  # causal: the diagonal at the top left, as cuDNN's
         if args.d_qk is not None and d_qk != args.d_qk:
             continue
-        gen = torch.Generator(device="cuda").manual_seed(S + d_qk + d_v + causal)
-        q = make(B, Hq, S, d_qk, layout, dtype, gen)
-        do = make(B, Hq, S, d_v, layout, dtype, gen)
-        k = make(B, Hkv, S, d_qk, layout, dtype, gen)
-        v = make(B, Hkv, S, d_v, layout, dtype, gen)
+        gen = torch.Generator(device="cuda").manual_seed(S_q + (S_kv if S_kv != S_q else 0) + d_qk + d_v + causal)
+        q = make(B, Hq, S_q, d_qk, layout, dtype, gen)
+        do = make(B, Hq, S_q, d_v, layout, dtype, gen)
+        k = make(B, Hkv, S_kv, d_qk, layout, dtype, gen)
+        v = make(B, Hkv, S_kv, d_v, layout, dtype, gen)
         rb = 0 if causal else None
-        tag = f"({B},{Hq}/{Hkv},{S},{d_qk}/{d_v}) {'causal' if causal else 'nc'} {str(dtype)[6:]} {layout}"
+        tag = (f"({B},{Hq}/{Hkv},{S_q if S_q == S_kv else f'{S_q}/{S_kv}'},{d_qk}/{d_v}) "
+               f"{'causal' if causal else 'nc'} {str(dtype)[6:]} {layout}")
         t_cudnn = t_cudnn_fwd = float("nan")
         ref = out = None
         if not args.warm_only:
