@@ -11,9 +11,10 @@ where one command may run 10 minutes run the splits one per command, ``--rows`` 
     PYTHONPATH=src python3 benchmarks/sweep.py --split held_out --out benchmarks/results
     PYTHONPATH=src python3 benchmarks/sweep.py --split both --out benchmarks/results      # both, one command
     PYTHONPATH=src python3 benchmarks/sweep.py --split held_out --rows 10 --list           # print rows, no GPU
+    PYTHONPATH=src python3 benchmarks/sweep.py --split held_out --rows 24 --only held_out-023  # one row again
     PYTHONPATH=src python3 benchmarks/plot_sweep.py benchmarks/results/h100/sweep_held_out.json
 
-Writes ``<out>/<card>/sweep_<split>.json`` (card: ``card_slug(torch.cuda.get_device_name())``, e.g. ``h100``),
+Writes ``<out>/<card>/sweep_<split>.json`` (``sweep_<split>_only.json`` for the rows ``--only`` names; card: ``card_slug(torch.cuda.get_device_name())``, e.g. ``h100``),
 rewritten after every row so a run stopped by a time limit keeps what it measured, and prints a summary per split.
 
 The shapes (``generate``): each row draws its categorical axes from shuffled decks (head dim, dtype, layout, GQA
@@ -650,12 +651,26 @@ def run_meta(split, seed, args):
                 bars=dict(slow_row=SLOW_ROW, det=DET_BAR, mem=MEM_BAR))
 
 
-def run_split(split, seed, args):
+def select(rows, only):
+    """The rows whose ids are in ``only`` (all rows where it is empty), in the split's order; an id the split does not
+    have stops the run with what to pass instead."""
+    if not only:
+        return rows
+    have = {r["id"] for r in rows}
+    missing = [i for i in only if i not in have]
+    if missing:
+        raise SystemExit(f"sweep.py: no row {', '.join(missing)} among the {len(rows)} drawn ({min(have)} .. "
+                         f"{max(have)}): pass ids that --list prints, or raise --rows")
+    return [r for r in rows if r["id"] in only]
+
+
+def run_split(split, seed, args, only=()):
     import torch
 
-    rows = generate(args.rows, seed, split)
+    rows = select(generate(args.rows, seed, split), only)
     meta = run_meta(split, seed, args)
-    path = os.path.join(args.out, meta["card"], f"sweep_{split}.json")
+    # a subset of the split is kept apart from the split's record
+    path = os.path.join(args.out, meta["card"], f"sweep_{split}{'_only' if only else ''}.json")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     done = []
     if DEVICE == "cuda" and not args.no_compile_ahead:
@@ -701,6 +716,9 @@ def main(argv=None):
     ap.add_argument("--no-det", action="store_true", help="skip the deterministic-mode timing")
     ap.add_argument("--no-mem", action="store_true", help="skip the peak-memory measurement")
     ap.add_argument("--list", action="store_true", help="print the generated rows and stop (no GPU)")
+    ap.add_argument("--only", action="append", default=[], metavar="ID",
+                    help="time only this row (an id --list prints, e.g. held_out-023; repeatable); the record is "
+                         "then sweep_<split>_only.json")
     ap.add_argument("--no-compile-ahead", action="store_true",
                     help="compile each row's kernels as it is first timed, not all rows' side by side first")
     ap.add_argument("--warmup", type=float, default=common.WARMUP_MS, help="do_bench warm-up, ms")
@@ -708,10 +726,16 @@ def main(argv=None):
     args = ap.parse_args(argv)
     splits = SPLITS if args.split == "both" else (args.split,)
     seeds = {"tuning": args.seed_tuning, "held_out": args.seed_held_out}
+    stray = [i for i in args.only if not i.startswith(tuple(f"{sp}-" for sp in splits))]
+    if stray:
+        raise SystemExit(f"sweep.py: --only {', '.join(stray)}: not a row id of {' or '.join(splits)} (ids look like "
+                         f"{splits[0]}-007; --list prints them)")
+    only = {sp: [i for i in args.only if i.startswith(f"{sp}-")] for sp in splits}
+    splits = tuple(sp for sp in splits if only[sp] or not args.only)
     if args.list:
         for split in splits:
             print(f"== {split} (seed {seeds[split]})")
-            print_rows(generate(args.rows, seeds[split], split))
+            print_rows(select(generate(args.rows, seeds[split], split), only[split]))
         return 0
     import torch
     if not torch.cuda.is_available():
@@ -722,7 +746,7 @@ def main(argv=None):
     warnings.filterwarnings("ignore", category=UserWarning)  # peers explaining their declines
     common.WARMUP_MS, common.REP_MS = args.warmup, args.rep
     for split in splits:
-        run_split(split, seeds[split], args)
+        run_split(split, seeds[split], args, only[split])
     return 0
 
 

@@ -233,6 +233,18 @@ def test_list_prints_rows_without_a_gpu(capsys):
     assert "held_out-000" in out and "held_out-002" in out and "tuning" not in out
 
 
+def test_only_selects_rows_by_id_and_names_a_stray_one(capsys):
+    assert sweep.main(["--split", "both", "--rows", "30", "--list", "--only", "held_out-023",
+                       "--only", "held_out-004"]) == 0
+    out = capsys.readouterr().out
+    listed = [line.split()[0] for line in out.splitlines() if line.startswith("held_out-")]
+    assert listed == ["held_out-004", "held_out-023"] and "tuning" not in out, out
+    with pytest.raises(SystemExit, match="no row held_out-099"):
+        sweep.main(["--split", "held_out", "--rows", "30", "--list", "--only", "held_out-099"])
+    with pytest.raises(SystemExit, match="not a row id of held_out"):
+        sweep.main(["--split", "held_out", "--list", "--only", "tuning-001"])
+
+
 def test_plot_renders_a_png(tmp_path, timed_rows):
     rows = [r for r in timed_rows if not r.get("ours_error")]
     rows[0] = dict(rows[0], dtype="bf16")
