@@ -14,7 +14,8 @@ where one command may run 10 minutes run the splits one per command, ``--rows`` 
     PYTHONPATH=src python3 benchmarks/sweep.py --split held_out --rows 24 --only held_out-023  # one row again
     PYTHONPATH=src python3 benchmarks/plot_sweep.py benchmarks/results/h100/sweep_held_out.json
 
-Writes ``<out>/<card>/sweep_<split>.json`` (``sweep_<split>_only.json`` for the rows ``--only`` names; card: ``card_slug(torch.cuda.get_device_name())``, e.g. ``h100``),
+Writes ``<out>/<card>/sweep_<split>.json`` (``sweep_<split>_only.json`` for the rows ``--only`` names; card:
+``card_slug(torch.cuda.get_device_name())``, e.g. ``h100``),
 rewritten after every row so a run stopped by a time limit keeps what it measured, and prints a summary per split.
 
 The shapes (``generate``): each row draws its categorical axes from shuffled decks (head dim, dtype, layout, GQA
