@@ -64,11 +64,17 @@ class _NoLaunch:
         return lambda *args, **kwargs: None
 
 
-def python_only(shape, calls, profile):
+def _stub_kernels() -> list:
+    """Every kernel the launcher names replaced by a no-op, on CPU tensors: the names replaced."""
     os.environ["TRITON_INTERPRET"] = "1"  # the launcher takes CPU tensors only then; no kernel runs anyway
     kernels = [n for n in dir(launch) if n.startswith("attention_") and n.endswith(("_kernel", "_any_len"))]
     for name in kernels:
         setattr(launch, name, _NoLaunch())
+    return kernels
+
+
+def python_only(shape, calls, profile):
+    kernels = _stub_kernels()
     B, H, S, D = shape
     q, k, v, o, do = (torch.randn(B, H, S, D, dtype=torch.bfloat16) for _ in range(5))
     st = torch.randn(B, H, S)
@@ -91,9 +97,7 @@ def threads(shape, calls):
     import queue
     import threading
 
-    os.environ["TRITON_INTERPRET"] = "1"
-    for name in [n for n in dir(launch) if n.startswith("attention_") and n.endswith(("_kernel", "_any_len"))]:
-        setattr(launch, name, _NoLaunch())
+    _stub_kernels()
     cores = sorted(os.sched_getaffinity(0))
     if len(cores) < 2:
         raise SystemExit(f"--threads: this process may run on {len(cores)} core(s); it needs two")
