@@ -236,3 +236,34 @@ def test_the_flash_varlen_probe_file_is_the_adapters_own_check_and_needs_only_py
 def test_a_varlen_case_that_is_no_probe_says_how_to_rerun_it(tmp_path):
     with pytest.raises(SystemExit, match="only varlen probes get a standalone file yet - rerun it with: sdpa-bwd run"):
         main(["repro", "varlen-000", "--engine", "triton", "--level", "varlen", "-o", str(tmp_path / "x.py")])
+
+
+def test_repros_writes_every_failing_cell_with_a_twin_and_checks_them_alone(tmp_path, monkeypatch):
+    """``sdpa-bwd repros REPORT --run``: a file per failing cell and its ``triton`` twin; the seeded defect's file
+    fails alone and the twin's passes, and index.md says so; passing cells get no file, a probe gets a note."""
+    import json
+
+    report = tmp_path / "run.json"
+    report.write_text(json.dumps({"schema": "sdpa-bwd.run/1", "argv": ["run", "--level", "quick"], "results": [
+        {"case": "reg-aliased-outputs-fused-dqkv", "engine": "triton-defect:aliased-outputs", "verdict": "failed",
+         "failing": True},
+        {"case": "reg-misaligned-base", "engine": "triton-defect:aliased-outputs", "verdict": "passed",
+         "failing": False},
+        {"case": "probe-dq-aliases-dk", "engine": "triton-defect:aliased-outputs", "verdict": "rejection-accepted",
+         "failing": True}]}))
+    monkeypatch.setenv("SDPA_BWD_DEFECTS", "1")
+    out = tmp_path / "repros"
+    try:
+        status = main(["repros", str(report), "--out", str(out), "--run", "--jobs", "2"])
+    finally:
+        from sdpa_bwd.conformance import defects
+
+        defects.unregister_defects()
+    index = (out / "index.md").read_text()
+    assert status == 0, index
+    row = next(ln for ln in index.splitlines() if "reg-aliased-outputs-fused-dqkv" in ln)
+    assert row.endswith("| exit 1 | exit 0 |"), row
+    assert (out / "triton" / "reg-aliased-outputs-fused-dqkv.py").exists()
+    assert "reg-misaligned-base" not in index
+    probe = next(ln for ln in index.splitlines() if "probe-dq-aliases-dk" in ln)
+    assert "no file" in probe and "probe" in probe

@@ -565,6 +565,105 @@ def cmd_repro(args) -> int:
     return 0
 
 
+def _report_level(report: dict) -> Optional[str]:
+    """The plan level a run report ran (its ``--level`` argument), or None."""
+    argv = list(report.get("argv") or [])
+    return argv[argv.index("--level") + 1] if "--level" in argv[:-1] else None
+
+
+def _run_file(path: Path, timeout: float) -> tuple:
+    """(exit status or "timeout", the output's last line) of ``python path`` in a fresh process."""
+    import subprocess
+    import sys
+
+    try:
+        done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout", f"no result in {timeout:.0f} s"
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    return done.returncode, lines[-1] if lines else ""
+
+
+def cmd_repros(args) -> int:
+    """Every failing cell of run reports as standalone files (``render``), each engine's beside a twin engine's of
+    the same case (default ``triton``); with ``--run`` each file runs alone in a fresh process and ``index.md`` says
+    whether the engine's file fails (exit 1, or a crash) and the twin's passes (exit 0): the check that a finding
+    is the engine's and needs nothing but its file."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .diagnose.command import find_case
+    from .report import load_report
+
+    out = Path(args.out)
+    rows = []
+    for path in args.reports:
+        report = load_report(path)
+        level = args.level or _report_level(report)
+        for r in report.get("results", []):
+            if not r.get("failing") or r.get("engine") == args.twin:
+                continue
+            row = dict(engine=r["engine"], case=r["case"], verdict=r["verdict"], report=str(path), files={})
+            rows.append(row)
+            try:
+                case = find_case(r["case"], level=level)
+                if getattr(case, "ragged", False) or case.purpose == "probe":
+                    raise ValueError(f"a {'varlen case' if getattr(case, 'ragged', False) else 'probe'}: rerun it with "
+                                     f"{case.repro(r['engine'])}")
+                prev = r.get("previous_case") if r["verdict"] == "order-dependent" else None
+                before = [find_case(prev, level=level)] if prev else []
+                for engine in (r["engine"], args.twin):
+                    f = out / engine.replace(":", "-") / f"{case.id}.py"
+                    f.parent.mkdir(parents=True, exist_ok=True)
+                    if not (args.keep and f.exists()):
+                        f.write_text(render(engine, case, before, filename=f.name), encoding="utf-8")
+                    row["files"][engine] = f
+            except (ValueError, KeyError, SystemExit) as e:
+                row["note"] = f"no file: {e}"
+    if args.run:
+        files = [f for row in rows for f in row["files"].values()]
+        with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+            ran = dict(zip(files, pool.map(lambda f: _run_file(f, args.timeout), files)))
+        for row in rows:
+            row["ran"] = {engine: ran[f] for engine, f in row["files"].items()}
+    return _write_index(out, rows, args)
+
+
+def _write_index(out: Path, rows: list, args) -> int:
+    """index.md and index.json under ``out``; 1 where a run file did not fail alone or its twin did not pass."""
+    import json
+
+    out.mkdir(parents=True, exist_ok=True)
+    twin = args.twin
+    lines = [f"# Repro files of {len(rows)} failing cells", "",
+             "Written by `sdpa-bwd repros " + " ".join(str(p) for p in args.reports) + f" --out {out}"
+             + (" --run" if args.run else "") + f"`; twin engine `{twin}`. Exit status of each file run alone "
+             "in a fresh process: 0 passes, 1 fails, 2 declines (another value: it crashed).", "",
+             f"| engine | case | verdict | file | alone | {twin} twin |", "|---|---|---|---|---|---|"]
+    bad = 0
+    for row in rows:
+        f = row["files"].get(row["engine"])
+        ran = row.get("ran", {})
+        mine, theirs = ran.get(row["engine"], ("", "")), ran.get(twin, ("", ""))
+        if args.run and f is not None:
+            ok = mine[0] not in (0, 2, "timeout") and theirs[0] == 0
+            bad += not ok
+            alone = f"exit {mine[0]}" + ("" if ok else " **not reproduced**" if mine[0] in (0, 2, "timeout")
+                                         else "")
+            twin_cell = f"exit {theirs[0]}" + ("" if theirs[0] == 0 else " **twin fails**")
+        else:
+            alone, twin_cell = ("not run", "not run") if f is not None else (row.get("note", ""), "")
+        rel = f.relative_to(out) if f is not None else ""
+        lines.append(f"| {row['engine']} | {row['case']} | {row['verdict']} | {rel} | {alone} | {twin_cell} |")
+    (out / "index.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (out / "index.json").write_text(json.dumps(
+        [dict(row, files={e: str(f.relative_to(out)) for e, f in row["files"].items()},
+              ran={e: list(v) for e, v in row.get("ran", {}).items()}) for row in rows], indent=1), encoding="utf-8")
+    written = sum(1 for row in rows if row["files"])
+    print(f"{len(rows)} failing cells, {written} with files, in {out}/index.md"
+          + (f"; {written - bad} of {written} fail alone with their {twin} twin passing" if args.run else ""))
+    return 1 if bad else 0
+
+
 def add_commands(subparsers) -> None:
     from . import defects
 
@@ -580,3 +679,16 @@ def add_commands(subparsers) -> None:
     p.add_argument("--alone", action="store_true", help="run the case alone, not after its plan neighbours")
     p.add_argument("-o", "--output", help="the file to write (default repro-CASE-ENGINE.py)")
     p.set_defaults(func=cmd_repro)
+    p = subparsers.add_parser("repros", help="a standalone file for every failing cell of run reports, with a twin "
+                                             "engine's beside it; --run runs each alone and writes index.md")
+    p.add_argument("reports", nargs="+", help="run reports (sdpa-bwd run --json; .gz read as is)")
+    p.add_argument("--out", required=True, help="the folder to write: ENGINE/CASE.py, index.md, index.json")
+    p.add_argument("--twin", default="triton", help="the engine whose file of each case should pass (default "
+                                                      "triton)")
+    p.add_argument("--level", help="the plan level holding the cases (default: each report's own --level)")
+    p.add_argument("--run", action="store_true", help="run every file alone, in a fresh process each")
+    p.add_argument("--keep", action="store_true", help="run the files already in --out as they are (written "
+                                                        "earlier, e.g. on a machine without the GPU)")
+    p.add_argument("--jobs", type=int, default=4, help="files run at once with --run (default 4)")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds a file may run (default 300)")
+    p.set_defaults(func=cmd_repros)
