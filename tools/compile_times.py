@@ -375,9 +375,10 @@ def engine_declines(problem) -> list[str]:
         device_type="cuda", dtype=problem.dtype, d_qk=problem.D_qk, d_v=problem.D_v, interpreter=False)
 
 
-def case_launches(case, *, forward: bool = True) -> list[Launch]:
-    """The kernel launches the runner's ``run_case`` makes for ``case`` on an H200 (cold: each once);
-    [] for probes, invalid cases and declined cases."""
+def case_launches(case, *, forward: bool = True, api: bool = False) -> list[Launch]:
+    """The kernel launches the runner's ``run_case`` makes for ``case`` on an H200 (cold: each once), and with
+    ``api`` those of the ``triton-api`` engine too (the main job runs both doors); [] for probes, invalid cases
+    and declined cases."""
     if case.purpose == "probe":
         return []
     problem = case.to_problem()
@@ -399,16 +400,21 @@ def case_launches(case, *, forward: bool = True) -> list[Launch]:
         if forward:
             t = fake_tensors(problem, alloc)     # the forward check materialises afresh
             launch.attention_forward(t["q"], t["k"], t["v"], o=t["o"], stats=t["stats"], **attrs)
+        if api:  # the triton-api engine: sdpa_bwd.attention allocates O, the stats and the gradients packed
+            t = fake_tensors(problem, alloc)
+            o, stats = launch.attention_forward(t["q"], t["k"], t["v"], **attrs)
+            launch.attention_backward(t["q"], t["k"], t["v"], o, t["do"], stats,
+                                      deterministic=problem.deterministic, **attrs)
     return sink
 
 
-def enumerate_specs(cases) -> tuple[dict, dict, Counter]:
-    """(specs by key, case ids by key, case counts by outcome)."""
+def enumerate_specs(cases, *, api: bool = False) -> tuple[dict, dict, Counter]:
+    """(specs by key, case ids by key, case counts by outcome); ``api``: both doors' launches."""
     specs: dict[str, Launch] = {}
     users: dict[str, list] = defaultdict(list)
     outcome: Counter = Counter()
     for case in cases:
-        launches = case_launches(case)
+        launches = case_launches(case, api=api)
         outcome["probe" if case.purpose == "probe" else ("launched" if launches else "declined/invalid")] += 1
         for ln in launches:
             k = ln.key()
@@ -906,6 +912,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="docs/data/compile-times-sm90.md")
     ap.add_argument("--json", default=None, help="also write specs and results as JSON here")
     ap.add_argument("--enumerate-only", action="store_true")
+    ap.add_argument("--api", action="store_true", help="the triton-api door's launches too (the main job runs both)")
     args = ap.parse_args(argv)
     if args.worker:
         return worker_main()
@@ -914,7 +921,7 @@ def main(argv=None) -> int:
 
     cases = load_level(args.level)
     t0 = time.monotonic()
-    specs, users, outcome = enumerate_specs(cases)
+    specs, users, outcome = enumerate_specs(cases, api=args.api)
     print(f"{len(cases)} cases {dict(outcome)} -> {len(specs)} distinct specialisations "
           f"({time.monotonic() - t0:.1f} s)", flush=True)
     for kern, n in sorted(Counter(ln.kernel for ln in specs.values()).items()):
