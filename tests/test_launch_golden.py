@@ -3,10 +3,7 @@ kernel launch the launcher makes (kernels stubbed out, so no GPU: ``tools/launch
 the launcher before the split (``tests/data/launch_golden.json.gz``, 972 problems, 2026-12-06): the kernel, grid, every
 scalar, every keyword, and which tensor or side buffer each tensor argument is; first calls and launch-cache replays.
 Changes made on purpose since are re-recorded for the problems they touch alone: the four hd80 problems on the H200
-(2026-12-06, hd80 / hd96 into the Gluon kernels at hd128, ``attention_bwd_gluon.kernel_head_dim``). Re-recorded whole
-on 2026-12-07, when every Triton kernel launch gained the ALIGNED keyword (``kernels.attention_fwd.kernel_jit``):
-checked first that the 852 problems' launches differed from the record in that keyword alone (True in 6340 launches,
-False in 48); the 120 problems of the removed forms left the record then.
+(2026-12-06, hd80 / hd96 into the Gluon kernels at hd128, ``attention_bwd_gluon.kernel_head_dim``).
 The experiment forms removed after it (``launch_record.golden_now``) leave the comparison: the problems that turned
 one on, and the keywords that selected them, where the record has them off."""
 

@@ -21,7 +21,7 @@ import torch
 from . import switches as sw
 from .configs import (BackwardConfig, ForwardConfig, _cdiv, backward_config, d_qk_chunks, forward_config,
                       head_dim_pad, with_dq_mode)
-from .kernels import attention_bwd_gluon, attention_bwd_gluon_192, attention_fwd_gluon, strides_aligned
+from .kernels import attention_bwd_gluon, attention_bwd_gluon_192, attention_fwd_gluon
 from .reasons import (  # noqa: F401 - the names explain.py and the tests read here too
     Target, TensorMeta, _bwd192_det_split, _bwd192_persist, _device_sm_count, _dot_precision, _dq_reduce_tma,
     _kernel, _offsets, _tma_ok, _use_tma, _wide, gluon_backward_reasons, gluon_forward_reasons, gluon_side_rows,
@@ -134,12 +134,6 @@ def _flat(name: str, shape, strides, block, module: str, layout: tuple, dtype) -
     return Desc(name, tuple(shape), tuple(strides), tuple(block), module, layout, str(dtype))
 
 
-def _triton_step(kernel: str, grid: tuple, args: tuple, kwargs: dict) -> Step:
-    """A launch of one of the Triton kernels, with ALIGNED (their batch, head and row strides all multiples of 16:
-    ``kernels.attention_fwd.kernel_jit``) worked out from ``args``."""
-    return Step(kernel, grid, args, dict(kwargs, ALIGNED=strides_aligned(kernel, args)))
-
-
 def _odo_step(o, do, stats, st, d_v_pad: int, wide: bool, side_rows: int, zero: Optional[str] = None,
               zero_numel: int = 0, pdl: bool = False) -> Step:
     """ODO, the first stage of either backward: delta = rowsum(dO O) and lse2 (the stats in log2 units, +inf
@@ -152,7 +146,7 @@ def _odo_step(o, do, stats, st, d_v_pad: int, wide: bool, side_rows: int, zero: 
     if zero is not None and zero_numel % (B * H_q * S_q):
         raise ValueError(f"ODO zeroes the dQ accumulator as (B H_q S_q = {B * H_q * S_q}, D_qk) rows; it has "
                          f"{zero_numel} elements, not a whole number of rows: allocate it packed, (B H_q S_q, D_qk)")
-    return _triton_step("attention_bwd_preprocess_kernel", (_cdiv(S_q, block), B * H_q),
+    return Step("attention_bwd_preprocess_kernel", (_cdiv(S_q, block), B * H_q),
                 (Ref("o"), Ref("do"), Ref("stats"), Ref("delta"), Ref("lse2"), *o.stride(), *do.stride(), *st,
                  H_q, S_q, side_rows, Ref("delta" if zero is None else zero)),
                 dict(BLOCK_M=block, D_V=D_v, D_V_PAD=d_v_pad, WIDE=wide, ZERO_D=zero_d, PDL=pdl, num_warps=4))
@@ -164,7 +158,7 @@ def _convert_step(acc: str, dst: str, t, scale: float, qk_chunk: int, qk_split: 
     B, H, S, D = t.shape
     block = 64 if t.device.type == "cuda" else 16
     more = dict(launch_pdl=True) if pdl else {}
-    return _triton_step("attention_bwd_dq_convert_kernel", (_cdiv(S, block), B * H),
+    return Step("attention_bwd_dq_convert_kernel", (_cdiv(S, block), B * H),
                 (Ref(acc), Ref(dst), *t.stride(), H, S, scale),
                 dict(BLOCK_M=block, D_QK=D, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, WIDE=wide, PDL=pdl, num_warps=4,
                      **more))
@@ -188,7 +182,7 @@ def _dq_pass_step(cfg: BackwardConfig, t: dict, scale: float, lo_off: int, hi_of
     q, k, v, do, dq = t["q"], t["k"], t["v"], t["do"], t["dq"]
     B, H_q, S_q, _ = q.shape
     H_k, H_v, S_kv = k.shape[1], v.shape[1], k.shape[2]
-    return _triton_step(_kernel("attention_bwd_dq_kernel", "attention_bwd_dq_kernel_any_len", S_q, S_kv),
+    return Step(_kernel("attention_bwd_dq_kernel", "attention_bwd_dq_kernel_any_len", S_q, S_kv),
                 (_cdiv(S_q, cfg.block_m2), B * H_q),
                 (Ref("q"), Ref("k"), Ref("v"), Ref("do"), Ref("dq"), Ref("lse2"), Ref("delta"),
                  *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dq.stride(),
@@ -287,7 +281,7 @@ def plan_forward(q, k, v, o, stats, *, scale: float, left_bound=None, right_boun
         return Plan("fwd", "gluon-fwd", declined, None, (), (step,))
     cfg = config or (tuner(d_qk_pad, d_v_pad, causal) if tuner is not None else None) \
         or forward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type, causal)
-    step = _triton_step(kernel, (_cdiv(S_q, cfg.block_m), B * H_q),
+    step = Step(kernel, (_cdiv(S_q, cfg.block_m), B * H_q),
                 (Ref("q"), Ref("k"), Ref("v"), Ref("o"), Ref("stats"),
                  *q.stride(), *k.stride(), *v.stride(), *o.stride(), *st,
                  H_q, S_q, S_kv, H_q // H_k, H_q // H_v, scale * LOG2E, lo_off, hi_off),
@@ -374,7 +368,7 @@ def plan_backward(q, k, v, o, do, stats, dq, dk, dv, *, scale: float, left_bound
     dkdv_kernel = _kernel("attention_bwd_dkdv_kernel", "attention_bwd_dkdv_kernel_any_len", S_q, S_kv)
 
     def dkdv(owner_heads: int, compute_dk: bool, compute_dv: bool, atomic_dq: bool):
-        steps.append(_triton_step(
+        steps.append(Step(
             dkdv_kernel, (_cdiv(S_kv, cfg.block_n1), B * owner_heads),
             (Ref("q"), Ref("k"), Ref("v"), Ref("do"), Ref("dk"), Ref("dv"), Ref("lse2"), Ref("delta"),
              Ref("dq_accum"), *q.stride(), *k.stride(), *v.stride(), *do.stride(), *dk.stride(), *dv.stride(),
@@ -385,7 +379,7 @@ def plan_backward(q, k, v, o, do, stats, dq, dk, dv, *, scale: float, left_bound
         # One launch: the DKDV programs (one per (b, kv head, key block), owning both dK and dV rows), then
         # the dQ pass's programs (one per (b, q head, query block)).
         n_dkdv = _cdiv(S_kv, cfg.block_n1) * B * H_k
-        steps.append(_triton_step(
+        steps.append(Step(
             _kernel("attention_bwd_fused_kernel", "attention_bwd_fused_kernel_any_len", S_q, S_kv),
             (n_dkdv + _cdiv(S_q, cfg.block_m2) * B * H_q,),
             (Ref("q"), Ref("k"), Ref("v"), Ref("do"), Ref("dq"), Ref("dk"), Ref("dv"), Ref("lse2"), Ref("delta"),

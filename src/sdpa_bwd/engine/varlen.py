@@ -209,11 +209,9 @@ class _Batch:
         self.varlen = dict(cu_q_ptr=offs.cu_q, cu_kv_ptr=offs.cu_kv, VARLEN=True,
                            BOTTOM_RIGHT=alignment == "bottom_right")
 
-    def launch(self, rec, specialised: str, any_len: str, grid: tuple, args: tuple, kwargs: dict) -> None:
-        """One launch of a kernel picked by the planner's rule on the lengths its S_q and S_kv arguments carry
-        (T_q, T_kv here), its keywords with ALIGNED (``planner._triton_step``) and the varlen ones added."""
-        step = planner._triton_step(planner._kernel(specialised, any_len, self.T_q, self.T_kv), grid, args, kwargs)
-        rec.launch(getattr(launch, step.kernel), step.grid, *step.args, **step.kwargs, **self.varlen)
+    def kernel(self, specialised: str, any_len: str):
+        """A kernel by the planner's rule on the lengths its S_q and S_kv arguments carry (T_q, T_kv here)."""
+        return getattr(launch, planner._kernel(specialised, any_len, self.T_q, self.T_kv))
 
 
 def _launch_forward(q, k, v, o, stats, offs: _Offsets, scale, left_bound, right_bound, alignment) -> None:
@@ -226,10 +224,11 @@ def _launch_forward(q, k, v, o, stats, offs: _Offsets, scale, left_bound, right_
     cfg = forward_config(head_dim_pad(n.D_qk), head_dim_pad(n.D_v), q.dtype, q.device.type, n.causal)
     kw = planner.triton_fwd_constexprs(cfg, q4, n.D_v, scale, n.has_left, n.has_right, _wide(q4, k4, v4, o4, st),
                                        False)
-    n.launch(Recorder(None), "attention_fwd_kernel", "attention_fwd_kernel_any_len",
-             (_cdiv(n.max_q, cfg.block_m), n.B * n.H_q),
-             (q4, k4, v4, o4, st, *_strides(q4), *_strides(k4), *_strides(v4), *_strides(o4), *_strides(st),
-              n.H_q, n.T_q, n.T_kv, n.H_q // n.H_k, n.H_q // n.H_v, scale * planner.LOG2E, n.lo_off, n.hi_off), kw)
+    Recorder(None).launch(
+        n.kernel("attention_fwd_kernel", "attention_fwd_kernel_any_len"), (_cdiv(n.max_q, cfg.block_m), n.B * n.H_q),
+        q4, k4, v4, o4, st, *_strides(q4), *_strides(k4), *_strides(v4), *_strides(o4), *_strides(st),
+        n.H_q, n.T_q, n.T_kv, n.H_q // n.H_k, n.H_q // n.H_v, scale * planner.LOG2E, n.lo_off, n.hi_off,
+        **kw, **n.varlen)
 
 
 def _launch_backward(q, k, v, o, do, stats, dq, dk, dv, offs: _Offsets, scale, left_bound, right_bound, alignment,
@@ -256,22 +255,23 @@ def _launch_backward(q, k, v, o, do, stats, dq, dk, dv, offs: _Offsets, scale, l
     rec = Recorder(None)  # launches, records nothing: these calls are not in the launch cache
     launch._launch_odo(rec, o4, do4, st, st.stride(), delta, lse2, head_dim_pad(n.D_v), wide, n.T_q)
     qk_scale_log2 = scale * planner.LOG2E
+    dkdv = n.kernel("attention_bwd_dkdv_kernel", "attention_bwd_dkdv_kernel_any_len")
     passes = (((n.H_k, True, True),) if n.H_k == n.H_v and not cfg.split_dkdv
               else ((n.H_k, True, False), (n.H_v, False, True)))
     for owner_heads, compute_dk, compute_dv in passes:
-        n.launch(rec, "attention_bwd_dkdv_kernel", "attention_bwd_dkdv_kernel_any_len",
-                 (_cdiv(n.max_kv, cfg.block_n1), n.B * owner_heads),
-                 (q4, k4, v4, do4, dk4, dv4, lse2, delta, delta,
-                  *_strides(q4), *_strides(k4), *_strides(v4), *_strides(do4), *_strides(dk4), *_strides(dv4),
-                  n.H_q, owner_heads, n.H_q // n.H_k, n.H_q // n.H_v, n.T_q, n.T_kv, qk_scale_log2, scale,
-                  n.lo_off, n.hi_off),
-                 planner.dkdv_pass_constexprs(cfg, compute_dk, compute_dv, False, False, False, common))
-    n.launch(rec, "attention_bwd_dq_kernel", "attention_bwd_dq_kernel_any_len",
-             (_cdiv(n.max_q, cfg.block_m2), n.B * n.H_q),
-             (q4, k4, v4, do4, dq4, lse2, delta,
-              *_strides(q4), *_strides(k4), *_strides(v4), *_strides(do4), *_strides(dq4),
-              n.H_q, n.H_q // n.H_k, n.H_q // n.H_v, n.T_q, n.T_kv, qk_scale_log2, scale, n.lo_off, n.hi_off),
-             planner.dq_pass_constexprs(cfg, False, common))
+        rec.launch(dkdv, (_cdiv(n.max_kv, cfg.block_n1), n.B * owner_heads),
+                   q4, k4, v4, do4, dk4, dv4, lse2, delta, delta,
+                   *_strides(q4), *_strides(k4), *_strides(v4), *_strides(do4), *_strides(dk4), *_strides(dv4),
+                   n.H_q, owner_heads, n.H_q // n.H_k, n.H_q // n.H_v, n.T_q, n.T_kv, qk_scale_log2, scale,
+                   n.lo_off, n.hi_off,
+                   **planner.dkdv_pass_constexprs(cfg, compute_dk, compute_dv, False, False, False, common),
+                   **n.varlen)
+    rec.launch(n.kernel("attention_bwd_dq_kernel", "attention_bwd_dq_kernel_any_len"),
+               (_cdiv(n.max_q, cfg.block_m2), n.B * n.H_q),
+               q4, k4, v4, do4, dq4, lse2, delta,
+               *_strides(q4), *_strides(k4), *_strides(v4), *_strides(do4), *_strides(dq4),
+               n.H_q, n.H_q // n.H_k, n.H_q // n.H_v, n.T_q, n.T_kv, qk_scale_log2, scale, n.lo_off, n.hi_off,
+               **planner.dq_pass_constexprs(cfg, False, common), **n.varlen)
 
 
 def _covers(cu: Sequence[int], T: int) -> bool:

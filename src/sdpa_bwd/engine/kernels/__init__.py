@@ -10,7 +10,7 @@ from .attention_bwd import (
     attention_bwd_fused_kernel_any_len,
     attention_bwd_preprocess_kernel,
 )
-from .attention_fwd import attention_fwd_kernel, attention_fwd_kernel_any_len, strides_aligned
+from .attention_fwd import attention_fwd_kernel, attention_fwd_kernel_any_len
 from .varlen_offsets import varlen_offsets_check_kernel, varlen_outside_fill_kernel
 
 __all__ = [
@@ -26,7 +26,6 @@ __all__ = [
     "attention_bwd_fused_kernel_any_len",
     "varlen_offsets_check_kernel",
     "varlen_outside_fill_kernel",
-    "strides_aligned",
 ]
 
 

@@ -26,8 +26,8 @@ import triton.language as tl
 from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
 
 from .attention_fwd import (_NO_SPECIALIZE, kernel_jit, band_keep, band_keep_t, key_tile_bounds, load_rows, mma,
-                            mma_acc, program_tile, program_tile_at, query_tile_bounds, row_tiles, rows16,
-                            second_chunk_cols, varlen_sequence)
+                            mma_acc, program_tile, program_tile_at, query_tile_bounds, row_tiles, second_chunk_cols,
+                            varlen_sequence)
 
 LOG2E = tl.constexpr(1.4426950408889634)
 
@@ -40,7 +40,7 @@ def attention_bwd_preprocess_kernel(
     stride_sb, stride_sh, stride_sm,
     H_q, S_q, S_side, acc_ptr,
     BLOCK_M: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr, WIDE: tl.constexpr,
-    ZERO_D: tl.constexpr = 0, PDL: tl.constexpr = False, ALIGNED: tl.constexpr = False,
+    ZERO_D: tl.constexpr = 0, PDL: tl.constexpr = False,
 ):
     """ODO: delta = rowsum(dO * O) in fp32, and the stats in log2 units, both (B H_q, S_side): S_side = S_q
     (packed) for the Triton kernels, S_q rounded up to 4 for the Gluon backward's TMA loads of them. Where
@@ -48,8 +48,6 @@ def attention_bwd_preprocess_kernel(
     ``acc_ptr`` ((B H_q S_q, ZERO_D)), which the launcher then allocates without its own zero fill. ``PDL``: the
     next kernel, launched as a programmatic dependent, may start once every program has begun (it waits for this
     one's writes with ``griddepcontrol.wait``)."""
-    stride_ob, stride_oh, stride_om = rows16(stride_ob, stride_oh, stride_om, ALIGNED)
-    stride_dob, stride_doh, stride_dom = rows16(stride_dob, stride_doh, stride_dom, ALIGNED)
     if PDL:
         gdc_launch_dependents()
     pid_m = tl.program_id(0)
@@ -370,7 +368,6 @@ def attention_bwd_dkdv_kernel(
     DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False, DQ_TMA: tl.constexpr = False,
     D_QK_SPLIT: tl.constexpr = 0, HEAD_GROUP: tl.constexpr = 1, DV_AFTER_DP: tl.constexpr = False,
     cu_q_ptr=None, cu_kv_ptr=None, VARLEN: tl.constexpr = False, BOTTOM_RIGHT: tl.constexpr = False,
-    ALIGNED: tl.constexpr = False,
 ):
     """DQDKDV main pass for one key block of one owner head.
 
@@ -379,12 +376,6 @@ def attention_bwd_dkdv_kernel(
     owns its dK/dV rows, so dK/dV need no atomics and are bitwise reproducible.
     With ATOMIC_DQ it also adds scale-free dQ partials into the fp32 dq_accum.
     """
-    stride_qb, stride_qh, stride_qm = rows16(stride_qb, stride_qh, stride_qm, ALIGNED)
-    stride_kb, stride_kh, stride_kn = rows16(stride_kb, stride_kh, stride_kn, ALIGNED)
-    stride_vb, stride_vh, stride_vn = rows16(stride_vb, stride_vh, stride_vn, ALIGNED)
-    stride_dob, stride_doh, stride_dom = rows16(stride_dob, stride_doh, stride_dom, ALIGNED)
-    stride_dkb, stride_dkh, stride_dkn = rows16(stride_dkb, stride_dkh, stride_dkn, ALIGNED)
-    stride_dvb, stride_dvh, stride_dvn = rows16(stride_dvb, stride_dvh, stride_dvn, ALIGNED)
     # Costliest key blocks first (the lowest under a right bound, the highest under a left one).
     pid_n, pid_bh = program_tile(HEAD_GROUP, HAS_LEFT and not HAS_RIGHT)
     _dkdv_program(
@@ -591,17 +582,11 @@ def attention_bwd_dq_kernel(
     DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr, TMA: tl.constexpr = False, D_QK_SPLIT: tl.constexpr = 0,
     HEAD_GROUP: tl.constexpr = 1,
     cu_q_ptr=None, cu_kv_ptr=None, VARLEN: tl.constexpr = False, BOTTOM_RIGHT: tl.constexpr = False,
-    ALIGNED: tl.constexpr = False,
 ):
     """dQ for one block of query rows of one (b, h), looping over its key blocks.
 
     No atomics: this is the deterministic dQ (it recomputes P and dP).
     """
-    stride_qb, stride_qh, stride_qm = rows16(stride_qb, stride_qh, stride_qm, ALIGNED)
-    stride_kb, stride_kh, stride_kn = rows16(stride_kb, stride_kh, stride_kn, ALIGNED)
-    stride_vb, stride_vh, stride_vn = rows16(stride_vb, stride_vh, stride_vn, ALIGNED)
-    stride_dob, stride_doh, stride_dom = rows16(stride_dob, stride_doh, stride_dom, ALIGNED)
-    stride_dqb, stride_dqh, stride_dqm = rows16(stride_dqb, stride_dqh, stride_dqm, ALIGNED)
     # Costliest query blocks first (the highest under a right bound, the lowest under a left one),
     # so the long programs start early and the short ones fill the tail.
     pid_m, pid_bh = program_tile(HEAD_GROUP, not (HAS_LEFT and not HAS_RIGHT))
@@ -631,7 +616,7 @@ def attention_bwd_fused_kernel(
     D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_V: tl.constexpr, D_V_PAD: tl.constexpr,
     HAS_LEFT: tl.constexpr, HAS_RIGHT: tl.constexpr, DOT_PRECISION: tl.constexpr, WIDE: tl.constexpr,
     TMA_QDO: tl.constexpr = False, TMA_KV: tl.constexpr = False, D_QK_SPLIT: tl.constexpr = 0,
-    HEAD_GROUP: tl.constexpr = 1, DV_AFTER_DP: tl.constexpr = False, ALIGNED: tl.constexpr = False,
+    HEAD_GROUP: tl.constexpr = 1, DV_AFTER_DP: tl.constexpr = False,
 ):
     """The DKDV pass and the separate dQ pass as one launch, on one axis of programs.
 
@@ -643,13 +628,6 @@ def attention_bwd_fused_kernel(
     rows, so the result is the two kernels' bit for bit. ``TMA_QDO``: the DKDV programs stream Q and dO
     through descriptors; ``TMA_KV``: the dQ programs stream K and V so.
     """
-    stride_qb, stride_qh, stride_qm = rows16(stride_qb, stride_qh, stride_qm, ALIGNED)
-    stride_kb, stride_kh, stride_kn = rows16(stride_kb, stride_kh, stride_kn, ALIGNED)
-    stride_vb, stride_vh, stride_vn = rows16(stride_vb, stride_vh, stride_vn, ALIGNED)
-    stride_dob, stride_doh, stride_dom = rows16(stride_dob, stride_doh, stride_dom, ALIGNED)
-    stride_dqb, stride_dqh, stride_dqm = rows16(stride_dqb, stride_dqh, stride_dqm, ALIGNED)
-    stride_dkb, stride_dkh, stride_dkn = rows16(stride_dkb, stride_dkh, stride_dkn, ALIGNED)
-    stride_dvb, stride_dvh, stride_dvn = rows16(stride_dvb, stride_dvh, stride_dvn, ALIGNED)
     lin = tl.program_id(0)
     n_key_tiles = tl.cdiv(S_kv, BLOCK_N1)
     n_dkdv = n_key_tiles * (n_batch * H_owner)
@@ -684,11 +662,10 @@ def attention_bwd_dq_convert_kernel(
     stride_dqb, stride_dqh, stride_dqm, stride_dqd,
     H_q, S_q, scale,
     BLOCK_M: tl.constexpr, D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, WIDE: tl.constexpr,
-    D_QK_SPLIT: tl.constexpr = 0, PDL: tl.constexpr = False, ALIGNED: tl.constexpr = False,
+    D_QK_SPLIT: tl.constexpr = 0, PDL: tl.constexpr = False,
 ):
     """DQ_CONVERT: packed fp32 dq_accum (scale-free) -> dQ in its dtype, through dQ's strides. ``PDL``: launched
     as a programmatic dependent of the kernel that added into dq_accum, so first wait for its writes."""
-    stride_dqb, stride_dqh, stride_dqm = rows16(stride_dqb, stride_dqh, stride_dqm, ALIGNED)
     if PDL:
         gdc_wait()
     pid_m = tl.program_id(0)

@@ -5,12 +5,11 @@ Block-level offsets are 64-bit (batch/head/row-start products can pass 2^31);
 offsets inside a tile stay 32-bit unless ``WIDE`` is set by the launcher
 (a stride so large that ``BLOCK x stride`` would overflow int32).
 
-Triton specialises a head-dim stride equal to 1 into a constant, and the
-launcher's ALIGNED says every batch, head and row stride is a multiple of 16
-(``kernel_jit``), so the same pointer arithmetic compiles to 16-byte vector
-loads when the head-dim stride is 1 and rows are aligned (the fast path), and
-to correct element loads for any other strides (the general path). No layout
-is declined.
+Triton specialises an integer argument equal to 1 into a constant, and marks
+one divisible by 16 as such, so the same pointer arithmetic compiles to
+16-byte vector loads when the head-dim stride is 1 and rows are aligned (the
+fast path), and to correct element loads for any other strides (the general
+path). No layout is declined.
 
 Head dim D_qk in column chunks: ``D_QK_PAD`` is the width of the first (or
 only) chunk, a power of two; its columns at or past ``D_QK`` are masked, and
@@ -31,7 +30,6 @@ Band semantics (cuDNN): query i keeps key j iff
 """
 
 import inspect
-import re
 
 import triton
 import triton.language as tl
@@ -55,45 +53,12 @@ _NO_SPECIALIZE = ["S_q", "S_kv"]
 _RUNTIME_ONLY = ["H_q", "H_owner", "ratio_k", "ratio_v", "lo_off", "hi_off", "n_batch"]
 
 
-# The batch, head and row strides (``stride_<tensor><b|h|m|n>``) are not specialised either. Each pattern of them
-# (equal to 1, divisible by 16, neither) was a compile of its own: the quick level's two doors asked a cold cache
-# for 243 specialisations, 180 without these patterns (tools/compile_times.py, 2026-12-07). The one fact about them
-# the code uses, every such stride of the tiles' tensors a multiple of 16 (then rows start on 16 bytes and the
-# loads and stores along the head dim are 16-byte vectors), comes back through one constexpr the launcher sets,
-# ALIGNED (``strides_aligned``), which ``rows16`` turns into a product the compiler knows is divisible by 16
-# (Triton 3.6 drops a ``tl.multiple_of`` on an argument: the PTX kept scalar loads). The stats' strides are not in
-# ALIGNED: one float a row, nothing to vectorise.
-_STRIDE_AXES = re.compile(r"stride_\w+[bhmn]")
-# kernel name -> positions of its strides that ALIGNED speaks for (every axis stride but the stats')
-HINTED_STRIDES: dict[str, tuple[int, ...]] = {}
-
-
 def kernel_jit(*extra: str):
-    """``triton.jit`` for a launched kernel: no specialisation on ``_RUNTIME_ONLY``, the tensors' batch, head and
-    row strides, and ``extra``."""
+    """``triton.jit`` for a launched kernel: no specialisation on ``_RUNTIME_ONLY`` and ``extra``."""
     def wrap(fn):
         names = list(inspect.signature(fn).parameters)
-        strides = [n for n in names if _STRIDE_AXES.fullmatch(n)]
-        HINTED_STRIDES[fn.__name__] = tuple(names.index(n) for n in strides if not n.startswith("stride_s"))
-        return triton.jit(do_not_specialize=[n for n in names if n in _RUNTIME_ONLY or n in extra or n in strides])(fn)
+        return triton.jit(do_not_specialize=[n for n in names if n in _RUNTIME_ONLY or n in extra])(fn)
     return wrap
-
-
-def strides_aligned(kernel: str, args) -> bool:
-    """ALIGNED for a launch of ``kernel`` (the launcher's name; an ``_any_len`` twin is its kernel's) with positional
-    ``args``: every stride it hints (``HINTED_STRIDES``) a multiple of 16 elements."""
-    return all(args[i] % 16 == 0 for i in HINTED_STRIDES[kernel.removesuffix("_any_len")])
-
-
-@triton.jit
-def rows16(sb, sh, sm, ALIGNED: tl.constexpr):
-    """A tensor's batch, head and row strides; where ALIGNED (the launcher checked each is a multiple of 16) as
-    (s // 16) * 16, the same value, which the compiler then knows is divisible by 16."""
-    if ALIGNED:
-        sb = (sb // 16) * 16
-        sh = (sh // 16) * 16
-        sm = (sm // 16) * 16
-    return sb, sh, sm
 
 
 @triton.jit
@@ -398,7 +363,6 @@ def attention_fwd_kernel(
     WIDE: tl.constexpr, TMA: tl.constexpr = False, D_QK_SPLIT: tl.constexpr = 0, HEAD_GROUP: tl.constexpr = 1,
     FUSED_SOFTMAX: tl.constexpr = False, PV_ACC: tl.constexpr = False,
     cu_q_ptr=None, cu_kv_ptr=None, VARLEN: tl.constexpr = False, BOTTOM_RIGHT: tl.constexpr = False,
-    ALIGNED: tl.constexpr = False,
 ):
     """O and stats (natural-log LSE) for one block of BLOCK_M query rows of one (b, h).
 
@@ -407,10 +371,6 @@ def attention_fwd_kernel(
     the packed ones; ``b`` is the sequence, whose tokens and lengths come from ``cu_q`` / ``cu_kv``
     (``varlen_sequence``; the S_q and S_kv arguments are then unused). From there on the program is the dense
     one of a (1, H, S_q, D) problem whose bases are advanced to the sequence's first tokens."""
-    stride_qb, stride_qh, stride_qm = rows16(stride_qb, stride_qh, stride_qm, ALIGNED)
-    stride_kb, stride_kh, stride_kn = rows16(stride_kb, stride_kh, stride_kn, ALIGNED)
-    stride_vb, stride_vh, stride_vn = rows16(stride_vb, stride_vh, stride_vn, ALIGNED)
-    stride_ob, stride_oh, stride_om = rows16(stride_ob, stride_oh, stride_om, ALIGNED)
     # Costliest query blocks first (the highest under a right bound, the lowest under a left one).
     pid_m, pid_bh = program_tile(HEAD_GROUP, not (HAS_LEFT and not HAS_RIGHT))
     b = (pid_bh // H_q).to(tl.int64)
