@@ -620,9 +620,20 @@ def cmd_repros(args) -> int:
             except (ValueError, KeyError, SystemExit) as e:
                 row["note"] = f"no file: {e}"
     if args.run:
-        files = [f for row in rows for f in row["files"].values()]
+        import time
+
+        # every engine's file before the twins': under --deadline the findings are checked first
+        files = [row["files"][row["engine"]] for row in rows if row["files"]] \
+            + [row["files"][args.twin] for row in rows if row["files"]]
+        stop = time.monotonic() + args.deadline if args.deadline else None
+
+        def run(f):
+            if stop is not None and time.monotonic() > stop:
+                return "not run", f"--deadline {args.deadline:.0f} s passed before it started"
+            return _run_file(f, args.timeout)
+
         with ThreadPoolExecutor(max(1, args.jobs)) as pool:
-            ran = dict(zip(files, pool.map(lambda f: _run_file(f, args.timeout), files)))
+            ran = dict(zip(files, pool.map(run, files)))
         for row in rows:
             row["ran"] = {engine: ran[f] for engine, f in row["files"].items()}
     return _write_index(out, rows, args)
@@ -645,11 +656,12 @@ def _write_index(out: Path, rows: list, args) -> int:
         ran = row.get("ran", {})
         mine, theirs = ran.get(row["engine"], ("", "")), ran.get(twin, ("", ""))
         if args.run and f is not None:
-            ok = mine[0] not in (0, 2, "timeout") and theirs[0] == 0
+            ok = mine[0] not in (0, 2, "timeout", "not run") and theirs[0] == 0
             bad += not ok
-            alone = f"exit {mine[0]}" + ("" if ok else " **not reproduced**" if mine[0] in (0, 2, "timeout")
-                                         else "")
-            twin_cell = f"exit {theirs[0]}" + ("" if theirs[0] == 0 else " **twin fails**")
+            alone = (str(mine[0]) if isinstance(mine[0], str) else f"exit {mine[0]}") \
+                + (" **not reproduced**" if mine[0] in (0, 2, "timeout") else "")
+            twin_cell = (str(theirs[0]) if isinstance(theirs[0], str) else f"exit {theirs[0]}") \
+                + (" **twin fails**" if theirs[0] not in (0, "not run") else "")
         else:
             alone, twin_cell = ("not run", "not run") if f is not None else (row.get("note", ""), "")
         rel = f.relative_to(out) if f is not None else ""
@@ -691,4 +703,5 @@ def add_commands(subparsers) -> None:
                                                         "earlier, e.g. on a machine without the GPU)")
     p.add_argument("--jobs", type=int, default=4, help="files run at once with --run (default 4)")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds a file may run (default 300)")
+    p.add_argument("--deadline", type=float, help="seconds after which no further file starts (those left say so)")
     p.set_defaults(func=cmd_repros)
