@@ -17,6 +17,9 @@
 #                                                    # before / after on one card, and its kernels' PTX compared
 #   bash tools/device.sh ab TABLE [ARGS...]          # tools/ab_perf.py --table TABLE, its compiles spread first
 #   bash tools/device.sh py SCRIPT [ARGS...]         # any script (tools/det_perf.py, tools/ab192.py ...)
+#   bash tools/device.sh repros DIR REPORT...        # sdpa-bwd repros REPORT... --out DIR --keep --run: every
+#                                                    # failing cell's file (written earlier, here or on a CPU
+#                                                    # machine) run alone, beside its triton twin; DIR/index.md
 #
 # Several jobs in one call: separate them with ' + ', e.g.
 #   bash tools/device.sh tests -k split_form + bench --rows D192 + plan full triton torch-cudnn
@@ -113,12 +116,18 @@ job() {  # job KIND ARGS...
       echo "ab $table warm-up ($warm processes): $(grep -l Error "$dir"/warm_*.log | wc -l) with errors" \
         | tee -a "$out/log.txt"
       step "ab_perf --table $table $*" "$dir/ab.txt" python3 tools/ab_perf.py --table "$table" "$@" --out "$dir" ;;
+    repros)
+      local dir=${1:?repros needs a folder, then run reports}; shift
+      mkdir -p "$out/repros"
+      step "repros $dir ($# reports)" "$out/repros/repros.txt" python3 -m sdpa_bwd.cli repros "$@" --out "$dir" \
+        --keep --run --jobs "${REPRO_JOBS:-12}" --deadline "$(( $(left) - 40 > 10 ? $(left) - 40 : 10 ))"
+      cp "$dir/index.md" "$dir/index.json" "$out/repros/" 2>/dev/null ;;
     py)
       local script=${1:?py needs a script}
       local name; name=$(basename "$script" .py)
       step "$*" "$out/$name.txt" python3 "$@" ;;
     *)
-      echo "unknown job '$kind': tests, plan, cold, bench, bench-forward, before, ab or py (see the head of tools/device.sh)" >&2
+      echo "unknown job '$kind': tests, plan, cold, bench, bench-forward, before, ab, repros or py (see the head of tools/device.sh)" >&2
       exit 2 ;;
   esac
 }
