@@ -607,8 +607,8 @@ def cmd_repros(args) -> int:
             try:
                 case = find_case(r["case"], level=level)
                 if getattr(case, "ragged", False) or case.purpose == "probe":
-                    raise ValueError(f"a {'varlen case' if getattr(case, 'ragged', False) else 'probe'}: rerun it with "
-                                     f"{case.repro(r['engine'])}")
+                    kind = "varlen case" if getattr(case, "ragged", False) else "probe"
+                    raise ValueError(f"a {kind}: rerun it with {case.repro(r['engine'])}")
                 prev = r.get("previous_case") if r["verdict"] == "order-dependent" else None
                 before = [find_case(prev, level=level)] if prev else []
                 for engine in (r["engine"], args.twin):
@@ -618,7 +618,7 @@ def cmd_repros(args) -> int:
                         f.write_text(render(engine, case, before, filename=f.name), encoding="utf-8")
                     row["files"][engine] = f
             except (ValueError, KeyError, SystemExit) as e:
-                row["note"] = f"no file: {e}"
+                row["files"], row["note"] = {}, f"no file: {e}"
     if args.run:
         import time
 
