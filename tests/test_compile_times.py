@@ -62,6 +62,18 @@ def test_length_one_uses_the_any_len_twins():
     assert cls["any_len"] and cls["family"] == "dkdv"
 
 
+def test_the_api_door_adds_its_packed_outputs_launches():
+    """``api``: the triton-api engine's launches too, with the O, stats and gradients the public API allocates
+    packed: a case whose dQ rows are padded (row stride 35, not divisible by 16) compiles its dQ writer again for
+    the API door's packed dQ (row stride 32); a case stored packed compiles nothing more."""
+    padded = Case("g", B=1, H_q=2, S_q=40, D_qk=32, dtype="float32", storage={"dq": Storage("bhsd", pad=(("s", 3),))})
+    one = {ln.key() for ln in ct.case_launches(padded)}
+    both = {ln.key() for ln in ct.case_launches(padded, api=True)}
+    assert one < both, "the API door's launches are missing"
+    packed = Case("h", B=1, H_q=2, S_q=64, D_qk=32, dtype="float32")
+    assert {ln.key() for ln in ct.case_launches(packed, api=True)} == {ln.key() for ln in ct.case_launches(packed)}
+
+
 def test_dtypes_differ():
     b = by_kernel(Case("e", S_q=64, D_qk=64, dtype="bfloat16"))
     f = by_kernel(Case("f", S_q=64, D_qk=64, dtype="float32"))
