@@ -79,7 +79,9 @@ def _margins(path: Path):
     from sdpa_bwd.conformance.plan import load_level
 
     cases = {c.id: c for c in load_level("nightly")}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    for line in lines:
         row = json.loads(line)
         if "error" in row:
             continue
@@ -92,7 +94,8 @@ def _margins(path: Path):
         yield (bound / row["err"] if row["err"] else math.inf), row, cls
 
 
-@pytest.mark.parametrize("survey", ["tolerance-survey-triton-h200.jsonl", "tolerance-survey-torch-math-cpu.jsonl"])
+@pytest.mark.parametrize("survey", ["tolerance-survey-triton-h200.jsonl.gz",
+                                    "tolerance-survey-torch-math-cpu.jsonl.gz"])
 def test_measured_honest_errors_keep_a_margin_of_two(survey):
     """The classes are derived from these measurements: every honest output passes with margin >= 2."""
     path = DOCS / survey
