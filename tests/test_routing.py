@@ -101,6 +101,34 @@ def test_the_table_covers_every_path():
                               f"rows for paths it does not name: {sorted(covered - every)}")
 
 
+@pytest.mark.parametrize("S_q, S_kv", [(1, 300), (300, 1), (1, 1), (2, 300)])
+@pytest.mark.parametrize("dtype", [BF16, FP32])
+def test_a_length_of_1_takes_the_small_config_and_anything_longer_the_table(as_on_the_h200, S_q, S_kv, dtype):
+    """S_q or S_kv 1 runs the any-length kernels at ``length_one_*_config`` (16 rows on the length-1 side: compiles
+    several times faster than the table's tiles), unless the caller hands a config; other lengths keep the table's."""
+    from sdpa_bwd.engine import configs
+
+    t = metas(S=S_q, S_kv=S_kv, D=64, dtype=dtype)
+    args = [t[n] for n in ("q", "k", "v", "o", "do", "stats", "dq", "dk", "dv")]
+    with launch.switches(gluon_backward=False, gluon_forward=False):
+        bwd = planner.plan_backward(*args, scale=0.125, target=H200)
+        fwd = planner.plan_forward(t["q"], t["k"], t["v"], t["o"], t["stats"], scale=0.125)
+        handed = planner.plan_backward(*args, scale=0.125, target=H200, config=ATOMIC)
+    short = 1 in (S_q, S_kv)
+    want_b = configs.length_one_backward_config(S_q, S_kv, 64, 64, dtype, "cuda") if short else \
+        configs.backward_config(64, 64, dtype, "cuda", False)
+    want_f = configs.length_one_forward_config(S_q, S_kv, dtype, "cuda") if short else \
+        configs.forward_config(64, 64, dtype, "cuda")
+    assert bwd.config == want_b and fwd.config == want_f, (bwd.config, fwd.config)
+    assert bwd.path.endswith("-any-len") == short and fwd.path.endswith("-any-len") == short
+    assert handed.config == ATOMIC, "a config the caller hands wins over the length rule"
+    if short:
+        side = 16  # the length-1 side's tile: the dQ pass's query rows for S_q 1, the DKDV pass's keys for S_kv 1
+        assert (bwd.config.block_m2 if S_q == 1 else bwd.config.block_n1) == side
+        assert (fwd.config.block_m if S_q == 1 else fwd.config.block_n) == side
+        assert bwd.config.num_warps == (8 if dtype == FP32 else 4)
+
+
 def test_the_planner_needs_no_tensor_and_launches_nothing(monkeypatch):
     """Metadata of a CPU problem under the interpreter: the Triton kernels at the interpreter's config."""
     for name in dir(launch):

@@ -279,6 +279,48 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
     return cfg
 
 
+def length_one_forward_config(S_q: int, S_kv: int, dtype: torch.dtype, device_type: str) -> Optional[ForwardConfig]:
+    """The forward's config where S_q or S_kv is 1 (a decode step's query, a single key), else None (the table's).
+
+    The table's tiles are 64-128 rows on that side, of which one is real; 16 (the smallest dot) on the length-1
+    side, 64 on the other, one warpgroup, one stage, compile several times faster: these calls run the
+    ``*_any_len`` kernels, a second compile of every kernel for a head-dim class (kernels.attention_fwd), which were
+    37% of the quick level's compile on 2026-12-07 (tools/compile_times.py --level quick, sm_90a, Triton 3.6).
+    The interpreter's config is small already."""
+    if device_type != "cuda" or (S_q != 1 and S_kv != 1):
+        return None
+    warps = _length_one_warps(dtype)
+    return ForwardConfig(16, 64, num_warps=warps, num_stages=1, head_group=1) if S_q == 1 else \
+        ForwardConfig(64, 16, num_warps=warps, num_stages=1, head_group=1)
+
+
+def length_one_backward_config(S_q: int, S_kv: int, d_qk_pad: int, d_v_pad: int, dtype: torch.dtype,
+                               device_type: str, causal: bool = False) -> Optional[BackwardConfig]:
+    """As ``length_one_forward_config``, for the backward: 16 rows on the length-1 side, 32 on the other (the
+    resident side of the DKDV pass holds dK and dV accumulators of that many rows: 32 x 256 x 2 fp32 is 128
+    registers a thread on one warpgroup at hd256; two warpgroups for fp32), separate dQ (deterministic either way),
+    one stage, and the table's launch form (the two passes as one launch where its entry has ``fused_dq``).
+    Measured on the quick level's hd128 DKDV twins (local ptxas, sm_90a, Triton 3.6, 2026-12-07): 5.5-8.3 s to
+    compile at the table's 64 x 128 tiles on 8 warps and 3 stages, 1.9-3.2 s at 16 x 64 on 4 warps and 1 stage;
+    the quick level's estimated cold compile (tools/compile_times.py --level quick --api) 599 -> 484 CPU-s."""
+    if device_type != "cuda" or (S_q != 1 and S_kv != 1):
+        return None
+    warps = _length_one_warps(dtype)
+    fused = backward_config(d_qk_pad, d_v_pad, dtype, device_type, False, causal).fused_dq
+    if S_q == 1:  # DKDV: 32 keys resident, queries stream 16 at a time; dQ: 16 queries resident, keys stream 32
+        tiles = (16, 32, 16, 32)
+    else:
+        tiles = (32, 16, 32, 16)
+    return BackwardConfig(*tiles, num_warps=warps, num_stages=1, dq_mode="separate", head_group=1, fused_dq=fused)
+
+
+def _length_one_warps(dtype: torch.dtype) -> int:
+    """One warpgroup, but two for fp32: its dots are FMA loops, and ptxas's time follows each thread's unrolled
+    share (local ptxas, sm_90a, Triton 3.6, 2026-12-07: the quick level's fp32 hd256 DKDV at 32 x 16 tiles took
+    21.8-28.9 s on 4 warps; ``forward_config`` has the same for the fp32 forward)."""
+    return 8 if dtype == torch.float32 else 4
+
+
 def with_dq_mode(cfg: BackwardConfig, dq_mode: str) -> BackwardConfig:
     """``cfg`` with dQ computed the other way ("atomic" or "separate"). The atomic mode adds a dQ partial
     tile to the DKDV pass (BLOCK_M1 x D_qk, staged in shared memory for the TMA bulk reduce); the hd256

@@ -20,6 +20,7 @@ import torch
 
 from . import switches as sw
 from .configs import (BackwardConfig, ForwardConfig, _cdiv, backward_config, d_qk_chunks, forward_config,
+                      length_one_backward_config, length_one_forward_config,
                       head_dim_pad, with_dq_mode)
 from .kernels import attention_bwd_gluon, attention_bwd_gluon_192, attention_fwd_gluon
 from .reasons import (  # noqa: F401 - the names explain.py and the tests read here too
@@ -279,7 +280,8 @@ def plan_forward(q, k, v, o, stats, *, scale: float, left_bound=None, right_boun
                          num_warps=4, maxnreg=g.MAX_REGS_BY_CONSUMERS[consumers]))
         declined = {p: ("the Gluon forward takes the call (preferred wherever it applies)",) for p in FORWARD_PATHS[1:]}
         return Plan("fwd", "gluon-fwd", declined, None, (), (step,))
-    cfg = config or (tuner(d_qk_pad, d_v_pad, causal) if tuner is not None else None) \
+    cfg = config or length_one_forward_config(S_q, S_kv, q.dtype, q.device.type) \
+        or (tuner(d_qk_pad, d_v_pad, causal) if tuner is not None else None) \
         or forward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type, causal)
     step = Step(kernel, (_cdiv(S_q, cfg.block_m), B * H_q),
                 (Ref("q"), Ref("k"), Ref("v"), Ref("o"), Ref("stats"),
@@ -346,7 +348,9 @@ def plan_backward(q, k, v, o, do, stats, dq, dk, dv, *, scale: float, left_bound
                     for p in BACKWARD_PATHS if p.startswith("triton")}
         declined.update(_gluon_declines(plan.path, split192, deterministic, q, reasons))
         return Plan("bwd", plan.path, declined, None, plan.buffers, plan.steps, plan.side_rows)
-    cfg = config or sw._BWD_OVERRIDE or (tuner(d_qk_pad, d_v_pad, causal) if tuner is not None else None) \
+    cfg = config or sw._BWD_OVERRIDE or length_one_backward_config(
+        S_q, S_kv, d_qk_pad, d_v_pad, q.dtype, q.device.type, causal) \
+        or (tuner(d_qk_pad, d_v_pad, causal) if tuner is not None else None) \
         or backward_config(d_qk_pad, d_v_pad, q.dtype, q.device.type, deterministic, causal)
     if deterministic and cfg.dq_mode != "separate":
         cfg = with_dq_mode(cfg, "separate")
