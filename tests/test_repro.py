@@ -267,3 +267,33 @@ def test_repros_writes_every_failing_cell_with_a_twin_and_checks_them_alone(tmp_
     assert "reg-misaligned-base" not in index
     probe = next(ln for ln in index.splitlines() if "probe-dq-aliases-dk" in ln)
     assert "no file" in probe and "probe" in probe
+
+
+def test_repros_notes_forward_only_failures_and_runs_an_unreplayed_cells_predecessor_first(tmp_path):
+    """A cell whose failing checks are the forward's (O, stats) gets a note that its file judges the gradients only;
+    a failed cell the runner never replayed alone (over --replay-limit) gets a file that runs the case before it
+    first, as the runner did (2026-12-07, H100: 4 of the standard matrix's 185 files passed alone, one a forward-only
+    failure, three unreplayed)."""
+    import json
+
+    from sdpa_bwd.conformance.plan import load_level
+
+    quick = [c.id for c in load_level("quick") if c.purpose != "probe" and not getattr(c, "ragged", False)]
+    forward_only, unreplayed, before = quick[0], quick[2], quick[1]
+    passed = {"passed": True}
+    report = tmp_path / "run.json"
+    report.write_text(json.dumps({"schema": "sdpa-bwd.run/1", "argv": ["run", "--level", "quick"], "results": [
+        {"case": forward_only, "engine": "torch-math", "verdict": "failed", "failing": True,
+         "checks": {"dq": passed, "dk": passed, "dv": passed, "o": {"passed": False}},
+         "replay": {"verdict": "failed", "conclusion": "fails alone too"}},
+        {"case": unreplayed, "engine": "torch-math", "verdict": "failed", "failing": True, "previous_case": before,
+         "checks": {"dq": {"passed": False}}, "replay": {"skipped": "over --replay-limit 8"}}]}))
+    out = tmp_path / "repros"
+    assert main(["repros", str(report), "--out", str(out)]) == 0
+    rows = {r["case"]: r for r in json.loads((out / "index.json").read_text())}
+    assert "forward's (o)" in rows[forward_only]["note"], rows[forward_only]
+    assert "skipped its replay alone" in rows[unreplayed]["note"] and before in rows[unreplayed]["note"]
+    text = (out / "torch-math" / f"{unreplayed}.py").read_text()
+    assert before in text, "the unreplayed cell's file must run the case the runner ran before it"
+    index = (out / "index.md").read_text()
+    assert "forward's (o)" in index and "skipped its replay alone" in index

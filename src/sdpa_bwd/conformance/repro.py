@@ -609,8 +609,14 @@ def cmd_repros(args) -> int:
                 if getattr(case, "ragged", False) or case.purpose == "probe":
                     kind = "varlen case" if getattr(case, "ragged", False) else "probe"
                     raise ValueError(f"a {kind}: rerun it with {case.repro(r['engine'])}")
-                prev = r.get("previous_case") if r["verdict"] == "order-dependent" else None
+                # the case it followed runs first where the failure is an order effect, and where the runner never
+                # ran the case alone (its replay skipped, over --replay-limit): what it saw came after that case
+                unreplayed = isinstance(r.get("replay"), dict) and "skipped" in r["replay"]
+                prev = r.get("previous_case") if r["verdict"] == "order-dependent" or unreplayed else None
                 before = [find_case(prev, level=level)] if prev else []
+                notes = _run_notes(r, prev if unreplayed else None)
+                if notes:
+                    row["note"] = notes
                 for engine in (r["engine"], args.twin):
                     f = out / engine.replace(":", "-") / f"{case.id}.py"
                     f.parent.mkdir(parents=True, exist_ok=True)
@@ -639,6 +645,22 @@ def cmd_repros(args) -> int:
     return _write_index(out, rows, args)
 
 
+def _run_notes(r: dict, unreplayed_after: Optional[str]) -> str:
+    """What the reader of a row needs beside the exit statuses: a failure in the forward's checks only (the file
+    judges dQ, dK and dV, so it passes where only O or the stats were wrong), and a file that runs the case the
+    runner ran before it because the runner never replayed the case alone."""
+    checks = r.get("checks") or {}
+    failed = [n for n, c in checks.items() if isinstance(c, dict) and c.get("passed") is False]
+    notes = []
+    if failed and not set(failed) & {"dq", "dk", "dv"}:
+        notes.append(f"the runner's failing checks are the forward's ({', '.join(failed)}); the file judges dQ, dK "
+                     "and dV only, so it passes where only those were wrong")
+    if unreplayed_after:
+        notes.append(f"the runner skipped its replay alone ({r['replay']['skipped']}): the file runs "
+                     f"{unreplayed_after} first, as the runner did")
+    return "; ".join(notes)
+
+
 def _write_index(out: Path, rows: list, args) -> int:
     """index.md and index.json under ``out``; 1 where a run file did not fail alone or its twin did not pass."""
     import json
@@ -659,11 +681,13 @@ def _write_index(out: Path, rows: list, args) -> int:
             ok = mine[0] not in (0, 2, "timeout", "not run") and theirs[0] == 0
             bad += not ok
             alone = (str(mine[0]) if isinstance(mine[0], str) else f"exit {mine[0]}") \
-                + (" **not reproduced**" if mine[0] in (0, 2, "timeout") else "")
+                + (" **not reproduced**" if mine[0] in (0, 2, "timeout") else "") \
+                + (f" ({row['note']})" if row.get("note") else "")
             twin_cell = (str(theirs[0]) if isinstance(theirs[0], str) else f"exit {theirs[0]}") \
                 + (" **twin fails**" if theirs[0] not in (0, "not run") else "")
         else:
-            alone, twin_cell = ("not run", "not run") if f is not None else (row.get("note", ""), "")
+            alone, twin_cell = ("not run" + (f" ({row['note']})" if row.get("note") else ""), "not run") \
+                if f is not None else (row.get("note", ""), "")
         rel = f.relative_to(out) if f is not None else ""
         lines.append(f"| {row['engine']} | {row['case']} | {row['verdict']} | {rel} | {alone} | {twin_cell} |")
     (out / "index.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
