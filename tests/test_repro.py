@@ -58,8 +58,25 @@ def test_torch_math_repro_needs_only_pytorch_and_passes(tmp_path, monkeypatch):
     done = _run(path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "torch-math on reg-misaligned-base: passes" in done.stdout
-    for n in ("dq", "dk", "dv"):
+    for n in ("dq", "dk", "dv", "o"):
         assert f"  {n}: max error" in done.stdout and "against bound" in done.stdout
+
+
+def test_a_torch_adapters_file_judges_the_backends_own_o(tmp_path, monkeypatch):
+    """The adapter's forward makes its own O (the front door's output, the -op adapters' forward operator): the
+    file judges it, so a backend wrong only in its forward fails its file (2026-12-07, H100: cuDNN's forward
+    operator's NaN O at a negative scale passed a file that judged the gradients only). Here the O is corrupted
+    after the call, the gradients untouched."""
+    path = _write(tmp_path, monkeypatch, "reg-misaligned-base", "torch-math")
+    text = path.read_text()
+    keep = 'FORWARD["o"] = out.detach()'
+    assert keep in text
+    path.write_text(text.replace(keep, keep + " + 1.0"))
+    done = _run(path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "  o: max error" in done.stdout and "FAILS" in done.stdout
+    assert all(f"  {n}: max error" in done.stdout and "ok" in done.stdout.split(f"  {n}: max error")[1].split("\n")[0]
+               for n in ("dq", "dk", "dv")), done.stdout
 
 
 @pytest.mark.parametrize("defect, case_id", [
@@ -270,7 +287,7 @@ def test_repros_writes_every_failing_cell_with_a_twin_and_checks_them_alone(tmp_
 
 
 def test_repros_notes_forward_only_failures_and_runs_an_unreplayed_cells_predecessor_first(tmp_path):
-    """A cell whose failing checks are the forward's (O, stats) gets a note that its file judges the gradients only;
+    """A cell whose failing checks are the stats only gets a note that its file judges the gradients and O only;
     a failed cell the runner never replayed alone (over --replay-limit) gets a file that runs the case before it
     first, as the runner did (2026-12-07, H100: 4 of the standard matrix's 185 files passed alone, one a forward-only
     failure, three unreplayed)."""
@@ -284,16 +301,16 @@ def test_repros_notes_forward_only_failures_and_runs_an_unreplayed_cells_predece
     report = tmp_path / "run.json"
     report.write_text(json.dumps({"schema": "sdpa-bwd.run/1", "argv": ["run", "--level", "quick"], "results": [
         {"case": forward_only, "engine": "torch-math", "verdict": "failed", "failing": True,
-         "checks": {"dq": passed, "dk": passed, "dv": passed, "o": {"passed": False}},
+         "checks": {"dq": passed, "dk": passed, "dv": passed, "o": passed, "stats": {"passed": False}},
          "replay": {"verdict": "failed", "conclusion": "fails alone too"}},
         {"case": unreplayed, "engine": "torch-math", "verdict": "failed", "failing": True, "previous_case": before,
          "checks": {"dq": {"passed": False}}, "replay": {"skipped": "over --replay-limit 8"}}]}))
     out = tmp_path / "repros"
     assert main(["repros", str(report), "--out", str(out)]) == 0
     rows = {r["case"]: r for r in json.loads((out / "index.json").read_text())}
-    assert "forward's (o)" in rows[forward_only]["note"], rows[forward_only]
+    assert "failing checks are stats" in rows[forward_only]["note"], rows[forward_only]
     assert "skipped its replay alone" in rows[unreplayed]["note"] and before in rows[unreplayed]["note"]
     text = (out / "torch-math" / f"{unreplayed}.py").read_text()
     assert before in text, "the unreplayed cell's file must run the case the runner ran before it"
     index = (out / "index.md").read_text()
-    assert "forward's (o)" in index and "skipped its replay alone" in index
+    assert "failing checks are stats" in index and "skipped its replay alone" in index

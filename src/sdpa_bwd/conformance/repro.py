@@ -3,8 +3,8 @@
 The file builds the case's tensors as the harness does (one flat buffer per allocation, filled with
 NaN so that unwritten outputs show, each tensor a strided view at its dims, strides and storage
 offset; Q, K, V, dO from the case's values; O and stats from a float64 forward), calls the engine the
-way its adapter does, compares dQ, dK, dV with an inline float64 reference and prints, per gradient,
-the max error and the bound used. Exit status: 0 when the case passes, 1 when it fails, 2 when the
+way its adapter does, compares dQ, dK, dV (and O, where the adapter's call makes its own: the torch-* adapters)
+with an inline float64 reference and prints, per tensor, the max error and the bound used. Exit status: 0 when the case passes, 1 when it fails, 2 when the
 engine declines it.
 
 Values: the inputs Q, K, V, dO are embedded (base64 of float32, the harness's draws) when they take
@@ -79,7 +79,7 @@ def _bounds(case: Case) -> Optional[dict[str, float]]:
     r = run_case(ReferenceEngine(), case, reruns=1)
     if not r.checks:
         return None
-    return {n: float(r.checks[n].tolerance) for n in ("dq", "dk", "dv") if n in r.checks}
+    return {n: float(r.checks[n].tolerance) for n in ("dq", "dk", "dv", "o") if n in r.checks}
 
 
 def case_record(case: Case, *, judged: bool) -> dict:
@@ -109,8 +109,8 @@ on engine {engine!r}, written by `sdpa-bwd repro`.
 
 {needs}
 Builds the case's tensors (dims, strides, storage offsets, dtype, values) as the harness did;
-runs{sequence}; calls the engine's backward, compares dQ, dK, dV with the float64 reference
-below and prints the max error of each against the bound used.
+runs{sequence}; calls the engine's backward, compares dQ, dK, dV (and O, where the engine's call
+makes its own) with the float64 reference below and prints the max error of each against the bound used.
 Exit status: 0 the case passes, 1 it fails, 2 the engine declines it.
 Run: python {filename} [--device cpu|cuda]
 """
@@ -137,6 +137,7 @@ def run_engine(c, views):
         kwargs["enable_gqa"] = True
     with sdpa_kernel([getattr(SDPBackend, SDPA_BACKEND)]):
         out = F.scaled_dot_product_attention(q, k, v, **kwargs)
+        FORWARD["o"] = out.detach()  # the backend's own O, judged beside the gradients
         grads = torch.autograd.grad(out, (q, k, v), views["do"])
     for n, g in zip(("dq", "dk", "dv"), grads):
         views[n].copy_(g)
@@ -172,14 +173,15 @@ def run_engine(c, views):
             bias = bias.expand(B, H, S_q, S_kv)
     scale = c["scale"]
     if OP == "cudnn":
-        _, lse, cum_q, cum_k, max_q, max_k, seed, offset, _ = aten._scaled_dot_product_cudnn_attention(
+        out, lse, cum_q, cum_k, max_q, max_k, seed, offset, _ = aten._scaled_dot_product_cudnn_attention(
             q, k, v, bias, True, 0.0, causal, False, scale=scale)
     elif OP == "flash":
-        _, lse, cum_q, cum_k, max_q, max_k, seed, offset, _ = aten._scaled_dot_product_flash_attention(
+        out, lse, cum_q, cum_k, max_q, max_k, seed, offset, _ = aten._scaled_dot_product_flash_attention(
             q, k, v, 0.0, causal, False, scale=scale)
     else:
-        _, lse, seed, offset = aten._scaled_dot_product_efficient_attention(
+        out, lse, seed, offset = aten._scaled_dot_product_efficient_attention(
             q, k, v, bias, True, 0.0, causal, scale=scale)
+    FORWARD["o"] = out  # the forward operator's own O, judged beside the gradients
     rows = (lse.select(-1, 0) if lse.dim() == 4 else lse)[..., :S_q]
     ours = views["stats"].select(-1, 0) if views["stats"].dim() == 4 else views["stats"]
     rows.copy_(torch.where(torch.isneginf(ours), rows, ours))
@@ -236,6 +238,7 @@ import torch
 ENGINE = @ENGINE@
 DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
 NAMES = ("q", "k", "v", "o", "do", "stats", "dq", "dk", "dv")
+FORWARD = {}  # the engine's own forward outputs where its call makes them (O), judged beside the gradients
 
 
 def element_index(dims, strides, offset, device):
@@ -338,15 +341,17 @@ def outside_writes(c, flats, device):
 
 
 @RUN_ENGINE@def check(c, views, flats, device):
-    """Max error per gradient against the float64 reference and the bound used; True when all pass."""
-    _, _, want = reference(c, views["q"], views["k"], views["v"], views["do"])
+    """Max error per gradient (and of O where the engine's call made one) against the float64 reference and the
+    bound used; True when all pass."""
+    o, _, want = reference(c, views["q"], views["k"], views["v"], views["do"])
+    want = dict(want, o=o)
     ok = True
     eps = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** -23}[c["dtype"]]
-    for n in ("dq", "dk", "dv"):
-        got = views[n].double()
+    for n in ("dq", "dk", "dv") + tuple(FORWARD):
+        got = (FORWARD[n] if n in FORWARD else views[n]).double()
         err = (got - want[n]).abs()
         worst = float(err.nan_to_num(float("inf")).max()) if err.numel() else 0.0
-        if c["bounds"] is not None:
+        if c["bounds"] is not None and n in c["bounds"]:
             bound, how = c["bounds"][n], "the harness's tolerance (k x same-dtype reference error + floor)"
         else:
             reduction = max(views["q"].shape[2], views["k"].shape[2])
@@ -379,6 +384,7 @@ def main():
         last = i == len(CASES) - 1
         print(("case " if last else "run before it, same process: ") + c["id"])
         flats, views = build(c, device)
+        FORWARD.clear()
         reasons = run_engine(c, views)
         if reasons:
             print("  the engine declines it: " + "; ".join(reasons))
@@ -388,7 +394,7 @@ def main():
         if last:
             ok = check(c, views, flats, device)
             print(f"{ENGINE} on {c['id']}: " + ("passes" if ok else
-                  "FAILS: a gradient is off by more than its bound (see above); diagnose with "
+                  "FAILS: a gradient or O is off by more than its bound (see above); diagnose with "
                   f"`sdpa-bwd diagnose {c['id']} --engine {ENGINE}`"))
             return 0 if ok else 1
     return 0
@@ -646,15 +652,18 @@ def cmd_repros(args) -> int:
 
 
 def _run_notes(r: dict, unreplayed_after: Optional[str]) -> str:
-    """What the reader of a row needs beside the exit statuses: a failure in the forward's checks only (the file
-    judges dQ, dK and dV, so it passes where only O or the stats were wrong), and a file that runs the case the
+    """What the reader of a row needs beside the exit statuses: a failure in checks the file does not judge (it
+    judges dQ, dK, dV and, for the torch-* adapters, their own O: not the stats), and a file that runs the case the
     runner ran before it because the runner never replayed the case alone."""
     checks = r.get("checks") or {}
     failed = [n for n, c in checks.items() if isinstance(c, dict) and c.get("passed") is False]
     notes = []
-    if failed and not set(failed) & {"dq", "dk", "dv"}:
-        notes.append(f"the runner's failing checks are the forward's ({', '.join(failed)}); the file judges dQ, dK "
-                     "and dV only, so it passes where only those were wrong")
+    if failed and not set(failed) & {"dq", "dk", "dv", "o"}:
+        notes.append(f"the runner's failing checks are {', '.join(failed)}; the file judges dQ, dK, dV and the "
+                     "adapter's own O only, so it passes where only those were wrong")
+    elif failed and not set(failed) & {"dq", "dk", "dv"} and not r["engine"].startswith("torch-"):
+        notes.append(f"the runner's failing checks are the forward's ({', '.join(failed)}); this engine's file "
+                     "judges dQ, dK and dV only (its backward takes the caller's O)")
     if unreplayed_after:
         notes.append(f"the runner skipped its replay alone ({r['replay']['skipped']}): the file runs "
                      f"{unreplayed_after} first, as the runner did")
