@@ -20,8 +20,7 @@ import torch
 
 from . import switches as sw
 from .configs import (BackwardConfig, ForwardConfig, _cdiv, backward_config, d_qk_chunks, forward_config,
-                      length_one_backward_config, length_one_forward_config,
-                      head_dim_pad, with_dq_mode)
+                      head_dim_pad, length_one_backward_config, length_one_forward_config, with_dq_mode)
 from .kernels import attention_bwd_gluon, attention_bwd_gluon_192, attention_fwd_gluon
 from .reasons import (  # noqa: F401 - the names explain.py and the tests read here too
     Target, TensorMeta, _bwd192_det_split, _bwd192_persist, _device_sm_count, _dot_precision, _dq_reduce_tma,
