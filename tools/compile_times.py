@@ -437,7 +437,8 @@ def spec_class(ln: Launch) -> dict:
     sig = dict(ln.signature)
     ptr = next(ty for _, ty in ln.signature if ty.startswith("*"))
     fam = family(ln.kernel)
-    dtype_ptr = {"fwd": "q_ptr", "dkdv": "q_ptr", "dq": "q_ptr", "odo": "o_ptr", "dq_convert": "dq_ptr"}[fam]
+    dtype_ptr = {"fwd": "q_ptr", "dkdv": "q_ptr", "dq": "q_ptr", "fused": "q_ptr", "odo": "o_ptr",
+                 "dq_convert": "dq_ptr"}[fam]
     dtype = sig.get(dtype_ptr, ptr).lstrip("*")
     ones = [n for n, ty in ln.signature if ty == "constexpr" and n not in _own_constexprs(ln)]
     plain = [n for n, ty in ln.signature if ty in ("i32", "i64") and n not in ln.divisible]
@@ -764,6 +765,9 @@ def summarize(specs, users, outcome, results, *, command: str, elapsed: float, b
     classes = {k: spec_class(ln) for k, ln in specs.items()}
     measured = {k: r for k, r in results.items() if k in specs and r.get("seconds") is not None}
     errors = {k: r for k, r in results.items() if k in specs and r.get("seconds") is None}
+    if not measured:
+        raise SystemExit(f"no specialisation compiled within --budget {budget:.0f} s ({len(errors)} failed): nothing to "
+                         "estimate from; give a budget of a few minutes at least")
     total = sum(est.values())
     workers = results.get("_workers", {})
     L = []
