@@ -76,7 +76,9 @@ def format_plan(plan) -> str:
     if plan.buffers:
         lines.append("  side buffers:")
         for b in plan.buffers:
-            what = f"= {b.alias}" if b.fill == "alias" else f"{b.dtype} {list(b.shape)}, {b.fill}"
+            what = (f"= {b.alias}" if b.fill == "alias" else
+                    f"{b.dtype} {list(b.shape)}, part of {b.alias} from element {b.offset}" if b.fill == "part" else
+                    f"{b.dtype} {list(b.shape)}, {b.fill}")
             lines.append(f"    {b.name}: {what}")
     else:
         lines.append("  side buffers: none")

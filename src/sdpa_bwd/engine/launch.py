@@ -40,6 +40,7 @@ from .kernels import (  # noqa: F401 - the executor resolves a step's kernel by 
     attention_bwd_dq_kernel_any_len,
     attention_bwd_fused_kernel,
     attention_bwd_fused_kernel_any_len,
+    attention_bwd_kv_convert_kernel,
     attention_bwd_preprocess_kernel,
     attention_fwd_kernel,
     attention_fwd_kernel_any_len,
@@ -457,6 +458,8 @@ def _allocate(plan, ns: dict, device) -> None:
     for b in plan.buffers:
         if b.fill == "alias":
             ns[b.name] = ns[b.alias]
+        elif b.fill == "part":
+            ns[b.name] = ns[b.alias].narrow(0, b.offset, planner._count(b.shape)).view(b.shape)
         elif b.name == "sems":
             rows = next(s.kwargs["ROWS"] for s in plan.steps if "ROWS" in s.kwargs)
             ns[b.name] = _dq_turn_counters(ns["q"], ns["k"], ns["v"], rows)
@@ -520,14 +523,6 @@ def _launch_dq_convert(rec, dq_accum, dq, scale: float, qk_chunk: int, qk_split:
     """DQ_CONVERT alone (``planner._convert_step``): ``dq_accum``, scaled, into ``dq`` through its strides."""
     step = planner._convert_step("acc", "dst", TensorMeta.of(dq), scale, qk_chunk, qk_split, wide, pdl)
     _execute(rec, planner.Plan("bwd", "convert", {}, None, (), (step,)), dict(acc=dq_accum, dst=dq))
-
-
-def _kv_accumulators(q, k, v):
-    """Zeroed fp32 dK and dV accumulators, packed in K's and V's dims, where a K or V head is shared by several query
-    heads (GQA, MQA); None where none is."""
-    if k.shape[1] == q.shape[1] and v.shape[1] == q.shape[1]:
-        return None
-    return tuple(alloc.zeros(t.shape, torch.float32, t.device) for t in (k, v))
 
 
 def _gl_dtype(dtype: torch.dtype):

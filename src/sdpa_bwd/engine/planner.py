@@ -63,12 +63,14 @@ DTYPE = "<dtype>"
 
 @dataclass(frozen=True)
 class Buffer:
-    """A side buffer the executor allocates: fp32 / int32, zeroed or not, or another buffer's tensor (``alias``)."""
+    """A side buffer the executor allocates: fp32 / int32, zeroed or not, or another buffer's tensor (``alias``), or a
+    part of one (``part``: ``shape``'s elements of buffer ``alias`` from its element ``offset``)."""
     name: str
     shape: tuple
     dtype: str = "float32"
-    fill: str = "empty"  # "empty", "zeros", or "alias"
+    fill: str = "empty"  # "empty", "zeros", "alias" or "part"
     alias: Optional[str] = None
+    offset: int = 0
 
 
 @dataclass(frozen=True)
@@ -122,12 +124,44 @@ def _bhsd(name: str, t, block_rows: int, module: str, layout: tuple, block_cols:
 
 def _kv_acc_destinations(q, k, v, dk, dv, kv_acc: bool) -> tuple:
     """(side buffers, dK's and dV's destinations): zeroed fp32 accumulators of K's and V's dims where query heads
-    share K or V heads and add their partials (DQ_CONVERT then writes them into dK and dV), else dK and dV."""
+    share K or V heads and add their partials (``_kv_convert_step`` then writes them into dK and dV), else dK and dV.
+    The two accumulators are parts of one buffer (``kv_acc``, dV's from element ``kv_v_offset``): one zero fill and
+    one conversion launch a call, not two of each."""
     if not kv_acc:
         return [], (("dk", dk), ("dv", dv))
-    return ([Buffer("dk_acc", tuple(k.shape), fill="zeros"), Buffer("dv_acc", tuple(v.shape), fill="zeros")],
+    off = kv_v_offset(k)
+    return ([Buffer("kv_acc", (off + _count(v.shape),), fill="zeros"),
+             Buffer("dk_acc", tuple(k.shape), fill="part", alias="kv_acc"),
+             Buffer("dv_acc", tuple(v.shape), fill="part", alias="kv_acc", offset=off)],
             (("dk_acc", _packed(k.shape, torch.float32, q.device)),
              ("dv_acc", _packed(v.shape, torch.float32, q.device))))
+
+
+def _count(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def kv_v_offset(k) -> int:
+    """Where dV's accumulator starts in ``kv_acc``: after dK's, rounded up to 128 elements (512 bytes), so that its
+    base is as aligned as a buffer of its own for the bulk-copy descriptors and vector stores."""
+    return -(-_count(k.shape) // 128) * 128
+
+
+def _kv_convert_step(k, dk, dv, wide: bool) -> Step:
+    """dK's and dV's accumulators (``kv_acc``) into dK and dV through their strides, one launch
+    (``attention_bwd_kv_convert_kernel``): programs over dK's B H_k heads, then dV's B H_v."""
+    B, H_k, S_kv, D_qk = dk.shape
+    H_v, D_v = dv.shape[1], dv.shape[3]
+    qk_chunk, qk_split = d_qk_chunks(D_qk, k.dtype)
+    block = 64 if dk.device.type == "cuda" else 16
+    return Step("attention_bwd_kv_convert_kernel", (_cdiv(S_kv, block), B * (H_k + H_v)),
+                (Ref("kv_acc"), Ref("dk"), Ref("dv"), *dk.stride(), *dv.stride(), H_k, H_v, S_kv, B * H_k,
+                 kv_v_offset(k)),
+                dict(BLOCK_M=block, WIDE=wide, D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, D_V=D_v,
+                     D_V_PAD=head_dim_pad(D_v), num_warps=4))
 
 
 def _flat(name: str, shape, strides, block, module: str, layout: tuple, dtype) -> Desc:
@@ -309,11 +343,7 @@ def _side(B: int, H_q: int, S_q: int, D_qk: int, atomic, side_rows: int) -> list
 
 
 def _numel(buffers, name: str) -> int:
-    b = next(b for b in buffers if b.name == name)
-    n = 1
-    for d in b.shape:
-        n *= d
-    return n
+    return _count(next(b for b in buffers if b.name == name).shape)
 
 
 def _packed(shape, dtype, device) -> TensorMeta:
@@ -506,9 +536,8 @@ def _plan_gluon(t: dict, st, scale: float, causal: bool, deterministic: bool, wi
              DETERMINISTIC=deterministic, HEAD_LOOP=False,  # the kernel's head loop, whose switch was removed
              DET_UP=deterministic and causal and DK in sw.GLUON_BWD_DET_UP, num_warps=4, maxnreg=g.MAX_REGS, **more)))
     steps.append(_convert_step("dq_accum", "dq", dq, scale, head_dim_pad(D), 0, wide, pdl))
-    if kv_acc:  # dK's partials were scaled in the kernel
-        steps.append(_convert_step("dk_acc", "dk", dk, 1.0, head_dim_pad(D), 0, wide))
-        steps.append(_convert_step("dv_acc", "dv", dv, 1.0, head_dim_pad(D), 0, wide))
+    if kv_acc:
+        steps.append(_kv_convert_step(k, dk, dv, wide))
     return Plan("bwd", "gluon-bwd", {}, None, tuple(buffers), tuple(steps), side)
 
 
@@ -593,8 +622,7 @@ def _plan_gluon192(t: dict, st, scale: float, causal: bool, deterministic: bool,
                                    _triton_bwd_constexprs(q, D_v, cfg, False, causal, wide)))
     else:
         steps.append(_convert_step("dq_accum", "dq", dq, scale, qk_chunk, qk_split, wide, pdl))
-    if kv_acc:  # dK's partials were scaled in the kernel
-        steps.append(_convert_step("dk_acc", "dk", dk, 1.0, qk_chunk, qk_split, wide))
-        steps.append(_convert_step("dv_acc", "dv", dv, 1.0, head_dim_pad(D_v), 0, wide))
+    if kv_acc:
+        steps.append(_kv_convert_step(k, dk, dv, wide))
     return Plan("bwd", "gluon-bwd-192-det-split" if split else "gluon-bwd-192", {}, None, tuple(buffers),
                 tuple(steps), side)

@@ -656,6 +656,43 @@ def attention_bwd_fused_kernel(
         )
 
 
+@triton.jit
+def convert_rows(acc_ptr, out_ptr, stride_b, stride_h, stride_m, stride_d, H, S, scale, pid_m, pid_bh,
+                 BLOCK_M: tl.constexpr, D: tl.constexpr, D_PAD: tl.constexpr, WIDE: tl.constexpr,
+                 D_SPLIT: tl.constexpr):
+    """Rows [pid_m BLOCK_M, +BLOCK_M) of head ``pid_bh`` (b H + h) of a packed fp32 accumulator of dims (B, H, S, D),
+    times ``scale``, into ``out`` in its dtype through its strides; D in chunks of D_PAD (+ D_SPLIT)."""
+    b = (pid_bh // H).to(tl.int64)
+    h = (pid_bh % H).to(tl.int64)
+    m0 = pid_m * BLOCK_M
+    row0 = m0.to(tl.int64)
+    offs_m = m0 + tl.arange(0, BLOCK_M)
+    row_ok = offs_m < S
+    offs_local = tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, D_PAD)
+    if WIDE:
+        offs_local = offs_local.to(tl.int64)
+        offs_d = offs_d.to(tl.int64)
+    if D >= D_PAD:
+        mask = row_ok[:, None]
+    else:
+        mask = row_ok[:, None] & (offs_d[None, :] < D)
+    side = (b * H + h) * S + row0
+    acc = tl.load(acc_ptr + (side + offs_local[:, None]) * D + offs_d[None, :], mask=mask, other=0.0)
+    tl.store(out_ptr + b * stride_b + h * stride_h + row0 * stride_m + offs_local[:, None] * stride_m
+             + offs_d[None, :] * stride_d, (acc * scale).to(out_ptr.dtype.element_ty), mask=mask)
+    if D_SPLIT:
+        offs_d_b = second_chunk_cols(D_PAD, D_SPLIT, WIDE)
+        acc_b = load_rows(acc_ptr + (side + offs_local[:, None]) * D + offs_d_b[None, :], row_ok, offs_d_b,
+                          D, D_PAD + D_SPLIT)
+        if D >= D_PAD + D_SPLIT:
+            mask_b = row_ok[:, None]
+        else:
+            mask_b = row_ok[:, None] & (offs_d_b[None, :] < D)
+        tl.store(out_ptr + b * stride_b + h * stride_h + row0 * stride_m + offs_local[:, None] * stride_m
+                 + offs_d_b[None, :] * stride_d, (acc_b * scale).to(out_ptr.dtype.element_ty), mask=mask_b)
+
+
 @kernel_jit()
 def attention_bwd_dq_convert_kernel(
     dq_acc_ptr, dq_ptr,
@@ -668,37 +705,32 @@ def attention_bwd_dq_convert_kernel(
     as a programmatic dependent of the kernel that added into dq_accum, so first wait for its writes."""
     if PDL:
         gdc_wait()
+    convert_rows(dq_acc_ptr, dq_ptr, stride_dqb, stride_dqh, stride_dqm, stride_dqd, H_q, S_q, scale,
+                 tl.program_id(0), tl.program_id(1), BLOCK_M, D_QK, D_QK_PAD, WIDE, D_QK_SPLIT)
+
+
+@kernel_jit()
+def attention_bwd_kv_convert_kernel(
+    acc_ptr, dk_ptr, dv_ptr,
+    stride_dkb, stride_dkh, stride_dkn, stride_dkd,
+    stride_dvb, stride_dvh, stride_dvn, stride_dvd,
+    H_k, H_v, S_kv, n_k, v_offset,
+    BLOCK_M: tl.constexpr, WIDE: tl.constexpr,
+    D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_QK_SPLIT: tl.constexpr,
+    D_V: tl.constexpr, D_V_PAD: tl.constexpr,
+):
+    """dK's and dV's packed fp32 accumulators (shared K / V heads: GQA, MQA), one buffer, dV's from element
+    ``v_offset``, into dK and dV in their dtypes through their strides, in one launch: programs (row block,
+    b H_k + h) for dK's ``n_k`` = B H_k heads, then (row block, n_k + b H_v + h) for dV's. The partials were
+    scaled where they were added, so no scale here."""
     pid_m = tl.program_id(0)
     pid_bh = tl.program_id(1)
-    b = (pid_bh // H_q).to(tl.int64)
-    h = (pid_bh % H_q).to(tl.int64)
-    m0 = pid_m * BLOCK_M
-    row0 = m0.to(tl.int64)
-    offs_m = m0 + tl.arange(0, BLOCK_M)
-    row_ok = offs_m < S_q
-    offs_local = tl.arange(0, BLOCK_M)
-    offs_d = tl.arange(0, D_QK_PAD)
-    if WIDE:
-        offs_local = offs_local.to(tl.int64)
-        offs_d = offs_d.to(tl.int64)
-    if D_QK >= D_QK_PAD:
-        mask = row_ok[:, None]
+    if pid_bh < n_k:
+        convert_rows(acc_ptr, dk_ptr, stride_dkb, stride_dkh, stride_dkn, stride_dkd, H_k, S_kv, 1.0, pid_m,
+                     pid_bh, BLOCK_M, D_QK, D_QK_PAD, WIDE, D_QK_SPLIT)
     else:
-        mask = row_ok[:, None] & (offs_d[None, :] < D_QK)
-    side = (b * H_q + h) * S_q + row0
-    acc = tl.load(dq_acc_ptr + (side + offs_local[:, None]) * D_QK + offs_d[None, :], mask=mask, other=0.0)
-    tl.store(dq_ptr + b * stride_dqb + h * stride_dqh + row0 * stride_dqm + offs_local[:, None] * stride_dqm
-             + offs_d[None, :] * stride_dqd, (acc * scale).to(dq_ptr.dtype.element_ty), mask=mask)
-    if D_QK_SPLIT:
-        offs_d_b = second_chunk_cols(D_QK_PAD, D_QK_SPLIT, WIDE)
-        acc_b = load_rows(dq_acc_ptr + (side + offs_local[:, None]) * D_QK + offs_d_b[None, :], row_ok, offs_d_b,
-                          D_QK, D_QK_PAD + D_QK_SPLIT)
-        if D_QK >= D_QK_PAD + D_QK_SPLIT:
-            mask_b = row_ok[:, None]
-        else:
-            mask_b = row_ok[:, None] & (offs_d_b[None, :] < D_QK)
-        tl.store(dq_ptr + b * stride_dqb + h * stride_dqh + row0 * stride_dqm + offs_local[:, None] * stride_dqm
-                 + offs_d_b[None, :] * stride_dqd, (acc_b * scale).to(dq_ptr.dtype.element_ty), mask=mask_b)
+        convert_rows(acc_ptr + v_offset, dv_ptr, stride_dvb, stride_dvh, stride_dvn, stride_dvd, H_v, S_kv, 1.0,
+                     pid_m, pid_bh - n_k, BLOCK_M, D_V, D_V_PAD, WIDE, 0)
 
 
 attention_bwd_dkdv_kernel_any_len = kernel_jit(*_NO_SPECIALIZE)(attention_bwd_dkdv_kernel.fn)
