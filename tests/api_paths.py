@@ -11,7 +11,7 @@ from sdpa_bwd.problem.cases import Case
 
 FWD_GLUON, FWD, FWD_ANY = "attention_fwd_gluon_kernel", "attention_fwd_kernel", "attention_fwd_kernel_any_len"
 ODO, CONVERT = "attention_bwd_preprocess_kernel", "attention_bwd_dq_convert_kernel"
-KV_CONVERT = "attention_bwd_kv_convert_kernel"  # shared K / V heads' accumulators into dK and dV
+CONVERT_ALL = "attention_bwd_convert_all_kernel"  # DQ_CONVERT where K / V heads are shared: dK, dV converted too
 GLUON, GLUON192 = "attention_bwd_gluon_kernel", "attention_bwd_gluon_192_kernel"
 DKDV, DQ, FUSED = "attention_bwd_dkdv_kernel", "attention_bwd_dq_kernel", "attention_bwd_fused_kernel"
 
@@ -28,7 +28,7 @@ PATHS = {
     # The Gluon kernels (sm_90, 16-bit, TMA-addressable Q, K, V, dO)
     "gluon-hd128": (_case("gluon-hd128", B=2, H_q=4, S_q=512, D_qk=128), {FWD_GLUON, ODO, GLUON, CONVERT}),
     "gluon-hd64-causal-gqa": (_case("gluon-hd64-causal-gqa", B=2, H_q=8, H_k=2, S_q=384, D_qk=64, right_bound=0,
-                                    dtype="float16"), {FWD_GLUON, ODO, GLUON, CONVERT, KV_CONVERT}),
+                                    dtype="float16"), {FWD_GLUON, ODO, GLUON, CONVERT_ALL}),
     "gluon-deterministic": (_case("gluon-deterministic", B=1, H_q=4, S_q=256, D_qk=128, deterministic=True),
                             {FWD_GLUON, ODO, GLUON, CONVERT}),
     "gluon-192": (_case("gluon-192", B=1, H_q=4, S_q=512, D_qk=192, D_v=128), {FWD_GLUON, ODO, GLUON192, CONVERT}),
@@ -36,7 +36,7 @@ PATHS = {
                                   deterministic=True), {FWD_GLUON, ODO, GLUON192, DQ}),
     # hd80 / hd96 as the hd128 kernels, the bulk copies padding the columns
     "gluon-hd96-padded-gqa": (_case("gluon-hd96-padded-gqa", B=2, H_q=4, H_k=2, S_q=333, D_qk=96, right_bound=0),
-                              {FWD_GLUON, ODO, GLUON, CONVERT, KV_CONVERT}),
+                              {FWD_GLUON, ODO, GLUON, CONVERT_ALL}),
     "gluon-hd80-padded": (_case("gluon-hd80-padded", B=1, H_q=4, S_q=300, D_qk=80, dtype="float16"),
                           {FWD_GLUON, ODO, GLUON, CONVERT}),
     # The Triton kernels

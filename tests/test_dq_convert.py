@@ -1,6 +1,6 @@
 """DQ_CONVERT, the last stage of the backward where dQ was added up in the packed fp32 accumulator: the accumulator,
 scaled, into dQ through dQ's strides; and its twin for shared K / V heads (GQA, MQA), which writes dK's and dV's
-accumulators, parts of one buffer, into dK and dV in one launch.
+accumulators, parts of one buffer, into dK and dV in the same launch.
 
 The kernel runs here under the interpreter on fresh random accumulators, into dQ views of NaN-filled buffers
 (packed BHSD, SBHD with a row gap, SBHD with head-dim stride 2, BSHD with rows off 16-byte alignment), at head dims
@@ -19,7 +19,7 @@ if not torch.cuda.is_available():
 import pytest  # noqa: E402
 
 from sdpa_bwd.engine import planner  # noqa: E402
-from sdpa_bwd.engine.kernels import attention_bwd_dq_convert_kernel, attention_bwd_kv_convert_kernel  # noqa: E402
+from sdpa_bwd.engine.kernels import attention_bwd_convert_all_kernel, attention_bwd_dq_convert_kernel  # noqa: E402
 # strided: a view stored as a layout in a NaN-filled buffer; check_poisoned_output: every element of the view
 # written, nothing outside it
 from test_triton_kernels import (BHSD, DEVICE, SBHD_DSTEP, TMA_ODD, Layout, check_poisoned_output,  # noqa: E402
@@ -49,29 +49,36 @@ def test_convert_writes_scaled_accumulator_and_nothing_else(layout, d, chunks):
                               f"attention_bwd_dq_convert_kernel")
 
 
+
 @pytest.mark.parametrize("layout", ["bhsd", "sbhd-gap8", "bshd-odd"])
-@pytest.mark.parametrize("h_k, h_v, d_qk, d_v", [(2, 1, 128, 128), (1, 3, 192, 128), (3, 3, 40, 24)],
-                         ids=["gqa-d128", "mqa-k-d192-128", "gqa-d40-24"])
-def test_kv_convert_writes_both_accumulators_and_nothing_else(layout, h_k, h_v, d_qk, d_v):
-    """Both parts of the one buffer, each into its own tensor: dV's part starts at ``planner.kv_v_offset``, past dK's
-    rounded up; a dV program reading dK's rows, a dK program writing past its heads, or chunk columns of one head
-    dim used for the other each fail."""
-    B, S, rows = 2, 37, 16
-    gen = torch.Generator(device=DEVICE).manual_seed(7 + h_k * 10 + h_v + d_qk)
-    k_meta = torch.empty(B, h_k, S, d_qk, device=DEVICE)
+@pytest.mark.parametrize("h_k, h_v, s_kv, d_qk, d_v", [(2, 1, 37, 128, 128), (1, 3, 70, 192, 128), (3, 3, 20, 40, 24)],
+                         ids=["gqa-d128", "mqa-k-longer-keys-d192-128", "gqa-fewer-keys-d40-24"])
+def test_convert_all_writes_three_accumulators_and_nothing_else(layout, h_k, h_v, s_kv, d_qk, d_v):
+    """dQ's accumulator, scaled, and dK's and dV's, the two parts of one buffer (dV's from ``planner.kv_v_offset``,
+    past dK's rounded up), each into its own tensor, in one launch over the longer length: a program given another
+    tensor's heads, dV's offset dropped, one head dim's chunks used for the other, or a row block past a tensor's
+    length storing, each fails."""
+    B, H_q, S_q, scale, rows = 2, 6, 37, 0.3, 16
+    gen = torch.Generator(device=DEVICE).manual_seed(7 + h_k * 10 + h_v + d_qk + s_kv)
+    k_meta = torch.empty(B, h_k, s_kv, d_qk, device=DEVICE, dtype=torch.bfloat16)
     off = planner.kv_v_offset(k_meta)
-    acc = torch.randn(off + B * h_v * S * d_v, generator=gen, device=DEVICE, dtype=torch.float32)
-    dk, buf_k = strided((B, h_k, S, d_qk), LAYOUTS[layout], torch.bfloat16)
-    dv, buf_v = strided((B, h_v, S, d_v), LAYOUTS[layout], torch.bfloat16)
-    step = planner._kv_convert_step(k_meta.to(torch.bfloat16), dk, dv, False)
+    dq_acc = torch.randn(B * H_q * S_q * d_qk, generator=gen, device=DEVICE, dtype=torch.float32)
+    kv_acc = torch.randn(off + B * h_v * s_kv * d_v, generator=gen, device=DEVICE, dtype=torch.float32)
+    dq, buf_q = strided((B, H_q, S_q, d_qk), LAYOUTS[layout], torch.bfloat16)
+    dk, buf_k = strided((B, h_k, s_kv, d_qk), LAYOUTS[layout], torch.bfloat16)
+    dv, buf_v = strided((B, h_v, s_kv, d_v), LAYOUTS[layout], torch.bfloat16)
+    step = planner._convert_all_step(k_meta, dq, dk, dv, scale, False, False)
     kw = {k: v for k, v in step.kwargs.items() if k != "num_warps"}
     kw["BLOCK_M"] = rows
-    attention_bwd_kv_convert_kernel[(-(-S // rows), B * (h_k + h_v))](
-        acc, dk, dv, *dk.stride(), *dv.stride(), h_k, h_v, S, B * h_k, off, **kw)
-    for name, out, buf, want in (("dk", dk, buf_k, acc[:B * h_k * S * d_qk].view(B, h_k, S, d_qk)),
-                                 ("dv", dv, buf_v, acc[off:].view(B, h_v, S, d_v))):
-        check_poisoned_output(f"{name} ({layout}, d {d_qk}/{d_v}, heads {h_k}/{h_v})", out, buf)
+    attention_bwd_convert_all_kernel[(-(-max(S_q, s_kv) // rows), B * (H_q + h_k + h_v))](
+        dq_acc, dq, *dq.stride(), H_q, S_q, scale, B * H_q,
+        kv_acc, dk, dv, *dk.stride(), *dv.stride(), h_k, h_v, s_kv, B * h_k, off, **kw)
+    for name, out, buf, want in (("dq", dq, buf_q, dq_acc.view(B, H_q, S_q, d_qk) * scale),
+                                 ("dk", dk, buf_k, kv_acc[:B * h_k * s_kv * d_qk].view(B, h_k, s_kv, d_qk)),
+                                 ("dv", dv, buf_v, kv_acc[off:].view(B, h_v, s_kv, d_v))):
+        check_poisoned_output(f"{name} ({layout}, d {d_qk}/{d_v}, heads {H_q}/{h_k}/{h_v})", out, buf)
         err = ((out.float() - want).abs() / want.abs().clamp_min(1e-30)).max().item()
-        assert err <= 2.0 ** -7, (f"{layout} heads {h_k}/{h_v} d {d_qk}/{d_v}: {name} is {err:.3g} (relative) off its "
-                                  "accumulator, more than one bf16 rounding; check attention_bwd_kv_convert_kernel's "
-                                  "program split (dK's heads first) and dV's offset into the buffer")
+        assert err <= 2.0 ** -7, (f"{layout} heads {H_q}/{h_k}/{h_v} d {d_qk}/{d_v}: {name} is {err:.3g} (relative) "
+                                  "off its accumulator, more than one bf16 rounding; check "
+                                  "attention_bwd_convert_all_kernel's program split (dQ's heads, dK's, dV's) and "
+                                  "dV's offset into the buffer")

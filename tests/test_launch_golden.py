@@ -4,9 +4,9 @@ the launcher before the split (``tests/data/launch_golden.json.gz``, 972 problem
 scalar, every keyword, and which tensor or side buffer each tensor argument is; first calls and launch-cache replays.
 Changes made on purpose since are re-recorded for the problems they touch alone: the four hd80 problems on the H200
 (2026-12-06, hd80 / hd96 into the Gluon kernels at hd128, ``attention_bwd_gluon.kernel_head_dim``); the 152 problems
-whose Gluon backward shares K / V heads (2026-12-07: dK's and dV's accumulators one buffer, converted by one
-``attention_bwd_kv_convert_kernel`` launch where two DQ_CONVERT launches were; every other launch as recorded, checked
-entry by entry before re-recording).
+whose Gluon backward shares K / V heads (2026-12-07: dK's and dV's accumulators one buffer, and dQ's, dK's and dV's
+converted by one ``attention_bwd_convert_all_kernel`` launch where three DQ_CONVERT launches were; every other launch
+as recorded, checked entry by entry before re-recording).
 The experiment forms removed after it (``launch_record.golden_now``) leave the comparison: the problems that turned
 one on, and the keywords that selected them, where the record has them off."""
 

@@ -62,12 +62,12 @@ KERNEL_NAMES = (
     "attention_bwd_preprocess_kernel",
     "attention_bwd_dkdv_kernel", "attention_bwd_dkdv_kernel_any_len",
     "attention_bwd_dq_kernel", "attention_bwd_dq_kernel_any_len",
-    "attention_bwd_dq_convert_kernel", "attention_bwd_kv_convert_kernel",
+    "attention_bwd_dq_convert_kernel", "attention_bwd_convert_all_kernel",
     "attention_bwd_fused_kernel", "attention_bwd_fused_kernel_any_len",
 )
 FAMILY = {"attention_fwd_kernel": "fwd", "attention_bwd_preprocess_kernel": "odo",
           "attention_bwd_dkdv_kernel": "dkdv", "attention_bwd_dq_kernel": "dq",
-          "attention_bwd_dq_convert_kernel": "dq_convert", "attention_bwd_kv_convert_kernel": "kv_convert",
+          "attention_bwd_dq_convert_kernel": "dq_convert", "attention_bwd_convert_all_kernel": "convert_all",
           "attention_bwd_fused_kernel": "fused",
           GLUON_KERNEL: "fwd", GLUON_BWD_KERNEL: "dkdv",
           GLUON_BWD192_KERNEL: "dkdv"}
@@ -439,7 +439,7 @@ def spec_class(ln: Launch) -> dict:
     ptr = next(ty for _, ty in ln.signature if ty.startswith("*"))
     fam = family(ln.kernel)
     dtype_ptr = {"fwd": "q_ptr", "dkdv": "q_ptr", "dq": "q_ptr", "fused": "q_ptr", "odo": "o_ptr",
-                 "dq_convert": "dq_ptr", "kv_convert": "dk_ptr"}[fam]
+                 "dq_convert": "dq_ptr", "convert_all": "dq_ptr"}[fam]
     dtype = sig.get(dtype_ptr, ptr).lstrip("*")
     ones = [n for n, ty in ln.signature if ty == "constexpr" and n not in _own_constexprs(ln)]
     plain = [n for n, ty in ln.signature if ty in ("i32", "i64") and n not in ln.divisible]

@@ -40,7 +40,7 @@ from .kernels import (  # noqa: F401 - the executor resolves a step's kernel by 
     attention_bwd_dq_kernel_any_len,
     attention_bwd_fused_kernel,
     attention_bwd_fused_kernel_any_len,
-    attention_bwd_kv_convert_kernel,
+    attention_bwd_convert_all_kernel,
     attention_bwd_preprocess_kernel,
     attention_fwd_kernel,
     attention_fwd_kernel_any_len,

@@ -124,9 +124,9 @@ def _bhsd(name: str, t, block_rows: int, module: str, layout: tuple, block_cols:
 
 def _kv_acc_destinations(q, k, v, dk, dv, kv_acc: bool) -> tuple:
     """(side buffers, dK's and dV's destinations): zeroed fp32 accumulators of K's and V's dims where query heads
-    share K or V heads and add their partials (``_kv_convert_step`` then writes them into dK and dV), else dK and dV.
-    The two accumulators are parts of one buffer (``kv_acc``, dV's from element ``kv_v_offset``): one zero fill and
-    one conversion launch a call, not two of each."""
+    share K or V heads and add their partials (``_convert_all_step`` then writes them into dK and dV), else dK and dV.
+    The two accumulators are parts of one buffer (``kv_acc``, dV's from element ``kv_v_offset``): one zero fill a
+    call, and one conversion launch for them and dQ's accumulator (``_convert_all_step``)."""
     if not kv_acc:
         return [], (("dk", dk), ("dv", dv))
     off = kv_v_offset(k)
@@ -150,18 +150,22 @@ def kv_v_offset(k) -> int:
     return -(-_count(k.shape) // 128) * 128
 
 
-def _kv_convert_step(k, dk, dv, wide: bool) -> Step:
-    """dK's and dV's accumulators (``kv_acc``) into dK and dV through their strides, one launch
-    (``attention_bwd_kv_convert_kernel``): programs over dK's B H_k heads, then dV's B H_v."""
-    B, H_k, S_kv, D_qk = dk.shape
-    H_v, D_v = dv.shape[1], dv.shape[3]
+def _convert_all_step(k, dq, dk, dv, scale: float, wide: bool, pdl: bool) -> Step:
+    """The conversions of a backward whose K or V heads are shared, one launch (``attention_bwd_convert_all_kernel``):
+    ``dq_accum`` (times ``scale``) into dQ and ``kv_acc``'s two parts into dK and dV, launched as the pass's
+    programmatic dependent where ``pdl``, as DQ_CONVERT is. Programs: dQ's B H_q heads, then dK's B H_k, then dV's
+    B H_v, over the longer of the lengths."""
+    B, H_q, S_q, D_qk = dq.shape
+    H_k, S_kv, H_v, D_v = dk.shape[1], dk.shape[2], dv.shape[1], dv.shape[3]
     qk_chunk, qk_split = d_qk_chunks(D_qk, k.dtype)
-    block = 64 if dk.device.type == "cuda" else 16
-    return Step("attention_bwd_kv_convert_kernel", (_cdiv(S_kv, block), B * (H_k + H_v)),
-                (Ref("kv_acc"), Ref("dk"), Ref("dv"), *dk.stride(), *dv.stride(), H_k, H_v, S_kv, B * H_k,
+    block = 64 if dq.device.type == "cuda" else 16
+    more = dict(launch_pdl=True) if pdl else {}
+    return Step("attention_bwd_convert_all_kernel", (_cdiv(max(S_q, S_kv), block), B * (H_q + H_k + H_v)),
+                (Ref("dq_accum"), Ref("dq"), *dq.stride(), H_q, S_q, scale, B * H_q,
+                 Ref("kv_acc"), Ref("dk"), Ref("dv"), *dk.stride(), *dv.stride(), H_k, H_v, S_kv, B * H_k,
                  kv_v_offset(k)),
                 dict(BLOCK_M=block, WIDE=wide, D_QK=D_qk, D_QK_PAD=qk_chunk, D_QK_SPLIT=qk_split, D_V=D_v,
-                     D_V_PAD=head_dim_pad(D_v), num_warps=4))
+                     D_V_PAD=head_dim_pad(D_v), PDL=pdl, num_warps=4, **more))
 
 
 def _flat(name: str, shape, strides, block, module: str, layout: tuple, dtype) -> Desc:
@@ -535,9 +539,10 @@ def _plan_gluon(t: dict, st, scale: float, causal: bool, deterministic: bool, wi
              HEAD_GROUP=(sw.HEAD_GROUP or sw.GLUON_HEAD_GROUP) if causal or deterministic else 1,
              DETERMINISTIC=deterministic, HEAD_LOOP=False,  # the kernel's head loop, whose switch was removed
              DET_UP=deterministic and causal and DK in sw.GLUON_BWD_DET_UP, num_warps=4, maxnreg=g.MAX_REGS, **more)))
-    steps.append(_convert_step("dq_accum", "dq", dq, scale, head_dim_pad(D), 0, wide, pdl))
-    if kv_acc:
-        steps.append(_kv_convert_step(k, dk, dv, wide))
+    if kv_acc:  # dQ's, dK's and dV's conversions in one launch
+        steps.append(_convert_all_step(k, dq, dk, dv, scale, wide, pdl))
+    else:
+        steps.append(_convert_step("dq_accum", "dq", dq, scale, head_dim_pad(D), 0, wide, pdl))
     return Plan("bwd", "gluon-bwd", {}, None, tuple(buffers), tuple(steps), side)
 
 
@@ -620,9 +625,9 @@ def _plan_gluon192(t: dict, st, scale: float, causal: bool, deterministic: bool,
         # (the Gluon pass's masks: none, or the causal one with its diagonal at 0, so both band offsets are 0)
         steps.append(_dq_pass_step(cfg, t, scale, 0, 0, cfg.dq_kv_tma and _use_tma(k, v),
                                    _triton_bwd_constexprs(q, D_v, cfg, False, causal, wide)))
+    elif kv_acc:  # dQ's, dK's and dV's conversions in one launch
+        steps.append(_convert_all_step(k, dq, dk, dv, scale, wide, pdl))
     else:
         steps.append(_convert_step("dq_accum", "dq", dq, scale, qk_chunk, qk_split, wide, pdl))
-    if kv_acc:
-        steps.append(_kv_convert_step(k, dk, dv, wide))
     return Plan("bwd", "gluon-bwd-192-det-split" if split else "gluon-bwd-192", {}, None, tuple(buffers),
                 tuple(steps), side)

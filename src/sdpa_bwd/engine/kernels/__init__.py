@@ -8,7 +8,7 @@ from .attention_bwd import (
     attention_bwd_dq_kernel_any_len,
     attention_bwd_fused_kernel,
     attention_bwd_fused_kernel_any_len,
-    attention_bwd_kv_convert_kernel,
+    attention_bwd_convert_all_kernel,
     attention_bwd_preprocess_kernel,
 )
 from .attention_fwd import attention_fwd_kernel, attention_fwd_kernel_any_len
@@ -23,7 +23,7 @@ __all__ = [
     "attention_bwd_dkdv_kernel",
     "attention_bwd_dq_kernel",
     "attention_bwd_dq_convert_kernel",
-    "attention_bwd_kv_convert_kernel",
+    "attention_bwd_convert_all_kernel",
     "attention_bwd_fused_kernel",
     "attention_bwd_fused_kernel_any_len",
     "varlen_offsets_check_kernel",

@@ -710,27 +710,38 @@ def attention_bwd_dq_convert_kernel(
 
 
 @kernel_jit()
-def attention_bwd_kv_convert_kernel(
-    acc_ptr, dk_ptr, dv_ptr,
+def attention_bwd_convert_all_kernel(
+    dq_acc_ptr, dq_ptr,
+    stride_dqb, stride_dqh, stride_dqm, stride_dqd,
+    H_q, S_q, scale, n_q,
+    kv_acc_ptr, dk_ptr, dv_ptr,
     stride_dkb, stride_dkh, stride_dkn, stride_dkd,
     stride_dvb, stride_dvh, stride_dvn, stride_dvd,
     H_k, H_v, S_kv, n_k, v_offset,
     BLOCK_M: tl.constexpr, WIDE: tl.constexpr,
     D_QK: tl.constexpr, D_QK_PAD: tl.constexpr, D_QK_SPLIT: tl.constexpr,
-    D_V: tl.constexpr, D_V_PAD: tl.constexpr,
+    D_V: tl.constexpr, D_V_PAD: tl.constexpr, PDL: tl.constexpr = False,
 ):
-    """dK's and dV's packed fp32 accumulators (shared K / V heads: GQA, MQA), one buffer, dV's from element
-    ``v_offset``, into dK and dV in their dtypes through their strides, in one launch: programs (row block,
-    b H_k + h) for dK's ``n_k`` = B H_k heads, then (row block, n_k + b H_v + h) for dV's. The partials were
-    scaled where they were added, so no scale here."""
+    """DQ_CONVERT where K or V heads are shared (GQA, MQA) and dK's and dV's partials were added up too: dQ's packed
+    fp32 accumulator (times ``scale``) and dK's and dV's (one buffer, dV's from element ``v_offset``; their partials
+    were scaled where they were added) into dQ, dK and dV in their dtypes through their strides, in one launch.
+    Programs (row block, head): dQ's ``n_q`` = B H_q heads, then dK's ``n_k`` = B H_k, then dV's B H_v; a row block
+    past its tensor's length stores nothing. ``PDL``: as DQ_CONVERT's."""
+    if PDL:
+        gdc_wait()
     pid_m = tl.program_id(0)
-    pid_bh = tl.program_id(1)
-    if pid_bh < n_k:
-        convert_rows(acc_ptr, dk_ptr, stride_dkb, stride_dkh, stride_dkn, stride_dkd, H_k, S_kv, 1.0, pid_m,
-                     pid_bh, BLOCK_M, D_QK, D_QK_PAD, WIDE, D_QK_SPLIT)
-    else:
-        convert_rows(acc_ptr + v_offset, dv_ptr, stride_dvb, stride_dvh, stride_dvn, stride_dvd, H_v, S_kv, 1.0,
-                     pid_m, pid_bh - n_k, BLOCK_M, D_V, D_V_PAD, WIDE, 0)
+    pid = tl.program_id(1)
+    if pid < n_q:
+        if pid_m * BLOCK_M < S_q:
+            convert_rows(dq_acc_ptr, dq_ptr, stride_dqb, stride_dqh, stride_dqm, stride_dqd, H_q, S_q, scale, pid_m,
+                         pid, BLOCK_M, D_QK, D_QK_PAD, WIDE, D_QK_SPLIT)
+    elif pid_m * BLOCK_M < S_kv:
+        if pid < n_q + n_k:
+            convert_rows(kv_acc_ptr, dk_ptr, stride_dkb, stride_dkh, stride_dkn, stride_dkd, H_k, S_kv, 1.0, pid_m,
+                         pid - n_q, BLOCK_M, D_QK, D_QK_PAD, WIDE, D_QK_SPLIT)
+        else:
+            convert_rows(kv_acc_ptr + v_offset, dv_ptr, stride_dvb, stride_dvh, stride_dvn, stride_dvd, H_v, S_kv,
+                         1.0, pid_m, pid - n_q - n_k, BLOCK_M, D_V, D_V_PAD, WIDE, 0)
 
 
 attention_bwd_dkdv_kernel_any_len = kernel_jit(*_NO_SPECIALIZE)(attention_bwd_dkdv_kernel.fn)
