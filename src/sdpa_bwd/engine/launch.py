@@ -33,6 +33,7 @@ from . import alloc, configs, launch_cache, planner, reasons, tuning
 from . import switches as sw
 from .configs import BackwardConfig, ForwardConfig, _band_kind, _tune_d_qk, backward_candidates, forward_candidates
 from .kernels import (  # noqa: F401 - the executor resolves a step's kernel by its name here
+    attention_bwd_convert_all_kernel,
     attention_bwd_dkdv_kernel,
     attention_bwd_dkdv_kernel_any_len,
     attention_bwd_dq_convert_kernel,
@@ -40,7 +41,6 @@ from .kernels import (  # noqa: F401 - the executor resolves a step's kernel by 
     attention_bwd_dq_kernel_any_len,
     attention_bwd_fused_kernel,
     attention_bwd_fused_kernel_any_len,
-    attention_bwd_convert_all_kernel,
     attention_bwd_preprocess_kernel,
     attention_fwd_kernel,
     attention_fwd_kernel_any_len,

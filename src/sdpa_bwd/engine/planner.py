@@ -124,9 +124,9 @@ def _bhsd(name: str, t, block_rows: int, module: str, layout: tuple, block_cols:
 
 def _kv_acc_destinations(q, k, v, dk, dv, kv_acc: bool) -> tuple:
     """(side buffers, dK's and dV's destinations): zeroed fp32 accumulators of K's and V's dims where query heads
-    share K or V heads and add their partials (``_convert_all_step`` then writes them into dK and dV), else dK and dV.
-    The two accumulators are parts of one buffer (``kv_acc``, dV's from element ``kv_v_offset``): one zero fill a
-    call, and one conversion launch for them and dQ's accumulator (``_convert_all_step``)."""
+    share K or V heads and add their partials (``_convert_all_step`` then writes them into dK and dV, with dQ's, in
+    one launch), else dK and dV. The two accumulators are parts of one buffer (``kv_acc``, dV's from element
+    ``kv_v_offset``): one zero fill a call."""
     if not kv_acc:
         return [], (("dk", dk), ("dv", dv))
     off = kv_v_offset(k)

@@ -1,6 +1,7 @@
 """Triton kernels of the engine (``@triton.jit`` only; launch code is in ``sdpa_bwd.engine.launch``)."""
 
 from .attention_bwd import (
+    attention_bwd_convert_all_kernel,
     attention_bwd_dkdv_kernel,
     attention_bwd_dkdv_kernel_any_len,
     attention_bwd_dq_convert_kernel,
@@ -8,7 +9,6 @@ from .attention_bwd import (
     attention_bwd_dq_kernel_any_len,
     attention_bwd_fused_kernel,
     attention_bwd_fused_kernel_any_len,
-    attention_bwd_convert_all_kernel,
     attention_bwd_preprocess_kernel,
 )
 from .attention_fwd import attention_fwd_kernel, attention_fwd_kernel_any_len
