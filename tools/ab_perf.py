@@ -643,7 +643,9 @@ FWD_VARIANTS_S47 = {80: _S47, 96: _S47}
 # kernels and 0.176 in the Gluon path (its five launches: ODO, the pass, DQ_CONVERT and GQA's two accumulator
 # conversions), at every head dim the Gluon kernels take. Rows: the sweep's tuning split's short GQA / MQA rows
 # (tuning-017, -028, -013, -018) and a longer GQA one (tuning-026) as the control; a size rule (keys x heads, say) for
-# short shared-head calls is chosen from these, never from the held-out rows.
+# short shared-head calls is chosen from these, never from the held-out rows. Since 2026-12-07 the Gluon path makes
+# three launches (one conversion of all three accumulators): 8-13% faster on the short rows, the Triton kernels still
+# ahead on the second (0.062 against 0.087 ms, H100, docs/data/h100-2026-12-07c/ab-s48.txt).
 ROWS_S48 = [(1, 64, 4, (256, 1024), 96, False, torch.bfloat16, "bshd"),
             (1, 32, 16, 448, 64, False, torch.bfloat16, "bshd_pad"),
             (1, 8, 1, 384, 128, True, torch.float16, "bshd_pad"), (2, 16, 1, 896, 64, True, torch.float16, "bshd"),
