@@ -128,3 +128,16 @@ def test_cases_not_run_are_counted_as_such_not_as_known_defects():
     only_skipped = build([to_json([skipped])])
     cell = next(c["reference"] for k, c in only_skipped["cells"].items() if k[0] == "dtype")
     assert status(cell) == "not-run" and cell_text(cell) == "not run (1)"
+
+
+def test_a_failure_never_replayed_alone_says_so(report):
+    """A failing result whose replay alone the runner skipped (over --replay-limit) was seen only after the cases
+    before it: both outputs say so, where the page and the list said nothing and such a cell read as a failure
+    confirmed alone (two such cells of 2026-12-07's standard matrix pass alone, H100)."""
+    rep = json.loads(report.read_text())
+    failing = [r for r in rep["results"] if r.get("failing")]
+    assert failing, "the fixture report has no failing result"
+    failing[0]["replay"] = {"skipped": "over --replay-limit 8"}
+    m = build([rep])
+    note = "alone in a fresh process: not run (over --replay-limit 8), so seen only after the cases before it"
+    assert note in to_markdown(m) and note in to_html(m)

@@ -28,7 +28,7 @@ import re
 import sys
 from collections import defaultdict
 from pathlib import Path
-from typing import Sequence
+from typing import Optional, Sequence
 
 from ..problem.cases import Case
 from .plan.ragged import case_from_dict
@@ -183,6 +183,27 @@ def cell_text(cell: dict | None) -> str:
     return f"✓ {cell['passed']}"
 
 
+def unreplayed_note(r: dict) -> Optional[str]:
+    """Where the runner skipped a failing case's replay alone (over ``--replay-limit``), the failure was seen only in
+    sequence, after the cases before it: the reader must know that it is not confirmed alone."""
+    info = r.get("replay")
+    if isinstance(info, dict) and info.get("skipped"):
+        return f"alone in a fresh process: not run ({info['skipped']}), so seen only after the cases before it"
+    return None
+
+
+def failure_notes(r: dict) -> list[str]:
+    """What a failing result's reader needs beside its message: the runner's replay of the case alone and its packed
+    BHSD control where they ran (``unreplayed_note`` where the replay did not), and a skip-list entry."""
+    notes = [f"{label}: {info['conclusion']}"
+             for label, info in (("alone in a fresh process", r.get("replay")), ("packed BHSD", r.get("layout_control")))
+             if info and info.get("conclusion")]
+    notes += [n for n in (unreplayed_note(r),) if n]
+    if r.get("skip_reason"):
+        notes.append(f"skip list: {r['skip_reason']}")
+    return notes
+
+
 def to_markdown(matrix: dict) -> str:
     engines = matrix["engines"]
     lines = ["| feature | " + " | ".join(engines) + " |", "|---|" + "---|" * len(engines)]
@@ -193,8 +214,9 @@ def to_markdown(matrix: dict) -> str:
         lines += ["", "Failures:", ""]
         for r in matrix["failures"]:
             known = f" (known: {r['skip_reason']})" if r.get("skip_reason") and not r.get("failing") else ""
+            note = unreplayed_note(r)  # (the HTML page also has the replay's and the control's conclusions)
             lines.append(f"- {r['engine']} `{r['case']}` **{r['verdict']}**{known}: {r.get('message', '')} "
-                         f"- `{r.get('repro', '')}`")
+                         + (f"({note}) " if note else "") + f"- `{r.get('repro', '')}`")
     return "\n".join(lines) + "\n"
 
 
@@ -241,12 +263,7 @@ def to_html(matrix: dict, title: str = "sdpa-bwd support matrix", sources: Seque
     out.append("</tbody></table>")
     out.append(f"<h2 id=\"failures\">Failures ({len(matrix['failures'])})</h2><ol>")
     for r in matrix["failures"]:
-        extra = []
-        for label, info in (("alone in a fresh process", r.get("replay")), ("packed BHSD", r.get("layout_control"))):
-            if info and info.get("conclusion"):
-                extra.append(f"{label}: {info['conclusion']}")
-        if r.get("skip_reason"):
-            extra.append(f"skip list: {r['skip_reason']}")
+        extra = failure_notes(r)
         out.append(f"<li class=\"failure\" id=\"{case_anchor(r['engine'], r['case'])}\">"
                    f"<b>{esc(r['engine'])}</b> <code>{esc(r['case'])}</code> "
                    f"<b class=\"verdict\">{esc(r['verdict'])}</b> ({esc(r.get('description', ''))})<br>"
