@@ -144,7 +144,7 @@ def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type:
         # shared memory. The hd128 one needs 229,888 B of the H200's 232,448 in fp32 and compiles in
         # 13.1 s; 64/32 on 2 stages: 73,984 B and 5.9 s (hd64: 12.8 -> 3.0 s; local ptxas, Triton
         # 3.6, sm_90a). The fp32 forward was 20% of a cold compile of the full plan
-        # (docs/data/compile-times-sm90.md); 64/32 s2 is the config fp32 hd256 already ran with.
+        # (docs/data/compile-times-sm90.md as of c1a2ba6); 64/32 s2 is the config fp32 hd256 already ran with.
         # 8 warps, not 4: each thread unrolls half the FMAs, and ptxas's time follows that (2026-12-06, local
         # ptxas, Triton 3.6, sm_90a, scratch compile of quick's pair-014 / pair-003 forwards: hd256 20.8 -> 7.9 s,
         # hd128 7.9 -> 3.3 s; on the H100 pair-014's compiles ended the quick level's cold run).

@@ -49,7 +49,7 @@ _NO_SPECIALIZE = ["S_q", "S_kv"]
 # Integer arguments Triton would otherwise specialise (divisible by 16, equal to 1) that only
 # index heads or bound a band: their divisibility buys no vectorisation or alignment, but every
 # pattern of them was a separate compile. The full plan asked for 1422 specialisations on a cold
-# cache, 37% of the compile time in such patterns (docs/data/compile-times-sm90.md).
+# cache, 37% of the compile time in such patterns (docs/data/compile-times-sm90.md as of c1a2ba6).
 _RUNTIME_ONLY = ["H_q", "H_owner", "ratio_k", "ratio_v", "lo_off", "hi_off", "n_batch"]
 
 
