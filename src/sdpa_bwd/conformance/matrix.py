@@ -34,6 +34,7 @@ from ..problem.cases import Case
 from .plan.ragged import case_from_dict
 from ..problem.layout import Storage
 from ..problem import TENSORS
+from .report import replay_skipped
 
 AXES = ("dtype", "heads", "head dim", "mask", "lengths", "layout", "determinism", "probes", "varlen lengths",
         "varlen stats", "varlen storage", "varlen mask", "varlen dtype", "varlen heads", "varlen head dim",
@@ -186,10 +187,8 @@ def cell_text(cell: dict | None) -> str:
 def unreplayed_note(r: dict) -> Optional[str]:
     """Where the runner skipped a failing case's replay alone (over ``--replay-limit``), the failure was seen only in
     sequence, after the cases before it: the reader must know that it is not confirmed alone."""
-    info = r.get("replay")
-    if isinstance(info, dict) and info.get("skipped"):
-        return f"alone in a fresh process: not run ({info['skipped']}), so seen only after the cases before it"
-    return None
+    why = replay_skipped(r)
+    return f"alone in a fresh process: not run ({why}), so seen only after the cases before it" if why else None
 
 
 def failure_notes(r: dict) -> list[str]:

@@ -96,6 +96,13 @@ def content(report: dict) -> list[dict]:
     return [{k: v for k, v in r.items() if k not in VOLATILE} for r in report["results"]]
 
 
+def replay_skipped(result: dict) -> str | None:
+    """Why the runner never replayed a failing result's case alone (``--replay-limit`` reached), or None: such a
+    failure was seen only in sequence, after the cases before it in its worker."""
+    replay = result.get("replay")
+    return replay.get("skipped") if isinstance(replay, dict) else None
+
+
 def load_report(path) -> dict:
     """A run report from ``path``; ``.gz`` reports (as docs/data keeps them) are read as they are."""
     raw = Path(path).read_bytes()

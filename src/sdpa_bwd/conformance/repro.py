@@ -598,7 +598,7 @@ def cmd_repros(args) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
     from .diagnose.command import find_case
-    from .report import load_report
+    from .report import load_report, replay_skipped
 
     out = Path(args.out)
     rows = []
@@ -617,7 +617,7 @@ def cmd_repros(args) -> int:
                     raise ValueError(f"a {kind}: rerun it with {case.repro(r['engine'])}")
                 # the case it followed runs first where the failure is an order effect, and where the runner never
                 # ran the case alone (its replay skipped, over --replay-limit): what it saw came after that case
-                unreplayed = isinstance(r.get("replay"), dict) and "skipped" in r["replay"]
+                unreplayed = replay_skipped(r) is not None
                 prev = r.get("previous_case") if r["verdict"] == "order-dependent" or unreplayed else None
                 before = [find_case(prev, level=level)] if prev else []
                 notes = _run_notes(r, prev if unreplayed else None)
@@ -655,6 +655,8 @@ def _run_notes(r: dict, unreplayed_after: Optional[str]) -> str:
     """What the reader of a row needs beside the exit statuses: a failure in checks the file does not judge (it
     judges dQ, dK, dV and, for the torch-* adapters, their own O: not the stats), and a file that runs the case the
     runner ran before it because the runner never replayed the case alone."""
+    from .report import replay_skipped
+
     checks = r.get("checks") or {}
     failed = [n for n, c in checks.items() if isinstance(c, dict) and c.get("passed") is False]
     notes = []
@@ -665,7 +667,7 @@ def _run_notes(r: dict, unreplayed_after: Optional[str]) -> str:
         notes.append(f"the runner's failing checks are the forward's ({', '.join(failed)}); this engine's file "
                      "judges dQ, dK and dV only (its backward takes the caller's O)")
     if unreplayed_after:
-        notes.append(f"the runner skipped its replay alone ({r['replay']['skipped']}): the file runs "
+        notes.append(f"the runner skipped its replay alone ({replay_skipped(r)}): the file runs "
                      f"{unreplayed_after} first, as the runner did")
     return "; ".join(notes)
 
