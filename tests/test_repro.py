@@ -145,6 +145,31 @@ def test_large_inputs_are_drawn_from_the_seed_not_embedded(monkeypatch):
         assert (m.view(n).float() == drawn[n].to(m.view(n).dtype).float()).all(), n
 
 
+@pytest.mark.parametrize("case_id", ["pair-002", "pair-004", "pair-006", "reg-empty-rows"])
+def test_the_files_reference_walks_query_rows_in_blocks_and_equals_the_oracle(case_id):
+    """The file's float64 reference holds REF_BLOCK score elements at a time (2026-12-07, H100: torch-math's
+    S 32768 twin asked for 256 GiB whole): in blocks of a few rows it equals the project's oracle (bands both
+    alignments, GQA with H_k != H_v, rows that keep no key)."""
+    from sdpa_bwd.problem import oracle
+
+    case = {c.id: c for c in load_level("quick")}[case_id]
+    ns = {"__name__": "repro_under_test"}
+    exec(compile(repro.render("torch-math", case), "repro.py", "exec"), ns)
+    c = ns["CASES"][-1]
+    _, views = ns["build"](c, "cpu")
+    q, k, v, do = (views[n] for n in ("q", "k", "v", "do"))
+    ns["REF_BLOCK"] = 3 * q.shape[0] * q.shape[1] * k.shape[2]   # three query rows a block
+    o, lse, grads = ns["reference"](c, q, k, v, do)
+    attrs = dict(scale=c["scale"], left_bound=c["left_bound"], right_bound=c["right_bound"], alignment=c["alignment"])
+    want_o, want_lse = oracle.forward(q, k, v, **attrs)
+    want = dict(zip(("dq", "dk", "dv"), oracle.backward(q, k, v, want_o, do, want_lse, **attrs)[:3]))
+    assert torch.allclose(o, want_o, rtol=1e-10, atol=1e-12)
+    assert torch.equal(torch.isneginf(lse), torch.isneginf(want_lse))
+    assert torch.allclose(lse.nan_to_num(neginf=0.0), want_lse.nan_to_num(neginf=0.0), rtol=1e-10, atol=1e-12)
+    for n in ("dq", "dk", "dv"):
+        assert torch.allclose(grads[n], want[n], rtol=1e-9, atol=1e-11), n
+
+
 # ----------------------------------------------------------------------------
 # The operator-level adapters, written out: the file calls PyTorch's operators as the adapter does
 
@@ -314,3 +339,62 @@ def test_repros_notes_forward_only_failures_and_runs_an_unreplayed_cells_predece
     assert before in text, "the unreplayed cell's file must run the case the runner ran before it"
     index = (out / "index.md").read_text()
     assert "failing checks are stats" in index and "skipped its replay alone" in index
+
+
+def test_an_operator_file_judges_its_forwards_stats(monkeypatch, capsys):
+    """The operator adapters' forward writes the backend's stats, which the runner judges; their file judges them
+    too (2026-12-07, H100: torch-efficient-op's pair-194, stats 0 where a row keeps no key, passed its file). The
+    stats are taken before the caller's go into the container, and a row without keys is right at -inf."""
+    case = {c.id: c for c in load_level("quick")}["reg-empty-rows"]
+    ns = {"__name__": "repro_under_test"}
+    exec(compile(repro.render("torch-efficient-op", case), "repro.py", "exec"), ns)
+    c = ns["CASES"][-1]
+    _fake_ops(monkeypatch, "efficient", [])
+    flats, views = ns["build"](c, "cpu")
+    assert ns["run_engine"](c, views) is None
+    assert (ns["FORWARD"]["stats"] == 5.0).all(), "the forward's own stats, not the caller's copied in"
+    ns["check"](c, views, flats, "cpu")
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("  stats:"))
+    assert "FAILS" in line, line
+    _, lse, _ = ns["reference"](c, views["q"], views["k"], views["v"], views["do"])
+    assert torch.isneginf(lse).any(), "the case must hold a row without keys"
+    ns["FORWARD"]["stats"] = lse.float()
+    ns["check"](c, views, flats, "cpu")
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("  stats:"))
+    assert ": ok" in line, line
+
+
+def test_repros_runs_the_files_of_heavy_cases_alone_after_the_others(tmp_path, monkeypatch):
+    """A file whose cases need over RUN_ALONE_BYTES runs with no other file beside it, after the light ones
+    (2026-12-07, H100: four such files ran out of memory among 14 at once)."""
+    import json
+    import threading
+    import time
+
+    from sdpa_bwd.conformance.plan.cost import case_cost
+
+    quick = {c.id: c for c in load_level("quick")}
+    light_ids = ["pair-002", "pair-003", "pair-006"]
+    heavy_id = max(light_ids + ["pair-004"], key=lambda i: case_cost(quick[i]).bytes)
+    light_ids = [i for i in light_ids + ["pair-004"] if i != heavy_id]
+    monkeypatch.setattr(repro, "RUN_ALONE_BYTES", max(case_cost(quick[i]).bytes for i in light_ids))
+    report = tmp_path / "run.json"
+    report.write_text(json.dumps({"schema": "sdpa-bwd.run/1", "argv": ["run", "--level", "quick"], "results": [
+        {"case": i, "engine": "torch-math", "verdict": "failed", "failing": True} for i in light_ids + [heavy_id]]}))
+    lock, running, log = threading.Lock(), [], []
+
+    def fake_run(f, timeout):
+        with lock:
+            running.append(f)
+            log.append((f.stem, len(running)))
+        time.sleep(0.05)
+        with lock:
+            running.remove(f)
+        return 1 if "torch-math" in str(f) else 0, "stub"
+
+    monkeypatch.setattr(repro, "_run_file", fake_run)
+    assert main(["repros", str(report), "--out", str(tmp_path / "out"), "--run", "--jobs", "4"]) == 0
+    heavy = [(i, n) for i, (stem, n) in enumerate(log) if stem == heavy_id]
+    assert len(heavy) == 2 and all(n == 1 for _, n in heavy), log
+    assert min(i for i, _ in heavy) == len(log) - 2, f"the heavy files run last: {log}"
+    assert max(n for _, n in log) > 1, f"the light files run side by side: {log}"

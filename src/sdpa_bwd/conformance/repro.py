@@ -51,6 +51,10 @@ from ..problem import TENSORS
 
 EMBED_LIMIT = 1 << 20          # bytes of embedded float32 inputs, all four together
 BOUND_LIMIT = 256 << 20        # a case the harness's bounds are computed for on the CPU when writing
+# `repros --run`: a file whose cases need more than this (the runner's estimate, `case_cost`) runs alone, after
+# the others (2026-12-07, H100: 14 files at once, four files of 2^31-offset cases and of the case after a long
+# one ran out of memory beside the others, their cases 10-16 GiB each).
+RUN_ALONE_BYTES = 4 << 30
 SDPA_BACKENDS = {"torch-math": "MATH", "torch-flash": "FLASH_ATTENTION", "torch-efficient": "EFFICIENT_ATTENTION",
                  "torch-cudnn": "CUDNN_ATTENTION"}
 SDPA_OPS = {"torch-cudnn-op": "cudnn", "torch-flash-op": "flash", "torch-efficient-op": "efficient"}
@@ -79,7 +83,7 @@ def _bounds(case: Case) -> Optional[dict[str, float]]:
     r = run_case(ReferenceEngine(), case, reruns=1)
     if not r.checks:
         return None
-    return {n: float(r.checks[n].tolerance) for n in ("dq", "dk", "dv", "o") if n in r.checks}
+    return {n: float(r.checks[n].tolerance) for n in ("dq", "dk", "dv", "o", "stats") if n in r.checks}
 
 
 def case_record(case: Case, *, judged: bool) -> dict:
@@ -109,8 +113,8 @@ on engine {engine!r}, written by `sdpa-bwd repro`.
 
 {needs}
 Builds the case's tensors (dims, strides, storage offsets, dtype, values) as the harness did;
-runs{sequence}; calls the engine's backward, compares dQ, dK, dV (and O, where the engine's call
-makes its own) with the float64 reference below and prints the max error of each against the bound used.
+runs{sequence}; calls the engine's backward, compares dQ, dK, dV (and O and the stats, where the engine's
+call makes its own) with the float64 reference below and prints the max error of each against the bound used.
 Exit status: 0 the case passes, 1 it fails, 2 the engine declines it.
 Run: python {filename} [--device cpu|cuda]
 """
@@ -183,6 +187,7 @@ def run_engine(c, views):
             q, k, v, bias, True, 0.0, causal, scale=scale)
     FORWARD["o"] = out  # the forward operator's own O, judged beside the gradients
     rows = (lse.select(-1, 0) if lse.dim() == 4 else lse)[..., :S_q]
+    FORWARD["stats"] = rows.clone()  # and its own stats (the adapter's forward writes them), before ours go in
     ours = views["stats"].select(-1, 0) if views["stats"].dim() == 4 else views["stats"]
     rows.copy_(torch.where(torch.isneginf(ours), rows, ours))
     if OP == "cudnn":
@@ -249,12 +254,14 @@ def element_index(dims, strides, offset, device):
     return idx
 
 
-def band_keep(S_q, S_kv, left, right, alignment, device):
-    """cuDNN's band semantics: query i keeps key j where 1 - left <= j - i - shift <= right."""
+def band_keep(S_q, S_kv, left, right, alignment, device, rows=None):
+    """cuDNN's band semantics: query i keeps key j where 1 - left <= j - i - shift <= right (the query rows
+    in range(*rows) only, where given)."""
     shift = S_kv - S_q if alignment == "bottom_right" else 0
-    i = torch.arange(S_q, device=device)[:, None]
+    first, last = rows if rows is not None else (0, S_q)
+    i = torch.arange(first, last, device=device)[:, None]
     j = torch.arange(S_kv, device=device)[None, :]
-    keep = torch.ones(S_q, S_kv, dtype=torch.bool, device=device)
+    keep = torch.ones(last - first, S_kv, dtype=torch.bool, device=device)
     if left is not None:
         keep &= (j - i) >= 1 - left + shift
     if right is not None:
@@ -271,23 +278,36 @@ def reduce_heads(t, H):
     return t.reshape(B, H, H_q // H, S, D).sum(dim=2)
 
 
+# Score elements the reference holds at once (float64: 512 MiB a block): it walks the query rows in blocks
+# of that size, so a long case's reference fits beside the case (S 32768 x 32 heads whole: 256 GiB).
+REF_BLOCK = 1 << 26
+
+
 def reference(c, q, k, v, do):
     """float64: O, stats (natural-log LSE, -inf for a row without keys), dQ, dK, dV."""
     q, k, v, do = (x.double() for x in (q, k, v, do))
-    H_q = q.shape[1]
+    B, H_q, S_q, S_kv = q.shape[0], q.shape[1], q.shape[2], k.shape[2]
     kk, vv = expand_heads(k, H_q), expand_heads(v, H_q)
-    keep = band_keep(q.shape[2], k.shape[2], c["left_bound"], c["right_bound"], c["alignment"], q.device)
-    s = (q @ kk.transpose(-1, -2)) * c["scale"]
-    s = s.masked_fill(~keep, float("-inf"))
-    lse = torch.logsumexp(s, dim=-1)
-    p = torch.exp(s - lse.masked_fill(torch.isinf(lse), 0.0)[..., None]).masked_fill(~keep, 0.0)
-    o = p @ vv
-    dp = do @ vv.transpose(-1, -2)
-    ds = p * (dp - (p * dp).sum(-1, keepdim=True))
-    dq = ds @ kk * c["scale"]
-    dk = reduce_heads(ds.transpose(-1, -2) @ q * c["scale"], k.shape[1])
-    dv = reduce_heads(p.transpose(-1, -2) @ do, v.shape[1])
-    return o, lse, {"dq": dq, "dk": dk, "dv": dv}
+    o = q.new_empty(B, H_q, S_q, vv.shape[-1])
+    lse = q.new_empty(B, H_q, S_q)
+    dq, dkk, dvv = torch.empty_like(q), torch.zeros_like(kk), torch.zeros_like(vv)
+    step = max(1, REF_BLOCK // max(1, B * H_q * S_kv))
+    for first in range(0, S_q, step):
+        rows = slice(first, min(S_q, first + step))
+        keep = band_keep(S_q, S_kv, c["left_bound"], c["right_bound"], c["alignment"], q.device,
+                         rows=(rows.start, rows.stop))
+        s = (q[:, :, rows] @ kk.transpose(-1, -2)) * c["scale"]
+        s = s.masked_fill(~keep, float("-inf"))
+        lse[:, :, rows] = torch.logsumexp(s, dim=-1)
+        p = torch.exp(s - lse[:, :, rows].masked_fill(torch.isinf(lse[:, :, rows]), 0.0)[..., None])
+        p = p.masked_fill(~keep, 0.0)
+        o[:, :, rows] = p @ vv
+        dp = do[:, :, rows] @ vv.transpose(-1, -2)
+        ds = p * (dp - (p * dp).sum(-1, keepdim=True))
+        dq[:, :, rows] = ds @ kk * c["scale"]
+        dkk += ds.transpose(-1, -2) @ q[:, :, rows] * c["scale"]
+        dvv += p.transpose(-1, -2) @ do[:, :, rows]
+    return o, lse, {"dq": dq, "dk": reduce_heads(dkk, k.shape[1]), "dv": reduce_heads(dvv, v.shape[1])}
 
 
 def build(c, device):
@@ -341,21 +361,24 @@ def outside_writes(c, flats, device):
 
 
 @RUN_ENGINE@def check(c, views, flats, device):
-    """Max error per gradient (and of O where the engine's call made one) against the float64 reference and the
-    bound used; True when all pass."""
-    o, _, want = reference(c, views["q"], views["k"], views["v"], views["do"])
-    want = dict(want, o=o)
+    """Max error per gradient (and of O and the stats where the engine's call made them) against the float64
+    reference and the bound used; True when all pass."""
+    o, lse, want = reference(c, views["q"], views["k"], views["v"], views["do"])
+    want = dict(want, o=o, stats=lse)
     ok = True
-    eps = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** -23}[c["dtype"]]
     for n in ("dq", "dk", "dv") + tuple(FORWARD):
         got = (FORWARD[n] if n in FORWARD else views[n]).double()
-        err = (got - want[n]).abs()
+        # equal infinities (the -inf stats of a row without keys) are no error
+        err = torch.where(got == want[n], 0.0, (got - want[n]).abs())
         worst = float(err.nan_to_num(float("inf")).max()) if err.numel() else 0.0
         if c["bounds"] is not None and n in c["bounds"]:
             bound, how = c["bounds"][n], "the harness's tolerance (k x same-dtype reference error + floor)"
         else:
+            dtype = "float32" if n == "stats" else c["dtype"]
+            eps = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** -23}[dtype]
             reduction = max(views["q"].shape[2], views["k"].shape[2])
-            bound = 8 * eps * float(want[n].abs().max()) * math.sqrt(reduction)
+            size = float(want[n].abs().nan_to_num(0.0, posinf=0.0).max()) if want[n].numel() else 0.0
+            bound = 8 * eps * size * math.sqrt(reduction)
             how = "8 ulps x max|ref| x sqrt(S) (the harness's tolerance was not computed: case too large)"
         nan = int(torch.isnan(got).sum())
         bad = int((err.nan_to_num(float("inf")) > bound).sum())
@@ -598,10 +621,12 @@ def cmd_repros(args) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
     from .diagnose.command import find_case
+    from .plan.cost import case_cost
     from .report import load_report, replay_skipped
 
     out = Path(args.out)
     rows = []
+    heavy = set()   # files run alone (RUN_ALONE_BYTES)
     for path in args.reports:
         report = load_report(path)
         level = args.level or _report_level(report)
@@ -629,12 +654,15 @@ def cmd_repros(args) -> int:
                     if not (args.keep and f.exists()):
                         f.write_text(render(engine, case, before, filename=f.name), encoding="utf-8")
                     row["files"][engine] = f
+                if max(case_cost(c).bytes for c in [*before, case]) > RUN_ALONE_BYTES:
+                    heavy.update(row["files"].values())
             except (ValueError, KeyError, SystemExit) as e:
                 row["files"], row["note"] = {}, f"no file: {e}"
     if args.run:
         import time
 
-        # every engine's file before the twins': under --deadline the findings are checked first
+        # every engine's file before the twins': under --deadline the findings are checked first; the heavy files
+        # last, one at a time
         files = [row["files"][row["engine"]] for row in rows if row["files"]] \
             + [row["files"][args.twin] for row in rows if row["files"]]
         stop = time.monotonic() + args.deadline if args.deadline else None
@@ -644,8 +672,10 @@ def cmd_repros(args) -> int:
                 return "not run", f"--deadline {args.deadline:.0f} s passed before it started"
             return _run_file(f, args.timeout)
 
+        light = [f for f in files if f not in heavy]
         with ThreadPoolExecutor(max(1, args.jobs)) as pool:
-            ran = dict(zip(files, pool.map(run, files)))
+            ran = dict(zip(light, pool.map(run, light)))
+        ran.update((f, run(f)) for f in files if f in heavy)
         for row in rows:
             row["ran"] = {engine: ran[f] for engine, f in row["files"].items()}
     return _write_index(out, rows, args)
@@ -653,16 +683,17 @@ def cmd_repros(args) -> int:
 
 def _run_notes(r: dict, unreplayed_after: Optional[str]) -> str:
     """What the reader of a row needs beside the exit statuses: a failure in checks the file does not judge (it
-    judges dQ, dK, dV and, for the torch-* adapters, their own O: not the stats), and a file that runs the case the
-    runner ran before it because the runner never replayed the case alone."""
+    judges dQ, dK, dV; for the torch-* adapters their own O; for the operator adapters their forward's stats too),
+    and a file that runs the case the runner ran before it because the runner never replayed the case alone."""
     from .report import replay_skipped
 
     checks = r.get("checks") or {}
     failed = [n for n, c in checks.items() if isinstance(c, dict) and c.get("passed") is False]
+    judged = {"dq", "dk", "dv", "o"} | ({"stats"} if r["engine"] in SDPA_OPS else set())
     notes = []
-    if failed and not set(failed) & {"dq", "dk", "dv", "o"}:
-        notes.append(f"the runner's failing checks are {', '.join(failed)}; the file judges dQ, dK, dV and the "
-                     "adapter's own O only, so it passes where only those were wrong")
+    if failed and not set(failed) & judged:
+        notes.append(f"the runner's failing checks are {', '.join(failed)}; the file judges "
+                     f"{', '.join(sorted(judged))} only, so it passes where only those were wrong")
     elif failed and not set(failed) & {"dq", "dk", "dv"} and not r["engine"].startswith("torch-"):
         notes.append(f"the runner's failing checks are the forward's ({', '.join(failed)}); this engine's file "
                      "judges dQ, dK and dV only (its backward takes the caller's O)")
@@ -736,7 +767,9 @@ def add_commands(subparsers) -> None:
     p.add_argument("--run", action="store_true", help="run every file alone, in a fresh process each")
     p.add_argument("--keep", action="store_true", help="run the files already in --out as they are (written "
                                                         "earlier, e.g. on a machine without the GPU)")
-    p.add_argument("--jobs", type=int, default=4, help="files run at once with --run (default 4)")
+    p.add_argument("--jobs", type=int, default=4, help="files run at once with --run (default 4; a file whose "
+                                                        f"cases need over {RUN_ALONE_BYTES >> 30} GiB runs alone, "
+                                                        "after the others)")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds a file may run (default 300)")
     p.add_argument("--deadline", type=float, help="seconds after which no further file starts (those left say so)")
     p.set_defaults(func=cmd_repros)
