@@ -4,7 +4,8 @@ The file builds the case's tensors as the harness does (one flat buffer per allo
 NaN so that unwritten outputs show, each tensor a strided view at its dims, strides and storage
 offset; Q, K, V, dO from the case's values; O and stats from a float64 forward), calls the engine the
 way its adapter does, compares dQ, dK, dV (and O, where the adapter's call makes its own: the torch-*
-adapters) with an inline float64 reference and prints, per tensor, the max error and the bound used.
+adapters; and the stats the operator adapters' forward makes) with an inline float64 reference, which holds
+``REF_BLOCK`` score elements at a time, and prints, per tensor, the max error and the bound used.
 Exit status: 0 when the case passes, 1 when it fails, 2 when the engine declines it.
 
 Values: the inputs Q, K, V, dO are embedded (base64 of float32, the harness's draws) when they take
