@@ -98,6 +98,35 @@ def test_replays_go_to_the_plans_first_failures_on_any_worker_count(fault_engine
         assert "replays_s" in timing
 
 
+def test_a_replay_budget_skips_the_replays_that_would_start_after_it(fault_engines, monkeypatch):
+    """--replay-budget S: once the cases have run, no replay starts after S seconds; the replays left say so and
+    keep their verdict from the run (a bound in time where --replay-limit is a count: a full level's hundred
+    failures on one adapter, 2026-12-07). Each replay here takes 3 s and one worker has one replay thread, so
+    with a budget of 0 the failures found while the first replays are the skipped ones."""
+    import time
+
+    from sdpa_bwd.conformance import runner
+
+    real = runner._replay
+
+    def slow(*args, **kwargs):
+        time.sleep(3.0)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "_replay", slow)
+    cases = [Case(f"p{i}", B=1, H_q=2, S_q=9 + (i % 3), D_qk=16, seed=i,
+                  storage={"dq": Storage("bhsd", pad={"s": 2})} if i % 2 else ()) for i in range(8)]
+    failing = [c.id for c in cases if c.storage]
+    results = {r.case_id: r for r in run_isolated("test-breaks-padded", cases, progress=False, workers=1,
+                                                  replay_limit=100, replay_budget=0.0)}
+    replayed = [i for i in failing if "verdict" in (results[i].replay or {})]
+    skipped = [i for i in failing if results[i].replay == {"skipped": "over --replay-budget 0 s"}]
+    assert sorted(replayed + skipped) == sorted(failing), {i: results[i].replay for i in failing}
+    assert replayed and replayed == failing[:len(replayed)], "the first failures replay while the cases run"
+    assert failing[-1] in skipped, "the last failure, found while the only replay thread sleeps, must be skipped"
+    assert all(results[i].verdict == "failed" for i in skipped)
+
+
 def test_a_stopped_run_says_which_failures_it_did_not_replay(fault_engines):
     """A run stopped (SIGTERM, ^C, a time cap) while a failing case waits for its replay alone: the result
     the report holds says it was not replayed, instead of a replay of None (what a passing case has)."""

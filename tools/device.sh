@@ -30,7 +30,8 @@
 # gets at most CAP_S seconds (default 560) and what is left of DEADLINE_S (default 580) for the whole call, so a
 # call stopped by its limit still returns what finished (the runner writes its --json for the cases it finished).
 # Env: WORKERS (plan: our engine's worker processes, default 16), PEER_WORKERS (the adapters', default 4),
-# TEST_WORKERS (pytest -n, default 12; 0 for no xdist).
+# TEST_WORKERS (pytest -n, default 12; 0 for no xdist), REPLAY_S (plan: seconds of replays alone after the cases,
+# default 45; every failure in the plan's order until then, where a count of 8 left a full level's ~100 unreplayed).
 set -u
 out=${OUT:-/tmp/sdpa-bwd-out}
 mkdir -p "$out"
@@ -68,7 +69,8 @@ job() {  # job KIND ARGS...
       for engine in "${engines[@]}"; do  # one process each: a fault that poisons one engine's context stays there
         local workers=${PEER_WORKERS:-4}; [ "$engine" = triton ] && workers=${WORKERS:-16}
         step "$engine $level ($workers workers)" "$dir/$engine.txt" python3 -m sdpa_bwd.cli run --no-progress \
-          --engine "$engine" --level "$level" --workers "$workers" --replay-limit 8 --json "$dir/$engine.json"
+          --engine "$engine" --level "$level" --workers "$workers" --replay-limit 1000 \
+          --replay-budget "${REPLAY_S:-45}" --json "$dir/$engine.json"
         [ -s "$dir/$engine.json" ] && reports+=("$dir/$engine.json")
       done
       [ ${#reports[@]} -eq 0 ] || python3 -m sdpa_bwd.cli matrix "${reports[@]}" \

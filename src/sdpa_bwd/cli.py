@@ -227,6 +227,7 @@ def _run_engine(args, name, cases, source, skips, earlier, done, console, phases
     cold = engine.compiles_triton and machine == "gpu" and cache_empty
     engine_results = run_isolated(name, cases, source=source, reruns=args.reruns, timeout=args.timeout,
                                   workers=args.workers, replay=not args.no_replay, replay_limit=args.replay_limit,
+                                  replay_budget=args.replay_budget,
                                   controls=not args.no_controls, progress=not args.no_progress, skip=skip_now,
                                   on_result=done.append, memory_limit=memory_limit,
                                   measured=measured_seconds(earlier, name) if earlier else None,
@@ -309,6 +310,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="do not replay failing cases alone in a fresh process (no order-dependence check)")
     run.add_argument("--replay-limit", type=int, default=20,
                      help="replay at most this many failing cases per engine (default 20)")
+    run.add_argument("--replay-budget", type=float, metavar="SECONDS",
+                     help="once the cases have run, start no replay after this many seconds (default: no bound); "
+                          "with a high --replay-limit, replays as many failures as the time allows")
     run.add_argument("--no-controls", action="store_true",
                      help="do not run failing cases' packed-BHSD layout controls")
     run.add_argument("--enforce-claims", metavar="FILE",

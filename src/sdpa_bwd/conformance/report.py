@@ -97,8 +97,8 @@ def content(report: dict) -> list[dict]:
 
 
 def replay_skipped(result: dict) -> str | None:
-    """Why the runner never replayed a failing result's case alone (``--replay-limit`` reached), or None: such a
-    failure was seen only in sequence, after the cases before it in its worker."""
+    """Why the runner never replayed a failing result's case alone (``--replay-limit`` or ``--replay-budget``
+    reached), or None: such a failure was seen only in sequence, after the cases before it in its worker."""
     replay = result.get("replay")
     return replay.get("skipped") if isinstance(replay, dict) else None
 

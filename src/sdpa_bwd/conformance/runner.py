@@ -164,8 +164,8 @@ def prestart_workers(workers: int, engine: str, timeout: float = 300.0) -> list:
 
 def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = None, reruns: int = 2,
                  timeout: float = 300.0, workers: int = 1, replay: bool = True, replay_limit: int = 20,
-                 controls: bool = True, progress: bool = True, skip: Optional[dict] = None,
-                 on_result=None, memory_limit: Optional[int] = None, machine: str = "cpu",
+                 replay_budget: Optional[float] = None, controls: bool = True, progress: bool = True,
+                 skip: Optional[dict] = None, on_result=None, memory_limit: Optional[int] = None, machine: str = "cpu",
                  timing: Optional[dict] = None, measured: Optional[dict] = None,
                  pool: Optional[list] = None, cold_cache: bool = False) -> list[CaseResult]:
     """Run ``cases`` against the engine named ``engine`` in worker processes.
@@ -183,7 +183,10 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     Every failing case (up to ``replay_limit``, the first in the plan's order)
     runs again alone in a fresh process, and, if it is not stored packed, so
     does its packed-BHSD control; replays start as soon as a failure is found,
-    beside the workers. ``skip`` maps case ids to reasons for cases not to run at all.
+    beside the workers. ``replay_budget`` (seconds): once the cases have run, no
+    replay starts after that long (those left say so in ``replay.skipped``): a
+    bound on the run's time where a count is not (a full level's hundred failures
+    on one adapter, 2026-12-07). ``skip`` maps case ids to reasons for cases not to run at all.
     ``timing``, a dict, receives the wall seconds of the phases (``cases_s``, ``replays_s``).
     ``measured`` maps case ids to seconds an earlier run took (``schedule.measured_seconds``): those
     replace the cost model's estimates, and the chunks get finer.
@@ -305,7 +308,13 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
             spares[me] = spare
         return w
 
+    cases_done: list = [None]  # when the case phase ended (``replay_budget`` counts from there)
+
     def replay_one(slot: int, i: int, result: CaseResult) -> Optional[CaseResult]:
+        if replay_budget is not None and cases_done[0] is not None \
+                and time.perf_counter() - cases_done[0] > replay_budget:
+            result.replay = {"skipped": f"over --replay-budget {replay_budget:g} s"}
+            return result
         env = envs[slot % len(envs)]
         gate = gates.get(env.get("CUDA_VISIBLE_DEVICES"))
         need = need_on(gate, i, result)
@@ -423,7 +432,7 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
         chosen = sorted(set(limited[:replay_limit]) | {i for i in suspects if _always_replayed(cases[i])})
         for i in limited[replay_limit:]:
             results[i].replay = {"skipped": f"over --replay-limit {replay_limit}"}
-        replays_t0 = time.perf_counter()
+        replays_t0 = cases_done[0] = time.perf_counter()
         try:
             with lock:
                 for i in chosen:
