@@ -303,7 +303,7 @@ def summarize_backward(rows, dtypes):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", default="benchmarks/results")
+    ap.add_argument("--out", help="the folder to write (default: benchmarks/results/CARD, this card's records)")
     ap.add_argument("--sweep", action="store_true", help="time candidate configs first")
     ap.add_argument("--sweep-budget", type=float, default=150.0)
     ap.add_argument("--no-bench", action="store_true")
@@ -323,6 +323,7 @@ def main(argv=None):
     ap.add_argument("--rep", type=float, default=common.REP_MS, help="do_bench timed runs, ms (default %(default)s)")
     ap.add_argument("--json-name", default="bench_backward.json", help="file name under --out")
     args = ap.parse_args(argv)
+    args.out = common.results_dir(args.out)
     dtypes = parse_dtypes(args.dtypes)
     layouts = parse_layouts(args.layouts)
     peer_names = [p.strip() for p in args.peers.split(",") if p.strip()]

@@ -187,7 +187,7 @@ def summarize_forward(rows, dtypes):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", default="benchmarks/results")
+    ap.add_argument("--out", help="the folder to write (default: benchmarks/results/CARD, this card's records)")
     ap.add_argument("--layouts", default=",".join(LAYOUTS), help="comma-separated, of: " + ", ".join(LAYOUTS))
     ap.add_argument("--dtypes", default=",".join(DTYPES), help="comma-separated, of: " + ", ".join(DTYPES))
     ap.add_argument("--rows", default="",
@@ -198,6 +198,7 @@ def main(argv=None):
     ap.add_argument("--rep", type=float, default=common.REP_MS, help="do_bench timed runs, ms (default %(default)s)")
     ap.add_argument("--json-name", default="bench_forward.json", help="file name under --out")
     args = ap.parse_args(argv)
+    args.out = common.results_dir(args.out)
     dtypes = parse_dtypes(args.dtypes)
     layouts = parse_layouts(args.layouts)
     peer_names = tuple(p.strip() for p in args.peers.split(",") if p.strip())

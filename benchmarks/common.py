@@ -17,6 +17,8 @@ to change them.
 from __future__ import annotations
 
 import math
+import os
+import re
 import subprocess
 import time
 import zlib
@@ -37,6 +39,22 @@ DTYPE_SHORT = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}
 
 WARMUP_MS = 250  # ms: past the power cap's onset (see the module docstring)
 REP_MS = 40
+
+
+def card_slug(name):
+    """'NVIDIA H100 80GB HBM3' -> 'h100', 'NVIDIA H200' -> 'h200'; otherwise the name in lower-case words: the folder
+    of ``benchmarks/results`` that keeps the card's records."""
+    low = name.lower()
+    m = re.search(r"\b([a-z]{1,3}\d{2,4}[a-z]?)\b", low.replace("nvidia", " "))
+    if m:
+        return m.group(1)
+    return re.sub(r"[^a-z0-9]+", "-", low).strip("-") or "unknown"
+
+
+def results_dir(out=None):
+    """``out`` as given, or this card's folder of ``benchmarks/results`` (one record per card)."""
+    return out or os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
+                               card_slug(torch.cuda.get_device_name()))
 
 
 def norm_shape(shape):

@@ -62,7 +62,6 @@ import json
 import math
 import os
 import random
-import re
 import statistics
 import sys
 import time
@@ -71,7 +70,7 @@ from contextlib import contextmanager
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
-from common import fmt, geomean  # noqa: E402
+from common import card_slug, fmt, geomean  # noqa: E402
 
 # ----------------------------------------------------------------------------
 # The space users run, and the caps that keep one row small
@@ -267,15 +266,6 @@ def row_label(r):
         mask += "-BR" if r["alignment"] == "bottom_right" else "-TL"
     return (f"B{r['B']}-H{r['H_q']}/{r['H_kv']}-S{r['S_q']}/{r['S_kv']}-D{r['D_qk']}/{r['D_v']}-{mask} "
             f"{r['layout']} {r['dtype']}")
-
-
-def card_slug(name):
-    """'NVIDIA H100 80GB HBM3' -> 'h100', 'NVIDIA H200' -> 'h200'; otherwise the name in lower-case words."""
-    low = name.lower()
-    m = re.search(r"\b([a-z]{1,3}\d{2,4}[a-z]?)\b", low.replace("nvidia", " "))
-    if m:
-        return m.group(1)
-    return re.sub(r"[^a-z0-9]+", "-", low).strip("-") or "unknown"
 
 
 # ----------------------------------------------------------------------------

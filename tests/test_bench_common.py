@@ -7,6 +7,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
 
 import common  # noqa: E402
+import torch  # noqa: E402
 
 
 def test_host_ms_times_the_call_and_syncs_before_each():
@@ -105,3 +106,11 @@ def test_layout_spread_takes_the_twin_timing_over_the_rows_own():
     common.add_layout_spread(rows)
     assert rows[1]["ours_vs_bhsd"] == 1.01 and abs(rows[1]["ours_vs_bhsd_rows"] - 0.36 / 0.33) < 1e-12
     assert abs(rows[2]["ours_vs_bhsd"] - 1.1) < 1e-12 and rows[0]["ours_vs_bhsd"] == 1.0
+
+
+def test_the_benchmarks_write_to_their_cards_folder_unless_told(monkeypatch):
+    """One record per card (issue 55): bench_backward.py / bench_forward.py without --out write to
+    benchmarks/results/<card>/, where the H100's and the H200's records are kept apart."""
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: "NVIDIA H100 80GB HBM3")
+    assert common.results_dir(None) == os.path.join(os.path.dirname(os.path.abspath(common.__file__)), "results", "h100")
+    assert common.results_dir("/tmp/x") == "/tmp/x"

@@ -168,7 +168,7 @@ def forward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type:
         # fp32 keeps the hd256 config: these tiles need 272-320 KiB of shared memory in fp32
         # (OutOfResources on plan cases pair-025/pair-070, device run 2026-12-01).
         # D_qk 192 / D_v 128 (DeepSeek-V3), H200 bf16 (1,16,4096) (A/B, 2026-12-01,
-        # benchmarks/results/ab_perf_h200-2026-12-01.json): 64/64 tiles, 4 warps, 3 stages 0.442 ms nc / 0.270 causal against
+        # benchmarks/results/h200/ab_perf_h200-2026-12-01.json): 64/64 tiles, 4 warps, 3 stages 0.442 ms nc / 0.270 causal against
         # 0.623 / 0.397 for the hd256 config. Measured padded to 256; kept for the 128 + 64 split (d_qk_chunks), which
         # needs less: a K stage is 64 x 192 x 2 B = 24 KiB instead of 32, so 3 x (24 + 16 for V) + 24 for Q = 144 KiB
         # instead of 176 (ptxas, sm_90a, Triton 3.6: 145 KiB with TMA, 149-150 registers, no stack, as padded).
@@ -193,7 +193,7 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
     else:
         d = max(d_qk_pad, d_v_pad)
         if d <= 64:
-            # H200, bf16, (4,16,2048,64) BHSD, TMA on (A/B of 2026-11-30, benchmarks/results/ab_perf_h200-2026-11-30.json):
+            # H200, bf16, (4,16,2048,64) BHSD, TMA on (A/B of 2026-11-30, benchmarks/results/h200/ab_perf_h200-2026-11-30.json):
             # a 128/64 dQ pass on 8 warps, 3 stages: 0.547 ms non-causal, 0.399 causal, against 0.590 / 0.427
             # for the 128/32 dQ pass on 4 warps that the A/B before it had kept (0.604 ms with pointers).
             # 2026-12-01 (ab_perf --table s6, (4,16,2048,64) bf16, docs/data/h200-2026-12-01e): the start order in
@@ -207,7 +207,7 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
         elif d <= 128:
             # H200, bf16, (2,16,4096,128) non-causal BHSD, TMA on (A/B of 2026-11-30, ab_perf_h200-2026-11-30.json): 1.786 ms,
             # DKDV 1.146, DQ 0.644; 2 or 4 stages, BLOCK_M1 32, 64/64 DKDV tiles, atomic dQ all slower.
-            # Before TMA (2026-11-30, benchmarks/results/ab_2026-11-30.log): 1.99 ms (345 TFLOP/s);
+            # Before TMA (2026-11-30, benchmarks/results/h200/ab_2026-11-30.log): 1.99 ms (345 TFLOP/s);
             # atomic dQ 2.32 ms, 2 stages 2.27, BLOCK_M2/N2 = 64/128 2.56, all-64 tiles on
             # 4 warps 2.57, 32/128 tiles on 4 warps 4.58. Split (profiler): DKDV 1.30 ms,
             # DQ 0.65 ms, ODO 0.02 ms.
@@ -230,7 +230,7 @@ def backward_config(d_qk_pad: int, d_v_pad: int, dtype: torch.dtype, device_type
                 cfg = BackwardConfig(64, 128, 128, 64, num_warps=8, num_stages=3, dq_mode="separate",
                                      head_group=8, dv_after_dp=True, fused_dq=True)
         elif d_qk_pad == 256 and d_v_pad <= 128 and dtype != torch.float32:  # fp32: see forward_config
-            # D_qk 192 / D_v 128, H200 bf16 (1,16,4096) (A/B, 2026-12-01, benchmarks/results/ab_perf_h200-2026-12-01.json):
+            # D_qk 192 / D_v 128, H200 bf16 (1,16,4096) (A/B, 2026-12-01, benchmarks/results/h200/ab_perf_h200-2026-12-01.json):
             # DKDV 64/64 on 2 stages, dQ pass 128/32: 2.29 ms nc / 1.42 causal against 5.36 / 2.97 for the hd256 config.
             # The atomic dQ (TMA bulk reduce) lost here too: 2.70 / 1.61.
             # Measured padded to 256; kept for the 128 + 64 split (d_qk_chunks), which shrinks every

@@ -119,7 +119,7 @@ def _dkdv_tiles(dk, dk_b, dv, k, k_b, v, q_ptr, do_ptr, q_desc, q_b_desc, do_des
     # Pointer tiles advanced by a scalar each step. Tried: int32 offset tiles plus a
     # moving scalar base (less register pressure on paper, 896 -> 736 B of ptxas stack
     # locally) -- measured slower on the H200: DKDV 1.382 vs 1.303 ms at
-    # (2,16,4096,128) bf16 (A/B of 2026-11-30, benchmarks/results/ab_2026-11-30.log).
+    # (2,16,4096,128) bf16 (A/B of 2026-11-30, benchmarks/results/h200/ab_2026-11-30.log).
     row0 = m_begin.to(tl.int64)
     q_ptrs = q_ptr + row0 * stride_qm + offs_m_local[:, None] * stride_qm + offs_dqk[None, :] * stride_qd
     do_ptrs = do_ptr + row0 * stride_dom + offs_m_local[:, None] * stride_dom + offs_dv[None, :] * stride_dod

@@ -44,7 +44,7 @@ BIG = tl.constexpr(1 << 30)
 # ``*_any_len`` twin that never specialises the lengths; the launcher uses it
 # when a length is 1. Specialisation matters: without it (lengths lose their
 # divisible-by-16 mark) the backward at (2,16,4096,128) bf16 took 2.51 ms
-# instead of 1.99 ms on the H200 (A/B of 2026-11-30, benchmarks/results/ab_2026-11-30.log).
+# instead of 1.99 ms on the H200 (A/B of 2026-11-30, benchmarks/results/h200/ab_2026-11-30.log).
 _NO_SPECIALIZE = ["S_q", "S_kv"]
 # Integer arguments Triton would otherwise specialise (divisible by 16, equal to 1) that only
 # index heads or bound a band: their divisibility buys no vectorisation or alignment, but every
