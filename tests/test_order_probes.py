@@ -112,11 +112,12 @@ def test_a_plan_cached_on_dims_fails_the_other_storage_steps(quick, tensor):
 def test_the_isolated_runner_calls_them_order_dependent_beyond_the_replay_limit(quick, monkeypatch):
     """Through worker processes with replays: each failing step of dQ's group fails after the step before
     it and passes alone in a fresh process, so it is order-dependent and names that step, even with
-    --replay-limit 0 (order probes are always replayed)."""
+    --replay-limit 0 and --replay-budget 0 (order probes are always replayed)."""
     monkeypatch.setenv("SDPA_BWD_DEFECTS", "1")
     monkeypatch.setenv(IMPORTS_ENV, "sdpa_bwd.conformance.defects")
     group = _groups(quick)["dq"]
-    results = run_isolated("triton-defect:stale-plan-cache", group, progress=False, replay_limit=0)
+    results = run_isolated("triton-defect:stale-plan-cache", group, progress=False, replay_limit=0,
+                           replay_budget=0.0)
     verdicts = [(r.case_id, r.verdict, r.previous_case) for r in results]
     assert [v for _, v, _ in verdicts] == ["passed", "order-dependent", "passed", "order-dependent"], verdicts
     for i in (1, 3):

@@ -184,7 +184,7 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     runs again alone in a fresh process, and, if it is not stored packed, so
     does its packed-BHSD control; replays start as soon as a failure is found,
     beside the workers. ``replay_budget`` (seconds): once the cases have run, no
-    replay starts after that long (those left say so in ``replay.skipped``): a
+    replay but an order probe's starts after that long (those left say so in ``replay.skipped``): a
     bound on the run's time where a count is not (a full level's hundred failures
     on one adapter, 2026-12-07). ``skip`` maps case ids to reasons for cases not to run at all.
     ``timing``, a dict, receives the wall seconds of the phases (``cases_s``, ``replays_s``).
@@ -311,7 +311,7 @@ def run_isolated(engine: str, cases: Sequence[Case], *, source: Optional[str] = 
     cases_done: list = [None]  # when the case phase ended (``replay_budget`` counts from there)
 
     def replay_one(slot: int, i: int, result: CaseResult) -> Optional[CaseResult]:
-        if replay_budget is not None and cases_done[0] is not None \
+        if replay_budget is not None and cases_done[0] is not None and not _always_replayed(cases[i]) \
                 and time.perf_counter() - cases_done[0] > replay_budget:
             result.replay = {"skipped": f"over --replay-budget {replay_budget:g} s"}
             return result
