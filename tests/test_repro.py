@@ -398,3 +398,20 @@ def test_repros_runs_the_files_of_heavy_cases_alone_after_the_others(tmp_path, m
     assert len(heavy) == 2 and all(n == 1 for _, n in heavy), log
     assert min(i for i, _ in heavy) == len(log) - 2, f"the heavy files run last: {log}"
     assert max(n for _, n in log) > 1, f"the light files run side by side: {log}"
+
+
+def test_repros_takes_only_the_cells_named(tmp_path):
+    """``--cell ENGINE:CASE`` (or a bare case id) writes and runs those cells only: the few a GPU call checks again
+    without writing the whole matrix's files (389 files, 400 MB, 8 minutes on 2 cores, 2026-12-07)."""
+    import json
+
+    quick = [c.id for c in load_level("quick") if c.purpose != "probe" and not getattr(c, "ragged", False)][:3]
+    report = tmp_path / "run.json"
+    report.write_text(json.dumps({"schema": "sdpa-bwd.run/1", "argv": ["run", "--level", "quick"], "results": [
+        {"case": i, "engine": e, "verdict": "failed", "failing": True}
+        for i in quick for e in ("torch-math", "torch-efficient")]}))
+    out = tmp_path / "out"
+    assert main(["repros", str(report), "--out", str(out), "--cell", f"torch-math:{quick[0]}",
+                 "--cell", quick[2]]) == 0
+    rows = {(r["engine"], r["case"]) for r in json.loads((out / "index.json").read_text())}
+    assert rows == {("torch-math", quick[0]), ("torch-math", quick[2]), ("torch-efficient", quick[2])}, rows

@@ -634,6 +634,8 @@ def cmd_repros(args) -> int:
         for r in report.get("results", []):
             if not r.get("failing") or r.get("engine") == args.twin:
                 continue
+            if args.cell and not ({r["case"], f"{r['engine']}:{r['case']}"} & set(args.cell)):
+                continue
             row = dict(engine=r["engine"], case=r["case"], verdict=r["verdict"], report=str(path), files={})
             rows.append(row)
             try:
@@ -762,6 +764,8 @@ def add_commands(subparsers) -> None:
                                              "engine's beside it; --run runs each alone and writes index.md")
     p.add_argument("reports", nargs="+", help="run reports (sdpa-bwd run --json; .gz read as is)")
     p.add_argument("--out", required=True, help="the folder to write: ENGINE/CASE.py, index.md, index.json")
+    p.add_argument("--cell", action="append", metavar="[ENGINE:]CASE",
+                   help="only this failing cell (repeatable; a bare case id: that case on every engine)")
     p.add_argument("--twin", default="triton", help="the engine whose file of each case should pass (default "
                                                       "triton)")
     p.add_argument("--level", help="the plan level holding the cases (default: each report's own --level)")
