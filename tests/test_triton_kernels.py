@@ -511,6 +511,39 @@ def test_rejects_broadcast_output():
         launch.attention_backward(q, q, q, o, o, st, dq=dq)
 
 
+def _malformed_calls():
+    """(what is wrong, a call through the public API or the launcher that must raise ValueError)."""
+    x = lambda *dims, dtype=torch.float32: torch.randn(*dims, dtype=dtype, device=DEVICE)  # noqa: E731
+    q = x(1, 4, 8, 16)
+    o, st = launch.attention_forward(q, q, q)
+    return [
+        ("3-dim q", lambda: ops.attention(x(4, 8, 16), x(4, 8, 16), x(4, 8, 16))),
+        ("batch sizes", lambda: ops.attention(q, x(2, 4, 8, 16), x(2, 4, 8, 16))),
+        ("K head dim", lambda: ops.attention(q, x(1, 4, 8, 32), x(1, 4, 8, 16))),
+        ("V length", lambda: ops.attention(q, x(1, 4, 8, 16), x(1, 4, 9, 16))),
+        ("K heads", lambda: ops.attention(q, x(1, 3, 8, 16), x(1, 3, 8, 16))),
+        ("dtypes", lambda: ops.attention(q, x(1, 4, 8, 16, dtype=torch.float16), x(1, 4, 8, 16))),
+        ("alignment", lambda: ops.attention(q, q, q, causal=True, alignment="centre")),
+        ("left bound", lambda: ops.attention(q, q, q, left_bound=0)),
+        ("right bound", lambda: ops.attention(q, q, q, right_bound=-1)),
+        ("output dims", lambda: launch.attention_backward(q, q, q, o, o, st, dq=x(1, 4, 8, 32))),
+        ("output dtype", lambda: launch.attention_forward(q, q, q, o=x(1, 4, 8, 16, dtype=torch.float16))),
+        ("stats dims", lambda: launch.attention_backward(q, q, q, o, o, st[:, :2])),
+        ("stats dtype", lambda: launch.attention_backward(q, q, q, o, o, st.double())),
+    ]
+
+
+def test_every_malformed_call_says_what_it_saw_the_rule_and_what_to_do():
+    """A malformed call through the public API or the launcher raises ValueError naming what was seen (a value
+    of the call), the rule (expected / must / share / rule) and what to do (' - pass' or ' - cast' ...)."""
+    for what, call in _malformed_calls():
+        with pytest.raises(ValueError) as e:
+            call()
+        msg = str(e.value)
+        assert any(w in msg for w in ("expected", "must", "share", "rule")), (what, msg)
+        assert " - " in msg and any(w in msg.split(" - ", 1)[1] for w in ("pass", "cast")), (what, msg)
+
+
 # ----------------------------------------------------------------------------
 # Declines
 

@@ -227,14 +227,18 @@ def _tuned(kind: str, q, d_qk_pad: int, d_v_pad: int, left_bound, right_bound, *
 
 def _check_rank4(name: str, t: torch.Tensor) -> None:
     if t.dim() != 4:
-        raise ValueError(f"{name} has {t.dim()} dims {tuple(t.shape)}: expected 4 (B, H, S, D)")
+        raise ValueError(f"{name} has {t.dim()} dims {tuple(t.shape)}: expected 4 (B, H, S, D) - pass (B, H, S, D) "
+                         "tensors or views (packed sequences, (T, H, D): sdpa_bwd.attention with cu_seqlens_q and "
+                         "cu_seqlens_kv)")
 
 
 def _check_output(name: str, t: torch.Tensor, shape, dtype=None) -> None:
     if tuple(t.shape) != tuple(shape):
-        raise ValueError(f"{name} has dims {tuple(t.shape)}: expected {tuple(shape)}")
+        raise ValueError(f"{name} has dims {tuple(t.shape)}: expected {tuple(shape)}, the dims this output has for "
+                         f"these inputs - pass one of those dims, or {name}=None to have it allocated")
     if dtype is not None and t.dtype != dtype:
-        raise ValueError(f"{name} has dtype {t.dtype}: expected {dtype}")
+        raise ValueError(f"{name} has dtype {t.dtype}: expected {dtype} - pass one of that dtype, or {name}=None to "
+                         "have it allocated")
     for axis, (n, s) in enumerate(zip(t.shape, t.stride())):
         if s == 0 and n > 1:
             raise ValueError(f"{name}.stride({axis}) = 0 on an axis of length {n} (strides {t.stride()}): "
@@ -248,16 +252,21 @@ def _dims(q, k, v):
     Bk, H_k, S_kv, Dk = k.shape
     Bv, H_v, S_v, D_v = v.shape
     if Bk != B or Bv != B:
-        raise ValueError(f"batch sizes differ: q {B}, k {Bk}, v {Bv}")
+        raise ValueError(f"batch sizes differ: q {B}, k {Bk}, v {Bv}: Q, K and V share B - pass tensors of one "
+                         "batch size (a broadcast one as .expand(B, ...))")
     if Dk != D_qk:
-        raise ValueError(f"k.shape[3] = {Dk} != q.shape[3] = {D_qk}: Q and K share D_qk")
+        raise ValueError(f"k.shape[3] = {Dk} != q.shape[3] = {D_qk}: Q and K share D_qk (the scores are Q K^T) - "
+                         "pass K with q's head dim")
     if S_v != S_kv:
-        raise ValueError(f"v.shape[2] = {S_v} != k.shape[2] = {S_kv}: K and V share S_kv")
+        raise ValueError(f"v.shape[2] = {S_v} != k.shape[2] = {S_kv}: K and V share S_kv (one value row a key) - "
+                         "pass V with k's length")
     for name, H in (("k", H_k), ("v", H_v)):
         if H < 1 or H_q % H != 0:
-            raise ValueError(f"{name}.shape[1] = {H} does not divide q.shape[1] = {H_q} (GQA/MQA rule)")
+            raise ValueError(f"{name}.shape[1] = {H} does not divide q.shape[1] = {H_q} (GQA/MQA rule: each {name} "
+                             f"head serves H_q / H query heads) - pass a head count that divides {H_q}")
     if not (q.dtype == k.dtype == v.dtype):
-        raise ValueError(f"dtypes differ: q {q.dtype}, k {k.dtype}, v {v.dtype}")
+        raise ValueError(f"dtypes differ: q {q.dtype}, k {k.dtype}, v {v.dtype}: Q, K and V must share one dtype "
+                         "(a call computes in one) - cast them to one of float16, bfloat16, float32")
     return B, H_q, H_k, H_v, S_q, S_kv, D_qk, D_v
 
 
@@ -273,11 +282,14 @@ def _stats_strides(stats: torch.Tensor, B, H_q, S_q):
     elif stats.dim() == 3:
         shape3 = tuple(stats.shape)
     else:
-        raise ValueError(f"stats has dims {tuple(stats.shape)}: expected (B, H_q, S_q) or (B, H_q, S_q, 1)")
+        raise ValueError(f"stats has dims {tuple(stats.shape)}: expected (B, H_q, S_q) or (B, H_q, S_q, 1) - pass "
+                         "the stats the forward returned with O (sdpa_bwd.forward)")
     if shape3 != (B, H_q, S_q):
-        raise ValueError(f"stats has dims {tuple(stats.shape)}: expected (B, H_q, S_q) = {(B, H_q, S_q)}")
+        raise ValueError(f"stats has dims {tuple(stats.shape)}: expected (B, H_q, S_q) = {(B, H_q, S_q)} - pass the "
+                         "stats the forward returned with O (sdpa_bwd.forward)")
     if stats.dtype != torch.float32:
-        raise ValueError(f"stats has dtype {stats.dtype}: expected torch.float32 (natural-log LSE)")
+        raise ValueError(f"stats has dtype {stats.dtype}: expected torch.float32 (natural-log LSE) - pass the "
+                         "forward's float32 stats, not a copy in the inputs' dtype")
     return stats.stride()[:3]
 
 

@@ -144,11 +144,14 @@ def _kernel(specialised: str, any_len: str, S_q: int, S_kv: int) -> str:
 
 def _offsets(S_q: int, S_kv: int, left_bound, right_bound, alignment: str):
     if alignment not in ("top_left", "bottom_right"):
-        raise ValueError(f"alignment = {alignment!r}: expected 'top_left' or 'bottom_right'")
+        raise ValueError(f"alignment = {alignment!r}: expected 'top_left' or 'bottom_right' (where query row 0 "
+                         "meets key 0, or the last query row the last key) - pass one of those")
     if left_bound is not None and left_bound < 1:
-        raise ValueError(f"left_bound = {left_bound}: must be >= 1 (or None)")
+        raise ValueError(f"left_bound = {left_bound}: must be >= 1 (a query keeps the left_bound - 1 keys before "
+                         "its diagonal and its own) - pass 1 or more, or None for no left bound")
     if right_bound is not None and right_bound < 0:
-        raise ValueError(f"right_bound = {right_bound}: must be >= 0 (or None)")
+        raise ValueError(f"right_bound = {right_bound}: must be >= 0 (a query keeps right_bound keys past its "
+                         "diagonal; 0 is causal) - pass 0 or more, or None for no right bound")
     shift = S_kv - S_q if alignment == "bottom_right" else 0
     # Offsets beyond +-(S_q + S_kv) mean the same band; clamping keeps int32 tile math safe.
     lim = S_q + S_kv + 1
