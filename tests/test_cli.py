@@ -176,3 +176,17 @@ def test_a_cuda_only_adapter_declines_every_case_on_a_machine_without_cuda(engin
     results = json.loads(report.read_text())["results"]
     assert results and {r["verdict"] for r in results} <= {"declined", "rejected"}
     assert any("GPU machine" in " ".join(r.get("reasons", [])) or "CUDA" in r.get("message", "") for r in results)
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["run", "--engine", "nosuch", "--level", "quick"], "no engine named 'nosuch'"),
+    (["run", "--level", "weekly"], "no level 'weekly'"),
+])
+def test_a_run_with_an_unknown_engine_or_level_says_so_without_a_traceback(argv, said):
+    """A mistyped engine or level ends the command with one line naming it, the choices and what to do, not a
+    Python traceback (the unknown engine's ValueError escaped `sdpa-bwd run` before, 2026-12-07), and no worker
+    starts for it."""
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    msg = str(e.value.code)
+    assert said in msg and "pass one of those" in msg, msg

@@ -30,7 +30,10 @@ def _select_cases(args) -> tuple[list[Case], Optional[str]]:
     elif getattr(args, "level", None):
         from .conformance.plan import load_level
 
-        cases, source = load_level(args.level), None
+        try:
+            cases, source = load_level(args.level), None
+        except ValueError as exc:
+            raise SystemExit(f"sdpa-bwd: {exc}") from None
     else:
         cases = list(BUILTIN_CASES)
     if args.case:
@@ -89,6 +92,13 @@ def cmd_run(args) -> int:
 
     console = Console()
     import_engine_modules()
+    from .backends import engine_names
+
+    unknown = [e for e in (args.engine or DEFAULT_ENGINES) if e not in engine_names()]
+    if unknown:
+        raise SystemExit(f"sdpa-bwd run: no engine named {', '.join(map(repr, unknown))}; the registered engines are "
+                         f"{', '.join(engine_names())} - pass one of those, or register yours (an `sdpa_bwd.backends` "
+                         "entry point, docs/runner.md)")
     if args.workers is None:
         args.workers = 1 if args.in_process else default_workers()
     pool = []

@@ -57,7 +57,8 @@ def get_engine(name: str) -> Engine:
         return _REGISTERED[name]()
     target = _BUILTIN.get(name) or _plugin_targets().get(name)
     if target is None:
-        raise ValueError(f"no engine named {name!r}; registered engines: {', '.join(engine_names())}")
+        raise ValueError(f"no engine named {name!r}; registered engines: {', '.join(engine_names())} - pass one of "
+                         "those, or register yours (an `sdpa_bwd.backends` entry point, docs/runner.md)")
     module, _, attr = target.partition(":")
     cls = getattr(importlib.import_module(module), attr)
     if not (isinstance(cls, type) and issubclass(cls, Engine)):

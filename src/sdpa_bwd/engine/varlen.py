@@ -86,7 +86,8 @@ def check_batch(q, k, v, cu_q: list[int], cu_kv: list[int], max_seqlen_q: Option
         raise ValueError(f"cu_seqlens_q has {len(cu_q)} entries and cu_seqlens_kv {len(cu_kv)}: both hold B + 1 "
                          "offsets of the same B sequences - pass one offset list per side for the same batch")
     if k.shape[0] != v.shape[0]:
-        raise ValueError(f"k has {k.shape[0]} tokens and v {v.shape[0]}: keys and values pair up token by token")
+        raise ValueError(f"k has {k.shape[0]} tokens and v {v.shape[0]}: keys and values pair up token by token - "
+                         "pass a v with k's token count")
     for name, cu, given in (("max_seqlen_q", cu_q, max_seqlen_q), ("max_seqlen_kv", cu_kv, max_seqlen_kv)):
         longest = max(cu[b + 1] - cu[b] for b in range(len(cu) - 1))
         if given is not None and int(given) < longest:

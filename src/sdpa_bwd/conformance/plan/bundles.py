@@ -180,7 +180,8 @@ def load_bundle(path, *, memory_budget: Optional[int] = None) -> list[Case]:
 def load_level(level: str, *, memory_budget: Optional[int] = None, directory=None) -> list[Case]:
     """The cases of ``level`` and of every level below it, lowest level first."""
     if level not in LEVELS:
-        raise ValueError(f"no level {level!r}; the levels are {', '.join(LEVELS)} (each includes those before it)")
+        raise ValueError(f"no level {level!r}; the levels are {', '.join(LEVELS)} (each includes those before it) - "
+                         "pass one of those")
     directory = Path(directory) if directory is not None else BUNDLE_DIR
     cases: list[Case] = []
     for name in LEVELS[: LEVELS.index(level) + 1]:
