@@ -178,15 +178,21 @@ def test_a_cuda_only_adapter_declines_every_case_on_a_machine_without_cuda(engin
     assert any("GPU machine" in " ".join(r.get("reasons", [])) or "CUDA" in r.get("message", "") for r in results)
 
 
-@pytest.mark.parametrize("argv, said", [
-    (["run", "--engine", "nosuch", "--level", "quick"], "no engine named 'nosuch'"),
-    (["run", "--level", "weekly"], "no level 'weekly'"),
+@pytest.mark.parametrize("argv, said, fix", [
+    (["run", "--engine", "nosuch", "--level", "quick"], "no engine named 'nosuch'", "pass one of those"),
+    (["run", "--level", "weekly"], "no level 'weekly'", "pass one of those"),
+    (["repro", "pair-002", "--engine", "nosuch", "--level", "quick"], "no engine named 'nosuch'", "pass one of those"),
+    (["diagnose", "pair-002", "--engine", "nosuch", "--level", "quick"], "no engine named 'nosuch'",
+     "pass one of those"),
+    (["matrix", "/nonexistent/run.json"], "/nonexistent/run.json: no such file", "check the path"),
+    (["repros", "/nonexistent/run.json", "--out", "/tmp/unused"], "/nonexistent/run.json: no such file",
+     "check the path"),
 ])
-def test_a_run_with_an_unknown_engine_or_level_says_so_without_a_traceback(argv, said):
-    """A mistyped engine or level ends the command with one line naming it, the choices and what to do, not a
-    Python traceback (the unknown engine's ValueError escaped `sdpa-bwd run` before, 2026-12-07), and no worker
-    starts for it."""
+def test_a_mistyped_engine_level_or_path_says_so_without_a_traceback(argv, said, fix):
+    """A mistyped engine, level or report path ends the command with one line naming it, the rule or choices and
+    what to do, not a Python traceback (2026-12-07: `run` and `diagnose` raised the unknown engine's ValueError,
+    `matrix` and `repros` a FileNotFoundError, and `repro` wrote a file for an engine that does not exist)."""
     with pytest.raises(SystemExit) as e:
         main(argv)
     msg = str(e.value.code)
-    assert said in msg and "pass one of those" in msg, msg
+    assert said in msg and fix in msg, msg

@@ -92,13 +92,9 @@ def cmd_run(args) -> int:
 
     console = Console()
     import_engine_modules()
-    from .backends import engine_names
+    from .backends import require_engines
 
-    unknown = [e for e in (args.engine or DEFAULT_ENGINES) if e not in engine_names()]
-    if unknown:
-        raise SystemExit(f"sdpa-bwd run: no engine named {', '.join(map(repr, unknown))}; the registered engines are "
-                         f"{', '.join(engine_names())} - pass one of those, or register yours (an `sdpa_bwd.backends` "
-                         "entry point, docs/runner.md)")
+    require_engines(args.engine or DEFAULT_ENGINES, "run")
     if args.workers is None:
         args.workers = 1 if args.in_process else default_workers()
     pool = []
@@ -362,7 +358,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except FileNotFoundError as exc:  # a path the command was given (a report, a cases file)
+        if exc.filename is None:
+            raise
+        raise SystemExit(f"sdpa-bwd: {exc.filename}: no such file - check the path (a run report is what `sdpa-bwd "
+                         "run --json FILE` writes)") from None
 
 
 if __name__ == "__main__":

@@ -51,6 +51,16 @@ def engine_names() -> list[str]:
     return list(names)
 
 
+def require_engines(names, command: str) -> None:
+    """End ``sdpa-bwd COMMAND`` with one line (SystemExit) where a name is no registered engine: the names, the
+    choices and what to do, before any work starts for them."""
+    unknown = [n for n in names if n not in engine_names()]
+    if unknown:
+        raise SystemExit(f"sdpa-bwd {command}: no engine named {', '.join(map(repr, unknown))}; the registered engines "
+                         f"are {', '.join(engine_names())} - pass one of those, or register yours (an "
+                         "`sdpa_bwd.backends` entry point, docs/runner.md)")
+
+
 def get_engine(name: str) -> Engine:
     """An instance of the engine registered as ``name``."""
     if name in _REGISTERED:

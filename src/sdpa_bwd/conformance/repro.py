@@ -560,8 +560,10 @@ def _previous_from_report(path: str, engine: str, case_id: str) -> Optional[str]
 
 
 def cmd_repro(args) -> int:
+    from ..backends import require_engines
     from .diagnose.command import find_case
 
+    require_engines([args.engine], "repro")
     case = find_case(args.case_id, cases_path=args.cases, level=args.level)
     out = Path(args.output or f"repro-{case.id}-{args.engine.replace(':', '-')}.py")
     if getattr(case, "ragged", False):

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Optional
 
 from ...problem.cases import BUILTIN_CASES, Case, load_cases
-from ...backends import get_engine
+from ...backends import get_engine, require_engines
 from .decision import REPORT_FAILURES, diagnose
 from .printing import print_diagnosis
 
@@ -57,6 +57,7 @@ def cmd_diagnose(args) -> int:
 
     console = Console()
     engine_name = args.engine
+    require_engines([engine_name], "diagnose")
     engine = get_engine(engine_name)
     targets: list[tuple[str, Optional[str]]] = []
     if args.report:
