@@ -51,14 +51,18 @@ def engine_names() -> list[str]:
     return list(names)
 
 
+def _no_engine(names) -> str:
+    """What a caller hears for names that are no registered engine: the names, the choices, what to do."""
+    return (f"no engine named {', '.join(map(repr, names))}; registered engines: {', '.join(engine_names())} - pass "
+            "one of those, or register yours (an `sdpa_bwd.backends` entry point, docs/runner.md)")
+
+
 def require_engines(names, command: str) -> None:
-    """End ``sdpa-bwd COMMAND`` with one line (SystemExit) where a name is no registered engine: the names, the
-    choices and what to do, before any work starts for them."""
+    """End ``sdpa-bwd COMMAND`` with one line (SystemExit) where a name is no registered engine, before any work
+    starts for them."""
     unknown = [n for n in names if n not in engine_names()]
     if unknown:
-        raise SystemExit(f"sdpa-bwd {command}: no engine named {', '.join(map(repr, unknown))}; the registered engines "
-                         f"are {', '.join(engine_names())} - pass one of those, or register yours (an "
-                         "`sdpa_bwd.backends` entry point, docs/runner.md)")
+        raise SystemExit(f"sdpa-bwd {command}: {_no_engine(unknown)}")
 
 
 def get_engine(name: str) -> Engine:
@@ -67,8 +71,7 @@ def get_engine(name: str) -> Engine:
         return _REGISTERED[name]()
     target = _BUILTIN.get(name) or _plugin_targets().get(name)
     if target is None:
-        raise ValueError(f"no engine named {name!r}; registered engines: {', '.join(engine_names())} - pass one of "
-                         "those, or register yours (an `sdpa_bwd.backends` entry point, docs/runner.md)")
+        raise ValueError(_no_engine([name]))
     module, _, attr = target.partition(":")
     cls = getattr(importlib.import_module(module), attr)
     if not (isinstance(cls, type) and issubclass(cls, Engine)):
