@@ -43,7 +43,7 @@ interleaved rounds (ours-api, ours-launcher, peer..., then again), each path's m
   (``oracle.band_mask``), FlexAttention a block mask; top-left causal passes ``is_causal=True``; GQA / MQA
   ``enable_gqa=True``.
 * deterministic: ours-api's backward under ``torch.use_deterministic_algorithms(True)`` against the default,
-  interleaved (``det_over_default``). That mode fills each ``torch.empty`` with NaN
+  interleaved (``det_over_default``), the mode set for each deterministic round as a user sets it once. That mode fills each ``torch.empty`` with NaN
   (``torch.utils.deterministic.fill_uninitialized_memory``); the engine's own buffers skip it (``engine.alloc``),
   any other allocation in the timed call pays it, as users of the mode do.
 * memory: the peak bytes one backward call allocates (``common.peak_bytes``), ours-api against cuDNN's
@@ -66,7 +66,7 @@ import statistics
 import sys
 import time
 import zlib
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
@@ -394,10 +394,13 @@ def deterministic_mode():
         torch.use_deterministic_algorithms(was, warn_only=warn)
 
 
-def interleaved(fns, rounds, timer=None):
+def interleaved(fns, rounds, timer=None, modes=None):
     """{name: fn} timed round by round in the dict's order (a, b, c, a, b, c, ...): {name: (median ms, [ms...])}.
-    A callable that raises in a round is dropped and its error kept under the name as (None, error)."""
+    A callable that raises in a round is dropped and its error kept under the name as (None, error). ``modes``:
+    {name: context manager factory} entered around each of that name's rounds (the whole timed loop), as a user
+    sets a mode once and then calls, not around each call."""
     timer = common.bench if timer is None else timer
+    modes = modes or {}
     runs = {name: [] for name in fns}
     errors = {}
     for _ in range(rounds):
@@ -405,7 +408,8 @@ def interleaved(fns, rounds, timer=None):
             if name in errors:
                 continue
             try:
-                runs[name].append(timer(fn))
+                with modes.get(name, nullcontext)():
+                    runs[name].append(timer(fn))
             except Exception as exc:  # a peer that fails mid-timing (out of memory, a compile error)
                 errors[name] = f"{type(exc).__name__}: {str(exc)[:200]}"
     return {name: ((statistics.median(ts), ts) if name not in errors else (None, errors[name]))
@@ -573,10 +577,9 @@ def run_row(r, rounds, all_peers, det=True, mem=True, timer=None):
             r[f"{name}_{kind}_ms_runs" if ms is not None else f"{name}_{kind}_error"] = runs
 
     if det and r.get("ours_api_bwd_ms"):
-        def det_bwd():
-            with deterministic_mode():
-                return api_bwd()
-        t = interleaved({"det": det_bwd, "default": api_bwd}, rounds, timer)
+        # the mode set for each deterministic round, not toggled around each call: a toggle pair took 9 us of
+        # host time a call (CPU of the development machine, 2026-12-07), which the short rows' ratio counted
+        t = interleaved({"det": api_bwd, "default": api_bwd}, rounds, timer, modes={"det": deterministic_mode})
         if t["det"][0] and t["default"][0]:
             r["ours_det_bwd_ms"], r["det_over_default"] = t["det"][0], t["det"][0] / t["default"][0]
             r["det_twin_ms_runs"] = {"det": t["det"][1], "default": t["default"][1]}

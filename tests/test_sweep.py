@@ -1,6 +1,7 @@
 """benchmarks/sweep.py and plot_sweep.py without a GPU: the shape generator, the ratios and the summary on
 synthetic timings, the card slug, and the plot of a small synthetic JSON."""
 
+import contextlib
 import json
 import math
 import os
@@ -225,6 +226,27 @@ def test_interleaved_times_round_by_round_and_takes_medians():
     assert order == ["ours", "peer"] * 3, f"timing order {order}: must alternate round by round"
     assert out["ours"][0] == 2.0 and out["peer"][0] == 5.0
     assert out["bad"][0] is None and "declined" in out["bad"][1]
+
+
+def test_a_mode_is_set_for_the_whole_round_not_around_each_call():
+    """Deterministic mode is timed as users run it: set once, then many calls. A toggle around each call counted
+    its own host time into the mode's ratio."""
+    events = []
+
+    @contextlib.contextmanager
+    def mode():
+        events.append("enter")
+        yield
+        events.append("exit")
+
+    def timer(fn):
+        for _ in range(3):  # a timer calls fn many times a round
+            fn()
+        return 1.0
+
+    sweep.interleaved({"det": lambda: events.append("det"), "default": lambda: events.append("default")}, 2,
+                      timer=timer, modes={"det": mode})
+    assert events == (["enter", "det", "det", "det", "exit", "default", "default", "default"] * 2), events
 
 
 def test_list_prints_rows_without_a_gpu(capsys):
