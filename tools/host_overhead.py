@@ -4,6 +4,7 @@ GPU-bound (the CPU's launch path is what a call costs there).
     PYTHONPATH=src python3 tools/host_overhead.py [--shape 1,1,128,64] [--calls 200] [--profile]
     PYTHONPATH=src python3 tools/host_overhead.py --python-only [--profile]
     PYTHONPATH=src python3 tools/host_overhead.py --python-only --threads   # Linux, 2 cores or more
+    PYTHONPATH=src python3 tools/host_overhead.py --python-only --api       # the public door's step and its floor
 
 ``--python-only`` needs no GPU: it times our launcher's own Python (checks, configs, buffers, argument
 lists) on CPU tensors with every kernel launch replaced by a no-op, i.e. the host time a call costs
@@ -90,6 +91,56 @@ def python_only(shape, calls, profile):
         print_profile(lambda: launch.attention_backward(q, k, v, o, do, st), calls, 15)
 
 
+def api_floor(shape, calls):
+    """``--api``: the public door's host time a step on CPU tensors, kernels stubbed: a forward + backward through
+    ``sdpa_bwd.attention`` and ``torch.autograd.grad`` beside its parts (the launcher's forward and backward alone,
+    the forward alone through the Function) and the floor any Python ``autograd.Function`` pays (one whose forward
+    and backward only allocate their outputs), and a native op's step (``q + k + v``) for scale; us a call, the least
+    of five loops. On a CPU tensor autograd runs the backward on the calling thread; ``--threads`` times the hand-off
+    a CUDA backward takes."""
+    import timeit
+
+    import sdpa_bwd
+    from sdpa_bwd.engine import api
+
+    _stub_kernels()
+    B, H, S, D = shape
+    q, k, v = (torch.randn(B, H, S, D, dtype=torch.bfloat16, requires_grad=True) for _ in range(3))
+    do = torch.randn(B, H, S, D, dtype=torch.bfloat16)
+    qd, kd, vd = (t.detach() for t in (q, k, v))
+    o_, st_ = launch.attention_forward(qd, kd, vd, right_bound=0)
+
+    class Empty(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, q, k, v, scale, left_bound, right_bound, alignment):
+            o = torch.empty_like(q)
+            ctx.save_for_backward(q, k, v, o, torch.empty(B, H, S))
+            return o
+
+        @staticmethod
+        @torch.autograd.function.once_differentiable
+        def backward(ctx, g):
+            q, k, v, _, _ = ctx.saved_tensors
+            return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v), None, None, None, None
+
+    def step():
+        torch.autograd.grad(sdpa_bwd.attention(q, k, v, causal=True), (q, k, v), do)
+
+    rows = [("api forward + backward (autograd.grad)", step),
+            ("api forward alone (the Function's apply)", lambda: api._EagerAttention.apply(q, k, v, 0.125, None, 0,
+                                                                                             "top_left")),
+            ("launcher forward alone", lambda: launch.attention_forward(qd, kd, vd, right_bound=0)),
+            ("launcher backward alone, outputs given", lambda: launch.attention_backward(
+                qd, kd, vd, o_, do, st_, right_bound=0, dq=torch.empty_like(qd), dk=torch.empty_like(kd),
+                dv=torch.empty_like(vd))),
+            ("an empty autograd.Function's step (floor)", lambda: torch.autograd.grad(
+                Empty.apply(q, k, v, 0.125, None, 0, "top_left"), (q, k, v), do)),
+            ("a native op's step (q + k + v)", lambda: torch.autograd.grad(q + k + v, (q, k, v), do))]
+    for name, fn in rows:
+        us = min(timeit.repeat(fn, number=calls, repeat=5)) / calls * 1e6
+        print(f"{','.join(map(str, shape))} causal: {name:44s} {us:7.1f} us a call (least of 5 x {calls})", flush=True)
+
+
 def threads(shape, calls):
     """``--threads``: the launcher's Python (kernels stubbed) a forward + backward on one thread, and with the
     backward handed to a second thread pinned to the calling thread's core or to another core (as autograd hands a
@@ -159,10 +210,15 @@ def main():
                     help="no GPU: time our launcher's Python on CPU tensors, kernel launches stubbed out")
     ap.add_argument("--threads", action="store_true",
                     help="with --python-only: the backward handed to a thread on the same core and on another")
+    ap.add_argument("--api", action="store_true",
+                    help="with --python-only: a step through sdpa_bwd.attention and autograd, its parts, and the "
+                         "floor of any Python autograd.Function")
     args = ap.parse_args()
     B, H, S, D = (int(x) for x in args.shape.split(","))
     if args.python_only and args.threads:
         return threads((B, H, S, D), args.calls * 10)
+    if args.python_only and args.api:
+        return api_floor((B, H, S, D), args.calls * 10)
     if args.python_only:
         return python_only((B, H, S, D), args.calls, args.profile)
     q, k, v, do = (torch.randn(B, H, S, D, device="cuda", dtype=torch.bfloat16) for _ in range(4))
