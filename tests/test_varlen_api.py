@@ -168,3 +168,52 @@ def test_runs_of_equal_lengths_take_one_launcher_call_each(monkeypatch):
         want_o, _, *grads = _oracle(q, k, v, do, cu, cu, right_bound=0)
         for got, ref in zip((o, dq, dk, dv), (want_o, *grads)):
             assert _err(got, ref) < 2e-4
+
+
+def _nested(lengths, H, D, gen, offsets=None):
+    """A nested jagged tensor (B, H, j, D) as scaled_dot_product_attention takes it (the transpose of (B, j, H, D)),
+    of the given sequence lengths, or of ``offsets``' (another tensor's ragged structure)."""
+    values = torch.randn(sum(lengths), H, D, generator=gen)
+    if offsets is None:
+        offsets = torch.tensor([0] + list(torch.tensor(lengths).cumsum(0)), dtype=torch.int64)
+    return torch.nested.nested_tensor_from_jagged(values, offsets).transpose(1, 2)
+
+
+@pytest.mark.parametrize("mask", ["none", "causal-bottom-right"])
+def test_nested_jagged_inputs_are_packed_sequences(mask):
+    """Nested jagged q, k, v (B, H, j, D): O a nested tensor of Q's offsets, and the gradients flow back to the
+    nested inputs, each equal to the packed call's with the tensors' values and offsets (itself checked against the
+    oracle above); lengths differ between queries and keys, one sequence empty."""
+    gen = torch.Generator().manual_seed(5353)
+    q = _nested([5, 0, 9], 2, 16, gen)
+    k = _nested([7, 3, 4], 1, 16, gen)
+    v = torch.nested.nested_tensor_from_jagged(torch.randn(14, 1, 16, generator=gen), k.transpose(1, 2).offsets())
+    v = v.transpose(1, 2)
+    q, k, v = (t.detach().requires_grad_() for t in (q, k, v))
+    o = sdpa_bwd.attention(q, k, v, **MASKS[mask])
+    assert o.is_nested and o.transpose(1, 2).offsets() is q.transpose(1, 2).offsets() and o.shape[1] == 2
+    do_values = torch.randn(14, 2, 16, generator=gen)
+    do = torch.nested.nested_tensor_from_jagged(do_values, q.transpose(1, 2).offsets()).transpose(1, 2)
+    grads = torch.autograd.grad(o, (q, k, v), do)
+    cu_q, cu_kv = [0, 5, 5, 14], [0, 7, 10, 14]
+    flat = [t.transpose(1, 2).values().detach() for t in (q, k, v)]
+    o_ref, *grads_ref = _run(*flat, do_values, cu_q, cu_kv, **MASKS[mask])
+    assert torch.equal(o.transpose(1, 2).values(), o_ref)
+    for name, g, ref in zip(("dq", "dk", "dv"), grads, grads_ref):
+        assert g.is_nested and torch.equal(g.transpose(1, 2).values(), ref), f"{name} differs from the packed call's"
+
+
+def test_nested_inputs_of_another_form_say_what_to_pass():
+    gen = torch.Generator().manual_seed(7)
+    q = _nested([3, 4], 2, 16, gen)
+    dense = torch.randn(2, 2, 4, 16)
+    with pytest.raises(ValueError, match=r"k is a dense tensor of dims \(2, 2, 4, 16\).*pass nt.transpose\(1, 2\)"):
+        sdpa_bwd.attention(q, dense, dense)
+    bsjd = q.transpose(1, 2)  # (B, j, H, D): the ragged dim second
+    with pytest.raises(ValueError, match="ragged dim 1: nested inputs take .* the ragged dim third"):
+        sdpa_bwd.attention(bsjd, bsjd, bsjd)
+    with pytest.raises(ValueError, match="cu_seqlens given with nested inputs"):
+        sdpa_bwd.attention(q, q, q, cu_seqlens_q=[0, 3, 7], cu_seqlens_kv=[0, 3, 7])
+    other = _nested([4, 3], 2, 16, gen)
+    with pytest.raises(ValueError, match="k and v have other offsets"):
+        sdpa_bwd.attention(q, q, other)

@@ -114,10 +114,16 @@ def attention(q, k, v, *, scale=None, causal=False, left_bound=None, right_bound
     assertion (``varlen.on_device``). Otherwise the offsets are read and checked on the host, each error naming
     the value, and ``max_seqlen_*``, when given, are checked against them.
 
+    Nested jagged tensors (``torch.nested``, ``layout=torch.jagged``) of dims (B, H, j, D), as
+    ``scaled_dot_product_attention`` takes them, are the same packed sequences: their values and offsets go the way
+    above, and O comes back as a nested tensor of Q's offsets (eager mode).
+
     Under ``torch.use_deterministic_algorithms(True)`` the backward is the
     deterministic one.
     """
     left_bound, right_bound = _resolve_bounds(causal, left_bound, right_bound)
+    if q.is_nested or k.is_nested or v.is_nested:
+        return _nested_attention(q, k, v, scale, left_bound, right_bound, alignment, cu_seqlens_q, cu_seqlens_kv)
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
     if cu_seqlens_q is not None or cu_seqlens_kv is not None:
         return _varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv, scale,
@@ -163,6 +169,32 @@ def _backward_into_fresh(q, k, v, o, do, stats, scale, left_bound, right_bound, 
 
 # ----------------------------------------------------------------------------
 # Packed variable-length sequences
+
+
+def _nested_attention(q, k, v, scale, left_bound, right_bound, alignment, cu_seqlens_q, cu_seqlens_kv):
+    """``attention`` on nested jagged tensors (B, H, j, D): their values (T, H, D) and offsets as packed sequences,
+    O a nested tensor of Q's offsets. Offsets whose longest length the tensor caches stay on the device
+    (``varlen.on_device``); others are read on the host."""
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not (t.is_nested and t.layout == torch.jagged and t.dim() == 4 and getattr(t, "_ragged_idx", None) == 2):
+            seen = (f"a nested tensor of layout {t.layout}, {t.dim()} dims, ragged dim "
+                    f"{getattr(t, '_ragged_idx', None)}" if t.is_nested else f"a dense tensor of dims {tuple(t.shape)}")
+            raise ValueError(f"{name} is {seen}: nested inputs take q, k and v all jagged (layout=torch.jagged) of "
+                             "dims (B, H, j, D), the ragged dim third, as scaled_dot_product_attention does - pass "
+                             "nt.transpose(1, 2) of (B, j, H, D) jagged tensors, or dense tensors with cu_seqlens")
+    if cu_seqlens_q is not None or cu_seqlens_kv is not None:
+        raise ValueError("cu_seqlens given with nested inputs: their offsets are the nested tensors' own - pass one "
+                         "or the other")
+    q, k, v = (t.transpose(1, 2) for t in (q, k, v))  # (B, j, H, D): values are (T, H, D)
+    if k.offsets() is not v.offsets() and not torch.equal(k.offsets(), v.offsets()):
+        raise ValueError("k and v have other offsets: keys and values come in pairs, one offsets tensor for both - "
+                         "build v with k's offsets (torch.nested.nested_tensor_from_jagged(values, k.offsets()))")
+    # the longest lengths, where the nested tensors cache them (an int): the offsets then stay on the device
+    max_q, max_kv = (m if isinstance(m := getattr(t, "_maybe_max_seqlen", None), int) else None for t in (q, k))
+    o = attention(q.values(), k.values(), v.values(), scale=scale, left_bound=left_bound, right_bound=right_bound,
+                  alignment=alignment, cu_seqlens_q=q.offsets().to(torch.int32),
+                  cu_seqlens_kv=k.offsets().to(torch.int32), max_seqlen_q=max_q, max_seqlen_kv=max_kv)
+    return torch.nested.nested_tensor_from_jagged(o, q.offsets()).transpose(1, 2)
 
 
 def _varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv, scale, left_bound,
