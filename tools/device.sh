@@ -15,6 +15,10 @@
 #                                                    # the working tree, each with a Triton cache of its own, and
 #                                                    # tools/ptx_diff.py --caches on the two: a change's speed
 #                                                    # before / after on one card, and its kernels' PTX compared
+#   bash tools/device.sh sweep-before REV [ARGS...]  # benchmarks/sweep.py [ARGS] from REV's tree, then from the
+#                                                    # working tree: a change's ratios and launcher times on the
+#                                                    # sweep's rows, before / after on one card (e.g. --split tuning
+#                                                    # --only tuning-009 ... --no-mem)
 #   bash tools/device.sh ab TABLE [ARGS...]          # tools/ab_perf.py --table TABLE, its compiles spread first
 #   bash tools/device.sh py SCRIPT [ARGS...]         # any script (tools/det_perf.py, tools/ab192.py ...)
 #   bash tools/device.sh repros DIR REPORT...        # sdpa-bwd repros REPORT... --out DIR --keep --run: every
@@ -105,6 +109,14 @@ job() {  # job KIND ARGS...
       step "ptx_diff --caches $rev working-tree" "$dir/ptx_diff.txt" \
         python3 tools/ptx_diff.py --caches "$tree/cache" "$dir/cache-after"
       rm -rf "$tree" "$dir/cache-after" ;;
+    sweep-before)
+      local rev=${1:?sweep-before needs a revision}; shift
+      local dir="$out/sweep-before-$rev" tree; tree=$(mktemp -d)
+      mkdir -p "$dir"
+      git archive "$rev" src benchmarks | tar -x -C "$tree" || { echo "sweep-before: no tree at $rev" | tee -a "$out/log.txt"; return 0; }
+      ( cd "$tree" && step "sweep at $rev $*" "$dir/before.txt" python3 benchmarks/sweep.py "$@" --out "$dir/before" )
+      step "sweep, working tree $*" "$dir/after.txt" python3 benchmarks/sweep.py "$@" --out "$dir/after"
+      rm -rf "$tree" ;;
     ab)
       local table=${1:?ab needs a table name (tools/ab_perf.py --help lists them)}; shift
       local dir="$out/ab-$table" warm=${WARM:-8}
@@ -129,7 +141,7 @@ job() {  # job KIND ARGS...
       local name; name=$(basename "$script" .py)
       step "$*" "$out/$name.txt" python3 "$@" ;;
     *)
-      echo "unknown job '$kind': tests, plan, cold, bench, bench-forward, before, ab, repros or py (see the head of tools/device.sh)" >&2
+      echo "unknown job '$kind': tests, plan, cold, bench, bench-forward, before, sweep-before, ab, repros or py (see the head of tools/device.sh)" >&2
       exit 2 ;;
   esac
 }
