@@ -217,3 +217,19 @@ def test_nested_inputs_of_another_form_say_what_to_pass():
     other = _nested([4, 3], 2, 16, gen)
     with pytest.raises(ValueError, match="k and v have other offsets"):
         sdpa_bwd.attention(q, q, other)
+
+
+@pytest.mark.parametrize("on_device", [False, True], ids=["host-offsets", "device-offsets"])
+def test_a_broadcast_gradient_reaches_the_packed_backward(on_device):
+    """``o.sum().backward()`` hands the backward a dO of strides 0 (autograd's expand of one 1): an input, read
+    through its strides, as the dense path reads it. The packed backward refused it as if it were an output
+    ("elements of an output would share memory") until 2026-12-07."""
+    cu = torch.tensor([0, 3, 10, 15], dtype=torch.int32)
+    kw = dict(max_seqlen_q=7, max_seqlen_kv=7) if on_device else {}
+    gen = torch.Generator().manual_seed(11)
+    q = torch.randn(15, 2, 16, generator=gen).requires_grad_()
+    summed, = torch.autograd.grad(
+        sdpa_bwd.attention(q, q, q, causal=True, cu_seqlens_q=cu, cu_seqlens_kv=cu, **kw).sum(), q)
+    ones, = torch.autograd.grad(sdpa_bwd.attention(q, q, q, causal=True, cu_seqlens_q=cu, cu_seqlens_kv=cu, **kw), q,
+                                torch.ones(15, 2, 16))
+    assert torch.equal(summed, ones)

@@ -241,8 +241,11 @@ def _launch_backward(q, k, v, o, do, stats, dq, dk, dv, offs: _Offsets, scale, l
     q4, k4, v4, o4, do4, dq4, dk4, dv4 = (_bhsd(t) for t in (q, k, v, o, do, dq, dk, dv))
     st = stats.unsqueeze(0)
     n = _Batch(q4, k4, v4, offs, left_bound, right_bound, alignment)
-    for name, t in (("o", o4), ("do", do4)):
-        launch._check_output(name, t, (1, n.H_q, n.T_q, n.D_v), q.dtype)
+    for name, t in (("o", o4), ("do", do4)):  # inputs here: read through their strides, a broadcast one too
+        if tuple(t.shape) != (1, n.H_q, n.T_q, n.D_v) or t.dtype != q.dtype:
+            raise ValueError(f"{name} has dims {tuple(t.shape)[1:]} and dtype {t.dtype}: expected (T_q, H_q, D_v) = "
+                             f"{(n.T_q, n.H_q, n.D_v)} and q's {q.dtype} - pass the forward's O and a gradient of its "
+                             "dims and dtype")
     for name, t, ref in (("dq", dq4, q4), ("dk", dk4, k4), ("dv", dv4, v4)):
         launch._check_output(name, t, ref.shape)
     launch._stats_strides(st, 1, n.H_q, n.T_q)
