@@ -366,6 +366,30 @@ def test_nested_jagged_tensors_through_the_public_api():
         assert err < 1e-2, f"{name} is {err:.2e} (relative to its largest) off the packed call's"
 
 
+def _autocast_against_sdpa() -> dict:
+    """fp32 q, k, v under CUDA autocast (bf16), through the API and through SDPA (cuDNN or whichever it picks): both
+    outputs' dtypes, the largest difference between them relative to SDPA's largest, and the gradients' dtypes."""
+    import torch.nn.functional as F
+
+    import sdpa_bwd
+
+    gen = torch.Generator(device="cuda").manual_seed(67)
+    q, k, v = (torch.randn(2, 8, 1000, 128, device="cuda", generator=gen).requires_grad_() for _ in range(3))
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        o = sdpa_bwd.attention(q, k, v, causal=True)
+        ref = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    grads = torch.autograd.grad(o, (q, k, v), torch.randn_like(o))
+    err = (o.float() - ref.float()).abs().max().item() / ref.float().abs().max().item()
+    return dict(dtypes=(o.dtype, ref.dtype), err=err, grad_dtypes=[g.dtype for g in grads])
+
+
+def test_autocast_gives_sdpas_dtype():
+    got = in_fresh_process(_autocast_against_sdpa)
+    assert got["dtypes"][0] == got["dtypes"][1] == torch.bfloat16, f"O's dtype and SDPA's under autocast: {got}"
+    assert got["err"] < 2e-2, f"O is {got['err']:.2e} (relative) off SDPA's under autocast"
+    assert got["grad_dtypes"] == [torch.float32] * 3, got
+
+
 _MALFORMED_ON_DEVICE = """
 import torch, sdpa_bwd
 x = torch.randn(9, 1, 16, device="cuda", dtype=torch.bfloat16)

@@ -119,9 +119,13 @@ def attention(q, k, v, *, scale=None, causal=False, left_bound=None, right_bound
     above, and O comes back as a nested tensor of Q's offsets (eager mode).
 
     Under ``torch.use_deterministic_algorithms(True)`` the backward is the
-    deterministic one.
+    deterministic one. Under ``torch.autocast`` floating-point q, k and v are cast to the autocast dtype first, as
+    ``scaled_dot_product_attention`` casts them (O and the kernels in that dtype; the gradients flow back through the
+    casts to the callers' dtypes).
     """
     left_bound, right_bound = _resolve_bounds(causal, left_bound, right_bound)
+    if torch.is_autocast_enabled(q.device.type):
+        q, k, v = _autocast(q, k, v)
     if q.is_nested or k.is_nested or v.is_nested:
         return _nested_attention(q, k, v, scale, left_bound, right_bound, alignment, cu_seqlens_q, cu_seqlens_kv)
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
@@ -132,6 +136,13 @@ def attention(q, k, v, *, scale=None, causal=False, left_bound=None, right_bound
         o, _ = _attention_forward_op(q, k, v, scale, left_bound, right_bound, alignment)
         return o
     return _EagerAttention.apply(q, k, v, scale, left_bound, right_bound, alignment)
+
+
+def _autocast(q, k, v):
+    """q, k, v in the autocast dtype of q's device where they are floating point (SDPA is on autocast's lower-precision
+    list: a model under autocast calling it got bf16 / fp16 kernels; calling us it got fp32 ones, 2026-12-07)."""
+    dtype = torch.get_autocast_dtype(q.device.type)
+    return tuple(t.to(dtype) if t.is_floating_point() and t.dtype != dtype else t for t in (q, k, v))
 
 
 class _EagerAttention(torch.autograd.Function):
