@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Optional
 
@@ -138,6 +139,38 @@ def attention(q, k, v, *, scale=None, causal=False, left_bound=None, right_bound
     return _EagerAttention.apply(q, k, v, scale, left_bound, right_bound, alignment)
 
 
+class _NoSecondDerivative(torch.autograd.Function):
+    """Stands between our gradients and a graph built for differentiating them again (``create_graph=True``), and
+    says so if that is asked: the backward kernels have no derivative of their own. ``once_differentiable`` alone
+    gives the gradients no graph when dO needs none (a loss's gradient of ones), though they depend on Q, K and V: a
+    gradient penalty's second-order terms through them would come back as zeros, silently."""
+
+    @staticmethod
+    def forward(ctx, *grads):
+        return tuple(g.view_as(g) for g in grads)
+
+    @staticmethod
+    def backward(ctx, *_):
+        raise RuntimeError("a second derivative through sdpa_bwd.attention was asked (a gradient taken with "
+                           "create_graph=True, differentiated again): its backward has no derivative of its own - "
+                           "compute that part with torch.nn.functional.scaled_dot_product_attention under the math "
+                           "backend (torch.nn.attention.sdpa_kernel(SDPBackend.MATH)), which has one")
+
+
+def _first_order(backward):
+    """``torch.autograd.function.once_differentiable`` for our Functions' backward (returning dQ, dK, dV, then Nones):
+    it runs without recording a graph, and where autograd records one of the backward (create_graph=True) the
+    gradients come out behind ``_NoSecondDerivative``, whatever dO needs."""
+    @functools.wraps(backward)
+    def wrapper(ctx, *grads):
+        with torch.no_grad():
+            dq, dk, dv, *rest = backward(ctx, *grads)
+        if not torch.is_grad_enabled():
+            return (dq, dk, dv, *rest)
+        return (*_NoSecondDerivative.apply(*(g.detach().requires_grad_() for g in (dq, dk, dv))), *rest)
+    return wrapper
+
+
 def _autocast(q, k, v):
     """q, k, v in the autocast dtype of q's device where they are floating point (SDPA is on autocast's lower-precision
     list: a model under autocast calling it got bf16 / fp16 kernels; calling us it got fp32 ones, 2026-12-07)."""
@@ -161,13 +194,13 @@ class _EagerAttention(torch.autograd.Function):
         return o
 
     @staticmethod
-    @torch.autograd.function.once_differentiable
+    @_first_order
     def backward(ctx, grad_o):
         q, k, v, o, stats = ctx.saved_tensors
         scale, left_bound, right_bound, alignment = ctx.params
         dq, dk, dv = _backward_into_fresh(q, k, v, o, grad_o, stats, scale, left_bound, right_bound, alignment,
                                           torch.are_deterministic_algorithms_enabled())
-        return dq, dk, dv, None, None, None, None
+        return (dq, dk, dv, None, None, None, None)
 
 
 def _backward_into_fresh(q, k, v, o, do, stats, scale, left_bound, right_bound, alignment, deterministic):
@@ -247,14 +280,14 @@ class _EagerVarlenAttention(torch.autograd.Function):
         return o
 
     @staticmethod
-    @torch.autograd.function.once_differentiable
+    @_first_order
     def backward(ctx, grad_o):
         q, k, v, o, stats = ctx.saved_tensors
         cu_q, cu_kv, scale, left_bound, right_bound, alignment = ctx.params
         dq, dk, dv = varlen.backward(q, k, v, o, grad_o, stats, list(cu_q), list(cu_kv), scale=scale,
                                      left_bound=left_bound, right_bound=right_bound, alignment=alignment,
                                      deterministic=torch.are_deterministic_algorithms_enabled())
-        return dq, dk, dv, None, None, None, None, None, None
+        return (dq, dk, dv, None, None, None, None, None, None)
 
 
 class _EagerVarlenDeviceAttention(torch.autograd.Function):
@@ -270,14 +303,14 @@ class _EagerVarlenDeviceAttention(torch.autograd.Function):
         return o
 
     @staticmethod
-    @torch.autograd.function.once_differentiable
+    @_first_order
     def backward(ctx, grad_o):
         q, k, v, o, stats = ctx.saved_tensors
         offs, scale, left_bound, right_bound, alignment = ctx.params
         dq, dk, dv = varlen.backward_on_device(q, k, v, o, grad_o, stats, offs, scale=scale, left_bound=left_bound,
                                                right_bound=right_bound, alignment=alignment,
                                                deterministic=torch.are_deterministic_algorithms_enabled())
-        return dq, dk, dv, None, None, None, None, None
+        return (dq, dk, dv, None, None, None, None, None)
 
 
 @torch.library.custom_op("sdpa_bwd::varlen_attention_forward", mutates_args=())
