@@ -200,7 +200,7 @@ class _EagerAttention(torch.autograd.Function):
         scale, left_bound, right_bound, alignment = ctx.params
         dq, dk, dv = _backward_into_fresh(q, k, v, o, grad_o, stats, scale, left_bound, right_bound, alignment,
                                           torch.are_deterministic_algorithms_enabled())
-        return (dq, dk, dv, None, None, None, None)
+        return dq, dk, dv, None, None, None, None
 
 
 def _backward_into_fresh(q, k, v, o, do, stats, scale, left_bound, right_bound, alignment, deterministic):
@@ -287,7 +287,7 @@ class _EagerVarlenAttention(torch.autograd.Function):
         dq, dk, dv = varlen.backward(q, k, v, o, grad_o, stats, list(cu_q), list(cu_kv), scale=scale,
                                      left_bound=left_bound, right_bound=right_bound, alignment=alignment,
                                      deterministic=torch.are_deterministic_algorithms_enabled())
-        return (dq, dk, dv, None, None, None, None, None, None)
+        return dq, dk, dv, None, None, None, None, None, None
 
 
 class _EagerVarlenDeviceAttention(torch.autograd.Function):
@@ -310,7 +310,7 @@ class _EagerVarlenDeviceAttention(torch.autograd.Function):
         dq, dk, dv = varlen.backward_on_device(q, k, v, o, grad_o, stats, offs, scale=scale, left_bound=left_bound,
                                                right_bound=right_bound, alignment=alignment,
                                                deterministic=torch.are_deterministic_algorithms_enabled())
-        return (dq, dk, dv, None, None, None, None, None)
+        return dq, dk, dv, None, None, None, None, None
 
 
 @torch.library.custom_op("sdpa_bwd::varlen_attention_forward", mutates_args=())
