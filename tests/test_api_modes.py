@@ -1,7 +1,8 @@
 """``sdpa_bwd.attention`` in the modes training code puts autograd in, on the CPU under Triton's interpreter:
 ``torch.autocast`` (floating-point q, k, v cast to the autocast dtype as ``scaled_dot_product_attention`` casts them;
 ``tests/gpu/test_api_gpu.py`` holds the CUDA twin against SDPA itself), gradients taken with ``create_graph=True``
-(first order as without it; a second derivative refused, never zeros), and activation checkpointing."""
+(first order as without it; a second derivative refused, never zeros), activation checkpointing, and torch.func's
+transforms (``grad``, ``vmap``, per-sample gradients ``vmap(grad(...))``) against SDPA in float64."""
 
 import pytest
 import torch
@@ -71,3 +72,82 @@ def test_activation_checkpointing_recomputes_the_same_gradients(reentrant):
     sdpa_bwd.attention(q, k, v, causal=True).sum().backward()
     for name, a, t in zip(("dq", "dk", "dv"), got, (q, k, v)):
         assert torch.equal(a, t.grad), f"{name} under checkpointing differs from the plain call's"
+
+
+def _reference_loss(q, k, v):
+    """The float64 oracle of the loss the torch.func tests differentiate (SDPA's math on float64 CPU tensors)."""
+    q, k, v = (t.double() for t in (q, k, v))
+    return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True).square().sum()
+
+
+def _loss(q, k, v):
+    return sdpa_bwd.attention(q, k, v, causal=True).square().sum()
+
+
+def _close(got, want, what):
+    err = (got.double() - want).abs().max().item()
+    assert err <= 1e-4 * (1 + want.abs().max().item()), (
+        f"{what}: max error {err:.3g} against SDPA's float64 math; the tolerance is 1e-4 of the values' scale - a "
+        "torch.func path computing other gradients than autograd's")
+
+
+def test_torch_func_grad_gives_autograds_gradients():
+    gen = torch.Generator().manual_seed(5)
+    q = torch.randn(2, 4, 19, 16, generator=gen)
+    k, v = (torch.randn(2, 2, 23, 16, generator=gen) for _ in range(2))  # GQA 4:2, S_q != S_kv
+    got = torch.func.grad(_loss, argnums=(0, 1, 2))(q, k, v)
+    want = torch.func.grad(_reference_loss, argnums=(0, 1, 2))(q, k, v)
+    for name, a, b in zip(("dq", "dk", "dv"), got, want):
+        _close(a, b, f"torch.func.grad's {name}")
+
+
+@pytest.mark.parametrize("kv_batched", [True, False], ids=["kv-per-sample", "kv-shared"])
+def test_per_sample_gradients_through_vmap_of_grad(kv_batched):
+    """Per-sample gradients (differential privacy's clipping, influence functions) as torch.func computes them: vmap
+    over samples of grad of a sample's loss. Our vmap rules merge the samples into the batch dim."""
+    gen = torch.Generator().manual_seed(6)
+    x = torch.randn(3, 1, 2, 21, 16, generator=gen)  # 3 samples of (1, 2, 21, 16)
+    kv = (x * 0.5, x.flip(-2)) if kv_batched else tuple(torch.randn(1, 2, 21, 16, generator=gen) for _ in range(2))
+    in_dims = (0, 0, 0) if kv_batched else (0, None, None)
+    got = torch.func.vmap(torch.func.grad(_loss, argnums=(0, 1, 2)), in_dims=in_dims)(x, *kv)
+    want = torch.func.vmap(torch.func.grad(_reference_loss, argnums=(0, 1, 2)), in_dims=in_dims)(x, *kv)
+    for name, a, b in zip(("dq", "dk", "dv"), got, want):
+        assert a.shape == b.shape == (3, 1, 2, 21, 16), f"per-sample {name} of dims {tuple(a.shape)}"
+        _close(a, b, f"per-sample {name} ({'k, v per sample' if kv_batched else 'k, v shared'})")
+
+
+def test_vmap_of_the_forward_at_any_dim():
+    gen = torch.Generator().manual_seed(7)
+    q = torch.randn(1, 2, 5, 17, 16, generator=gen)  # vmapped over dim 2
+    k, v = (torch.randn(1, 2, 17, 16, generator=gen) for _ in range(2))
+    got = torch.func.vmap(lambda q: sdpa_bwd.attention(q, k, v), in_dims=2)(q)
+    want = torch.stack([F.scaled_dot_product_attention(q[:, :, i].double(), k.double(), v.double())
+                        for i in range(5)])
+    assert got.shape == (5, 1, 2, 17, 16)
+    _close(got, want, "vmap's O")
+
+
+def test_a_second_derivative_through_torch_func_is_refused():
+    q, k, v = (t.detach() for t in _inputs())
+    with pytest.raises(RuntimeError, match="a second derivative through sdpa_bwd.attention was asked.*math"):
+        torch.func.jacrev(torch.func.grad(_loss))(q, k, v)
+
+
+def test_torch_func_grad_of_packed_sequences():
+    gen = torch.Generator().manual_seed(8)
+    q, k, v = (torch.randn(24, 2, 16, generator=gen) for _ in range(3))  # (T, H, D), sequences of 10 and 14
+    cu = [0, 10, 24]
+    got = torch.func.grad(lambda q, k, v: sdpa_bwd.attention(q, k, v, causal=True, cu_seqlens_q=cu,
+                                                              cu_seqlens_kv=cu).square().sum(), argnums=(0, 1, 2))(q, k, v)
+
+    def reference(q, k, v):  # each sequence alone, (1, H, S, D)
+        return sum(_reference_loss(*(t[a:b].transpose(0, 1)[None] for t in (q, k, v))) for a, b in zip(cu, cu[1:]))
+    want = torch.func.grad(reference, argnums=(0, 1, 2))(q, k, v)
+    for name, a, b in zip(("dq", "dk", "dv"), got, want):
+        _close(a, b, f"torch.func.grad's {name} of packed sequences")
+
+
+def test_vmap_over_packed_sequences_is_refused_with_what_to_do():
+    x = torch.randn(2, 24, 2, 16)
+    with pytest.raises(NotImplementedError, match="packed sequences.*not supported.*pack the vmapped problems"):
+        torch.func.vmap(lambda q: sdpa_bwd.attention(q, q, q, cu_seqlens_q=[0, 10, 24], cu_seqlens_kv=[0, 10, 24]))(x)

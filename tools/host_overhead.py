@@ -127,7 +127,7 @@ def api_floor(shape, calls):
         torch.autograd.grad(sdpa_bwd.attention(q, k, v, causal=True), (q, k, v), do)
 
     rows = [("api forward + backward (autograd.grad)", step),
-            ("api forward alone (the Function's apply)", lambda: api._EagerAttention.apply(q, k, v, 0.125, None, 0,
+            ("api forward alone (the Function's apply)", lambda: api._EagerAttention.classic.apply(q, k, v, 0.125, None, 0,
                                                                                              "top_left")),
             ("launcher forward alone", lambda: launch.attention_forward(qd, kd, vd, right_bound=0)),
             ("launcher backward alone, outputs given", lambda: launch.attention_backward(

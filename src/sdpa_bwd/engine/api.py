@@ -2,8 +2,9 @@
 
 * ``attention(q, k, v, *, scale=None, causal=False, left_bound=None, right_bound=None,
   alignment="top_left") -> o`` -- differentiable: in eager mode a plain autograd Function over the
-  launcher (the least host time), under ``torch.compile`` the ``torch.library.custom_op`` pair
-  ``sdpa_bwd::attention_forward`` / ``attention_backward`` with fake and autograd registrations.
+  launcher (the least host time; torch.func's ``grad`` and ``vmap`` too), under ``torch.compile`` the
+  ``torch.library.custom_op`` pair ``sdpa_bwd::attention_forward`` / ``attention_backward`` with fake and
+  autograd registrations.
 * ``forward(q, k, v, *, ...) -> (o, stats)`` and
   ``backward(q, k, v, o, do, stats, *, ..., deterministic=False, dq=None, dk=None, dv=None)
   -> (dq, dk, dv)``: functional forms; caller-given outputs are written through their
@@ -136,39 +137,13 @@ def attention(q, k, v, *, scale=None, causal=False, left_bound=None, right_bound
     if torch.compiler.is_compiling():
         o, _ = _attention_forward_op(q, k, v, scale, left_bound, right_bound, alignment)
         return o
-    return _EagerAttention.apply(q, k, v, scale, left_bound, right_bound, alignment)
+    return _apply(_EagerAttention, q, k, v, scale, left_bound, right_bound, alignment)[0]
 
 
-class _NoSecondDerivative(torch.autograd.Function):
-    """Stands between our gradients and a graph built for differentiating them again (``create_graph=True``), and
-    says so if that is asked: the backward kernels have no derivative of their own. ``once_differentiable`` alone
-    gives the gradients no graph when dO needs none (a loss's gradient of ones), though they depend on Q, K and V: a
-    gradient penalty's second-order terms through them would come back as zeros, silently."""
-
-    @staticmethod
-    def forward(ctx, *grads):
-        return tuple(g.view_as(g) for g in grads)
-
-    @staticmethod
-    def backward(ctx, *_):
-        raise RuntimeError("a second derivative through sdpa_bwd.attention was asked (a gradient taken with "
-                           "create_graph=True, differentiated again): its backward has no derivative of its own - "
-                           "compute that part with torch.nn.functional.scaled_dot_product_attention under the math "
-                           "backend (torch.nn.attention.sdpa_kernel(SDPBackend.MATH)), which has one")
-
-
-def _first_order(backward):
-    """``torch.autograd.function.once_differentiable`` for our Functions' backward (returning dQ, dK, dV, then Nones):
-    it runs without recording a graph, and where autograd records one of the backward (create_graph=True) the
-    gradients come out behind ``_NoSecondDerivative``, whatever dO needs."""
-    @functools.wraps(backward)
-    def wrapper(ctx, *grads):
-        with torch.no_grad():
-            dq, dk, dv, *rest = backward(ctx, *grads)
-        if not torch.is_grad_enabled():
-            return (dq, dk, dv, *rest)
-        return (*_NoSecondDerivative.apply(*(g.detach().requires_grad_() for g in (dq, dk, dv))), *rest)
-    return wrapper
+_SECOND_DERIVATIVE = ("a second derivative through sdpa_bwd.attention was asked (a gradient taken with "
+                      "create_graph=True, or torch.func.grad of one, differentiated again): its backward has no "
+                      "derivative of its own - compute that part with torch.nn.functional.scaled_dot_product_attention "
+                      "under the math backend (torch.nn.attention.sdpa_kernel(SDPBackend.MATH)), which has one")
 
 
 def _autocast(q, k, v):
@@ -178,29 +153,124 @@ def _autocast(q, k, v):
     return tuple(t.to(dtype) if t.is_floating_point() and t.dtype != dtype else t for t in (q, k, v))
 
 
+def _batched(info, in_dims, tensors):
+    """For a Function's ``vmap`` rule: each tensor with torch.func.vmap's dim moved first (an unbatched one expanded
+    to it) and merged into the batch dim, B -> N * B (a view where the strides allow, else a copy)."""
+    out = []
+    for t, d in zip(tensors, in_dims):
+        t = t.expand(info.batch_size, *t.shape) if d is None else t.movedim(d, 0)
+        out.append(t.flatten(0, 1))
+    return out
+
+
+def _unbatched(info, tensors):
+    """The vmap rule's results, N * B -> (N, B): the vmapped dim first."""
+    return tuple(t.unflatten(0, (info.batch_size, -1)) for t in tensors), (0,) * len(tensors)
+
+
+def _apply(function, *args):
+    """``function.apply(*args)`` for our Functions, written in the form torch.func's transforms take (the forward
+    without ``ctx``, a ``setup_context``). Outside those transforms its classic twin (``_classic``) runs instead:
+    ``Function.apply`` binds such a Function's arguments through ``inspect.signature`` on every call, which took a
+    forward through the API from 71-84 to 149-172 us on the development machine's CPU (kernels stubbed,
+    ``tools/host_overhead.py --python-only --api``, 2026-12-07)."""
+    if torch._C._are_functorch_transforms_active():
+        return function.apply(*args)
+    return function.classic.apply(*args)
+
+
+def _classic(function):
+    """Class decorator: ``function.classic``, the same Function in the classic form (``forward(ctx, ...)``)."""
+    def forward(ctx, *args):
+        output = function.forward(*args)
+        function.setup_context(ctx, args, output)
+        return output
+
+    function.classic = type(function.__name__ + "Classic", (torch.autograd.Function,),
+                            dict(forward=staticmethod(forward), backward=staticmethod(function.backward),
+                                 __doc__=f"``{function.__name__}`` in the classic form (``_apply``)."))
+    return function
+
+
+def _save_for_backward(ctx, inputs, output):
+    """Our Functions' ``setup_context``: Q, K, V, O and the stats saved (the stats an output without a gradient), the
+    other inputs kept as the backward's parameters."""
+    q, k, v, *params = inputs
+    o, stats = output
+    ctx.mark_non_differentiable(stats)
+    ctx.set_materialize_grads(False)  # stats' gradient stays None: no zeros made a call
+    ctx.save_for_backward(q, k, v, o, stats)
+    ctx.params = params
+
+
+_NO_PACKED_VMAP = ("torch.func.vmap over sdpa_bwd.attention on packed sequences (cu_seqlens or nested tensors): "
+                   "not supported, a vmapped dim has no place in the (T, H, D) token axis - pack the vmapped "
+                   "problems into one batch of sequences (their offsets concatenated), or vmap dense (B, H, S, D) "
+                   "inputs")
+
+
+@_classic
 class _EagerAttention(torch.autograd.Function):
-    """``attention`` outside torch.compile: the launcher under a plain autograd Function. The custom ops below
+    """``attention`` outside torch.compile: the launcher under a plain autograd Function. The custom ops above
     (what torch.compile traces) give the same results through the dispatcher and their autograd wrapper, which
     cost host time on every call: a forward + backward with the launcher stubbed out took 107 us through the ops
     and 36 us through this Function (CPU of the development machine, 2026-12-06), and a short training step is
-    bound by its host time (``benchmarks/bench_host.py``)."""
+    bound by its host time (``benchmarks/bench_host.py``).
+
+    It takes torch.func's transforms (``grad``, ``vmap`` and per-sample gradients ``vmap(grad(...))``; the custom
+    ops' autograd wrapper does not, 2026-12-07): the forward is kept apart from ``setup_context``, and ``vmap`` merges
+    the vmapped dim into the batch dim, here and in the backward's ``_Gradients``."""
 
     @staticmethod
-    def forward(ctx, q, k, v, scale, left_bound, right_bound, alignment):
-        o, stats = launch.attention_forward(q, k, v, scale=scale, left_bound=left_bound, right_bound=right_bound,
-                                            alignment=alignment)
-        ctx.save_for_backward(q, k, v, o, stats)
-        ctx.params = (scale, left_bound, right_bound, alignment)
-        return o
+    def forward(q, k, v, scale, left_bound, right_bound, alignment):
+        return launch.attention_forward(q, k, v, scale=scale, left_bound=left_bound, right_bound=right_bound,
+                                        alignment=alignment)
+
+    setup_context = staticmethod(_save_for_backward)
 
     @staticmethod
-    @_first_order
-    def backward(ctx, grad_o):
+    def backward(ctx, grad_o, _grad_stats):
         q, k, v, o, stats = ctx.saved_tensors
-        scale, left_bound, right_bound, alignment = ctx.params
-        dq, dk, dv = _backward_into_fresh(q, k, v, o, grad_o, stats, scale, left_bound, right_bound, alignment,
-                                          torch.are_deterministic_algorithms_enabled())
+        dq, dk, dv = _gradients(_backward_into_fresh, q, k, v, o, grad_o, stats, *ctx.params,
+                                torch.are_deterministic_algorithms_enabled())
         return dq, dk, dv, None, None, None, None
+
+    @staticmethod
+    def vmap(info, in_dims, q, k, v, *params):
+        return _unbatched(info, _apply(_EagerAttention, *_batched(info, in_dims[:3], (q, k, v)), *params))
+
+
+def _gradients(backward, *args):
+    """``backward(*args)`` -> (dQ, dK, dV) for our Functions' backward: called as it is where autograd records no
+    graph of the backward (the usual case: the least host time), else through ``_Gradients``."""
+    return _Gradients.apply(backward, *args) if torch.is_grad_enabled() else backward(*args)
+
+
+class _Gradients(torch.autograd.Function):
+    """dQ, dK, dV where autograd records the backward's graph (``create_graph=True``; torch.func's transforms always
+    do): the kernels run on the tensors under torch.func's wrappers; differentiating the gradients again raises,
+    saying what to use (the backward kernels have no derivative of their own; ``once_differentiable`` gave the
+    gradients no graph when dO needed none, a loss's ones, so a gradient penalty's second-order terms came back as
+    zeros, 2026-12-07); and torch.func.vmap's dim is merged into the batch dim (per-sample gradients)."""
+
+    @staticmethod
+    def forward(backward, *args):
+        return backward(*args)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, *_):
+        raise RuntimeError(_SECOND_DERIVATIVE)
+
+    @staticmethod
+    def vmap(info, in_dims, backward, *args):
+        if backward is not _backward_into_fresh:
+            raise NotImplementedError(_NO_PACKED_VMAP)
+        tensors = _batched(info, in_dims[1:7], args[:6])  # q, k, v, o, do, stats
+        return _unbatched(info, _Gradients.apply(backward, *tensors, *args[6:]))
 
 
 def _backward_into_fresh(q, k, v, o, do, stats, scale, left_bound, right_bound, alignment, deterministic):
@@ -253,9 +323,9 @@ def _varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_se
         return o
     offs = varlen.on_device(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv)
     if offs is not None:  # offsets on the device and max_seqlen_* given: nothing is read back to the host
-        return _EagerVarlenDeviceAttention.apply(q, k, v, offs, scale, left_bound, right_bound, alignment)
+        return _apply(_EagerVarlenDeviceAttention, q, k, v, offs, scale, left_bound, right_bound, alignment)[0]
     cu_q, cu_kv = _varlen_offsets(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv)
-    return _EagerVarlenAttention.apply(q, k, v, cu_q, cu_kv, scale, left_bound, right_bound, alignment)
+    return _apply(_EagerVarlenAttention, q, k, v, cu_q, cu_kv, scale, left_bound, right_bound, alignment)[0]
 
 
 def _varlen_offsets(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seqlen_kv):
@@ -268,49 +338,57 @@ def _varlen_offsets(q, k, v, cu_seqlens_q, cu_seqlens_kv, max_seqlen_q, max_seql
     return tuple(cu_q), tuple(cu_kv)
 
 
+def _no_packed_vmap(info, in_dims, *args):
+    raise NotImplementedError(_NO_PACKED_VMAP)
+
+
+@_classic
 class _EagerVarlenAttention(torch.autograd.Function):
     """Packed sequences outside torch.compile (as ``_EagerAttention``: the launcher under a plain Function)."""
 
     @staticmethod
-    def forward(ctx, q, k, v, cu_q, cu_kv, scale, left_bound, right_bound, alignment):
-        o, stats = varlen.forward(q, k, v, list(cu_q), list(cu_kv), scale=scale, left_bound=left_bound,
-                                  right_bound=right_bound, alignment=alignment)
-        ctx.save_for_backward(q, k, v, o, stats)
-        ctx.params = (cu_q, cu_kv, scale, left_bound, right_bound, alignment)
-        return o
+    def forward(q, k, v, cu_q, cu_kv, scale, left_bound, right_bound, alignment):
+        return varlen.forward(q, k, v, list(cu_q), list(cu_kv), scale=scale, left_bound=left_bound,
+                              right_bound=right_bound, alignment=alignment)
+
+    setup_context = staticmethod(_save_for_backward)
 
     @staticmethod
-    @_first_order
-    def backward(ctx, grad_o):
+    def backward(ctx, grad_o, _grad_stats):
         q, k, v, o, stats = ctx.saved_tensors
         cu_q, cu_kv, scale, left_bound, right_bound, alignment = ctx.params
-        dq, dk, dv = varlen.backward(q, k, v, o, grad_o, stats, list(cu_q), list(cu_kv), scale=scale,
+        backward = functools.partial(varlen.backward, cu_q=list(cu_q), cu_kv=list(cu_kv), scale=scale,
                                      left_bound=left_bound, right_bound=right_bound, alignment=alignment,
                                      deterministic=torch.are_deterministic_algorithms_enabled())
+        dq, dk, dv = _gradients(backward, q, k, v, o, grad_o, stats)
         return dq, dk, dv, None, None, None, None, None, None
 
+    vmap = staticmethod(_no_packed_vmap)
 
+
+@_classic
 class _EagerVarlenDeviceAttention(torch.autograd.Function):
     """Packed sequences whose offsets stay on the device (``varlen.on_device``): FlashAttention's calling
     convention, where the host never waits for the GPU to learn the lengths."""
 
     @staticmethod
-    def forward(ctx, q, k, v, offs, scale, left_bound, right_bound, alignment):
-        o, stats = varlen.forward_on_device(q, k, v, offs, scale=scale, left_bound=left_bound,
-                                            right_bound=right_bound, alignment=alignment)
-        ctx.save_for_backward(q, k, v, o, stats)
-        ctx.params = (offs, scale, left_bound, right_bound, alignment)
-        return o
+    def forward(q, k, v, offs, scale, left_bound, right_bound, alignment):
+        return varlen.forward_on_device(q, k, v, offs, scale=scale, left_bound=left_bound,
+                                        right_bound=right_bound, alignment=alignment)
+
+    setup_context = staticmethod(_save_for_backward)
 
     @staticmethod
-    @_first_order
-    def backward(ctx, grad_o):
+    def backward(ctx, grad_o, _grad_stats):
         q, k, v, o, stats = ctx.saved_tensors
         offs, scale, left_bound, right_bound, alignment = ctx.params
-        dq, dk, dv = varlen.backward_on_device(q, k, v, o, grad_o, stats, offs, scale=scale, left_bound=left_bound,
-                                               right_bound=right_bound, alignment=alignment,
-                                               deterministic=torch.are_deterministic_algorithms_enabled())
+        backward = functools.partial(varlen.backward_on_device, offs=offs, scale=scale, left_bound=left_bound,
+                                     right_bound=right_bound, alignment=alignment,
+                                     deterministic=torch.are_deterministic_algorithms_enabled())
+        dq, dk, dv = _gradients(backward, q, k, v, o, grad_o, stats)
         return dq, dk, dv, None, None, None, None, None
+
+    vmap = staticmethod(_no_packed_vmap)
 
 
 @torch.library.custom_op("sdpa_bwd::varlen_attention_forward", mutates_args=())
