@@ -6,6 +6,8 @@ the planner can return (``FORWARD_PATHS``, ``BACKWARD_PATHS``): a new path witho
 
 import math
 
+import hypothesis
+import hypothesis.strategies as st
 import pytest
 import torch
 
@@ -62,8 +64,19 @@ TABLE = [
      "a Triton backward config"),
     ("bwd-triton-det-off", "bwd", dict(), dict(deterministic=True), dict(gluon_bwd_deterministic=False),
      "triton-separate", "GLUON_BWD_DETERMINISTIC is off"),
-    ("bwd-triton-causal-short-q", "bwd", dict(S=128, S_kv=256), dict(right_bound=0), {}, "triton-fused",
-     "keys no query sees"),
+    # causal with S_q < S_kv: the Gluon pass on the keys' causal square (planner.causal_key_ranges), then on the
+    # prefix every row keeps (bottom-right); the keys no row keeps get zeros (top-left)
+    # (when a head keeps GLUON_BWD_KEY_PARTS_MIN_PAIRS pairs or more: the parts' host time hidden by their work)
+    ("bwd-gluon-causal-short-q", "bwd", dict(S=1600, S_kv=2048), dict(right_bound=0), {}, "gluon-bwd", None),
+    ("bwd-gluon-causal-br-short-q", "bwd", dict(S=1024, S_kv=2048), dict(right_bound=0, alignment="bottom_right"),
+     {}, "gluon-bwd", None),
+    ("bwd-triton-causal-short-q-few-pairs", "bwd", dict(S=128, S_kv=256),
+     dict(right_bound=0, alignment="bottom_right"), {}, "triton-fused", "kept pairs a head"),
+    ("bwd-triton-causal-br-long-q", "bwd", dict(S=256, S_kv=128), dict(right_bound=0, alignment="bottom_right"), {},
+     "triton-fused", "query rows keep no key"),
+    ("bwd-triton-causal-br-one-key-prefix", "bwd", dict(S=128, S_kv=129),
+     dict(right_bound=0, alignment="bottom_right"), dict(gluon_bwd_key_parts_min_pairs=0), "triton-fused",
+     "a part of one key is not"),
 ]
 
 
@@ -206,3 +219,76 @@ def test_shared_heads_gluon_backward_makes_three_launches_and_one_fill(as_on_the
     assert zeroed == ["kv_acc"], f"zero-filled buffers {zeroed}: dQ's accumulator is ODO's to zero, dK's and dV's one fill"
     parts = {b.name: b for b in p.buffers if b.fill == "part"}
     assert set(parts) == {"dk_acc", "dv_acc"} and parts["dv_acc"].offset == planner.kv_v_offset(metas(**problem)["k"])
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(S_q=st.integers(1, 70), S_kv=st.integers(1, 70), bottom_right=st.booleans())
+def test_causal_key_ranges_split_the_keys_by_which_rows_keep_them(S_q, S_kv, bottom_right):
+    """Against the mask itself (key j kept for row i where j <= i + hi_off): the prefix's keys are kept for every
+    row, the diagonal's key prefix + j' for row i exactly where j' <= i (a causal square at 0 over S_q rows), and the
+    tail's for none. Defined for a diagonal at hi_off >= 0 (bottom-right with S_q > S_kv is declined)."""
+    hi_off = S_kv - S_q if bottom_right else 0
+    hypothesis.assume(hi_off >= 0)
+    prefix, diagonal, tail = planner.causal_key_ranges(S_q, S_kv, hi_off, True)
+    assert min(prefix, diagonal, tail) >= 0 and prefix + diagonal + tail == S_kv
+    assert diagonal <= S_q
+    for j in range(S_kv):
+        kept = [j <= i + hi_off for i in range(S_q)]
+        if j < prefix:
+            assert all(kept), f"key {j} of the prefix [0, {prefix}) is not kept for every row"
+        elif j < prefix + diagonal:
+            assert kept == [j - prefix <= i for i in range(S_q)], f"key {j}: not the square's column {j - prefix}"
+        else:
+            assert not any(kept), f"key {j} of the tail is kept for some row"
+    assert planner.causal_key_ranges(S_q, S_kv, 0, False) == (0, S_kv, 0)
+
+
+@pytest.mark.parametrize("alignment,det,H_kv", [("bottom_right", False, None), ("bottom_right", True, None),
+                                                ("bottom_right", False, 2), ("top_left", False, None),
+                                                ("top_left", True, 1)],
+                         ids=["br", "br-det", "br-gqa", "tl", "tl-det-mqa"])
+def test_causal_with_short_queries_runs_the_gluon_pass_on_the_key_ranges(as_on_the_h200, alignment, det, H_kv):
+    """Causal with S_q 200 < S_kv 456 on the Gluon backward: one pass launch on the keys' causal square (K, V and
+    dK, dV or their accumulators narrowed to it), then under bottom-right alignment one without the mask on the
+    prefix every row keeps (not ODO's programmatic dependent, a turn-counter buffer of its own in deterministic
+    mode), both into dQ's one accumulator; under top-left the tail's dK and dV zeroed (heads of their own) or left
+    in the zeroed accumulators (shared heads). Before 2026-12-07 the Triton kernels took these calls. (A head of
+    these lengths keeps fewer pairs than GLUON_BWD_KEY_PARTS_MIN_PAIRS: switched to 0 here.)"""
+    if not launch.attention_fwd_gluon.AVAILABLE:
+        pytest.skip("this Triton has no Gluon Hopper module")
+    p = plan("bwd", dict(S=200, S_kv=456, H_kv=H_kv), dict(right_bound=0, alignment=alignment, deterministic=det),
+             dict(gluon_bwd_key_parts_min_pairs=0))
+    assert p.path == "gluon-bwd", p.declined
+    passes = [s for s in p.steps if s.kernel.endswith("attention_bwd_gluon_kernel")]
+    shared = H_kv is not None
+    views = {b.name: b for b in p.buffers if b.fill == "view"}
+    if alignment == "bottom_right":
+        assert [(s.grid[0], s.args[-1], s.args[-5]) for s in passes] == [(2, 1, 200), (2, 0, 256)], (
+            "expected the causal square (keys 256..455: 2 blocks of 128, masked) then the prefix (keys 0..255, "
+            f"2 blocks, unmasked): {[(s.grid, s.args[-6:]) for s in passes]}")
+        assert "launch_pdl" in passes[0].kwargs and "launch_pdl" not in passes[1].kwargs
+        names = ("k", "v") + (("dk_acc", "dv_acc") if shared else ("dk", "dv"))
+        assert {(b.alias, b.offset, b.shape[2]) for b in views.values()} == (
+            {(n, 256, 200) for n in names} | {(n, 0, 256) for n in names}), views
+        sems = [b.name for b in p.buffers if b.name.startswith("sems")]
+        assert sems == (["sems", "sems_prefix"] if det else []), sems
+        assert passes[1].args[9].name == ("sems_prefix" if det else "dq_accum")
+    else:
+        assert [(s.grid[0], s.args[-1], s.args[-5]) for s in passes] == [(2, 1, 200)]
+        zeroed = {(b.alias, b.offset, b.shape[2]) for b in p.buffers if b.fill == "zero_view"}
+        assert zeroed == (set() if shared else {("dk", 200, 256), ("dv", 200, 256)}), zeroed
+    assert p.steps[0].kernel == "attention_bwd_preprocess_kernel" and "convert" in p.steps[-1].kernel
+
+
+def test_the_executor_makes_key_views_and_zeroes_the_tail(monkeypatch):
+    """``view`` and ``zero_view`` buffers: the tensor's keys [offset, offset + S) along dim 2, the same storage;
+    a ``zero_view`` zeroed, the rest of the tensor left as it was."""
+    dk = torch.ones(2, 3, 10, 4)
+    ns = dict(dk=dk)
+    p = planner.Plan("bwd", "gluon-bwd", {}, None, (planner.Buffer("dk_keys2", (2, 3, 5, 4), fill="view", alias="dk",
+                                                                   offset=2),
+                                                    planner.Buffer("dk_tail", (2, 3, 3, 4), fill="zero_view",
+                                                                   alias="dk", offset=7)), (), 0)
+    launch._allocate(p, ns, "cpu")
+    assert ns["dk_keys2"].data_ptr() == dk[:, :, 2].data_ptr() and ns["dk_keys2"].shape == (2, 3, 5, 4)
+    assert (dk[:, :, 7:] == 0).all() and (dk[:, :, :7] == 1).all()

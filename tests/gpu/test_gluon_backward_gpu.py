@@ -144,9 +144,33 @@ GLUON_CASES = [
          deterministic=True, q=BSHD, k=SBHD, v=PAD, do=BSHD, seed=479),
     Case(B=4, H_q=16, H_k=16, H_v=16, S_q=4096, S_kv=4096, D_qk=80, D_v=80, dtype="bf16", right_bound=0, seed=497),
     Case(B=1, H_q=32, H_k=8, H_v=8, S_q=4096, S_kv=4096, D_qk=96, D_v=96, dtype="bf16", seed=498),
+    # causal with S_q < S_kv (planner.causal_key_ranges): top-left (the keys no row keeps: dK, dV zeroed, or their
+    # shared heads' accumulators left at zero) and bottom-right (the pass on the causal square, then on the prefix
+    # every row keeps), both ranges' starts off the 128-key blocks, every head dim, shared heads, deterministic mode
+    # (a turn-counter buffer each launch), layouts the bulk copies read through strides
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=200, S_kv=300, D_qk=128, D_v=128, dtype="fp16", right_bound=0,
+         alignment="bottom_right", seed=414),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=200, S_kv=300, D_qk=128, D_v=128, dtype="fp16", right_bound=0, seed=415),
+    Case(B=2, H_q=3, H_k=3, H_v=3, S_q=519, S_kv=3961, D_qk=64, D_v=64, dtype="bf16", right_bound=0,
+         alignment="bottom_right", q=BSHD, k=BSHD, v=SBHD, do=BSHD, dk=SBHD, dv=BSHD, seed=500),
+    Case(B=2, H_q=8, H_k=2, H_v=2, S_q=128, S_kv=384, D_qk=128, D_v=128, dtype="bf16", right_bound=0,
+         alignment="bottom_right", q=BSHD, k=BSHD, v=BSHD, do=BSHD, seed=501),
+    Case(B=1, H_q=4, H_k=1, H_v=1, S_q=333, S_kv=1000, D_qk=96, D_v=96, dtype="fp16", right_bound=0,
+         alignment="bottom_right", seed=502),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=300, S_kv=777, D_qk=80, D_v=80, dtype="bf16", right_bound=0,
+         q=SBHD, k=BSHD, v=PAD, dk=SBHD, dv=PAD, seed=503),
+    Case(B=2, H_q=6, H_k=3, H_v=3, S_q=250, S_kv=700, D_qk=64, D_v=64, dtype="fp16", right_bound=0, seed=504),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=640, S_kv=1153, D_qk=128, D_v=128, dtype="bf16", right_bound=0,
+         alignment="bottom_right", deterministic=True, seed=505),
+    Case(B=2, H_q=4, H_k=2, H_v=2, S_q=500, S_kv=1300, D_qk=64, D_v=64, dtype="bf16", right_bound=0,
+         alignment="bottom_right", deterministic=True, q=BSHD, k=SBHD, v=BSHD, do=BSHD, seed=506),
+    Case(B=1, H_q=4, H_k=4, H_v=4, S_q=300, S_kv=1000, D_qk=128, D_v=128, dtype="fp16", right_bound=0,
+         deterministic=True, seed=507),
+    Case(B=2, H_q=4, H_k=2, H_v=2, S_q=3, S_kv=70, D_qk=128, D_v=128, dtype="fp16", right_bound=0,
+         alignment="bottom_right", seed=508),
 ]
 # Where the Triton backward must take the call instead: a head-dim stride of 2 in dO, rows not 16-byte
-# aligned, a window, the causal diagonal off 0, causal with S_q < S_kv, a negative scale, other head dims
+# aligned, a window, bottom-right causal with S_q > S_kv or a prefix of one key, a negative scale, other head dims
 # (32, and 64 / 128 unequal), hd96 with a dK the bulk copies cannot write,
 # fp32.
 TRITON_CASES = [
@@ -154,9 +178,12 @@ TRITON_CASES = [
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", k=ODD, seed=412),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", left_bound=50,
          right_bound=0, seed=413),
-    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=200, S_kv=300, D_qk=128, D_v=128, dtype="fp16", right_bound=0,
+    # bottom-right causal with S_q > S_kv (rows that keep no key), and with S_q < S_kv by one key (a prefix of one
+    # key: no bulk copy over it)
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=200, D_qk=128, D_v=128, dtype="fp16", right_bound=0,
          alignment="bottom_right", seed=414),
-    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=200, S_kv=300, D_qk=128, D_v=128, dtype="fp16", right_bound=0, seed=415),
+    Case(B=1, H_q=2, H_k=2, H_v=2, S_q=200, S_kv=201, D_qk=64, D_v=64, dtype="bf16", right_bound=0,
+         alignment="bottom_right", seed=415),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=128, D_v=128, dtype="bf16", scale=-0.1, seed=416),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=32, D_v=32, dtype="bf16", seed=417),
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=64, D_v=128, dtype="bf16", seed=425),
@@ -170,6 +197,15 @@ TRITON_CASES = [
     Case(B=1, H_q=2, H_k=2, H_v=2, S_q=300, S_kv=300, D_qk=192, D_v=128, dtype="fp16", right_bound=0, do=DSTEP,
          seed=493),
 ]
+
+
+@pytest.fixture(autouse=True)
+def key_parts_at_any_size():
+    """The Gluon backward on the keys' parts (causal with S_q < S_kv) at every size here, where the launcher's size
+    rule (``GLUON_BWD_KEY_PARTS_MIN_PAIRS``, CPU-tested in tests/test_routing.py) would send the short ones to the
+    Triton kernels: their results, not their routing, are what these cases check."""
+    with launch.switches(gluon_bwd_key_parts_min_pairs=0):
+        yield
 
 
 @pytest.fixture
@@ -227,6 +263,17 @@ GLUON192_CASES = [
          seed=495),
     Case(B=2, H_q=2, H_k=2, H_v=2, S_q=333, S_kv=300, D_qk=192, D_v=128, dtype="bf16", right_bound=0, dq=DSTEP,
          seed=496),
+    # causal with S_q < S_kv: the pass on the keys' causal square, then (bottom-right) on the prefix every row keeps,
+    # a block counter each launch; top-left's keys no row keeps zeroed (heads of their own) or left in the zeroed
+    # accumulators (shared heads); both dtypes, layouts through strides (S_q a multiple of 4: in the deterministic
+    # split form too, where the Triton dQ pass takes the mask's diagonal at S_kv - S_q)
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=300, S_kv=777, D_qk=192, D_v=128, dtype="bf16", right_bound=0,
+         alignment="bottom_right", q=BSHD, k=BSHD, v=BSHD, do=BSHD, seed=510),
+    Case(B=2, H_q=4, H_k=4, H_v=4, S_q=300, S_kv=777, D_qk=192, D_v=128, dtype="fp16", right_bound=0,
+         k=SBHD, dk=BSHD, seed=511),
+    Case(B=1, H_q=6, H_k=1, H_v=1, S_q=256, S_kv=1000, D_qk=192, D_v=128, dtype="bf16", right_bound=0,
+         alignment="bottom_right", seed=512),
+    Case(B=1, H_q=4, H_k=2, H_v=2, S_q=500, S_kv=900, D_qk=192, D_v=128, dtype="fp16", right_bound=0, seed=513),
 ]
 
 
@@ -423,12 +470,12 @@ def test_gpu_gluon_backward_stores_dk_dv_by_tma_where_it_can(monkeypatch, output
                             "see planner._plan_gluon")
 
 
-def _inputs(seed, shape=(2, 4, 640, 128), causal=True, H_kv=None):
+def _inputs(seed, shape=(2, 4, 640, 128), causal=True, H_kv=None, S_kv=None, alignment="top_left"):
     gen = torch.Generator(device="cuda").manual_seed(seed)
-    kv_shape = (shape[0], H_kv or shape[1]) + tuple(shape[2:])
+    kv_shape = (shape[0], H_kv or shape[1], S_kv or shape[2], shape[3])
     q, k, v, do = (torch.randn(*s, device="cuda", dtype=torch.bfloat16, generator=gen)
                    for s in (shape, kv_shape, kv_shape, shape))
-    band = dict(right_bound=0) if causal else {}
+    band = dict(right_bound=0, alignment=alignment) if causal else {}
     o, stats = launch.attention_forward(q, k, v, **band)
     return (q, k, v, o, do, stats), band
 
@@ -535,9 +582,10 @@ def test_gpu_gluon_backward_deterministic_causal_orders(monkeypatch, up, D, H_kv
                                                ((2, 4, 1000, 64), True, None), ((4, 16, 4096, 128), True, None),
                                                ((4, 16, 2048, 64), True, None),
                                                ((4, 16, 4096, 128), False, None), ((1, 32, 4096, 128), False, 8),
-                                               ((2, 8, 1000, 64), True, 2), ((2, 4, 777, 128), False, 1)],
+                                               ((2, 8, 1000, 64), True, 2), ((2, 4, 777, 128), False, 1),
+                                               ((2, 4, 500, 64, 1300), True, None), ((2, 8, 640, 128, 1153), True, 2)],
                          ids=["causal-tail", "tail", "hd64-causal", "waves-causal", "hd64-waves-causal", "waves",
-                              "gqa-waves", "gqa-hd64-causal", "mqa-tail"])
+                              "gqa-waves", "gqa-hd64-causal", "mqa-tail", "br-short-q-hd64", "br-short-q-gqa"])
 def test_gpu_gluon_backward_deterministic_is_bitwise_repeatable(launched, monkeypatch, shape, causal, H_kv):
     """Deterministic mode, the same call three times on fresh tensors of the same values (the first recorded,
     the others replayed by the launch cache with counters of their own): dQ, dK and dV bitwise equal, through
@@ -546,7 +594,10 @@ def test_gpu_gluon_backward_deterministic_is_bitwise_repeatable(launched, monkey
     of their own and shared (GQA, MQA: dK's and dV's reduces in turn too)."""
     seen = []
     spy_launches(monkeypatch, kwargs_seen=seen, targets=[(attention_bwd_gluon, "attention_bwd_gluon_kernel")])
-    args, band = _inputs(12, shape, causal=causal, H_kv=H_kv)
+    # a fifth number: S_kv > S_q under the bottom-right mask, the pass launched on the causal square and the prefix
+    S_kv = shape[4] if len(shape) == 5 else None
+    args, band = _inputs(12, shape[:4], causal=causal, H_kv=H_kv, S_kv=S_kv,
+                         alignment="bottom_right" if S_kv else "top_left")
     runs = [launch.attention_backward(*(t.clone() for t in args), **band, deterministic=True) for _ in range(3)]
     flags = [kw["DETERMINISTIC"] for name, kw in seen]
     assert flags and all(flags), (

@@ -78,6 +78,8 @@ def format_plan(plan) -> str:
         for b in plan.buffers:
             what = (f"= {b.alias}" if b.fill == "alias" else
                     f"{b.dtype} {list(b.shape)}, part of {b.alias} from element {b.offset}" if b.fill == "part" else
+                    f"{b.alias}'s keys {b.offset}..{b.offset + b.shape[2] - 1}"
+                    + (", zeroed" if b.fill == "zero_view" else "") if b.fill in ("view", "zero_view") else
                     f"{b.dtype} {list(b.shape)}, {b.fill}")
             lines.append(f"    {b.name}: {what}")
     else:

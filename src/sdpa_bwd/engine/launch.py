@@ -472,6 +472,10 @@ def _allocate(plan, ns: dict, device) -> None:
             ns[b.name] = ns[b.alias]
         elif b.fill == "part":
             ns[b.name] = ns[b.alias].narrow(0, b.offset, planner._count(b.shape)).view(b.shape)
+        elif b.fill in ("view", "zero_view"):  # keys [offset, offset + S) of a (B, H, S, D) tensor
+            ns[b.name] = ns[b.alias].narrow(2, b.offset, b.shape[2])
+            if b.fill == "zero_view":
+                ns[b.name].zero_()
         elif b.name == "sems":
             rows = next(s.kwargs["ROWS"] for s in plan.steps if "ROWS" in s.kwargs)
             ns[b.name] = _dq_turn_counters(ns["q"], ns["k"], ns["v"], rows)

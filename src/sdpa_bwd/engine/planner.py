@@ -24,8 +24,8 @@ from .configs import (BackwardConfig, ForwardConfig, _cdiv, backward_config, d_q
 from .kernels import attention_bwd_gluon, attention_bwd_gluon_192, attention_fwd_gluon
 from .reasons import (  # noqa: F401 - the names explain.py and the tests read here too
     Target, TensorMeta, _bwd192_det_split, _bwd192_persist, _device_sm_count, _dot_precision, _dq_reduce_tma,
-    _kernel, _offsets, _tma_ok, _use_tma, _wide, gluon_backward_reasons, gluon_forward_reasons, gluon_side_rows,
-    interpreter_active)
+    _kernel, _narrowed, _offsets, _tma_ok, _use_tma, _wide, causal_key_ranges, gluon_backward_reasons,
+    gluon_forward_reasons, gluon_side_rows, interpreter_active)
 
 LOG2E = 1.4426950408889634
 
@@ -64,11 +64,13 @@ DTYPE = "<dtype>"
 @dataclass(frozen=True)
 class Buffer:
     """A side buffer the executor allocates: fp32 / int32, zeroed or not, or another buffer's tensor (``alias``), or a
-    part of one (``part``: ``shape``'s elements of buffer ``alias`` from its element ``offset``)."""
+    part of one (``part``: ``shape``'s elements of buffer ``alias`` from its element ``offset``), or a (B, H, S, D)
+    tensor's keys (``view``: ``shape`` is tensor ``alias`` narrowed to S rows from row ``offset`` of its S dim;
+    ``zero_view``: the same, zeroed before the launches)."""
     name: str
     shape: tuple
     dtype: str = "float32"
-    fill: str = "empty"  # "empty", "zeros", "alias" or "part"
+    fill: str = "empty"  # "empty", "zeros", "alias", "part", "view" or "zero_view"
     alias: Optional[str] = None
     offset: int = 0
 
@@ -376,7 +378,7 @@ def plan_backward(q, k, v, o, do, stats, dq, dk, dv, *, scale: float, left_bound
                                      config=config or sw._BWD_OVERRIDE, dk=dk, dv=dv)
     split192 = (D_qk, D_v) == attention_bwd_gluon_192.HEAD_DIMS
     if not reasons:
-        plan = (_plan_gluon192 if split192 else _plan_gluon)(t, st, scale, causal, deterministic, wide, target)
+        plan = (_plan_gluon192 if split192 else _plan_gluon)(t, st, scale, causal, deterministic, wide, target, hi_off)
         declined = {p: ("the Gluon backward takes the call (preferred wherever it applies)",)
                     for p in BACKWARD_PATHS if p.startswith("triton")}
         declined.update(_gluon_declines(plan.path, split192, deterministic, q, reasons))
@@ -483,14 +485,22 @@ def _gluon_declines(taken: str, split192: bool, deterministic: bool, q, reasons)
     return out
 
 
-def _plan_gluon(t: dict, st, scale: float, causal: bool, deterministic: bool, wide: bool, target) -> Plan:
+def _plan_gluon(t: dict, st, scale: float, causal: bool, deterministic: bool, wide: bool, target,
+                hi_off: int = 0) -> Plan:
     """The Gluon backward's launches: ODO (delta, lse2), the one pass (dK, dV, and dQ's partials added into the
     zeroed fp32 accumulator) and DQ_CONVERT (the accumulator, scaled, into dQ through its strides). Where K or V
     heads are shared (GQA, MQA), each query head's program adds its dK, dV partials into zeroed fp32
     accumulators of K's and V's dims, and DQ_CONVERT's kernel writes them into dK and dV afterwards.
     ``deterministic``: dQ's partials (and shared heads' dK, dV partials) added in a fixed order, by zeroed int32
     turn counters: one per (batch and head, query tile, consumer) for dQ's, then where K or V heads are shared one
-    per (batch and K head, key block of 128, consumer) for dK's and one per (batch and V head, ...) for dV's."""
+    per (batch and K head, key block of 128, consumer) for dK's and one per (batch and V head, ...) for dV's.
+
+    The causal mask with its diagonal at ``hi_off`` > 0 or with keys no row keeps (``causal_key_ranges``): the
+    pass runs on the keys' square under the mask (K, V and dK, dV or their accumulators narrowed to those keys:
+    buffers of fill "view"), then, without the mask, on the prefix every row keeps (a launch of its own after the
+    first, its own turn counters), both adding dQ's partials into the one accumulator (dQ_i sums over keys; each
+    key's dK, dV rows come from one launch); dK and dV of the tail are zeroed (fill "zero_view"; shared heads'
+    accumulators are zeroed already)."""
     q, k, v, o, do, stats, dq, dk, dv = (t[n] for n in _CALL)
     B, H_q, S_q, D = q.shape
     H_k, H_v, S_kv = k.shape[1], v.shape[1], k.shape[2]
@@ -503,19 +513,31 @@ def _plan_gluon(t: dict, st, scale: float, causal: bool, deterministic: bool, wi
     acc, outs = _kv_acc_destinations(q, k, v, dk, dv, kv_acc)
     buffers += acc
     rows = sw.GLUON_BWD_HD64_ROWS if DK == 64 else 64  # query rows a streamed tile holds
-    if deterministic:
+    keys = attention_bwd_gluon.KEYS_PER_CONSUMER
+
+    def turn_counters(n_keys: int) -> int:
         n = B * H_q * _cdiv(S_q, rows) * 2
         if H_k != H_q or H_v != H_q:
-            n += B * (H_k + H_v) * _cdiv(S_kv, 2 * attention_bwd_gluon.KEYS_PER_CONSUMER) * 2
-        buffers.append(Buffer("sems", (n,), dtype="int32", fill="zeros"))
+            n += B * (H_k + H_v) * _cdiv(n_keys, 2 * keys) * 2
+        return n
+
+    prefix, diagonal, tail = causal_key_ranges(S_q, S_kv, hi_off, causal)
+    # (key start, key count, masked, turn counters) of each pass launch
+    passes = [(prefix, diagonal, causal, "sems")]
+    if prefix:
+        passes.append((0, prefix, False, "sems_prefix"))
+    if deterministic:
+        buffers.append(Buffer("sems", (turn_counters(S_kv),), dtype="int32", fill="zeros"))
+        if prefix:
+            buffers.append(Buffer("sems_prefix", (turn_counters(prefix),), dtype="int32", fill="zeros"))
+    if tail and not kv_acc:
+        _zeroed_tail(buffers, (("dk", dk), ("dv", dv)), prefix + diagonal, tail)
     steps = [_odo_step(o, do, stats, st, head_dim_pad(D), wide, side, "dq_accum" if pdl else None,
                        _numel(buffers, "dq_accum"), pdl)]
     g = attention_bwd_gluon
     mod = "attention_bwd_gluon"
-    more = dict(launch_pdl=True) if pdl else {}
     # a padded head dim's dK and dV leave by the bulk copies, which drop the padded columns (the reasons ask for it)
     tma_epilogue = kv_acc or DK != D or (sw.GLUON_BWD_TMA_EPILOGUE and _tma_ok(dk) and _tma_ok(dv))
-    keys = g.KEYS_PER_CONSUMER
 
     def four(name, m, block_rows, kind):  # blocks of the kernel's DK columns over the tensor's D
         return _bhsd(name, m, block_rows, mod, (kind, DK, rows, DTYPE), DK, m.dtype)
@@ -523,22 +545,29 @@ def _plan_gluon(t: dict, st, scale: float, causal: bool, deterministic: bool, wi
     dq_by_rows = sw.GLUON_BWD_DQ_ROWS and rows >= 128
     n_acc = _numel(buffers, "dq_accum")
     n_side = B * H_q * side
-    descs = (four("q", q, rows, "q"), four("k", k, keys, "k"), four("v", v, keys, "v"), four("do", do, rows, "q"),
-             *((four(name, m, keys, "out") for name, m in outs) if tma_epilogue else (Ref(n) for n, _ in outs)),
-             _flat("dq_accum", (n_acc // D, D), (D, 1), g.dq_block(DK, rows, dq_by_rows), mod,
-                   ("dq", DK, rows, DTYPE, dq_by_rows), q.dtype),
-             _flat("lse2", (n_side,), (1,), (rows,), mod, ("side", DK, rows, DTYPE), q.dtype),
-             _flat("delta", (n_side,), (1,), (rows,), mod, ("side", DK, rows, DTYPE), q.dtype))
-    steps.append(Step(
-        f"{mod}.attention_bwd_gluon_kernel", (_cdiv(S_kv, 2 * keys), B * H_q),
-        (*descs, Ref("sems" if deterministic else "dq_accum"), Ref("dq_accum" if sw.GLUON_BWD_STAMPS is None
-                                                                   else "stamps"),
-         *outs[0][1].stride(), *outs[1][1].stride(),
-         H_q, H_q // H_k, H_q // H_v, S_q, S_kv, side, scale * LOG2E, scale, int(causal)),
-        dict(D=DK, TMA_EPILOGUE=tma_epilogue, ROWS=rows,
-             HEAD_GROUP=(sw.HEAD_GROUP or sw.GLUON_HEAD_GROUP) if causal or deterministic else 1,
-             DETERMINISTIC=deterministic, HEAD_LOOP=False,  # the kernel's head loop, whose switch was removed
-             DET_UP=deterministic and causal and DK in sw.GLUON_BWD_DET_UP, num_warps=4, maxnreg=g.MAX_REGS, **more)))
+    for i, (start, count, masked, sems) in enumerate(passes):
+        parts = _key_parts(buffers, {"k": k, "v": v, **dict(outs)}, start, count, S_kv)
+        (kn, km), (vn, vm), (dkn, dkm), (dvn, dvm) = parts.items()
+        descs = (four("q", q, rows, "q"), four(kn, km, keys, "k"), four(vn, vm, keys, "v"), four("do", do, rows, "q"),
+                 *((four(n, m, keys, "out") for n, m in ((dkn, dkm), (dvn, dvm))) if tma_epilogue
+                   else (Ref(dkn), Ref(dvn))),
+                 _flat("dq_accum", (n_acc // D, D), (D, 1), g.dq_block(DK, rows, dq_by_rows), mod,
+                       ("dq", DK, rows, DTYPE, dq_by_rows), q.dtype),
+                 _flat("lse2", (n_side,), (1,), (rows,), mod, ("side", DK, rows, DTYPE), q.dtype),
+                 _flat("delta", (n_side,), (1,), (rows,), mod, ("side", DK, rows, DTYPE), q.dtype))
+        # the first pass launch is ODO's programmatic dependent; a second waits for the first in stream order
+        more = dict(launch_pdl=True) if pdl and i == 0 else {}
+        steps.append(Step(
+            f"{mod}.attention_bwd_gluon_kernel", (_cdiv(count, 2 * keys), B * H_q),
+            (*descs, Ref(sems if deterministic else "dq_accum"), Ref("dq_accum" if sw.GLUON_BWD_STAMPS is None
+                                                                     else "stamps"),
+             *dkm.stride(), *dvm.stride(),
+             H_q, H_q // H_k, H_q // H_v, S_q, count, side, scale * LOG2E, scale, int(masked)),
+            dict(D=DK, TMA_EPILOGUE=tma_epilogue, ROWS=rows,
+                 HEAD_GROUP=(sw.HEAD_GROUP or sw.GLUON_HEAD_GROUP) if masked or deterministic else 1,
+                 DETERMINISTIC=deterministic, HEAD_LOOP=False,  # the kernel's head loop, whose switch was removed
+                 DET_UP=deterministic and masked and DK in sw.GLUON_BWD_DET_UP, num_warps=4, maxnreg=g.MAX_REGS,
+                 **more)))
     if kv_acc:  # dQ's, dK's and dV's conversions in one launch
         steps.append(_convert_all_step(k, dq, dk, dv, scale, wide, pdl))
     else:
@@ -546,7 +575,29 @@ def _plan_gluon(t: dict, st, scale: float, causal: bool, deterministic: bool, wi
     return Plan("bwd", "gluon-bwd", {}, None, tuple(buffers), tuple(steps), side)
 
 
-def _plan_gluon192(t: dict, st, scale: float, causal: bool, deterministic: bool, wide: bool, target) -> Plan:
+def _key_parts(buffers: list, named: dict, start: int, count: int, S_kv: int) -> dict:
+    """``named`` ({name: (B, H, S, D) metadata}: K, V and dK's and dV's destinations) for a pass launch over keys
+    [start, start + count): as they are where that is all of them, else each narrowed to those keys, a ``view``
+    buffer appended to ``buffers`` for it (named ``<name>_keys<start>``)."""
+    if (start, count) == (0, S_kv):
+        return dict(named)
+    out = {}
+    for name, m in named.items():
+        view = f"{name}_keys{start}"
+        out[view] = _narrowed(m, start, count)
+        buffers.append(Buffer(view, out[view].shape, fill="view", alias=name, offset=start))
+    return out
+
+
+def _zeroed_tail(buffers: list, named, start: int, count: int) -> None:
+    """dK's and dV's keys [start, start + count), which no query row keeps: zeroed before the launches."""
+    for name, m in named:
+        buffers.append(Buffer(f"{name}_tail", _narrowed(m, start, count).shape, fill="zero_view", alias=name,
+                              offset=start))
+
+
+def _plan_gluon192(t: dict, st, scale: float, causal: bool, deterministic: bool, wide: bool, target,
+                   hi_off: int = 0) -> Plan:
     """The Gluon backward's launches at D_qk 192 / D_v 128 (``kernels.attention_bwd_gluon_192``): ODO, the
     column-split pass (dK and dV stored through their strides, dQ's partials bulk-reduced into the zeroed fp32
     accumulator) and DQ_CONVERT, in D_qk's 128 + 64 chunks as the Triton kernels' atomic mode. Where K or V heads
@@ -554,7 +605,8 @@ def _plan_gluon192(t: dict, st, scale: float, causal: bool, deterministic: bool,
     of K's and V's dims (atomic adds), which DQ_CONVERT's kernel writes into dK and dV afterwards. ``deterministic``
     (``gluon_backward_reasons`` lets it in persistent, heads of their own, in the split form
     ``GLUON_BWD192_DET_SPLIT``): the pass computes dK and dV only (``NO_DQ``: no accumulator, no DQ_CONVERT) and the
-    Triton kernels' dQ pass dQ."""
+    Triton kernels' dQ pass dQ. The causal mask with S_q < S_kv: the pass on the keys' parts, as ``_plan_gluon``
+    (the persistent form a block counter each launch)."""
     q, k, v, o, do, stats, dq, dk, dv = (t[n] for n in _CALL)
     B, H_q, S_q, D_qk = q.shape
     H_k, H_v, S_kv, D_v = k.shape[1], v.shape[1], k.shape[2], v.shape[3]
@@ -578,16 +630,15 @@ def _plan_gluon192(t: dict, st, scale: float, causal: bool, deterministic: bool,
     # can address, and heads of their own (shared ones add into the fp32 accumulators)
     tma_out = (persist and not kv_acc and sw.GLUON_BWD192_TMA_EPILOGUE and dk.dtype == q.dtype
                and dv.dtype == q.dtype and _tma_ok(dk) and _tma_ok(dv))
-    # the persistent form's zeroed block counter, fresh zeros a call (a replay too)
+    prefix, diagonal, tail = causal_key_ranges(S_q, S_kv, hi_off, causal)
+    passes = [(prefix, diagonal, causal, "counter")] + ([(0, prefix, False, "counter_prefix")] if prefix else [])
+    # the persistent form's zeroed block counter, fresh zeros a call (a replay too), one each pass launch
     if persist:
-        buffers.append(Buffer("counter", (1,), dtype="int32", fill="zeros"))
+        buffers += [Buffer(c, (1,), dtype="int32", fill="zeros") for *_, c in passes]
+    if tail and not kv_acc:
+        _zeroed_tail(buffers, (("dk", dk), ("dv", dv)), prefix + diagonal, tail)
     steps = [_odo_step(o, do, stats, st, head_dim_pad(D_v), wide, side, "dq_accum" if pdl and not split else None,
                        _numel(buffers, "dq_accum"), pdl)]
-    more = dict(launch_pdl=True) if pdl else {}
-    blocks = _cdiv(S_kv, g.KEYS_PER_PROGRAM)
-    grid = (blocks, B * H_q)
-    if persist:  # one program an SM (its shared memory holds one), the blocks claimed through a zeroed counter
-        grid = (min(blocks * B * H_q, _device_sm_count(q, target)), 1)
     rows, keys, a = g.QUERY_ROWS, g.KEYS_PER_PROGRAM, g.COLS0_
     b = D_qk - a
 
@@ -598,32 +649,43 @@ def _plan_gluon192(t: dict, st, scale: float, causal: bool, deterministic: bool,
     # made but not used; NO_DQ compiles every use of them out)
     n = max(1, _numel(buffers, "dq_accum") // D_qk)
     n_side = B * H_q * side
-    descs = (four("q", q, rows, "qa", a), four("q", q, rows, "qb", b), four("k", k, keys, "qa", a),
-             four("k", k, keys, "qb", b), four("v", v, keys, "v", v.shape[3]), four("do", do, rows, "v", do.shape[3]),
-             _flat("dq_accum", (n, D_qk), (D_qk, 1), (rows, a), mod, ("dq0", DTYPE),
-                   q.dtype),
-             _flat("dq_accum", (n, D_qk), (D_qk, 1), (rows, b), mod, ("dq1", DTYPE),
-                   q.dtype),
-             _flat("lse2", (n_side,), (1,), (rows,), mod, ("side", DTYPE), q.dtype),
-             _flat("delta", (n_side,), (1,), (rows,), mod, ("side", DTYPE), q.dtype))
-    args = (*descs, Ref(outs[0][0]), Ref(outs[1][0]), *outs[0][1].stride(), *outs[1][1].stride(),
-            H_q, H_q // H_k, H_q // H_v, S_q, S_kv, side, scale * LOG2E, scale, int(causal),
-            Ref("counter" if persist else "delta"), B * H_q,  # delta stands in for the counter it does not read
-            # not read (the removed in-pass dQ conversion's): kept, so that launch and compiled code stay as before
-            Ref("dq_accum"), Ref("dq_accum"), *dq.stride()[:3])
     stages = 3 if sw.GLUON_BWD192_THREE_STAGES else 2
-    # head groups under the mask
-    kw = dict(HEAD_GROUP=(sw.HEAD_GROUP or sw.GLUON_HEAD_GROUP) if causal else 1, PERSIST=persist, STAGES=stages,
-              num_warps=4, maxnreg=g.MAX_REGS, **more, **(dict(NO_DQ=True) if split else {}))
-    # dK's two column chunks and dV as descriptors, or Q's first chunk's three times, which the kernel reads as "no"
-    outs_d = ((four("dk", dk, keys, "qa", a), four("dk", dk, keys, "qb", dk.shape[3] - a),
-               four("dv", dv, keys, "v", dv.shape[3])) if tma_out else (descs[0],) * 3)
-    steps.append(Step(f"{mod}.attention_bwd_gluon_192_kernel", grid, args + outs_d, kw))
+    for i, (start, count, masked, counter) in enumerate(passes):
+        parts = _key_parts(buffers, {"k": k, "v": v, **dict(outs)}, start, count, S_kv)
+        (kn, km), (vn, vm), (dkn, dkm), (dvn, dvm) = parts.items()
+        blocks = _cdiv(count, g.KEYS_PER_PROGRAM)
+        grid = (blocks, B * H_q)
+        if persist:  # one program an SM (its shared memory holds one), the blocks claimed through a zeroed counter
+            grid = (min(blocks * B * H_q, _device_sm_count(q, target)), 1)
+        descs = (four("q", q, rows, "qa", a), four("q", q, rows, "qb", b), four(kn, km, keys, "qa", a),
+                 four(kn, km, keys, "qb", b), four(vn, vm, keys, "v", v.shape[3]),
+                 four("do", do, rows, "v", do.shape[3]),
+                 _flat("dq_accum", (n, D_qk), (D_qk, 1), (rows, a), mod, ("dq0", DTYPE),
+                       q.dtype),
+                 _flat("dq_accum", (n, D_qk), (D_qk, 1), (rows, b), mod, ("dq1", DTYPE),
+                       q.dtype),
+                 _flat("lse2", (n_side,), (1,), (rows,), mod, ("side", DTYPE), q.dtype),
+                 _flat("delta", (n_side,), (1,), (rows,), mod, ("side", DTYPE), q.dtype))
+        args = (*descs, Ref(dkn), Ref(dvn), *dkm.stride(), *dvm.stride(),
+                H_q, H_q // H_k, H_q // H_v, S_q, count, side, scale * LOG2E, scale, int(masked),
+                Ref(counter if persist else "delta"), B * H_q,  # delta stands in for the counter it does not read
+                # not read (the removed in-pass dQ conversion's): kept, so that launch and compiled code stay as before
+                Ref("dq_accum"), Ref("dq_accum"), *dq.stride()[:3])
+        # head groups under the mask; the first pass launch is ODO's programmatic dependent, a second waits for the
+        # first in stream order
+        kw = dict(HEAD_GROUP=(sw.HEAD_GROUP or sw.GLUON_HEAD_GROUP) if masked else 1, PERSIST=persist, STAGES=stages,
+                  num_warps=4, maxnreg=g.MAX_REGS, **(dict(launch_pdl=True) if pdl and i == 0 else {}),
+                  **(dict(NO_DQ=True) if split else {}))
+        # dK's two column chunks and dV as descriptors, or Q's first chunk's three times, which the kernel reads as
+        # "no"
+        outs_d = ((four(dkn, dkm, keys, "qa", a), four(dkn, dkm, keys, "qb", dk.shape[3] - a),
+                   four(dvn, dvm, keys, "v", dv.shape[3])) if tma_out else (descs[0],) * 3)
+        steps.append(Step(f"{mod}.attention_bwd_gluon_192_kernel", grid, args + outs_d, kw))
     qk_chunk, qk_split = d_qk_chunks(D_qk, q.dtype)
     if split:  # dQ by the Triton kernels' dQ pass, its deterministic config's tiles, from the same side buffers
         cfg = backward_config(head_dim_pad(D_qk), head_dim_pad(D_v), q.dtype, q.device.type, True, causal)
-        # (the Gluon pass's masks: none, or the causal one with its diagonal at 0, so both band offsets are 0)
-        steps.append(_dq_pass_step(cfg, t, scale, 0, 0, cfg.dq_kv_tma and _use_tma(k, v),
+        # (the Gluon pass's masks: none, or the causal one with its diagonal at hi_off, over all the keys)
+        steps.append(_dq_pass_step(cfg, t, scale, 0, hi_off, cfg.dq_kv_tma and _use_tma(k, v),
                                    _triton_bwd_constexprs(q, D_v, cfg, False, causal, wide)))
     elif kv_acc:  # dQ's, dK's and dV's conversions in one launch
         steps.append(_convert_all_step(k, dq, dk, dv, scale, wide, pdl))

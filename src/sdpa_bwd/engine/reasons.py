@@ -123,6 +123,25 @@ def _tma_ok(t) -> bool:
     return all((n == 1 or (s * es) % 16 == 0) for n, s in ((B, sb), (H, sh)))
 
 
+def causal_key_ranges(S_q: int, S_kv: int, hi_off: int, causal: bool) -> tuple:
+    """(prefix, diagonal, tail): how the keys of a causal problem with its diagonal at ``hi_off`` >= 0 (key j kept
+    for query row i where j <= i + hi_off) fall apart. Keys [0, prefix) are kept for every row (no mask), keys
+    [prefix, prefix + diagonal) and the rows form a square under the causal mask with its diagonal at 0, and the
+    last ``tail`` keys no row keeps. Top-left causal with S_q < S_kv has a tail (S_kv - S_q), bottom-right with
+    S_q < S_kv a prefix (S_kv - S_q); without the mask, or with a square at 0, it is (0, S_kv, 0)."""
+    if not causal:
+        return 0, S_kv, 0
+    diagonal = min(S_q, S_kv - hi_off)
+    return hi_off, diagonal, S_kv - hi_off - diagonal
+
+
+def _narrowed(m, start: int, length: int):
+    """The metadata of ``m`` (B, H, S, D) narrowed to rows [start, start + length) of its S dim."""
+    shape = tuple(m.shape[:2]) + (length,) + tuple(m.shape[3:])
+    aligned = m.data_ptr() % 16 == 0 and (start * m.stride(2) * m.element_size()) % 16 == 0
+    return TensorMeta(shape, tuple(m.stride()), m.dtype, m.device, aligned, getattr(m, "sm90", None))
+
+
 def _use_tma(*tensors) -> bool:
     return all(_tma_ok(t) for t in tensors)
 
@@ -309,7 +328,8 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     ``GLUON_BWD192_DET_SPLIT`` (S_q a multiple of 4) lets it in, in its persistent form, with K and V heads of their
     own), that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and dV bulk-reduced
     into fp32 accumulators; at 192 / 128 added by atomics), scale > 0, no band but the causal one with its diagonal
-    at 0 (and S_q >= S_kv under it), in deterministic mode where ``GLUON_BWD_DETERMINISTIC`` lets it in (on by
+    at 0 or past it (with S_q < S_kv the pass runs on the keys' causal square and on the prefix every row keeps
+    apart, ``causal_key_ranges``, each part of K and V TMA-addressable), in deterministic mode where ``GLUON_BWD_DETERMINISTIC`` lets it in (on by
     default since 2026-12-02: dQ's reduces, and GQA's dK and dV reduces, then take turns), with outputs that touch
     no input. The Triton kernels take the rest."""
     reasons = _gluon_reasons(q, sw.GLUON_BACKWARD, "GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD", config, "backward")
@@ -348,10 +368,26 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
                        "would write them): dK or dV is not TMA-addressable (see _tma_ok)")
     if not scale > 0:
         reasons.append(f"scale {scale}: the exp2 fold needs scale > 0")
-    if banded and not (causal and hi_off == 0):
-        reasons.append("a band other than the causal one with its diagonal at 0")
-    if causal and S_q < S_kv:
-        reasons.append(f"causal with S_q {S_q} < S_kv {S_kv}: keys no query sees would need zeroed dK, dV")
+    if banded and not causal:
+        reasons.append("a band other than the causal one")
+    elif causal and hi_off < 0:
+        reasons.append(f"bottom-right causal with S_q {S_q} > S_kv {S_kv}: the first {S_q - S_kv} query rows keep no "
+                       "key")
+    elif causal:
+        prefix, diagonal, _ = causal_key_ranges(S_q, S_kv, hi_off, causal)
+        ranges = [(prefix, diagonal)] + ([(0, prefix)] if prefix else [])
+        # a part of a TMA-addressable tensor is one where it holds two keys or more (its base and pitch are the
+        # whole's), so K's and V's parts decide; dK's and dV's follow theirs
+        pairs = S_q * prefix + diagonal * (diagonal + 1) // 2 + (S_q - diagonal) * diagonal  # kept, a head
+        if (prefix, diagonal) != (0, S_kv) and pairs < sw.GLUON_BWD_KEY_PARTS_MIN_PAIRS:
+            reasons.append(f"causal with S_q {S_q} < S_kv {S_kv}: {pairs} kept pairs a head, under "
+                           f"GLUON_BWD_KEY_PARTS_MIN_PAIRS {sw.GLUON_BWD_KEY_PARTS_MIN_PAIRS}: the pass on the keys' "
+                           "parts costs more host time than the Triton kernels lose there")
+        elif (prefix, diagonal) != (0, S_kv) and not all(_tma_ok(_narrowed(m, a, n)) for a, n in ranges
+                                                          for m in (k, v)):
+            reasons.append(f"causal with S_q {S_q} < S_kv {S_kv}: the pass runs on the keys {ranges} (start, count) "
+                           "apart, and K's or V's part there is not TMA-addressable (see _tma_ok; a part of one key "
+                           "is not)")
     if causal and D_qk in sw.GLUON_BWD_HEAD_DIMS and D_qk not in sw.GLUON_BWD_CAUSAL_HEAD_DIMS:
         reasons.append(f"head dim {D_qk} under the causal mask: not in GLUON_BWD_CAUSAL_HEAD_DIMS "
                        f"{sorted(sw.GLUON_BWD_CAUSAL_HEAD_DIMS)} (measured slower there than the Triton kernels)")

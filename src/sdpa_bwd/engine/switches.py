@@ -198,11 +198,19 @@ GLUON_BWD192_TMA_EPILOGUE = os.environ.get("SDPA_BWD_GLUON_BWD192_TMA_EPILOGUE",
 # turns it off.
 GLUON_BWD192_DET_SPLIT = os.environ.get("SDPA_BWD_GLUON_BWD192_DET_SPLIT", "1") == "1"
 
+# The Gluon backward on a causal problem with S_q < S_kv runs on parts of its keys (``planner.causal_key_ranges``): a
+# second pass launch (bottom-right) and views of K, V, dK and dV a call. That host time is more than the Triton
+# kernels lose where the work is short: with fewer kept (query, key) pairs a (batch, head) than this, the Triton
+# kernels take the call. On an H100 (2026-12-07, tuning rows, sweep through the API): 328k and 317k pairs a head went
+# 0.81 -> 0.71 and 0.88 -> 0.81 of cuDNN, 1.58M to 153M went 0.47 -> 0.53, 1.59 -> 1.97, 1.41 -> 2.21, 1.16 -> 2.12.
+# $SDPA_BWD_GLUON_BWD_KEY_PARTS_MIN_PAIRS or the switch gluon_bwd_key_parts_min_pairs sets it (0: always).
+GLUON_BWD_KEY_PARTS_MIN_PAIRS = int(os.environ.get("SDPA_BWD_GLUON_BWD_KEY_PARTS_MIN_PAIRS", str(1 << 20)))
+
 _SWITCHES = ("head_group", "dv_after_dp", "gluon_forward", "gluon_head_dims", "gluon_backward",
              "gluon_bwd_tma_epilogue", "gluon_bwd_head_dims", "gluon_bwd_causal_head_dims", "gluon_bwd_hd64_rows",
              "gluon_bwd_deterministic", "gluon_bwd_192", "gluon_bwd_det_up", "gluon_pdl", "gluon_bwd_dq_rows",
              "gluon_bwd192_persist", "gluon_bwd192_three_stages", "gluon_bwd192_tma_epilogue",
-             "gluon_bwd192_det_split")
+             "gluon_bwd192_det_split", "gluon_bwd_key_parts_min_pairs")
 
 
 @contextlib.contextmanager
@@ -218,11 +226,12 @@ def switches(**values):
     (``GLUON_BWD_DET_UP``, an iterable of head dims), ``gluon_pdl`` (``GLUON_PDL``), ``gluon_bwd_dq_rows``
     (``GLUON_BWD_DQ_ROWS``), ``gluon_bwd192_persist`` (``GLUON_BWD192_PERSIST``), ``gluon_bwd192_three_stages``
     (``GLUON_BWD192_THREE_STAGES``), ``gluon_bwd192_tma_epilogue`` (``GLUON_BWD192_TMA_EPILOGUE``),
-    ``gluon_bwd192_det_split`` (``GLUON_BWD192_DET_SPLIT``). A switch not named keeps its value."""
+    ``gluon_bwd192_det_split`` (``GLUON_BWD192_DET_SPLIT``), ``gluon_bwd_key_parts_min_pairs``
+    (``GLUON_BWD_KEY_PARTS_MIN_PAIRS``). A switch not named keeps its value."""
     global HEAD_GROUP, DV_AFTER_DP, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE, GLUON_BWD_HEAD_DIMS
     global GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC, GLUON_BWD_192
     global GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PERSIST, GLUON_BWD192_THREE_STAGES
-    global GLUON_BWD192_TMA_EPILOGUE, GLUON_BWD192_DET_SPLIT, GLUON_HEAD_DIMS
+    global GLUON_BWD192_TMA_EPILOGUE, GLUON_BWD192_DET_SPLIT, GLUON_HEAD_DIMS, GLUON_BWD_KEY_PARTS_MIN_PAIRS
     unknown = sorted(set(values) - set(_SWITCHES))
     if unknown:
         raise ValueError(f"unknown launch switch(es) {unknown}: the switches are {list(_SWITCHES)}")
@@ -241,7 +250,7 @@ def switches(**values):
     before = (HEAD_GROUP, DV_AFTER_DP, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE, GLUON_BWD_HEAD_DIMS,
               GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC, GLUON_BWD_192,
               GLUON_BWD_DET_UP, GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PERSIST, GLUON_BWD192_THREE_STAGES,
-              GLUON_BWD192_TMA_EPILOGUE, GLUON_BWD192_DET_SPLIT, GLUON_HEAD_DIMS)
+              GLUON_BWD192_TMA_EPILOGUE, GLUON_BWD192_DET_SPLIT, GLUON_HEAD_DIMS, GLUON_BWD_KEY_PARTS_MIN_PAIRS)
     try:
         if "gluon_forward" in values:
             GLUON_FORWARD = "auto" if values["gluon_forward"] else "off"
@@ -279,12 +288,14 @@ def switches(**values):
             GLUON_BWD192_TMA_EPILOGUE = bool(values["gluon_bwd192_tma_epilogue"])
         if "gluon_bwd192_det_split" in values:
             GLUON_BWD192_DET_SPLIT = bool(values["gluon_bwd192_det_split"])
+        if "gluon_bwd_key_parts_min_pairs" in values:
+            GLUON_BWD_KEY_PARTS_MIN_PAIRS = int(values["gluon_bwd_key_parts_min_pairs"])
         yield
     finally:
         (HEAD_GROUP, DV_AFTER_DP, GLUON_FORWARD, GLUON_BACKWARD, GLUON_BWD_TMA_EPILOGUE, GLUON_BWD_HEAD_DIMS,
          GLUON_BWD_CAUSAL_HEAD_DIMS, GLUON_BWD_HD64_ROWS, GLUON_BWD_DETERMINISTIC, GLUON_BWD_192, GLUON_BWD_DET_UP,
          GLUON_PDL, GLUON_BWD_DQ_ROWS, GLUON_BWD192_PERSIST, GLUON_BWD192_THREE_STAGES, GLUON_BWD192_TMA_EPILOGUE,
-         GLUON_BWD192_DET_SPLIT, GLUON_HEAD_DIMS) = before
+         GLUON_BWD192_DET_SPLIT, GLUON_HEAD_DIMS, GLUON_BWD_KEY_PARTS_MIN_PAIRS) = before
 
 
 def set_tma_mode(mode: str) -> None:

@@ -49,7 +49,9 @@ Tails need no mask: rows of Q and dO past S_q and keys past S_kv come in as TMA'
 S_q is taken as +inf (the rows the loader brought there are padding or the next head's), so those rows' P is
 0; a key past S_kv has K and V rows of zero, so it adds nothing to dQ and its own dK, dV rows are not stored.
 The causal mask (the diagonal at 0, queries up to S_q >= S_kv) is applied in the first two query tiles of each
-head only, peeled out of the loop. A query tile past S_q (a program's last 128 keys may need just one real tile)
+head only, peeled out of the loop. Causal problems with S_q < S_kv reach it as parts of their keys (K, V and the
+dK, dV destinations narrowed to them: ``planner.causal_key_ranges``): the causal square, and the prefix every row
+keeps as a call without the mask; the key bounds above are then the part's. A query tile past S_q (a program's last 128 keys may need just one real tile)
 adds exact zeros.
 
 By default the accumulators' sums (dQ's, and GQA's dK and dV) come in in no fixed order. ``DETERMINISTIC``
