@@ -164,5 +164,9 @@ done
 echo "total: $SECONDS s" | tee -a "$out/log.txt"
 # The device tool returns at most 8 files, 2 folders down: everything but log.txt goes back as one archive
 # (unpack with tar xzf results.tar.gz). A call of 2026-12-06 lost its reports to that limit.
-( cd "$out" && find . -mindepth 1 -maxdepth 1 ! -name log.txt ! -name results.tar.gz -printf '%P\n' \
-    | tar czf results.tar.gz -T - --remove-files ) 2>&1 | tail -n 2 >> "$out/log.txt"
+# A second invocation in one call writes results-2.tar.gz (and so on), so it never overwrites the first's (2026-12-07:
+# a call running tools/device.sh three times kept only the last's).
+archive=results.tar.gz n=1
+while [ -e "$out/$archive" ]; do n=$((n + 1)); archive=results-$n.tar.gz; done
+( cd "$out" && find . -mindepth 1 -maxdepth 1 ! -name log.txt ! -name 'results*.tar.gz' -printf '%P\n' \
+    | tar czf "$archive" -T - --remove-files ) 2>&1 | tail -n 2 >> "$out/log.txt"
