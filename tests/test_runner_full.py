@@ -253,3 +253,60 @@ def test_reports_kept_gzipped_load_like_plain_ones(tmp_path):
     (tmp_path / "r.json").write_text(json.dumps(rep))
     (tmp_path / "r.json.gz").write_bytes(gzip.compress(json.dumps(rep).encode()))
     assert load_report(tmp_path / "r.json.gz") == load_report(tmp_path / "r.json") == rep
+
+
+def _check(name, mismatches, numel, nan=0):
+    from sdpa_bwd.conformance.compare import TensorCheck
+    return TensorCheck(name, 1.0, 0.0, 0.1, 0.1, 1.0, mismatches, numel, None, None, None, nan, 0)
+
+
+def test_a_replay_takes_the_failure_with_the_fewest_elements_off_first():
+    """A few elements off is how a race or stale state shows (the replay alone tells them apart); a tensor off
+    wholesale fails alone too. Faults and errors, with no tensor checked, go first of all."""
+    from sdpa_bwd.conformance.judge import CaseResult
+    from sdpa_bwd.conformance.runner import _replay_priority
+
+    def result(*checks):
+        r = CaseResult(case_id="c", engine="e", verdict="failed")
+        r.checks = {c.name: c for c in checks}
+        return r
+
+    few = result(_check("dq", 36, 32768), _check("dk", 4, 32768), _check("dv", 0, 32768))
+    wholesale = result(_check("dq", 32768, 32768))
+    nan_only = result(_check("dq", 0, 1000, nan=100))  # NaN counted where mismatches are not
+    fault = result()
+    order = sorted([("wholesale", wholesale), ("few", few), ("nan", nan_only), ("fault", fault)],
+                   key=lambda x: _replay_priority(x[1]))
+    assert [n for n, _ in order] == ["fault", "few", "nan", "wholesale"], [(n, _replay_priority(r)) for n, r in order]
+    assert _replay_priority(few) == 40 / 65536, "the share over the failing tensors only"
+
+
+def test_waiting_replays_go_in_priority_order(fault_engines, monkeypatch):
+    """One replay thread: the first failure found is replayed at once (held there until every case has run), the
+    others wait and are taken by ``_replay_priority`` (here the reverse of the plan's order), not first come first
+    served."""
+    import threading
+
+    from sdpa_bwd.conformance import runner
+
+    cases = [Case(f"p{i}", B=1, H_q=2, S_q=9 + (i % 3), D_qk=16, seed=i,
+                  storage={"dq": Storage("bhsd", pad={"s": 2})} if i % 2 else ()) for i in range(8)]
+    failing = [c.id for c in cases if c.storage]  # p1, p3, p5, p7
+    real, taken, seen, all_run = runner._replay, [], [], threading.Event()
+
+    def recorded(engine, case, *args, **kwargs):
+        taken.append(case.id)
+        assert all_run.wait(120), "the cases did not all run"
+        return real(engine, case, *args, **kwargs)
+
+    def on_result(r):
+        seen.append(r.case_id)
+        if len(seen) == len(cases):
+            all_run.set()
+
+    monkeypatch.setattr(runner, "_replay", recorded)
+    monkeypatch.setattr(runner, "_replay_priority", lambda r: -int(r.case_id[1:]))
+    results = {r.case_id: r for r in run_isolated("test-breaks-padded", cases, progress=False, workers=1,
+                                                  replay_limit=100, on_result=on_result)}
+    assert sorted(taken) == sorted(failing) and all("verdict" in results[i].replay for i in failing)
+    assert taken == ["p1", "p7", "p5", "p3"], f"replays taken in the order {taken}"
