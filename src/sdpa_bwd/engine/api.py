@@ -85,10 +85,12 @@ def _(q, k, v, o, do, stats, scale, left_bound, right_bound, alignment, determin
 
 
 def _setup_context(ctx, inputs, output):
-    q, k, v, scale, left_bound, right_bound, alignment = inputs
+    """Q, K, V, O and the stats saved, the other inputs kept as the backward's parameters (the custom op's autograd
+    and, through ``_save_for_backward``, our Functions')."""
+    q, k, v, *params = inputs
     o, stats = output
     ctx.save_for_backward(q, k, v, o, stats)
-    ctx.params = (scale, left_bound, right_bound, alignment)
+    ctx.params = params
 
 
 def _backward(ctx, grad_o, grad_stats):
@@ -193,14 +195,10 @@ def _classic(function):
 
 
 def _save_for_backward(ctx, inputs, output):
-    """Our Functions' ``setup_context``: Q, K, V, O and the stats saved (the stats an output without a gradient), the
-    other inputs kept as the backward's parameters."""
-    q, k, v, *params = inputs
-    o, stats = output
-    ctx.mark_non_differentiable(stats)
+    """Our Functions' ``setup_context``: ``_setup_context``, the stats an output without a gradient."""
+    ctx.mark_non_differentiable(output[1])
     ctx.set_materialize_grads(False)  # stats' gradient stays None: no zeros made a call
-    ctx.save_for_backward(q, k, v, o, stats)
-    ctx.params = params
+    _setup_context(ctx, inputs, output)
 
 
 _NO_PACKED_VMAP = ("torch.func.vmap over sdpa_bwd.attention on packed sequences (cu_seqlens or nested tensors): "

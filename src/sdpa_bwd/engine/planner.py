@@ -522,10 +522,7 @@ def _plan_gluon(t: dict, st, scale: float, causal: bool, deterministic: bool, wi
         return n
 
     prefix, diagonal, tail = causal_key_ranges(S_q, S_kv, hi_off, causal)
-    # (key start, key count, masked, turn counters) of each pass launch
-    passes = [(prefix, diagonal, causal, "sems")]
-    if prefix:
-        passes.append((0, prefix, False, "sems_prefix"))
+    passes = _pass_launches(prefix, diagonal, causal, "sems")
     if deterministic:
         buffers.append(Buffer("sems", (turn_counters(S_kv),), dtype="int32", fill="zeros"))
         if prefix:
@@ -573,6 +570,13 @@ def _plan_gluon(t: dict, st, scale: float, causal: bool, deterministic: bool, wi
     else:
         steps.append(_convert_step("dq_accum", "dq", dq, scale, head_dim_pad(D), 0, wide, pdl))
     return Plan("bwd", "gluon-bwd", {}, None, tuple(buffers), tuple(steps), side)
+
+
+def _pass_launches(prefix: int, diagonal: int, causal: bool, counter: str) -> list:
+    """(key start, key count, masked, counter buffer's name) of each launch of a Gluon backward pass: the keys' causal
+    square (all the keys where there are no parts), then the prefix every row keeps, unmasked, with a counter of its
+    own (``<counter>_prefix``)."""
+    return [(prefix, diagonal, causal, counter)] + ([(0, prefix, False, f"{counter}_prefix")] if prefix else [])
 
 
 def _key_parts(buffers: list, named: dict, start: int, count: int, S_kv: int) -> dict:
@@ -631,7 +635,7 @@ def _plan_gluon192(t: dict, st, scale: float, causal: bool, deterministic: bool,
     tma_out = (persist and not kv_acc and sw.GLUON_BWD192_TMA_EPILOGUE and dk.dtype == q.dtype
                and dv.dtype == q.dtype and _tma_ok(dk) and _tma_ok(dv))
     prefix, diagonal, tail = causal_key_ranges(S_q, S_kv, hi_off, causal)
-    passes = [(prefix, diagonal, causal, "counter")] + ([(0, prefix, False, "counter_prefix")] if prefix else [])
+    passes = _pass_launches(prefix, diagonal, causal, "counter")
     # the persistent form's zeroed block counter, fresh zeros a call (a replay too), one each pass launch
     if persist:
         buffers += [Buffer(c, (1,), dtype="int32", fill="zeros") for *_, c in passes]

@@ -329,7 +329,8 @@ def gluon_backward_reasons(q, k, v, do, *, scale: float, causal: bool, hi_off: i
     own), that the bulk-copy engine can read (``_tma_ok``), any K/V head sharing (GQA, MQA: dK and dV bulk-reduced
     into fp32 accumulators; at 192 / 128 added by atomics), scale > 0, no band but the causal one with its diagonal
     at 0 or past it (with S_q < S_kv the pass runs on the keys' causal square and on the prefix every row keeps
-    apart, ``causal_key_ranges``, each part of K and V TMA-addressable), in deterministic mode where ``GLUON_BWD_DETERMINISTIC`` lets it in (on by
+    apart, ``causal_key_ranges``, each part of K and V TMA-addressable), in deterministic mode where
+    ``GLUON_BWD_DETERMINISTIC`` lets it in (on by
     default since 2026-12-02: dQ's reduces, and GQA's dK and dV reduces, then take turns), with outputs that touch
     no input. The Triton kernels take the rest."""
     reasons = _gluon_reasons(q, sw.GLUON_BACKWARD, "GLUON_BACKWARD / $SDPA_BWD_GLUON_BWD", config, "backward")

@@ -51,7 +51,8 @@ S_q is taken as +inf (the rows the loader brought there are padding or the next 
 The causal mask (the diagonal at 0, queries up to S_q >= S_kv) is applied in the first two query tiles of each
 head only, peeled out of the loop. Causal problems with S_q < S_kv reach it as parts of their keys (K, V and the
 dK, dV destinations narrowed to them: ``planner.causal_key_ranges``): the causal square, and the prefix every row
-keeps as a call without the mask; the key bounds above are then the part's. A query tile past S_q (a program's last 128 keys may need just one real tile)
+keeps as a call without the mask; the key bounds above are then the part's. A query tile past S_q (a program's last
+128 keys may need just one real tile)
 adds exact zeros.
 
 By default the accumulators' sums (dQ's, and GQA's dK and dV) come in in no fixed order. ``DETERMINISTIC``
