@@ -415,3 +415,61 @@ def test_repros_takes_only_the_cells_named(tmp_path):
                  "--cell", quick[2]]) == 0
     rows = {(r["engine"], r["case"]) for r in json.loads((out / "index.json").read_text())}
     assert rows == {("torch-math", quick[0]), ("torch-math", quick[2]), ("torch-efficient", quick[2])}, rows
+
+
+def test_a_file_runs_its_sequence_again_until_a_failure_shows(tmp_path, monkeypatch):
+    """``--repeat N``: the file runs its sequence up to N times, fresh tensors each, and stops at the first failure,
+    saying which; a failure that shows once in a few runs (a race, state that builds up) fails the file (2026-12-07,
+    H100: three cuDNN-operator cells with 4-54 of 32768 elements off in the runner passed their file's one run).
+    Here the engine's third call is corrupted after it returns."""
+    path = _write(tmp_path, monkeypatch, "reg-misaligned-base", "torch-math", "--alone")
+    text = path.read_text()
+    assert "REPEAT = 1\n" in text
+    third_call_wrong = ('_engine = run_engine\nCALLS = []\n\n\ndef run_engine(c, views):\n'
+                        '    reasons = _engine(c, views)\n    CALLS.append(1)\n'
+                        '    if len(CALLS) == 3:\n        views["dq"].add_(1.0)\n    return reasons\n\n\n')
+    path.write_text(text.replace('if __name__ == "__main__":', third_call_wrong + 'if __name__ == "__main__":'))
+    once = _run(path)
+    assert once.returncode == 0 and "passes" in once.stdout, once.stdout + once.stderr
+    two = subprocess.run([sys.executable, str(path), "--repeat", "2"], capture_output=True, text=True, timeout=600)
+    assert two.returncode == 0 and "passes (2 attempts)" in two.stdout, two.stdout + two.stderr
+    five = subprocess.run([sys.executable, str(path), "--repeat", "5"], capture_output=True, text=True, timeout=600)
+    assert five.returncode == 1, five.stdout + five.stderr
+    assert "FAILS at attempt 3 of 5" in five.stdout and "attempt 4 of 5" not in five.stdout, five.stdout
+
+
+def test_repros_repeats_the_files_of_cells_whose_failure_did_not_repeat(tmp_path, monkeypatch):
+    """A cell the runner saw fail once but not again (order-dependent: its replay alone passed; or bits changed in
+    its rerun) gets a file that runs its sequence INTERMITTENT_REPEAT times by default, and the time to do it; a cell
+    that failed every time runs once."""
+    import json
+
+    quick = [c.id for c in load_level("quick") if c.purpose != "probe" and not getattr(c, "ragged", False)]
+    steady, order, changed = quick[0], quick[2], quick[3]
+    report = tmp_path / "run.json"
+    report.write_text(json.dumps({"schema": "sdpa-bwd.run/1", "argv": ["run", "--level", "quick"], "results": [
+        {"case": steady, "engine": "torch-math", "verdict": "failed", "failing": True},
+        {"case": order, "engine": "torch-math", "verdict": "order-dependent", "failing": True,
+         "previous_case": quick[1]},
+        {"case": changed, "engine": "torch-math", "verdict": "failed", "failing": True,
+         "rerun_changed": {"dq": 4}}]}))
+    timeouts = {}
+
+    def fake_run(f, timeout):
+        timeouts[(f.parent.name, f.stem)] = timeout
+        return 1 if f.parent.name == "torch-math" else 0, "stub"
+
+    monkeypatch.setattr(repro, "_run_file", fake_run)
+    out = tmp_path / "out"
+    assert main(["repros", str(report), "--out", str(out), "--run", "--timeout", "10"]) == 0
+    n = repro.INTERMITTENT_REPEAT
+    for engine in ("torch-math", "triton"):
+        assert "REPEAT = 1\n" in (out / engine / f"{steady}.py").read_text()
+        for case in (order, changed):
+            assert f"REPEAT = {n}\n" in (out / engine / f"{case}.py").read_text(), (engine, case)
+        assert timeouts[(engine, steady)] == 10 and timeouts[(engine, order)] == 10 * n, timeouts
+    assert "replay alone passed" in (out / "torch-math" / f"{order}.py").read_text()
+    assert "dq 4 elements" in (out / "torch-math" / f"{changed}.py").read_text()
+    index = (out / "index.md").read_text()
+    assert f"(up to {n} runs)" in next(ln for ln in index.splitlines() if f"| {order} |" in ln)
+    assert "runs)" not in next(ln for ln in index.splitlines() if f"| {steady} |" in ln)

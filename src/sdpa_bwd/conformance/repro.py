@@ -117,7 +117,7 @@ Builds the case's tensors (dims, strides, storage offsets, dtype, values) as the
 runs{sequence}; calls the engine's backward, compares dQ, dK, dV (and O and the stats, where the engine's
 call makes its own) with the float64 reference below and prints the max error of each against the bound used.
 Exit status: 0 the case passes, 1 it fails, 2 the engine declines it.
-Run: python {filename} [--device cpu|cuda]
+Run: python {filename} [--device cpu|cuda] [--repeat N]{repeat_note}
 """
 '''
 
@@ -245,6 +245,15 @@ ENGINE = @ENGINE@
 DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
 NAMES = ("q", "k", "v", "o", "do", "stats", "dq", "dk", "dv")
 FORWARD = {}  # the engine's own forward outputs where its call makes them (O), judged beside the gradients
+REFERENCES = {}  # the judged case's float64 reference (O, stats, gradients): its inputs are the same every run
+
+
+def judged_reference(c, views):
+    """The float64 reference of the judged (last) case, computed once for every run of it (--repeat); the cases
+    before it get theirs afresh, so no reference of theirs stays in memory beside the next case."""
+    if c["id"] not in REFERENCES:
+        REFERENCES[c["id"]] = reference(c, views["q"], views["k"], views["v"], views["do"])
+    return REFERENCES[c["id"]]
 
 
 def element_index(dims, strides, offset, device):
@@ -338,7 +347,8 @@ def build(c, device):
         gen = torch.Generator(device=device).manual_seed(c["seed"])
         for n in ("q", "k", "v", "do"):
             write(n, torch.randn(specs[n]["dims"], generator=gen, dtype=torch.float32, device=device))
-    o, lse, _ = reference(c, views["q"], views["k"], views["v"], views["do"])
+    o, lse, _ = (judged_reference(c, views) if c is CASES[-1]
+                 else reference(c, views["q"], views["k"], views["v"], views["do"]))
     write("o", o)
     write("stats", lse.reshape(specs["stats"]["dims"]))
     return flats, views
@@ -364,7 +374,7 @@ def outside_writes(c, flats, device):
 @RUN_ENGINE@def check(c, views, flats, device):
     """Max error per gradient (and of O and the stats where the engine's call made them) against the float64
     reference and the bound used; True when all pass."""
-    o, lse, want = reference(c, views["q"], views["k"], views["v"], views["do"])
+    o, lse, want = judged_reference(c, views)
     want = dict(want, o=o, stats=lse)
     ok = True
     for n in ("dq", "dk", "dv") + tuple(FORWARD):
@@ -398,12 +408,12 @@ def outside_writes(c, flats, device):
 # dims, strides, offset, dtype and allocation, the inputs (base64 float32, or None: drawn from the
 # seed) and, for the last, the bound per gradient (None: a rounding floor, see check()).
 CASES = @CASES@
+REPEAT = @REPEAT@
+REPEAT_WHY = @REPEAT_WHY@
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    device = ap.parse_args().device
+def run_once(device):
+    """Every case in order, in this process; 0 the last passes, 1 it fails, 2 the engine declines it."""
     for i, c in enumerate(CASES):
         last = i == len(CASES) - 1
         print(("case " if last else "run before it, same process: ") + c["id"])
@@ -416,12 +426,31 @@ def main():
                 return 2
             continue
         if last:
-            ok = check(c, views, flats, device)
-            print(f"{ENGINE} on {c['id']}: " + ("passes" if ok else
-                  "FAILS: a gradient or O is off by more than its bound (see above); diagnose with "
-                  f"`sdpa-bwd diagnose {c['id']} --engine {ENGINE}`"))
-            return 0 if ok else 1
+            return 0 if check(c, views, flats, device) else 1
     return 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--repeat", type=int, default=REPEAT,
+                    help=f"run the sequence up to this many times, fresh tensors each, stopping at the first "
+                         f"failure (default {REPEAT}: {REPEAT_WHY})")
+    args = ap.parse_args()
+    last = CASES[-1]["id"]
+    for attempt in range(1, max(1, args.repeat) + 1):
+        if args.repeat > 1:
+            print(f"attempt {attempt} of {args.repeat}")
+        status = run_once(args.device)
+        if status:
+            break
+    if status == 0:
+        print(f"{ENGINE} on {last}: passes" + (f" ({args.repeat} attempts)" if args.repeat > 1 else ""))
+    elif status == 1:
+        print(f"{ENGINE} on {last}: FAILS" + (f" at attempt {attempt} of {args.repeat}" if args.repeat > 1 else "")
+              + ": a gradient or O is off by more than its bound (see above); diagnose with "
+              f"`sdpa-bwd diagnose {last} --engine {ENGINE}`")
+    return status
 
 
 if __name__ == "__main__":
@@ -429,8 +458,15 @@ if __name__ == "__main__":
 '''
 
 
-def render(engine: str, case: Case, before: Sequence[Case] = (), filename: str = "repro.py") -> str:
-    """The standalone file's text for ``case`` on ``engine``, with ``before`` run first."""
+# A failure the runner saw once but not again (its rerun changed bits, or its replay alone passed) may be a race
+# or state that builds up: such a cell's file runs its sequence this many times by default (--repeat).
+INTERMITTENT_REPEAT = 20
+
+
+def render(engine: str, case: Case, before: Sequence[Case] = (), filename: str = "repro.py", repeat: int = 1,
+           repeat_why: str = "one run: the failure the runner saw repeated") -> str:
+    """The standalone file's text for ``case`` on ``engine``, with ``before`` run first; the sequence runs up to
+    ``repeat`` times by default (the file's ``--repeat``), stopping at the first failure."""
     sdpa, op = SDPA_BACKENDS.get(engine), SDPA_OPS.get(engine)
     needs = ("Needs PyTorch only." if sdpa or op else
              f"Imports sdpa_bwd: {engine!r} has no PyTorch-only form here\n(install the project, "
@@ -446,7 +482,10 @@ def render(engine: str, case: Case, before: Sequence[Case] = (), filename: str =
     body = (_BODY.replace("@RUN_ENGINE@", run)
             .replace("@ENGINE@", repr(engine)).replace("@SDPA@", repr(sdpa)).replace("@OP@", repr(op))
             .replace("@CASES@", pprint.pformat(records, width=110, sort_dicts=False)))
-    return _HEADER.format(case_id=case.id, engine=engine, needs=needs, sequence=sequence, filename=filename) + body
+    body = body.replace("@REPEAT@", str(int(repeat))).replace("@REPEAT_WHY@", repr(repeat_why))
+    note = f"\nBy default the sequence runs up to {repeat} times ({repeat_why})." if repeat > 1 else ""
+    return _HEADER.format(case_id=case.id, engine=engine, needs=needs, sequence=sequence, filename=filename,
+                          repeat_note=note) + body
 
 
 # ----------------------------------------------------------------------------
@@ -591,7 +630,9 @@ def cmd_repro(args) -> int:
         before = []
     else:
         before = neighbours_before(case, pool())
-    out.write_text(render(args.engine, case, before, filename=out.name), encoding="utf-8")
+    repeat, why = (args.repeat, "--repeat given to sdpa-bwd repro") if args.repeat else (1, "one run")
+    out.write_text(render(args.engine, case, before, filename=out.name, repeat=repeat, repeat_why=why),
+                   encoding="utf-8")
     print(f"wrote {out} ({case.id} on {args.engine}"
           + (f", after {', '.join(c.id for c in before)}" if before else ", alone") + f"): python {out}")
     return 0
@@ -653,11 +694,18 @@ def cmd_repros(args) -> int:
                 notes = _run_notes(r, prev if unreplayed else None)
                 if notes:
                     row["note"] = notes
+                why = intermittent(r)
+                repeat = INTERMITTENT_REPEAT if why else 1
+                if args.repeat:
+                    why, repeat = "--repeat given to sdpa-bwd repros", args.repeat
+                if repeat > 1:
+                    row["repeat"] = repeat
                 for engine in (r["engine"], args.twin):
                     f = out / engine.replace(":", "-") / f"{case.id}.py"
                     f.parent.mkdir(parents=True, exist_ok=True)
                     if not (args.keep and f.exists()):
-                        f.write_text(render(engine, case, before, filename=f.name), encoding="utf-8")
+                        f.write_text(render(engine, case, before, filename=f.name, repeat=repeat,
+                                            repeat_why=why or "one run"), encoding="utf-8")
                     row["files"][engine] = f
                 if max(case_cost(c).bytes for c in [*before, case]) > RUN_ALONE_BYTES:
                     heavy.update(row["files"].values())
@@ -672,10 +720,12 @@ def cmd_repros(args) -> int:
             + [row["files"][args.twin] for row in rows if row["files"]]
         stop = time.monotonic() + args.deadline if args.deadline else None
 
+        repeats = {f: row.get("repeat", 1) for row in rows for f in row["files"].values()}
+
         def run(f):
             if stop is not None and time.monotonic() > stop:
                 return "not run", f"--deadline {args.deadline:.0f} s passed before it started"
-            return _run_file(f, args.timeout)
+            return _run_file(f, args.timeout * repeats[f])
 
         light = [f for f in files if f not in heavy]
         with ThreadPoolExecutor(max(1, args.jobs)) as pool:
@@ -684,6 +734,17 @@ def cmd_repros(args) -> int:
         for row in rows:
             row["ran"] = {engine: ran[f] for engine, f in row["files"].items()}
     return _write_index(out, rows, args)
+
+
+def intermittent(r: dict) -> Optional[str]:
+    """Why a failing cell's failure may not show in one run of its file (its rerun changed bits, or the runner's
+    replay alone passed: a race, or state that builds up), or None."""
+    if r.get("rerun_changed"):
+        changed = ", ".join(f"{n} {k} elements" for n, k in r["rerun_changed"].items())
+        return f"the runner's rerun changed bits ({changed})"
+    if r.get("verdict") == "order-dependent":
+        return "the runner's replay alone passed"
+    return None
 
 
 def _run_notes(r: dict, unreplayed_after: Optional[str]) -> str:
@@ -728,6 +789,7 @@ def _write_index(out: Path, rows: list, args) -> int:
             ok = mine[0] not in (0, 2, "timeout", "not run") and theirs[0] == 0
             bad += not ok
             alone = (str(mine[0]) if isinstance(mine[0], str) else f"exit {mine[0]}") \
+                + (f" (up to {row['repeat']} runs)" if row.get("repeat") else "") \
                 + (" **not reproduced**" if mine[0] in (0, 2, "timeout") else "") \
                 + (f" ({row['note']})" if row.get("note") else "")
             twin_cell = (str(theirs[0]) if isinstance(theirs[0], str) else f"exit {theirs[0]}") \
@@ -760,6 +822,8 @@ def add_commands(subparsers) -> None:
     p.add_argument("--report", help="a run report: an order-dependent result's previous_case runs first")
     p.add_argument("--after", action="append", metavar="CASE", help="run this case first (repeatable, in order)")
     p.add_argument("--alone", action="store_true", help="run the case alone, not after its plan neighbours")
+    p.add_argument("--repeat", type=int, help="the file runs its sequence up to N times by default, stopping at "
+                                              "the first failure (for a race or state that builds up)")
     p.add_argument("-o", "--output", help="the file to write (default repro-CASE-ENGINE.py)")
     p.set_defaults(func=cmd_repro)
     p = subparsers.add_parser("repros", help="a standalone file for every failing cell of run reports, with a twin "
@@ -777,6 +841,10 @@ def add_commands(subparsers) -> None:
     p.add_argument("--jobs", type=int, default=4, help="files run at once with --run (default 4; a file whose "
                                                         f"cases need over {RUN_ALONE_BYTES >> 30} GiB runs alone, "
                                                         "after the others)")
-    p.add_argument("--timeout", type=float, default=300.0, help="seconds a file may run (default 300)")
+    p.add_argument("--repeat", type=int, help="every file runs its sequence up to N times, stopping at the first "
+                                              f"failure (default: {INTERMITTENT_REPEAT} for a cell whose failure did "
+                                              "not repeat in the run, its replay alone or its rerun; else once)")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds a file may run, each of its runs "
+                                                               "(default 300)")
     p.add_argument("--deadline", type=float, help="seconds after which no further file starts (those left say so)")
     p.set_defaults(func=cmd_repros)
