@@ -10,6 +10,7 @@ import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
 import sdpa_bwd
+from sdpa_bwd.engine import launch
 
 pytest.importorskip("triton")
 
@@ -151,3 +152,61 @@ def test_vmap_over_packed_sequences_is_refused_with_what_to_do():
     x = torch.randn(2, 24, 2, 16)
     with pytest.raises(NotImplementedError, match="packed sequences.*not supported.*pack the vmapped problems"):
         torch.func.vmap(lambda q: sdpa_bwd.attention(q, q, q, cu_seqlens_q=[0, 10, 24], cu_seqlens_kv=[0, 10, 24]))(x)
+
+
+def test_vmap_of_the_forward_under_torch_compile(monkeypatch):
+    """torch.compile of a vmapped forward: one launch for the samples, merged into the batch dim, and the gradients of
+    the vmapped output right. (torch.func's ``grad`` under torch.compile does not run: the custom op's autograd
+    wrapper is torch's classic Function, 2026-12-07.)"""
+    torch._dynamo.reset()
+    gen = torch.Generator().manual_seed(8)
+    q = torch.randn(3, 1, 2, 19, 16, generator=gen)  # 3 samples, vmapped over dim 0
+    k, v = (torch.randn(1, 2, 19, 16, generator=gen) for _ in range(2))
+    calls = []
+    launch_forward = launch.attention_forward
+
+    def counted(q, *args, **kwargs):
+        calls.append(tuple(q.shape))
+        return launch_forward(q, *args, **kwargs)
+
+    monkeypatch.setattr(launch, "attention_forward", counted)
+    compiled = torch.compile(torch.func.vmap(lambda q: sdpa_bwd.attention(q, k, v, causal=True)), fullgraph=True)
+    got = compiled(q.requires_grad_())
+    qd = q.detach().double().requires_grad_()
+    want = torch.stack([F.scaled_dot_product_attention(qd[i], k.double(), v.double(), is_causal=True)
+                        for i in range(3)])
+    assert got.shape == (3, 1, 2, 19, 16)
+    assert calls == [(3, 2, 19, 16)], f"one launch for the three samples, merged into the batch dim: {calls}"
+    _close(got, want, "compiled vmap's O")
+    do = torch.randn(got.shape, generator=gen)
+    (dq,) = torch.autograd.grad(got, q, do)
+    (want_dq,) = torch.autograd.grad(want, qd, do.double())
+    _close(dq, want_dq, "compiled vmap's dQ")
+
+
+def test_the_custom_ops_vmap_rules_merge_the_samples_into_the_batch(monkeypatch):
+    """vmap over the custom ops themselves (what a compiled graph calls): one launch each for the samples, equal to
+    the ops run sample by sample (before their rules torch's BatchedFallback ran them once a sample, 2026-12-07)."""
+    from sdpa_bwd.engine import api
+
+    calls = []
+    for name in ("attention_forward", "attention_backward"):
+        real = getattr(launch, name)
+        monkeypatch.setattr(launch, name, lambda q, *a, _real=real, _name=name, **kw: (
+            calls.append((_name, tuple(q.shape))), _real(q, *a, **kw))[1])
+    gen = torch.Generator().manual_seed(9)
+    q, do = (torch.randn(3, 1, 2, 13, 16, generator=gen) for _ in range(2))
+    k, v = (torch.randn(1, 2, 13, 16, generator=gen) for _ in range(2))
+    params = (0.25, None, 0, "top_left")
+    o, stats = torch.func.vmap(lambda q: api._attention_forward_op(q, k, v, *params))(q)
+    grads = torch.func.vmap(lambda q, o, do, stats: api._attention_backward_op(q, k, v, o, do, stats, *params, False))(
+        q, o, do, stats)
+    assert calls == [("attention_forward", (3, 2, 13, 16)), ("attention_backward", (3, 2, 13, 16))], calls
+    for i in range(3):
+        o_i, stats_i = api._attention_forward_op(q[i], k, v, *params)
+        torch.testing.assert_close(o[i], o_i)
+        torch.testing.assert_close(stats[i], stats_i)
+        for name, g, g_i in zip(("dq", "dk", "dv"), grads, api._attention_backward_op(q[i], k, v, o_i, do[i],
+                                                                                       stats_i, *params, False)):
+            assert g.shape[0] == 3, f"{name} of dims {tuple(g.shape)}: the samples first"
+            torch.testing.assert_close(g[i], g_i, msg=lambda m, name=name: f"sample {i} {name}: {m}")

@@ -105,6 +105,18 @@ def _backward(ctx, grad_o, grad_stats):
 _attention_forward_op.register_autograd(_backward, setup_context=_setup_context)
 
 
+# vmap of the ops (torch.compile of a vmapped function): the vmapped dim merged into the batch dim, one launch, as our
+# Functions' vmap rules do; without these torch ran the op once a sample (its BatchedFallback, 2026-12-07).
+@_attention_forward_op.register_vmap
+def _(info, in_dims, q, k, v, *params):
+    return _unbatched(info, _attention_forward_op(*_batched(info, in_dims[:3], (q, k, v)), *params))
+
+
+@_attention_backward_op.register_vmap
+def _(info, in_dims, q, k, v, o, do, stats, *params):
+    return _unbatched(info, _attention_backward_op(*_batched(info, in_dims[:6], (q, k, v, o, do, stats)), *params))
+
+
 def attention(q, k, v, *, scale=None, causal=False, left_bound=None, right_bound=None,
               alignment="top_left", cu_seqlens_q=None, cu_seqlens_kv=None, max_seqlen_q=None, max_seqlen_kv=None):
     """Differentiable SDPA on (B, H, S, D) tensors of any strides; returns O (B, H_q, S_q, D_v).
