@@ -464,7 +464,7 @@ INTERMITTENT_REPEAT = 20
 
 
 def render(engine: str, case: Case, before: Sequence[Case] = (), filename: str = "repro.py", repeat: int = 1,
-           repeat_why: str = "one run: the failure the runner saw repeated") -> str:
+           repeat_why: str = "one run") -> str:
     """The standalone file's text for ``case`` on ``engine``, with ``before`` run first; the sequence runs up to
     ``repeat`` times by default (the file's ``--repeat``), stopping at the first failure."""
     sdpa, op = SDPA_BACKENDS.get(engine), SDPA_OPS.get(engine)

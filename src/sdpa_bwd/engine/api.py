@@ -105,8 +105,9 @@ def _backward(ctx, grad_o, grad_stats):
 _attention_forward_op.register_autograd(_backward, setup_context=_setup_context)
 
 
-# vmap of the ops (torch.compile of a vmapped function): the vmapped dim merged into the batch dim, one launch, as our
-# Functions' vmap rules do; without these torch ran the op once a sample (its BatchedFallback, 2026-12-07).
+# vmap over the ops themselves (a graph that calls them, vmapped): the vmapped dim merged into the batch dim, one
+# launch, as our Functions' vmap rules do; without these torch ran the op once a sample (its BatchedFallback,
+# 2026-12-07).
 @_attention_forward_op.register_vmap
 def _(info, in_dims, q, k, v, *params):
     return _unbatched(info, _attention_forward_op(*_batched(info, in_dims[:3], (q, k, v)), *params))
