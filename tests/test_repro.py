@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from sdpa_bwd.cli import main
-from sdpa_bwd.conformance import repro
+from sdpa_bwd.conformance import repro, repro_cells
 from sdpa_bwd.conformance.plan import load_level
 
 pytestmark = pytest.mark.xdist_group("repro")
@@ -377,7 +377,7 @@ def test_repros_runs_the_files_of_heavy_cases_alone_after_the_others(tmp_path, m
     light_ids = ["pair-002", "pair-003", "pair-006"]
     heavy_id = max(light_ids + ["pair-004"], key=lambda i: case_cost(quick[i]).bytes)
     light_ids = [i for i in light_ids + ["pair-004"] if i != heavy_id]
-    monkeypatch.setattr(repro, "RUN_ALONE_BYTES", max(case_cost(quick[i]).bytes for i in light_ids))
+    monkeypatch.setattr(repro_cells, "RUN_ALONE_BYTES", max(case_cost(quick[i]).bytes for i in light_ids))
     report = tmp_path / "run.json"
     report.write_text(json.dumps({"schema": "sdpa-bwd.run/1", "argv": ["run", "--level", "quick"], "results": [
         {"case": i, "engine": "torch-math", "verdict": "failed", "failing": True} for i in light_ids + [heavy_id]]}))
@@ -392,7 +392,7 @@ def test_repros_runs_the_files_of_heavy_cases_alone_after_the_others(tmp_path, m
             running.remove(f)
         return 1 if "torch-math" in str(f) else 0, "stub"
 
-    monkeypatch.setattr(repro, "_run_file", fake_run)
+    monkeypatch.setattr(repro_cells, "_run_file", fake_run)
     assert main(["repros", str(report), "--out", str(tmp_path / "out"), "--run", "--jobs", "4"]) == 0
     heavy = [(i, n) for i, (stem, n) in enumerate(log) if stem == heavy_id]
     assert len(heavy) == 2 and all(n == 1 for _, n in heavy), log
@@ -459,10 +459,10 @@ def test_repros_repeats_the_files_of_cells_whose_failure_did_not_repeat(tmp_path
         timeouts[(f.parent.name, f.stem)] = timeout
         return 1 if f.parent.name == "torch-math" else 0, "stub"
 
-    monkeypatch.setattr(repro, "_run_file", fake_run)
+    monkeypatch.setattr(repro_cells, "_run_file", fake_run)
     out = tmp_path / "out"
     assert main(["repros", str(report), "--out", str(out), "--run", "--timeout", "10"]) == 0
-    n = repro.INTERMITTENT_REPEAT
+    n = repro_cells.INTERMITTENT_REPEAT
     for engine in ("torch-math", "triton"):
         assert "REPEAT = 1\n" in (out / engine / f"{steady}.py").read_text()
         for case in (order, changed):

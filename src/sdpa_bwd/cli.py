@@ -344,8 +344,8 @@ def build_parser() -> argparse.ArgumentParser:
     import importlib
 
     for module in ("sdpa_bwd.conformance.plan.cli", "sdpa_bwd.conformance.claims", "sdpa_bwd.conformance.matrix",
-                   "sdpa_bwd.conformance.diagnose", "sdpa_bwd.conformance.repro", "sdpa_bwd.engine.explain",
-                   "sdpa_bwd.bench"):
+                   "sdpa_bwd.conformance.diagnose", "sdpa_bwd.conformance.repro", "sdpa_bwd.conformance.repro_cells",
+                   "sdpa_bwd.engine.explain", "sdpa_bwd.bench"):
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as exc:
