@@ -179,13 +179,18 @@ def _rerun(engine, problem, m, before, side, result: CaseResult, reruns: int) ->
     return messages
 
 
+def changed_elements(rerun_changed: dict) -> str:
+    """A result's ``rerun_changed`` ({output: elements whose bits changed in a rerun}) in words."""
+    return ", ".join(f"{n} {k} elements" for n, k in rerun_changed.items())
+
+
 def conclude(result: CaseResult, messages: list, reruns: int, deterministic: bool) -> None:
     """The verdict and message of a case whose checks ran: failed on a failing check or a guard message, else
     nondeterministic where a rerun changed bits, else passed."""
     failing = [c.summary() for c in result.checks.values() if not c.passed]
     result.verdict = "passed" if not failing and not messages else "failed"
     if result.rerun_changed:
-        changed = ", ".join(f"{n} {k} elements" for n, k in result.rerun_changed.items())
+        changed = changed_elements(result.rerun_changed)
         if result.verdict == "passed":
             result.verdict = "nondeterministic"
         failing.append(f"nondeterministic: {changed} changed between {reruns} runs on identical inputs"

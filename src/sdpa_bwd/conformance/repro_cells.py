@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+from .outcome import changed_elements
 from .repro import SDPA_OPS, render
 
 # `repros --run`: a file whose cases need more than this (the runner's estimate, `case_cost`) runs alone, after
@@ -123,8 +124,7 @@ def intermittent(r: dict) -> Optional[str]:
     """Why a failing cell's failure may not show in one run of its file (its rerun changed bits, or the runner's
     replay alone passed: a race, or state that builds up), or None."""
     if r.get("rerun_changed"):
-        changed = ", ".join(f"{n} {k} elements" for n, k in r["rerun_changed"].items())
-        return f"the runner's rerun changed bits ({changed})"
+        return f"the runner's rerun changed bits ({changed_elements(r['rerun_changed'])})"
     if r.get("verdict") == "order-dependent":
         return "the runner's replay alone passed"
     return None
