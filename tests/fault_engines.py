@@ -48,6 +48,18 @@ class HangsOnCrash(ReferenceEngine):
         return super().backward(problem, t)
 
 
+@register
+class Slow(ReferenceEngine):
+    """Right, and a quarter of a second a call: a run long enough to be stopped mid-way that leaves the CPU to
+    the other tests while it waits (the interpreter's kernels took both cores for the same purpose)."""
+
+    name = "test-slow"
+
+    def backward(self, problem, t):
+        time.sleep(0.25)
+        return super().backward(problem, t)
+
+
 _CONTEXT_LOST = []
 
 

@@ -1,10 +1,16 @@
 """The run command's machine-dependent guard: cases too large for this machine are skipped, saying why."""
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
 from sdpa_bwd.cli import main
+from sdpa_bwd.conformance.worker import IMPORTS_ENV
+
+# tests/fault_engines.py's engines, test-slow among them, in the runner and its workers
+SLOW_ENGINE_ENV = {**os.environ, IMPORTS_ENV: str(Path(__file__).with_name("fault_engines.py"))}
 
 
 def test_cases_over_the_memory_limit_are_skipped_with_the_reason(tmp_path):
@@ -27,17 +33,13 @@ def test_sigterm_mid_run_leaves_a_partial_report(tmp_path):
     import time
 
     out = tmp_path / "partial.json"
-    # our engine under the CPU interpreter: slow enough (seconds a case) to be stopped mid-run
-    proc = subprocess.Popen([sys.executable, "-m", "sdpa_bwd.cli", "run", "--engine", "triton", "--level",
+    proc = subprocess.Popen([sys.executable, "-m", "sdpa_bwd.cli", "run", "--engine", "test-slow", "--level",
                              "standard", "--no-progress", "--json", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "TRITON_INTERPRET": "1"})
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=SLOW_ENGINE_ENV)
     deadline = time.time() + 120
     while time.time() < deadline and "cases, " not in (line := proc.stdout.readline()):
         pass
-    # some cases finish: 8 s was not enough in CI's clean clone (2026-12-07: 0 of 308 finished, the other xdist
-    # worker busy; a case takes seconds under the interpreter, the first one longer)
-    time.sleep(30)
+    time.sleep(10)  # some cases finish (a quarter of a second each, past the worker's start), most do not
     proc.send_signal(signal.SIGTERM)
     rest, _ = proc.communicate(timeout=120)
     assert proc.returncode == 3, rest
@@ -58,14 +60,14 @@ def test_sigterm_to_the_whole_process_group_leaves_no_fault_the_engine_did_not_c
     import time
 
     out = tmp_path / "partial.json"
-    proc = subprocess.Popen([sys.executable, "-m", "sdpa_bwd.cli", "run", "--engine", "triton", "--level",
+    proc = subprocess.Popen([sys.executable, "-m", "sdpa_bwd.cli", "run", "--engine", "test-slow", "--level",
                              "standard", "--workers", "2", "--no-progress", "--json", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-                            env={**os.environ, "TRITON_INTERPRET": "1"})
+                            env=SLOW_ENGINE_ENV)
     deadline = time.time() + 120
     while time.time() < deadline and "cases, " not in (line := proc.stdout.readline()):
         pass
-    time.sleep(30)  # some cases finish, two are in flight (see the test above for why 30 s)
+    time.sleep(10)  # some cases finish, two are in flight
     os.killpg(proc.pid, signal.SIGTERM)
     rest, _ = proc.communicate(timeout=120)
     assert proc.returncode == 3, rest
@@ -126,6 +128,35 @@ def test_timings_from_an_earlier_report_reach_the_scheduler(tmp_path, monkeypatc
     assert seen["measured"] == {"bhsd": 4.5}
     cli.main(["run", "--engine", "reference", "--case", "bhsd", "--workers", "2", "--no-progress"])
     assert seen["measured"] is None
+
+
+@pytest.mark.parametrize("cuda, given, runs", [(False, None, 1), (True, None, 2), (False, 3, 3), (True, 1, 1)])
+def test_runs_per_case_default_to_two_with_cuda_and_one_without(cuda, given, runs, monkeypatch, tmp_path):
+    """Without CUDA our kernels run in Triton's interpreter, one program at a time: a rerun there can only find
+    state kept between calls, which the order probes look for, at 45% of a case's time (cli.default_reruns).
+    --reruns N still sets it."""
+    import torch
+
+    from sdpa_bwd import cli
+    from sdpa_bwd.conformance import runner
+
+    with monkeypatch.context() as m:
+        m.setattr(torch.cuda, "is_available", lambda: cuda)
+        default = cli.default_reruns()
+    assert default == (2 if cuda else 1)
+    monkeypatch.setattr(cli, "default_reruns", lambda: default)  # the rest of the run stays on this machine
+    seen = {}
+
+    def fake_run_cases(engine, cases, **kw):
+        seen["reruns"] = kw["reruns"]
+        return []
+
+    monkeypatch.setattr(runner, "run_cases", fake_run_cases)
+    out = tmp_path / "r.json"
+    argv = ["run", "--engine", "reference", "--in-process", "--case", "gqa", "--no-progress", "--json", str(out)]
+    cli.main(argv + (["--reruns", str(given)] if given else []))
+    assert seen["reruns"] == runs
+    assert json.loads(out.read_text())["reruns"] == runs
 
 
 def test_a_sigterm_after_the_cases_still_leaves_the_whole_report(tmp_path, monkeypatch):
