@@ -218,7 +218,7 @@ def test_cli_run_isolated_reports_fault_and_exit_code(tmp_path, fault_engines):
     cases_file = tmp_path / "cases.json"
     dump_cases([TINY[0], Case("crash", B=1, H_q=2, S_q=13, D_qk=16)], cases_file)
     rc = main(["run", "--engine", "test-aborts", "--cases", str(cases_file), "--no-progress", "--no-replay",
-               "--json", str(tmp_path / "r.json"), "--junit", str(tmp_path / "r.xml")])
+               "--reruns", "2", "--json", str(tmp_path / "r.json"), "--junit", str(tmp_path / "r.xml")])
     assert rc == 1
     rows = {r["case"]: r for r in load_report(tmp_path / "r.json")["results"]}
     assert rows["crash"]["verdict"] == "fault" and rows["crash"]["fault"]["exit"].startswith("killed by signal")
