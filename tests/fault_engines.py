@@ -122,6 +122,24 @@ class StaleCache(ReferenceEngine):
 
 
 @register
+class WrongAfterTwoOfASize(ReferenceEngine):
+    """Counts the calls of each size in the process: from the third on, dq is doubled. A case fails only after two
+    cases of its size ran before it in the same process, so a file that runs only the one before it passes: state
+    that builds up over calls, as cuDNN's operator showed at 2^31 elements (H100, 2026-12-07h)."""
+
+    name = "test-wrong-after-two"
+    _calls: dict = {}
+
+    def backward(self, problem, t):
+        side = super().backward(problem, t)
+        key = (problem.B, problem.H_q, problem.S_q, problem.D_qk)
+        self._calls[key] = self._calls.get(key, 0) + 1
+        if self._calls[key] > 2:
+            t.dq.mul_(2)
+        return side
+
+
+@register
 class BreaksOnPaddedRows(ReferenceEngine):
     """Zeroes the last dq row whenever dq's rows are padded: a layout defect."""
 

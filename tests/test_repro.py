@@ -130,6 +130,67 @@ def test_report_names_the_previous_case_of_an_order_dependent_result(tmp_path, m
     assert "'id': 'reg-stale-state-between-cases-dq-1-packed'" not in text
 
 
+def _worker_rows(engine, sequence, failing):
+    """Report rows of one worker's run of ``sequence`` (case ids, or (id, verdict)), started in that order."""
+    rows = []
+    for i, item in enumerate(sequence):
+        case, verdict = item if isinstance(item, tuple) else (item, "passed")
+        row = {"case": case, "engine": engine, "verdict": verdict, "worker": 0, "started": float(i)}
+        if case == failing:
+            row.update(verdict="order-dependent", failing=True, previous_case=sequence[i - 1])
+        rows.append(row)
+    return rows
+
+
+def test_ran_before_is_the_workers_cases_kept_together_with_it_back_to_a_fault():
+    """An order-dependent result's file runs what its worker ran before it as far back as the runner keeps cases
+    together with it, not only the case right before: state can build up over several calls. It stops at a fault
+    (that process ended) and at another worker's or engine's rows; without a worker record, previous_case alone."""
+    byid = {c.id: c for c in load_level("quick")}
+    group = [f"reg-stale-state-between-cases-dq-{s}" for s in ("1-packed", "2-bshd", "3-packed", "4-pad-rows")]
+    other = "reg-stale-state-between-cases-q-1-packed"
+    rows = _worker_rows("e", [other, *group], group[3])
+    rows.append({"case": group[2], "engine": "e", "verdict": "passed", "worker": 1, "started": 2.5})
+    rows.append({"case": group[1], "engine": "f", "verdict": "passed", "worker": 0, "started": 3.5})
+    ids = lambda cases: [c.id for c in cases]  # noqa: E731
+    assert ids(repro.ran_before(rows, rows[4], byid.get)) == group[:3]
+    faulted = _worker_rows("e", [other, group[0], (group[1], "fault"), group[2], group[3]], group[3])
+    assert ids(repro.ran_before(faulted, faulted[4], byid.get)) == [group[2]]
+    bare = [{k: v for k, v in r.items() if k not in ("worker", "started")} for r in rows[:5]]
+    assert ids(repro.ran_before(bare, bare[4], byid.get)) == [group[2]]
+
+
+def test_repros_runs_the_cases_the_worker_ran_before_an_order_dependent_cell(tmp_path, monkeypatch):
+    """An engine wrong from the third call of a size on: the runner's worker ran two cases of that size before the
+    failing one. The file with only the case right before it passes (the repros of 2026-12-07g); with the worker's
+    cases before it, it fails, and the twin's passes."""
+    import json
+    import os
+    from pathlib import Path
+
+    from sdpa_bwd.conformance.worker import IMPORTS_ENV, import_engine_modules
+
+    monkeypatch.setenv(IMPORTS_ENV, str(Path(__file__).with_name("fault_engines.py")))
+    import_engine_modules()
+    group = [f"reg-stale-state-between-cases-dq-{s}" for s in ("1-packed", "2-bshd", "3-packed")]
+    report = tmp_path / "run.json"
+    report.write_text(json.dumps({"schema": "sdpa-bwd.run/1", "argv": ["run", "--level", "quick"],
+                                  "results": _worker_rows("test-wrong-after-two", group, group[2])}))
+    out = tmp_path / "repros"
+    # one run of each file: a file's runs share its process, so its second run would build the state up too
+    assert main(["repros", str(report), "--out", str(out), "--twin", "reference", "--run", "--repeat", "1"]) == 0
+    row = json.loads((out / "index.json").read_text())[0]
+    assert row["ran"]["test-wrong-after-two"][0] == 1 and "FAILS" in row["ran"]["test-wrong-after-two"][1], row
+    assert row["ran"]["reference"][0] == 0, row
+    text = (out / "test-wrong-after-two" / f"{group[2]}.py").read_text()
+    assert f"'id': '{group[0]}'" in text and f"'id': '{group[1]}'" in text
+    one_before = _write(tmp_path, monkeypatch, group[2], "test-wrong-after-two", "--after", group[1])
+    done = subprocess.run([sys.executable, str(one_before)], capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ))
+    assert done.returncode == 0 and "passes" in done.stdout, \
+        "with only the case right before it the engine is right: " + done.stdout[-2000:] + done.stderr[-2000:]
+
+
 def test_large_inputs_are_drawn_from_the_seed_not_embedded(monkeypatch):
     """Over EMBED_LIMIT the file draws the inputs itself; on the CPU the draws equal the harness's."""
     quick = {c.id: c for c in load_level("quick")}

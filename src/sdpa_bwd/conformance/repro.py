@@ -32,8 +32,8 @@ others through ``sdpa_bwd``'s ``ragged_offset_reasons``) and exits 1 when the en
 them (2 without the CUDA device it needs). Other varlen cases have no standalone file yet: the command says how to rerun them.
 
 Order: the cases that run before the failing one in the same process are run first in the file (not
-judged, reported): those a run report names (``--report``: an ``order-dependent`` result's
-``previous_case``), those given with ``--after``, or else the plan's neighbours of the same sizes
+judged, reported): those a run report names (``--report``: the cases an ``order-dependent`` result's
+worker ran right before it, ``ran_before``), those given with ``--after``, or else the plan's neighbours of the same sizes
 right before the case (``schedule.keep_together``; ``--alone`` drops them).
 """
 
@@ -218,6 +218,9 @@ def run_engine(c, views):
     if ENGINE.startswith("triton-defect:"):
         from sdpa_bwd.conformance.defects import register_defects
         register_defects()
+    else:  # engines in files named by SDPA_BWD_ENGINE_IMPORTS, loaded as the runner's workers load them
+        from sdpa_bwd.conformance.worker import import_engine_modules
+        import_engine_modules()
     engine = get_engine(ENGINE)
     problem = Case.from_dict(c["case"]).to_problem()
     reasons = engine.not_supported_reasons(problem)
@@ -579,12 +582,39 @@ def neighbours_before(case: Case, pool: Sequence[Case]) -> list[Case]:
     return list(pool[start:i])
 
 
-def _previous_from_report(path: str, engine: str, case_id: str) -> Optional[str]:
+def ran_before(results: Sequence[dict], r: dict, find) -> list[Case]:
+    """The cases ``r``'s worker ran right before it (a run report's ``results``, by their ``worker`` and
+    ``started``), oldest first, back as far as the runner keeps cases together with it (``schedule.keep_together``)
+    and no further than a ``fault`` (that process ended there); ``find`` turns a case id into its case. State an
+    engine keeps may build up over several calls: on an H100 (2026-12-07h) cuDNN's backward operator failed the
+    2^31-element dQ batch-stride case after six such cases in one worker, and a file running only the one case
+    before it passed three runs. Without the worker's record, the report's ``previous_case`` alone."""
+    from .schedule import keep_together
+
+    prev = r.get("previous_case")
+    mine = sorted((x for x in results if x.get("engine") == r.get("engine") and x.get("worker") is not None
+                   and x.get("worker") == r.get("worker") and x.get("started") is not None),
+                  key=lambda x: x["started"])
+    ids = [x["case"] for x in mine]
+    i = ids.index(r["case"]) if r["case"] in ids else 0
+    if not prev or i == 0 or ids[i - 1] != prev:
+        return [find(prev)] if prev else []
+    chain = [find(r["case"])]
+    for x in reversed(mine[:i]):
+        c = find(x["case"])
+        if x.get("verdict") == "fault" or not keep_together(c, chain[0]):
+            break
+        chain.insert(0, c)
+    return chain[:-1] or [find(prev)]
+
+
+def _before_from_report(path: str, engine: str, case_id: str, find) -> list[Case]:
     from .report import load_report
 
-    for r in load_report(path).get("results", []):
+    results = load_report(path).get("results", [])
+    for r in results:
         if r.get("case") == case_id and r.get("engine") == engine:
-            return r.get("previous_case") if r.get("verdict") == "order-dependent" else None
+            return ran_before(results, r, find) if r.get("verdict") == "order-dependent" else []
     raise SystemExit(f"sdpa-bwd repro: {path} has no result of {case_id} on {engine}: "
                      "give the report of a run of that engine, or leave --report out")
 
@@ -613,8 +643,8 @@ def cmd_repro(args) -> int:
         return list(load_level(args.level or case.level or "quick")) if (args.level or case.level) else []
 
     if args.report:
-        prev = _previous_from_report(args.report, args.engine, case.id)
-        before = [find_case(prev, cases_path=args.cases, level=args.level)] if prev else []
+        before = _before_from_report(args.report, args.engine, case.id,
+                                     lambda i: find_case(i, cases_path=args.cases, level=args.level))
     elif args.after:
         before = [find_case(i, cases_path=args.cases, level=args.level) for i in args.after]
     elif args.alone:
@@ -639,7 +669,8 @@ def add_commands(subparsers) -> None:
     p.add_argument("--engine", required=True, help="engine name (torch-* adapters, the -op ones too: PyTorch only; others import sdpa_bwd)")
     p.add_argument("--level", help="a level of the generated plan holding the case (its neighbours run first)")
     p.add_argument("--cases", help="JSON file of cases holding the case")
-    p.add_argument("--report", help="a run report: an order-dependent result's previous_case runs first")
+    p.add_argument("--report", help="a run report: an order-dependent result's worker's cases before it run first "
+                                    "(those the runner kept together with it: ran_before)")
     p.add_argument("--after", action="append", metavar="CASE", help="run this case first (repeatable, in order)")
     p.add_argument("--alone", action="store_true", help="run the case alone, not after its plan neighbours")
     p.add_argument("--repeat", type=int, help="the file runs its sequence up to N times by default, stopping at "

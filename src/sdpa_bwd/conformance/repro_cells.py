@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Optional
 
 from .outcome import changed_elements
-from .repro import SDPA_OPS, render
+from .repro import SDPA_OPS, ran_before, render
 
 # `repros --run`: a file whose cases need more than this (the runner's estimate, `case_cost`) runs alone, after
 # the others (2026-12-07, H100: 14 files at once, four files of 2^31-offset cases and of the case after a long
@@ -70,12 +70,12 @@ def cmd_repros(args) -> int:
                 if getattr(case, "ragged", False) or case.purpose == "probe":
                     kind = "varlen case" if getattr(case, "ragged", False) else "probe"
                     raise ValueError(f"a {kind}: rerun it with {case.repro(r['engine'])}")
-                # the case it followed runs first where the failure is an order effect, and where the runner never
-                # ran the case alone (its replay skipped, over --replay-limit): what it saw came after that case
+                # the cases its worker ran before it run first where the failure is an order effect, and where the
+                # runner never ran the case alone (its replay skipped, over --replay-limit): what it saw came after them
                 unreplayed = replay_skipped(r) is not None
-                prev = r.get("previous_case") if r["verdict"] == "order-dependent" or unreplayed else None
-                before = [find_case(prev, level=level)] if prev else []
-                notes = _run_notes(r, prev if unreplayed else None)
+                in_order = r["verdict"] == "order-dependent" or unreplayed
+                before = ran_before(report["results"], r, lambda i: find_case(i, level=level)) if in_order else []
+                notes = _run_notes(r, ", ".join(c.id for c in before) if unreplayed and before else None)
                 if notes:
                     row["note"] = notes
                 why = intermittent(r)
