@@ -162,8 +162,8 @@ def test_ran_before_is_the_workers_cases_kept_together_with_it_back_to_a_fault()
 
 def test_repros_runs_the_cases_the_worker_ran_before_an_order_dependent_cell(tmp_path, monkeypatch):
     """An engine wrong from the third call of a size on: the runner's worker ran two cases of that size before the
-    failing one. The file with only the case right before it passes (the repros of 2026-12-07g); with the worker's
-    cases before it, it fails, and the twin's passes."""
+    failing one. The file with only the case right before it passes (as the 2^31 dQ, dK, dV files did, H100
+    2026-12-07h); with the worker's cases before it, it fails, and the twin's passes."""
     import json
     import os
     from pathlib import Path

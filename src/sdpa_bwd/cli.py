@@ -90,11 +90,10 @@ def default_reruns() -> int:
 
     A rerun on identical inputs finds bits that change between runs: races and atomics on a GPU, and state an
     engine keeps between calls. Without CUDA our kernels run in Triton's interpreter, one program at a time in a
-    fixed order, so only kept state is left to find, and the quick level's order probes find it with other
+    fixed order, so only kept state is left to find, and the quick level's order probes look for it with other
     strides and other values (a second call wrong by what the first left behind fails the values-alone probe as it
-    would fail a rerun). The rerun was 45% of
-    each case's time there (pair-006 on the launcher: engine 9.2 s, rerun 8.9 s, forward 3.8 s; 2 cores,
-    2026-12-07).
+    would fail a rerun). The rerun was 45% of each case's time there (pair-006 on the launcher: engine 9.2 s,
+    rerun 8.9 s, forward check 3.8 s; 2 cores, 2026-12-07).
     """
     import torch
 
