@@ -28,21 +28,7 @@ def as_on_the_h200(monkeypatch):
     monkeypatch.setattr(launch, "GLUON_BACKWARD", "auto")
 
 
-# Under the README's `-n auto --dist loadgroup` pytest-xdist hands out groups by their number of tests, most first,
-# then single tests in collection order, one unit at a time as workers free up. The varlen level's run is a group of
-# one test lasting minutes, collected near the end, so it ran alone on one worker at the end: a clean clone of
-# e834960 (2026-12-07, 2 cores) spent 5.5 of its 21 minutes of tests on the last 4%. Long one-test groups go first.
-LONGEST_FIRST = ("varlen-level",)
-
-
-def _longest_first(item) -> int:
-    mark = item.get_closest_marker("xdist_group")
-    name = (mark.args[0] if mark.args else mark.kwargs.get("name")) if mark else None
-    return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
-
-
 def pytest_collection_modifyitems(config, items):
-    items.sort(key=_longest_first)  # stable: every other test keeps its place
     if torch.cuda.is_available():
         return
     skip = pytest.mark.skip(reason="needs a CUDA device: run on the GPU machine with `pytest -m gpu`")
